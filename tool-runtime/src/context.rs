@@ -1,0 +1,188 @@
+//! What a running tool can know about its call: the call id, typed state from the
+//! application, and whether the call was cancelled.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::ToolError;
+
+/// Values an application shares with its tools, one per type.
+///
+/// ```
+/// use tool_runtime::ToolState;
+///
+/// struct Workspace(&'static str);
+/// let mut state = ToolState::new();
+/// state.insert(Workspace("/srv/project"));
+/// assert_eq!(state.get::<Workspace>().unwrap().0, "/srv/project");
+/// assert!(state.get::<String>().is_none());
+/// ```
+#[derive(Clone, Default)]
+pub struct ToolState {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    names: Vec<&'static str>,
+}
+
+impl ToolState {
+    /// An empty state.
+    pub fn new() -> Self {
+        ToolState::default()
+    }
+
+    /// Stores `value`, replacing any earlier value of the same type.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        if self
+            .values
+            .insert(TypeId::of::<T>(), Arc::new(value))
+            .is_none()
+        {
+            self.names.push(type_name::<T>());
+        }
+    }
+
+    /// The value of type `T`, if one was stored.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+    }
+
+    /// How many values are stored.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolState;
+    /// assert_eq!(ToolState::new().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no value is stored.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolState;
+    /// assert!(ToolState::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl fmt::Debug for ToolState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(&self.names).finish()
+    }
+}
+
+/// What a tool knows about the call it is running: the call id, the application's typed
+/// state, and the cancellation signal.
+///
+/// Take it as a `&ToolContext` parameter of a `#[tool]` function (it is not part of the
+/// tool's schema); the executor fills it in. Cloning is cheap.
+///
+/// ```
+/// use tool_runtime::{ToolContext, ToolState};
+///
+/// struct Greeting(String);
+/// let mut state = ToolState::new();
+/// state.insert(Greeting("hello".into()));
+/// let ctx = ToolContext::new().with_call_id("call_1").with_state(state);
+///
+/// assert_eq!(ctx.call_id(), "call_1");
+/// assert_eq!(ctx.state::<Greeting>().unwrap().0, "hello");
+/// assert!(!ctx.is_cancelled());
+/// ```
+#[derive(Clone, Default)]
+pub struct ToolContext {
+    call_id: Arc<str>,
+    state: Arc<ToolState>,
+    cancellation: CancellationToken,
+}
+
+impl ToolContext {
+    /// A context with an empty call id, no state and a fresh cancellation token.
+    pub fn new() -> Self {
+        ToolContext::default()
+    }
+
+    /// The same context for the call `call_id`.
+    pub fn with_call_id(mut self, call_id: impl Into<Arc<str>>) -> Self {
+        self.call_id = call_id.into();
+        self
+    }
+
+    /// The same context with `state` as the application's state.
+    pub fn with_state(mut self, state: impl Into<Arc<ToolState>>) -> Self {
+        self.state = state.into();
+        self
+    }
+
+    /// The same context, cancelled when `token` is.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = token;
+        self
+    }
+
+    /// The id of the call being run, as the model sent it.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The application's value of type `T`, if it registered one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.state.get::<T>()
+    }
+
+    /// The application's value of type `T`, or a failure that says how to provide it.
+    ///
+    /// ```
+    /// use tool_runtime::ToolContext;
+    ///
+    /// struct Workspace;
+    /// let Err(err) = ToolContext::new().require_state::<Workspace>() else { unreachable!() };
+    /// assert!(err.to_string().contains("Workspace"));
+    /// ```
+    pub fn require_state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        self.state.get::<T>().ok_or_else(|| {
+            ToolError::new(format!(
+                "this tool is not configured: it needs a `{}` in the executor's state \
+                 (the application adds it with `Executor::builder(..).state(value)`)",
+                type_name::<T>()
+            ))
+        })
+    }
+
+    /// The whole state.
+    pub fn state_map(&self) -> &ToolState {
+        &self.state
+    }
+
+    /// Whether the call was cancelled; long-running tools check it and stop early.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// Completes when the call is cancelled.
+    pub async fn cancelled(&self) {
+        self.cancellation.cancelled().await;
+    }
+
+    /// The cancellation token of the call.
+    pub fn cancellation_token(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("state", &self.state)
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
+}

@@ -1,0 +1,120 @@
+//! Give Rust functions to language models as tools.
+//!
+//! Write a plain function, put [`#[tool]`](tool) on it, and it becomes a tool: its
+//! description comes from the doc comment, the JSON Schema of its parameters from their
+//! Rust types and doc comments, and an adapter reads the model's JSON arguments into typed
+//! values, with errors a model can act on. Every `#[tool]` linked into the binary, from any
+//! crate, is collected by [`register_all_tools`].
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use serde_json::json;
+//! use tool_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
+//!
+//! /// Convert a temperature from Celsius to Fahrenheit.
+//! #[tool(categories(math), tags("units"))]
+//! fn celsius_to_fahrenheit(
+//!     /// Degrees Celsius
+//!     celsius: f64,
+//! ) -> f64 {
+//!     celsius * 9.0 / 5.0 + 32.0
+//! }
+//!
+//! // The function is still an ordinary function.
+//! assert_eq!(celsius_to_fahrenheit(100.0), 212.0);
+//!
+//! let registry = register_all_tools()?;
+//! let tool = registry.get("celsius_to_fahrenheit").unwrap();
+//! assert_eq!(tool.input_schema()["properties"]["celsius"]["description"], "Degrees Celsius");
+//!
+//! let args = json!({"celsius": 100.0}).as_object().unwrap().clone();
+//! assert_eq!(tool.call(args).await?.content, "212.0");
+//!
+//! let bad = json!({"celsius": "warm"}).as_object().unwrap().clone();
+//! let err = tool.call(bad).await.unwrap_err();
+//! assert!(err.to_string().contains("invalid value for parameter `celsius`: expected number"));
+//!
+//! let math = registry.list(&ToolFilter::new().max_safety(SafetyLevel::Safe).categories(["math"]));
+//! assert!(math.iter().any(|t| t.name() == "celsius_to_fahrenheit"));
+//! # Ok(()) }
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod args;
+mod context;
+mod error;
+mod input_schema;
+mod macro_support;
+mod output;
+pub mod priority;
+mod registry;
+mod safety;
+mod suggest;
+mod tool;
+
+pub use args::{ArgumentError, InvalidArguments, ToolParam};
+pub use context::{ToolContext, ToolState};
+pub use error::ToolError;
+pub use output::{IntoToolOutput, Json, ToolOutput};
+pub use registry::{Registration, RegistryError, ToolFilter, ToolRegistry, register_all_tools};
+pub use safety::{ParseSafetyLevelError, SafetyLevel};
+pub use tool::{BoxFuture, ParamInfo, Tool, ToolSource, ToolSpec};
+
+pub use tokio_util::sync::CancellationToken;
+
+/// Turns a function into a tool a language model can call.
+///
+/// ```
+/// use tool_runtime::{tool, ToolContext, ToolError};
+///
+/// /// Read a UTF-8 text file inside the workspace.
+/// #[tool(safety = "safe", categories(filesystem), tags("files"))]
+/// async fn read_text(
+///     ctx: &ToolContext,
+///     /// Path relative to the workspace root
+///     path: String,
+///     /// Maximum number of bytes to return
+///     max_bytes: Option<u64>,
+/// ) -> Result<String, ToolError> {
+///     let _ = (ctx, max_bytes);
+///     Err(ToolError::new(format!("`{path}` is not in this example")))
+/// }
+/// ```
+///
+/// Options: `name = "..."` (default: the function's name), `description = "..."` (default:
+/// the doc comment), `safety = "safe" | "cautious" | "dangerous"` (default `safe`),
+/// `categories(ident, ...)`, `tags("...", ...)`, `required("...", ...)`, `version = "x.y.z"`,
+/// `priority = N`, `crate = path::to::tool_runtime`. Per parameter:
+/// `#[arg(rename = "...", description = "...", default = expr, secret)]`.
+pub use tool_macros::tool;
+
+// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
+// Not public API: the items generated code names.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::ParamInfo;
+    pub use crate::args::Arguments;
+    pub use crate::macro_support::{
+        DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize, LinkedTool, MacroHandler,
+        ToolDef, ToolFactory, assert_send, output_schema, param,
+    };
+    pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
+    pub use crate::{
+        BoxFuture, IntoToolOutput, SafetyLevel, ToolContext, ToolError, ToolOutput, ToolParam,
+        ToolSource,
+    };
+    pub use inventory;
+    pub use schemars::{Schema, SchemaGenerator};
+    pub use serde_json::{Map, Value};
+    pub use std::boxed::Box;
+    pub use std::option::Option::{self, None, Some};
+    pub use std::result::Result::{self, Err, Ok};
+    pub use std::string::String;
+    pub use std::vec::Vec;
+}

@@ -1,0 +1,184 @@
+//! What `#[tool]` expands to: a static description of the tool and the adapter functions,
+#![allow(missing_docs)]
+//! submitted to `inventory`. Not public API; reached through `tool_runtime::__private`.
+
+use std::sync::{Arc, OnceLock};
+
+use schemars::{Schema, SchemaGenerator};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::tool::{BoxFuture, Handler, ToolInner};
+use crate::{
+    ParamInfo, SafetyLevel, Tool, ToolContext, ToolError, ToolOutput, ToolSource, ToolSpec,
+};
+
+/// The adapter of a sync `#[tool]` function.
+pub type SyncAdapter = fn(&ToolContext, Map<String, Value>) -> Result<ToolOutput, ToolError>;
+
+/// The adapter of an async `#[tool]` function.
+pub type AsyncAdapter =
+    fn(ToolContext, Map<String, Value>) -> BoxFuture<Result<ToolOutput, ToolError>>;
+
+/// A `#[tool]` function's adapter.
+pub enum MacroHandler {
+    Sync(SyncAdapter),
+    Async(AsyncAdapter),
+}
+
+/// Everything `#[tool]` knows about a tool at compile time.
+pub struct ToolDef {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub version: Option<&'static str>,
+    pub safety: SafetyLevel,
+    pub categories: &'static [&'static str],
+    pub tags: &'static [&'static str],
+    pub priority: i32,
+    pub source: ToolSource,
+    /// Builds the parameters' schemas with the tool's generator.
+    pub params: fn(&mut SchemaGenerator) -> Vec<ParamInfo>,
+    /// The output schema of the return type.
+    pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    pub handler: MacroHandler,
+}
+
+/// One `#[tool]` function's static: its definition and its [`Tool`], built once.
+pub struct ToolFactory {
+    def: ToolDef,
+    tool: OnceLock<Tool>,
+}
+
+impl ToolFactory {
+    pub const fn new(def: ToolDef) -> Self {
+        ToolFactory {
+            def,
+            tool: OnceLock::new(),
+        }
+    }
+
+    /// The tool, built on first use and cached: schemas are computed once per process.
+    pub fn tool(&self) -> Tool {
+        self.tool.get_or_init(|| build(&self.def)).clone()
+    }
+}
+
+/// What `inventory` collects: a reference to a `#[tool]`'s static (the static holds the
+/// cache, which `inventory` could not hold by value).
+pub struct LinkedTool(pub &'static ToolFactory);
+
+inventory::collect!(LinkedTool);
+
+/// Every `#[tool]` linked into the binary.
+pub(crate) fn linked_tools() -> impl Iterator<Item = Tool> {
+    inventory::iter::<LinkedTool>
+        .into_iter()
+        .map(|linked| linked.0.tool())
+}
+
+fn build(def: &ToolDef) -> Tool {
+    let mut generator = crate::input_schema::generator();
+    let mut params = (def.params)(&mut generator);
+    let definitions = generator.take_definitions(true);
+    let input_schema = crate::input_schema::object_schema(&params, definitions);
+    for param in &mut params {
+        let expected = crate::input_schema::describe(param.schema(), &input_schema);
+        param.set_expected(expected);
+    }
+    let output_schema =
+        (def.output_schema)(&mut crate::input_schema::generator()).map(Schema::to_value);
+    let handler = match def.handler {
+        MacroHandler::Sync(f) => Handler::Sync(Arc::new(f)),
+        MacroHandler::Async(f) => Handler::Async(Arc::new(f)),
+    };
+    Tool {
+        inner: Arc::new(ToolInner {
+            spec: ToolSpec {
+                name: def.name.to_owned(),
+                description: def.description.to_owned(),
+                version: def.version.map(str::to_owned),
+                safety: def.safety,
+                categories: def.categories.iter().map(|c| (*c).to_owned()).collect(),
+                tags: def.tags.iter().map(|t| (*t).to_owned()).collect(),
+                input_schema,
+                output_schema,
+            },
+            priority: def.priority,
+            params,
+            source: def.source.clone(),
+            handler,
+        }),
+    }
+}
+
+/// One parameter's schema, from its type, with its description and default.
+pub fn param<T: crate::ToolParam>(
+    generator: &mut SchemaGenerator,
+    name: &str,
+    description: Option<&str>,
+    required: bool,
+    secret: bool,
+    default: Option<Value>,
+) -> ParamInfo {
+    let mut schema = generator.subschema_for::<T>();
+    if let Some(description) = description {
+        schema.insert("description".into(), Value::String(description.to_owned()));
+    }
+    if let Some(default) = &default {
+        schema.insert("default".into(), default.clone());
+    }
+    ParamInfo::new(
+        name,
+        description,
+        required,
+        secret,
+        schema.to_value(),
+        default,
+    )
+}
+
+/// The output schema of a return type.
+pub fn output_schema<T: crate::IntoToolOutput>(generator: &mut SchemaGenerator) -> Option<Schema> {
+    T::output_schema(generator)
+}
+
+/// Makes a default value's JSON form when its type is `Serialize`, and nothing otherwise,
+/// without requiring `Serialize` of parameter types (autoref specialization:
+/// `(&DefaultValue(v)).to_json()` picks the `Serialize` impl when it applies).
+pub struct DefaultValue<T>(pub T);
+
+pub trait DefaultViaSerialize {
+    fn to_json(&self) -> Option<Value>;
+}
+
+impl<T: Serialize> DefaultViaSerialize for DefaultValue<T> {
+    fn to_json(&self) -> Option<Value> {
+        serde_json::to_value(&self.0).ok()
+    }
+}
+
+pub trait DefaultWithoutSerialize {
+    fn to_json(&self) -> Option<Value>;
+}
+
+impl<T> DefaultWithoutSerialize for &DefaultValue<T> {
+    fn to_json(&self) -> Option<Value> {
+        None
+    }
+}
+
+/// Checks at compile time that an async tool's future can move between threads.
+#[diagnostic::on_unimplemented(
+    message = "the future of an async tool must be `Send`",
+    label = "this future holds something that is not `Send` across an `.await`",
+    note = "the executor runs tools on a multi-threaded runtime; drop non-`Send` values \
+            (`Rc`, `RefCell` borrows, `MutexGuard`s) before awaiting, or use their `Send` \
+            counterparts (`Arc`, `tokio::sync::Mutex`)"
+)]
+pub trait SendFuture: std::future::Future + Send {}
+
+impl<F: std::future::Future + Send> SendFuture for F {}
+
+pub fn assert_send<F: SendFuture>(future: F) -> F {
+    future
+}
