@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod builder;
 mod context;
 mod error;
 mod input_schema;
@@ -51,17 +52,23 @@ mod output;
 pub mod priority;
 mod registry;
 mod safety;
+mod search;
 mod suggest;
 mod tool;
 
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
+pub use builder::{ToolBuilder, ToolDefinitionError};
 pub use context::{ToolContext, ToolState};
 pub use error::ToolError;
 pub use output::{IntoToolOutput, Json, ToolOutput};
-pub use registry::{Registration, RegistryError, ToolFilter, ToolRegistry, register_all_tools};
+pub use registry::{
+    ApplyReport, Clock, Registration, RegistrationSnapshot, RegistryError, RegistrySnapshot,
+    SearchHit, ToolFilter, ToolInfo, ToolRegistry, register_all_tools,
+};
 pub use safety::{ParseSafetyLevelError, SafetyLevel};
 pub use tool::{BoxFuture, ParamInfo, Tool, ToolSource, ToolSpec};
 
+pub use jiff::Timestamp;
 pub use tokio_util::sync::CancellationToken;
 
 /// Turns a function into a tool a language model can call.

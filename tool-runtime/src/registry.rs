@@ -2,12 +2,14 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use serde::Serialize;
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
 
+use crate::search::SearchIndex;
 use crate::suggest::did_you_mean;
-use crate::{SafetyLevel, Tool, ToolSource};
+use crate::{SafetyLevel, Tool, ToolSource, ToolSpec};
 
 /// Why the registry refused an operation.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -37,7 +39,7 @@ pub enum RegistryError {
     /// A tool with this name and version is registered with a different spec.
     #[error(
         "tool `{name}` is already registered {} with a different spec; \
-         give the new definition a different version to replace it",
+         bump the version of the new definition to replace it (or use `register_or_replace`)",
         version.as_ref().map(|v| format!("at version `{v}`")).unwrap_or_else(|| "without a version".to_owned())
     )]
     VersionConflict {
@@ -71,6 +73,8 @@ pub struct Registration {
     pub enabled: bool,
     /// Its priority in listings (higher first).
     pub priority: i32,
+    /// When the registry registered it (from the registry's clock).
+    pub created_at: Timestamp,
 }
 
 /// Which tools to list. Every filter that is set must hold (AND); within `categories`,
@@ -85,30 +89,52 @@ pub struct Registration {
 ///     .categories(["filesystem", "math"])
 ///     .tags(["files"])
 ///     .include_disabled(false);
-/// # let _ = filter;
+/// assert_eq!(filter.safety_ceiling(), Some(SafetyLevel::Cautious));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolFilter {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     max_safety: Option<SafetyLevel>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     categories: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     tags: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     names: Option<Vec<String>>,
+    #[serde(default)]
     include_disabled: bool,
 }
 
 impl ToolFilter {
     /// A filter that lets every enabled tool through.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolFilter;
+    /// assert_eq!(ToolFilter::new(), ToolFilter::default());
+    /// ```
     pub fn new() -> Self {
         ToolFilter::default()
     }
 
     /// Only tools at or below `level` (`Cautious`: safe and cautious tools).
+    ///
+    /// ```
+    /// # use tool_runtime::{SafetyLevel, ToolFilter};
+    /// let filter = ToolFilter::new().max_safety(SafetyLevel::Safe);
+    /// # let _ = filter;
+    /// ```
     pub fn max_safety(mut self, level: SafetyLevel) -> Self {
         self.max_safety = Some(level);
         self
     }
 
     /// Only tools in at least one of `categories`.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolFilter;
+    /// let filter = ToolFilter::new().categories(["filesystem", "math"]);
+    /// # let _ = filter;
+    /// ```
     pub fn categories<I, S>(mut self, categories: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -119,6 +145,12 @@ impl ToolFilter {
     }
 
     /// Only tools with at least one of `tags`.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolFilter;
+    /// let filter = ToolFilter::new().tags(["files"]);
+    /// # let _ = filter;
+    /// ```
     pub fn tags<I, S>(mut self, tags: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -128,7 +160,13 @@ impl ToolFilter {
         self
     }
 
-    /// Only the tools named in `names`.
+    /// Only the tools named in `names` (like the plugin registry's `get_openai_tools(ids)`).
+    ///
+    /// ```
+    /// # use tool_runtime::ToolFilter;
+    /// let filter = ToolFilter::new().names(["read_file", "write_file"]);
+    /// # let _ = filter;
+    /// ```
     pub fn names<I, S>(mut self, names: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -139,6 +177,12 @@ impl ToolFilter {
     }
 
     /// Whether disabled tools are listed too.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolFilter;
+    /// let everything = ToolFilter::new().include_disabled(true);
+    /// # let _ = everything;
+    /// ```
     pub fn include_disabled(mut self, include: bool) -> Self {
         self.include_disabled = include;
         self
@@ -185,9 +229,99 @@ impl ToolFilter {
     }
 }
 
-/// The tools an application offers, by name, with an enabled flag and a priority for each.
+/// One line of [`ToolRegistry::tools_info`]: the plugin registry's `list_tools_info` shape
+/// (`id`, `name`, `description`, `enabled`, `priority`) plus safety and categories.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// The tool's name (the plugin registry's id).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// What the tool does.
+    pub description: String,
+    /// Whether models may see and call it.
+    pub enabled: bool,
+    /// Its priority in listings.
+    pub priority: i32,
+    /// How much it may change the world.
+    pub safety: SafetyLevel,
+    /// Its categories.
+    pub categories: Vec<String>,
+}
+
+/// One registration in a [`RegistrySnapshot`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegistrationSnapshot {
+    /// The tool's spec.
+    pub spec: ToolSpec,
+    /// Whether it was enabled.
+    pub enabled: bool,
+    /// Its priority.
+    pub priority: i32,
+    /// When it was registered.
+    pub created_at: Timestamp,
+    /// Where it was defined.
+    pub source: ToolSource,
+}
+
+/// Every registration of a registry, by name: serializable, for persisting an application's
+/// choices (which tools are enabled, their priorities) and for tests and debugging.
 ///
-/// Share one across threads as `Arc<ToolRegistry>`: every method takes `&self`.
+/// ```
+/// use tool_runtime::{tool, register_all_tools, RegistrySnapshot};
+///
+/// /// Ping.
+/// #[tool]
+/// fn ping() -> &'static str { "pong" }
+///
+/// let registry = register_all_tools().unwrap();
+/// registry.set_enabled("ping", false).unwrap();
+/// let json = serde_json::to_string(&registry.snapshot()).unwrap();
+///
+/// let fresh = register_all_tools().unwrap();
+/// let saved: RegistrySnapshot = serde_json::from_str(&json).unwrap();
+/// let report = fresh.apply_state(&saved);
+/// assert!(report.unknown.is_empty());
+/// assert!(!fresh.is_enabled("ping"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RegistrySnapshot {
+    /// Every registration, sorted by name.
+    pub tools: Vec<RegistrationSnapshot>,
+}
+
+/// What [`ToolRegistry::apply_state`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApplyReport {
+    /// Tools whose enabled flag and priority were restored.
+    pub applied: Vec<String>,
+    /// Names in the snapshot that the registry does not have.
+    pub unknown: Vec<String>,
+}
+
+/// Where a registry reads the time for `created_at`; swap it in tests for a fixed clock.
+pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// One result of [`ToolRegistry::search`].
+#[derive(Debug, Clone)]
+pub struct SearchHit {
+    /// The tool found.
+    pub tool: Tool,
+    /// Its BM25 relevance to the query (higher is better; only comparable within one search).
+    pub score: f64,
+}
+
+#[derive(Default)]
+struct State {
+    entries: BTreeMap<String, Registration>,
+    index: SearchIndex,
+}
+
+/// The tools an application offers, by name, with an enabled flag, a priority and a
+/// registration time for each, and a search index over them.
+///
+/// Share one across threads as `Arc<ToolRegistry>`: every method but
+/// [`register_all`](Self::register_all) takes `&self`.
 ///
 /// ```
 /// use tool_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
@@ -203,33 +337,89 @@ impl ToolFilter {
 /// registry.set_enabled("read_notes", false).unwrap();
 /// assert!(!registry.list(&ToolFilter::new()).iter().any(|t| t.name() == "read_notes"));
 /// ```
-#[derive(Default)]
 pub struct ToolRegistry {
-    entries: RwLock<BTreeMap<String, Registration>>,
+    state: RwLock<State>,
+    clock: Clock,
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        ToolRegistry {
+            state: RwLock::default(),
+            clock: Arc::new(Timestamp::now),
+        }
+    }
 }
 
 impl ToolRegistry {
     /// An empty registry.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert!(ToolRegistry::new().is_empty());
+    /// ```
     pub fn new() -> Self {
         ToolRegistry::default()
     }
 
-    fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Registration>> {
-        // No code panics while holding the lock, and the map is valid between operations.
-        self.entries.read().unwrap_or_else(PoisonError::into_inner)
+    /// An empty registry that reads registration times from `clock`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_runtime::ToolRegistry;
+    ///
+    /// let fixed: jiff::Timestamp = "2025-12-27T14:00:00Z".parse().unwrap();
+    /// let registry = ToolRegistry::with_clock(Arc::new(move || fixed));
+    /// # let _ = registry;
+    /// ```
+    pub fn with_clock(clock: Clock) -> Self {
+        ToolRegistry {
+            state: RwLock::default(),
+            clock,
+        }
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Registration>> {
-        self.entries.write().unwrap_or_else(PoisonError::into_inner)
+    fn read(&self) -> RwLockReadGuard<'_, State> {
+        // Nothing panics while holding the lock, and the state is valid between operations.
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Registers `tool` under its name, with the versioning rules of a tool registry:
-    /// a new name registers enabled; the same spec again returns the existing registration
-    /// unchanged; a different version replaces the registration (keeping its enabled flag);
-    /// the same version with a different spec is [`RegistryError::VersionConflict`].
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn new_registration(&self, tool: Tool) -> Registration {
+        Registration {
+            priority: tool.priority(),
+            enabled: true,
+            created_at: (self.clock)(),
+            tool,
+        }
+    }
+
+    /// Registers `tool` under its name, with the versioning rules of tool-registry-v2:
+    ///
+    /// - a new name registers, enabled;
+    /// - the same spec again returns the existing registration unchanged;
+    /// - a different version replaces the registration with a new one (enabled, new
+    ///   `created_at`);
+    /// - the same version (both unversioned included) with a different spec is
+    ///   [`RegistryError::VersionConflict`]: bump the version to replace a tool.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_runtime::{RegistryError, Tool, ToolRegistry};
+    ///
+    /// let v1 = |schema| Tool::builder("example").description("An example.").version("1.0.0")
+    ///     .input_schema(schema).handler(|_| async { "ok" }).build().unwrap();
+    /// let registry = ToolRegistry::new();
+    /// registry.register(v1(json!({"type": "object"}))).unwrap();
+    /// let err = registry.register(v1(json!({"type": "object", "properties": {"a": {"type": "string"}}})));
+    /// assert!(matches!(err, Err(RegistryError::VersionConflict { .. })));
+    /// ```
     pub fn register(&self, tool: Tool) -> Result<Registration, RegistryError> {
-        let mut entries = self.write();
-        if let Some(existing) = entries.get_mut(tool.name()) {
+        let mut state = self.write();
+        if let Some(existing) = state.entries.get(tool.name()) {
             if existing.tool.spec() == tool.spec() {
                 return Ok(existing.clone());
             }
@@ -239,52 +429,156 @@ impl ToolRegistry {
                     version: tool.version().map(str::to_owned),
                 });
             }
-            existing.priority = tool.priority();
-            existing.tool = tool;
-            return Ok(existing.clone());
         }
-        let registration = Registration {
-            priority: tool.priority(),
-            enabled: true,
-            tool,
-        };
-        entries.insert(registration.tool.name().to_owned(), registration.clone());
-        Ok(registration)
+        Ok(self.insert(&mut state, tool))
+    }
+
+    /// Registers `tool`, replacing any tool of the same name whatever its version (the plugin
+    /// registry's overwrite semantics; a replacement is logged as a warning). The new
+    /// registration is enabled.
+    ///
+    /// ```
+    /// use tool_runtime::{Tool, ToolRegistry};
+    ///
+    /// let make = |text: &'static str| Tool::builder("greet").description(text)
+    ///     .handler(move |_| async move { text }).build().unwrap();
+    /// let registry = ToolRegistry::new();
+    /// registry.register_or_replace(make("Say hi."));
+    /// registry.register_or_replace(make("Say hello."));
+    /// assert_eq!(registry.get("greet").unwrap().description(), "Say hello.");
+    /// ```
+    pub fn register_or_replace(&self, tool: Tool) -> Registration {
+        let mut state = self.write();
+        if let Some(existing) = state.entries.get(tool.name())
+            && existing.tool.spec() != tool.spec()
+        {
+            tracing::warn!(
+                tool = tool.name(),
+                previous = %existing.tool.source(),
+                new = %tool.source(),
+                "replacing a registered tool"
+            );
+        }
+        self.insert(&mut state, tool)
+    }
+
+    fn insert(&self, state: &mut State, tool: Tool) -> Registration {
+        let registration = self.new_registration(tool);
+        state.index.insert(&registration.tool);
+        state
+            .entries
+            .insert(registration.tool.name().to_owned(), registration.clone());
+        registration
     }
 
     /// The tool named `name`, enabled or not.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert!(ToolRegistry::new().get("nothing").is_none());
+    /// ```
     pub fn get(&self, name: &str) -> Option<Tool> {
-        self.read().get(name).map(|entry| entry.tool.clone())
+        self.read()
+            .entries
+            .get(name)
+            .map(|entry| entry.tool.clone())
     }
 
     /// The registration of the tool named `name`.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert!(ToolRegistry::new().registration("nothing").is_none());
+    /// ```
     pub fn registration(&self, name: &str) -> Option<Registration> {
-        self.read().get(name).cloned()
+        self.read().entries.get(name).cloned()
     }
 
-    /// Every registered name, sorted.
+    /// Every registered name, enabled or not, sorted.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert!(ToolRegistry::new().names().is_empty());
+    /// ```
     pub fn names(&self) -> Vec<String> {
-        self.read().keys().cloned().collect()
+        self.read().entries.keys().cloned().collect()
+    }
+
+    /// The registrations that pass `filter`, by priority (highest first), then by name.
+    ///
+    /// ```
+    /// # use tool_runtime::{ToolFilter, ToolRegistry};
+    /// assert!(ToolRegistry::new().registrations(&ToolFilter::new()).is_empty());
+    /// ```
+    pub fn registrations(&self, filter: &ToolFilter) -> Vec<Registration> {
+        let state = self.read();
+        let mut matching: Vec<Registration> = state
+            .entries
+            .values()
+            .filter(|entry| filter.matches(&entry.tool, entry.enabled))
+            .cloned()
+            .collect();
+        // The map iterates by name and the sort is stable: ties stay in name order.
+        matching.sort_by_key(|entry| std::cmp::Reverse(entry.priority));
+        matching
     }
 
     /// The tools that pass `filter`, by priority (highest first), then by name.
+    ///
+    /// ```
+    /// # use tool_runtime::{ToolFilter, ToolRegistry};
+    /// assert!(ToolRegistry::new().list(&ToolFilter::new()).is_empty());
+    /// ```
     pub fn list(&self, filter: &ToolFilter) -> Vec<Tool> {
-        let entries = self.read();
-        let mut matching: Vec<&Registration> = entries
-            .values()
-            .filter(|entry| filter.matches(&entry.tool, entry.enabled))
-            .collect();
-        // The map iterates by name, and the sort is stable: ties stay in name order.
-        matching.sort_by_key(|entry| std::cmp::Reverse(entry.priority));
-        matching
+        self.registrations(filter)
             .into_iter()
-            .map(|entry| entry.tool.clone())
+            .map(|entry| entry.tool)
+            .collect()
+    }
+
+    /// Every tool, enabled or not, in the plugin registry's `list_tools_info` shape, by
+    /// priority then name.
+    ///
+    /// ```
+    /// use tool_runtime::{tool, register_all_tools};
+    ///
+    /// /// Tell the time.
+    /// #[tool(priority = 100)]
+    /// fn clock() -> &'static str { "noon" }
+    ///
+    /// let info = register_all_tools().unwrap().tools_info();
+    /// let clock = info.iter().find(|t| t.id == "clock").unwrap();
+    /// assert_eq!((clock.priority, clock.enabled), (100, true));
+    /// ```
+    pub fn tools_info(&self) -> Vec<ToolInfo> {
+        self.registrations(&ToolFilter::new().include_disabled(true))
+            .into_iter()
+            .map(|entry| ToolInfo {
+                id: entry.tool.name().to_owned(),
+                name: entry.tool.name().to_owned(),
+                description: entry.tool.description().to_owned(),
+                enabled: entry.enabled,
+                priority: entry.priority,
+                safety: entry.tool.safety(),
+                categories: entry.tool.categories().to_vec(),
+            })
             .collect()
     }
 
     /// Enables or disables the tool named `name`; doing it twice is harmless.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::UnknownTool`] (with the closest name) when no tool has that name.
+    ///
+    /// ```
+    /// # use tool_runtime::{RegistryError, ToolRegistry};
+    /// let err = ToolRegistry::new().set_enabled("nothing", true).unwrap_err();
+    /// assert!(matches!(err, RegistryError::UnknownTool { .. }));
+    /// ```
     pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<Registration, RegistryError> {
-        let mut entries = self.write();
+        let mut state = self.write();
+        let State { entries, .. } = &mut *state;
         match entries.get_mut(name) {
             Some(entry) => {
                 entry.enabled = enabled;
@@ -294,28 +588,186 @@ impl ToolRegistry {
         }
     }
 
-    /// Whether the tool named `name` is registered and enabled.
-    pub fn is_enabled(&self, name: &str) -> bool {
-        self.read().get(name).is_some_and(|entry| entry.enabled)
+    /// Sets the priority of the tool named `name`.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert!(ToolRegistry::new().set_priority("nothing", 1).is_err());
+    /// ```
+    pub fn set_priority(&self, name: &str, priority: i32) -> Result<Registration, RegistryError> {
+        let mut state = self.write();
+        let State { entries, .. } = &mut *state;
+        match entries.get_mut(name) {
+            Some(entry) => {
+                entry.priority = priority;
+                Ok(entry.clone())
+            }
+            None => Err(unknown(name, entries.keys())),
+        }
     }
 
-    /// Removes the tool named `name`, returning it; `None` if there was none.
+    /// Whether the tool named `name` is registered and enabled.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert!(!ToolRegistry::new().is_enabled("nothing"));
+    /// ```
+    pub fn is_enabled(&self, name: &str) -> bool {
+        self.read()
+            .entries
+            .get(name)
+            .is_some_and(|entry| entry.enabled)
+    }
+
+    /// Removes the tool named `name`, returning it; `None` if there was none (removing twice
+    /// is harmless).
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert!(ToolRegistry::new().remove("nothing").is_none());
+    /// ```
     pub fn remove(&self, name: &str) -> Option<Tool> {
-        self.write().remove(name).map(|entry| entry.tool)
+        let mut state = self.write();
+        let removed = state.entries.remove(name)?;
+        state.index.remove(name);
+        Some(removed.tool)
     }
 
     /// How many tools are registered, enabled or not.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert_eq!(ToolRegistry::new().len(), 0);
+    /// ```
     pub fn len(&self) -> usize {
-        self.read().len()
+        self.read().entries.len()
     }
 
     /// Whether no tool is registered.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert!(ToolRegistry::new().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
-        self.read().is_empty()
+        self.read().entries.is_empty()
+    }
+
+    /// Every registration, sorted by name: spec, enabled, priority, `created_at`, source.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// assert!(ToolRegistry::new().snapshot().tools.is_empty());
+    /// ```
+    pub fn snapshot(&self) -> RegistrySnapshot {
+        RegistrySnapshot {
+            tools: self
+                .read()
+                .entries
+                .values()
+                .map(|entry| RegistrationSnapshot {
+                    spec: entry.tool.spec().clone(),
+                    enabled: entry.enabled,
+                    priority: entry.priority,
+                    created_at: entry.created_at,
+                    source: entry.tool.source().clone(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Restores the enabled flags and priorities of `snapshot` onto the tools this registry
+    /// has, so an application can persist a user's choices. Names it does not have are
+    /// reported, not an error.
+    ///
+    /// ```
+    /// use tool_runtime::{RegistrySnapshot, ToolRegistry};
+    ///
+    /// let saved: RegistrySnapshot = serde_json::from_value(serde_json::json!({"tools": [{
+    ///     "spec": {"name": "gone", "description": "Removed since.", "input_schema": {"type": "object"}},
+    ///     "enabled": false, "priority": 10, "created_at": "2025-12-27T14:00:00Z",
+    ///     "source": {"crate": "app", "module_path": "app", "file": "src/main.rs", "line": 1}
+    /// }]})).unwrap();
+    /// let report = ToolRegistry::new().apply_state(&saved);
+    /// assert_eq!(report.unknown, ["gone"]);
+    /// ```
+    pub fn apply_state(&self, snapshot: &RegistrySnapshot) -> ApplyReport {
+        let mut state = self.write();
+        let mut report = ApplyReport::default();
+        for saved in &snapshot.tools {
+            match state.entries.get_mut(&saved.spec.name) {
+                Some(entry) => {
+                    entry.enabled = saved.enabled;
+                    entry.priority = saved.priority;
+                    report.applied.push(saved.spec.name.clone());
+                }
+                None => report.unknown.push(saved.spec.name.clone()),
+            }
+        }
+        report
+    }
+
+    /// The enabled tools most relevant to `query`, best first, at most `limit`.
+    ///
+    /// Relevance is BM25 over each tool's name (split on `_`), description, categories,
+    /// tags, and parameter names and descriptions, from an index kept in step with
+    /// `register` and `remove`.
+    ///
+    /// ```
+    /// use tool_runtime::{tool, register_all_tools};
+    ///
+    /// /// Send an email message to a recipient.
+    /// #[tool(safety = "dangerous", tags("mail"))]
+    /// fn send_email(to: String, body: String) -> String { format!("sent to {to}: {body}") }
+    ///
+    /// let hits = register_all_tools().unwrap().search("email someone a message", 3);
+    /// assert_eq!(hits[0].tool.name(), "send_email");
+    /// ```
+    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.search_filtered(query, limit, &ToolFilter::new())
+    }
+
+    /// Like [`search`](Self::search), among the tools that pass `filter` (its safety ceiling,
+    /// categories, tags and names).
+    ///
+    /// ```
+    /// # use tool_runtime::{SafetyLevel, ToolFilter, ToolRegistry};
+    /// let hits = ToolRegistry::new().search_filtered("delete", 5, &ToolFilter::new().max_safety(SafetyLevel::Safe));
+    /// assert!(hits.is_empty());
+    /// ```
+    pub fn search_filtered(
+        &self,
+        query: &str,
+        limit: usize,
+        filter: &ToolFilter,
+    ) -> Vec<SearchHit> {
+        let state = self.read();
+        state
+            .index
+            .scores(query)
+            .into_iter()
+            .filter_map(|(name, score)| {
+                let entry = state.entries.get(&name)?;
+                filter
+                    .matches(&entry.tool, entry.enabled)
+                    .then(|| SearchHit {
+                        tool: entry.tool.clone(),
+                        score,
+                    })
+            })
+            .take(limit)
+            .collect()
     }
 
     /// Adds every `#[tool]` linked into the binary (see [`register_all_tools`]) and returns
     /// how many tools the registry holds after. Calling it again changes nothing.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolRegistry;
+    /// let mut registry = ToolRegistry::new();
+    /// let count = registry.register_all().unwrap();
+    /// assert_eq!(registry.register_all().unwrap(), count);
+    /// ```
     pub fn register_all(&mut self) -> Result<usize, RegistryError> {
         for tool in linked_tools_checked()? {
             self.register(tool)?;
@@ -328,7 +780,7 @@ impl fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolRegistry")
             .field("tools", &self.names())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

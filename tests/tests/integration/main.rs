@@ -11,5 +11,8 @@ mod adapter;
 mod collection;
 mod local_tools;
 mod output;
+mod registry;
+mod runtime_tools;
 mod schema;
+mod search;
 mod snapshot;

@@ -1,0 +1,324 @@
+//! Tools defined at run time with `Tool::builder`.
+
+use serde_json::{Map, Value, json};
+use tool_runtime::{
+    ArgumentError, SafetyLevel, Tool, ToolContext, ToolDefinitionError, ToolError, priority,
+};
+
+fn args(value: Value) -> Map<String, Value> {
+    value.as_object().cloned().expect("an object")
+}
+
+fn weather_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name"},
+            "days": {"type": "integer", "minimum": 1, "maximum": 7, "default": 1},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "api_key": {"type": "string", "writeOnly": true}
+        },
+        "required": ["city"],
+        "additionalProperties": false
+    })
+}
+
+fn weather() -> Tool {
+    Tool::builder("runtime_weather")
+        .description("Weather for a city.")
+        .input_schema(weather_schema())
+        .output_schema(json!({"type": "object", "properties": {"city": {"type": "string"}}}))
+        .safety(SafetyLevel::Cautious)
+        .categories(["weather"])
+        .tags(["forecast"])
+        .version("0.3.0")
+        .priority(priority::OFFICIAL)
+        .handler(|args: Map<String, Value>| async move {
+            Ok::<_, ToolError>(json!({"city": args["city"], "days": args.get("days")}))
+        })
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn builder_options_reach_the_tool() {
+    let tool = weather();
+    assert_eq!(tool.name(), "runtime_weather");
+    assert_eq!(tool.description(), "Weather for a city.");
+    assert_eq!(tool.safety(), SafetyLevel::Cautious);
+    assert_eq!(tool.categories(), ["weather"]);
+    assert_eq!(tool.tags(), ["forecast"]);
+    assert_eq!(tool.version(), Some("0.3.0"));
+    assert_eq!(tool.priority(), 50);
+    assert_eq!(tool.required(), ["city"]);
+    assert_eq!(tool.input_schema(), &weather_schema());
+    assert!(tool.output_schema().is_some());
+    let params: Vec<(&str, bool, bool)> = tool
+        .params()
+        .iter()
+        .map(|p| (p.name(), p.is_required(), p.is_secret()))
+        .collect();
+    assert_eq!(
+        params,
+        [
+            ("city", true, false),
+            ("days", false, false),
+            ("unit", false, false),
+            ("api_key", false, true)
+        ]
+    );
+    assert!(
+        tool.source().file.ends_with("runtime_tools.rs"),
+        "{}",
+        tool.source()
+    );
+}
+
+#[tokio::test]
+async fn valid_arguments_reach_the_handler() {
+    let out = weather()
+        .call(args(json!({"city": "Oslo", "days": 2})))
+        .await
+        .unwrap();
+    assert_eq!(out.content, r#"{"city":"Oslo","days":2}"#);
+    // null for an optional parameter is absent, as for #[tool] functions.
+    let out = weather()
+        .call(args(json!({"city": "Oslo", "unit": null})))
+        .await
+        .unwrap();
+    assert_eq!(out.content, r#"{"city":"Oslo","days":null}"#);
+}
+
+#[tokio::test]
+async fn argument_errors_read_like_macro_tool_errors() {
+    let err = weather()
+        .call(args(
+            json!({"cty": "Oslo", "days": 9, "unit": "kelvin", "city": null}),
+        ))
+        .await
+        .unwrap_err();
+    let ToolError::InvalidArguments(invalid) = &err else {
+        panic!("{err:?}")
+    };
+    let mut kinds: Vec<(String, &str)> = invalid
+        .errors()
+        .iter()
+        .map(|e| {
+            let kind = match e {
+                ArgumentError::Missing { .. } => "missing",
+                ArgumentError::Null { .. } => "null",
+                ArgumentError::Invalid { .. } => "invalid",
+                ArgumentError::Unknown { .. } => "unknown",
+                _ => "other",
+            };
+            (e.param().unwrap_or("").to_owned(), kind)
+        })
+        .collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            ("city".to_owned(), "null"),
+            ("cty".to_owned(), "unknown"),
+            ("days".to_owned(), "invalid"),
+            ("unit".to_owned(), "invalid"),
+        ]
+    );
+    let message = err.to_string();
+    assert!(
+        message.starts_with("invalid arguments for tool `runtime_weather` (4 problems):"),
+        "{message}"
+    );
+    assert!(
+        message.contains("unknown parameter `cty`: did you mean `city`?"),
+        "{message}"
+    );
+    assert!(
+        message.contains("parameter `city` is required and cannot be null; send string"),
+        "{message}"
+    );
+    assert!(
+        message.contains(
+            "invalid value for parameter `days`: expected integer >= 1 <= 7, got number 9"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("expected one of \"celsius\", \"fahrenheit\", got string \"kelvin\""),
+        "{message}"
+    );
+
+    let err = weather().call(Map::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid arguments for tool `runtime_weather`: missing required parameter `city` (expected string): City name"
+    );
+}
+
+#[test]
+fn sync_handlers_and_context() {
+    let tool = Tool::builder("who_called")
+        .description("Say which call this is.")
+        .sync_handler(|ctx: &ToolContext, _args| format!("call {}", ctx.call_id()))
+        .build()
+        .unwrap();
+    assert!(!tool.is_async());
+    let out = tool
+        .call_blocking(&ToolContext::new().with_call_id("c7"), Map::new())
+        .unwrap()
+        .unwrap();
+    assert_eq!(out.content, "call c7");
+    // A tool with no properties refuses unknown arguments only if its schema says so;
+    // this one has the default empty schema, which allows them.
+    assert!(
+        tool.call_blocking(&ToolContext::new(), args(json!({"x": 1})))
+            .unwrap()
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn handler_with_context_and_failures() {
+    let tool = Tool::builder("fail_in_context")
+        .description("Fail, naming the call.")
+        .handler_with_context(|ctx: ToolContext, _args| async move {
+            Err::<String, _>(format!("call {} failed", ctx.call_id()))
+        })
+        .build()
+        .unwrap();
+    let err = tool
+        .call_with(ToolContext::new().with_call_id("c9"), Map::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "call c9 failed");
+}
+
+fn build_error(builder: tool_runtime::ToolBuilder) -> ToolDefinitionError {
+    match builder.build() {
+        Ok(tool) => panic!("{} should not build", tool.name()),
+        Err(error) => error,
+    }
+}
+
+#[test]
+fn definitions_are_checked_like_the_macro_checks_them() {
+    let ok = || {
+        Tool::builder("fine_name")
+            .description("Fine.")
+            .handler(|_| async { "ok" })
+    };
+    assert!(ok().build().is_ok());
+
+    let err = build_error(
+        Tool::builder("readFile")
+            .description("x")
+            .handler(|_| async { "" }),
+    );
+    assert_eq!(
+        err.to_string(),
+        "tool name `readFile` is invalid: it must start with a lowercase letter and contain only \
+         lowercase letters, digits and `_`; did you mean `read_file`?"
+    );
+    let long = "a".repeat(65);
+    let err = build_error(
+        Tool::builder(long)
+            .description("x")
+            .handler(|_| async { "" }),
+    );
+    assert!(
+        err.to_string()
+            .contains("65 characters long; model APIs accept at most 64"),
+        "{err}"
+    );
+    for bad in ["", "1abc", "_x", "a-b", "a b", "ä"] {
+        assert!(
+            matches!(
+                build_error(
+                    Tool::builder(bad)
+                        .description("x")
+                        .handler(|_| async { "" })
+                ),
+                ToolDefinitionError::InvalidName { .. }
+            ),
+            "{bad:?}"
+        );
+    }
+
+    let err = build_error(Tool::builder("no_description").handler(|_| async { "" }));
+    assert!(matches!(
+        err,
+        ToolDefinitionError::MissingDescription { .. }
+    ));
+    let err = build_error(
+        Tool::builder("blank")
+            .description("  ")
+            .handler(|_| async { "" }),
+    );
+    assert!(matches!(
+        err,
+        ToolDefinitionError::MissingDescription { .. }
+    ));
+
+    let err = build_error(Tool::builder("no_handler").description("x"));
+    assert!(matches!(err, ToolDefinitionError::MissingHandler { .. }));
+    assert!(err.to_string().contains(".handler("), "{err}");
+
+    let err = build_error(ok().input_schema(json!({
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["pth"]
+    })));
+    assert_eq!(
+        err.to_string(),
+        "tool `fine_name` requires `pth`, which is not among the input schema's properties; did you mean `path`?"
+    );
+
+    let err = build_error(
+        ok().input_schema(json!({"type": "object", "properties": {"a": {"type": "strng"}}})),
+    );
+    assert!(
+        matches!(
+            &err,
+            ToolDefinitionError::InvalidSchema { which: "input", .. }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("/properties/a/type"), "{err}");
+
+    let err = build_error(ok().input_schema(json!({"type": "string"})));
+    assert!(
+        err.to_string().contains("must have `\"type\": \"object\"`"),
+        "{err}"
+    );
+    let err = build_error(ok().input_schema(json!("not a schema")));
+    assert!(
+        matches!(err, ToolDefinitionError::InvalidSchema { .. }),
+        "{err:?}"
+    );
+    let err = build_error(
+        ok().input_schema(json!({"type": "object", "$schema": "https://example.com/mine"})),
+    );
+    assert!(err.to_string().contains("supported drafts"), "{err}");
+    let err = build_error(ok().output_schema(json!({"type": 5})));
+    assert!(
+        matches!(
+            err,
+            ToolDefinitionError::InvalidSchema {
+                which: "output",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = build_error(ok().categories([""]));
+    assert!(
+        matches!(
+            err,
+            ToolDefinitionError::EmptyLabel {
+                what: "category",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
