@@ -6,7 +6,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitStr, Path, Token};
 
-use crate::errors::{Errors, suggestion};
+use crate::errors::{Errors, did_you_mean};
 
 /// One option's value and the tokens it was written with, set at most once.
 pub(crate) struct Opt<T> {
@@ -58,6 +58,9 @@ pub(crate) struct ToolAttr {
     pub(crate) version: Opt<LitStr>,
     pub(crate) priority: Opt<Expr>,
     pub(crate) krate: Opt<Path>,
+    /// Known options that an unknown one was probably meant to be (so their absence is not
+    /// reported as a second error).
+    pub(crate) misspelt: Vec<&'static str>,
 }
 
 const TOOL_OPTIONS: &[&str] = &[
@@ -85,6 +88,7 @@ impl ToolAttr {
             version: Opt::new("version"),
             priority: Opt::new("priority"),
             krate: Opt::new("crate"),
+            misspelt: Vec::new(),
         };
         let parser = syn::meta::parser(|meta| {
             let path = meta.path.clone();
@@ -157,14 +161,18 @@ impl ToolAttr {
                 }
                 _ => {
                     skip_value(&meta)?;
-                    errors.at(
-                        &path,
-                        format!(
-                            "unknown option `{key}`{}; the options are `name`, `description`, `safety`, \
-                             `categories`, `tags`, `required`, `version`, `priority` and `crate`",
-                            suggestion(&key, TOOL_OPTIONS.iter().copied())
+                    let message = match did_you_mean(&key, TOOL_OPTIONS.iter().copied()) {
+                        Some(close) => {
+                            attr.misspelt.push(close);
+                            format!("unknown option `{key}`: did you mean `{close}`?")
+                        }
+                        None => format!(
+                            "unknown option `{key}`: the options are `name`, `description`, \
+                             `safety`, `categories`, `tags`, `required`, `version`, `priority` \
+                             and `crate`"
                         ),
-                    );
+                    };
+                    errors.at(&path, message);
                 }
             }
             Ok(())
@@ -239,14 +247,16 @@ impl ArgAttr {
                 }
                 _ => {
                     skip_value(&meta)?;
-                    errors.at(
-                        &path,
-                        format!(
-                            "unknown `arg` option `{key}`{}; the options are `rename`, `description`, \
-                             `default` and `secret`",
-                            suggestion(&key, ARG_OPTIONS.iter().copied())
+                    let message = match did_you_mean(&key, ARG_OPTIONS.iter().copied()) {
+                        Some(close) => {
+                            format!("unknown `arg` option `{key}`: did you mean `{close}`?")
+                        }
+                        None => format!(
+                            "unknown `arg` option `{key}`: the options are `rename`, \
+                             `description`, `default` and `secret`"
                         ),
-                    );
+                    };
+                    errors.at(&path, message);
                 }
             }
             Ok(())

@@ -51,13 +51,6 @@ pub(crate) fn did_you_mean<'a>(
         .map(|(_, candidate)| candidate)
 }
 
-/// `"; did you mean `x`?"` or nothing.
-pub(crate) fn suggestion<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    did_you_mean(given, candidates)
-        .map(|close| format!("; did you mean `{close}`?"))
-        .unwrap_or_default()
-}
-
 fn edit_distance(a: &str, b: &str) -> usize {
     // Optimal string alignment: Levenshtein plus transposition of adjacent characters,
     // the most common typo.

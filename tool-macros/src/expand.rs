@@ -22,8 +22,8 @@ use crate::validate::ToolModel;
 //         fn __tool_output_schema(gen) -> Option<Schema> { /* from the return type */ }
 //         fn __tool_call(ctx, args) -> Result<ToolOutput, ToolError> {
 //             let mut args = Arguments::new("read_file", args, &["path", "max_bytes"]);
-//             let path = args.required::<String>("path");
-//             let max_bytes = args.optional::<u64>("max_bytes");
+//             let path = (param_ops::<String>().required)(&mut args, "path");
+//             let max_bytes = (param_ops::<u64>().optional)(&mut args, "max_bytes");
 //             args.finish()?;                       // every problem at once
 //             into_tool_output(read_file(ctx, path?, max_bytes))
 //         }
@@ -83,7 +83,7 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
             quote!(__tool_rt::None)
         };
         quote! {
-            __tool_rt::param::<#schema_ty>(
+            (__tool_rt::param_ops::<#schema_ty>().schema)(
                 __tool_gen, #json_name, #description, #required, #secret, #default,
             )
         }
@@ -98,15 +98,25 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
         .enumerate()
         .map(|(i, (param, binding))| {
             let json_name = &param.json_name;
+            // Every use of the type goes through `param_ops::<T>()`, so a type that cannot be
+            // a parameter is reported once per missing trait.
             if let Some(inner) = &param.option_inner {
-                quote!(let #binding = __tool_args.optional::<#inner>(#json_name);)
+                quote! {
+                    let #binding = (__tool_rt::param_ops::<#inner>().optional)(&mut __tool_args, #json_name);
+                }
             } else if param.default.is_some() {
                 let ty = &param.ty;
                 let default_fn = format_ident!("__tool_default_{}", i);
-                quote!(let #binding = __tool_args.with_default::<#ty>(#json_name, #default_fn);)
+                quote! {
+                    let #binding = (__tool_rt::param_ops::<#ty>().with_default)(
+                        &mut __tool_args, #json_name, #default_fn,
+                    );
+                }
             } else {
                 let ty = &param.ty;
-                quote!(let #binding = __tool_args.required::<#ty>(#json_name);)
+                quote! {
+                    let #binding = (__tool_rt::param_ops::<#ty>().required)(&mut __tool_args, #json_name);
+                }
             }
         });
     let unwrap = params.iter().zip(&bindings).filter_map(|(param, binding)| {
@@ -146,18 +156,21 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
         #(#unwrap)*
     };
     let (call_fn, handler) = if signature.is_async {
-        let send_check = quote_spanned!(fn_ident.span()=> __tool_rt::assert_send);
+        // Spanned at the function's name, so a non-`Send` future is reported there.
+        let future = quote_spanned! {fn_ident.span()=>
+            __tool_rt::assert_send(async move {
+                #body
+                let __tool_out: #output = #fn_ident(#(#call_args),*).await;
+                <#output as __tool_rt::IntoToolOutput>::into_tool_output(__tool_out)
+            })
+        };
         (
             quote! {
                 fn __tool_call(
                     __tool_ctx: __tool_rt::ToolContext,
                     __tool_args: __tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
                 ) -> __tool_rt::BoxFuture<__tool_rt::Result<__tool_rt::ToolOutput, __tool_rt::ToolError>> {
-                    __tool_rt::Box::pin(#send_check(async move {
-                        #body
-                        let __tool_out: #output = #fn_ident(#(#call_args),*).await;
-                        <#output as __tool_rt::IntoToolOutput>::into_tool_output(__tool_out)
-                    }))
+                    __tool_rt::Box::pin(#future)
                 }
             },
             quote!(__tool_rt::MacroHandler::Async(__tool_call)),
@@ -197,7 +210,7 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
             fn __tool_output_schema(
                 __tool_gen: &mut __tool_rt::SchemaGenerator,
             ) -> __tool_rt::Option<__tool_rt::Schema> {
-                __tool_rt::output_schema::<#output>(__tool_gen)
+                <#output as __tool_rt::IntoToolOutput>::output_schema(__tool_gen)
             }
 
             #call_fn

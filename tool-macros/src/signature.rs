@@ -101,8 +101,9 @@ pub(crate) fn analyze(function: &mut ItemFn, errors: &mut Errors) -> Signature {
             FnArg::Receiver(receiver) => {
                 errors.at(
                     receiver.self_token,
-                    "a tool cannot take `self`: put `#[tool]` on a free function, and share \
-                     state through `ToolContext::state` (`ctx: &ToolContext`)",
+                    "a tool cannot take `self`: put `#[tool]` on a free function (not a method \
+                     or an associated function), and share state through `ToolContext::state` \
+                     (`ctx: &ToolContext`)",
                 );
                 continue;
             }
@@ -157,6 +158,14 @@ pub(crate) fn analyze(function: &mut ItemFn, errors: &mut Errors) -> Signature {
             errors.at(
                 &pat_type.ty,
                 "a tool parameter cannot be `impl Trait`: use a concrete type",
+            );
+            continue;
+        }
+        if borrows(&pat_type.ty) {
+            errors.at(
+                &pat_type.ty,
+                "a tool parameter cannot borrow: the model's arguments are owned JSON; use an \
+                 owned type such as `String` or `Vec<T>`",
             );
             continue;
         }
@@ -222,7 +231,8 @@ pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<String> {
                 ..
             }) = &nv.value
         {
-            for line in lit.value().lines() {
+            // `split`, not `lines`: a blank `///` line separates paragraphs and must stay.
+            for line in lit.value().split('\n') {
                 let line = line.strip_prefix(' ').unwrap_or(line);
                 lines.push(line.trim_end().to_owned());
             }
@@ -294,6 +304,22 @@ fn option_inner(ty: &Type) -> Option<Type> {
         [GenericArgument::Type(inner)] => Some(inner.clone()),
         _ => None,
     }
+}
+
+/// Whether `ty` contains a reference or a lifetime.
+fn borrows(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
+            self.0 = true;
+        }
+        fn visit_lifetime(&mut self, _: &'ast syn::Lifetime) {
+            self.0 = true;
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
 }
 
 fn contains_impl_trait(ty: &Type) -> bool {

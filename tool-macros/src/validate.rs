@@ -6,7 +6,7 @@ use proc_macro2::Span;
 use syn::{Expr, Ident, ItemFn, LitStr, Path};
 
 use crate::attr::{ToolAttr, ident_name};
-use crate::errors::{Errors, did_you_mean, suggestion};
+use crate::errors::{Errors, did_you_mean};
 use crate::signature::{Signature, doc_text};
 
 /// Longest tool name providers accept (OpenAI and Anthropic: 64).
@@ -93,6 +93,10 @@ fn check_name(attr: &ToolAttr, fn_ident: &Ident, errors: &mut Errors) -> String 
         Some(lit) => (lit.value(), lit.span()),
         None => (ident_name(fn_ident), fn_ident.span()),
     };
+    if name.is_empty() {
+        errors.push(syn::Error::new(span, "the tool name cannot be empty"));
+        return name;
+    }
     let from = if attr.name.get().is_some() {
         "tool name"
     } else {
@@ -170,6 +174,8 @@ fn check_description(attr: &ToolAttr, function: &ItemFn, errors: &mut Errors) ->
     }
     match doc_text(&function.attrs) {
         Some(text) => text,
+        // A misspelt `description = ...` was reported already.
+        None if attr.misspelt.contains(&"description") => String::new(),
         None => {
             errors.at(
                 &function.sig.ident,
@@ -194,13 +200,17 @@ fn check_safety(lit: Option<&LitStr>, errors: &mut Errors) -> Ident {
     match LEVELS.iter().find(|(level, _)| *level == value) {
         Some((_, variant)) => Ident::new(variant, lit.span()),
         None => {
-            errors.at(
-                lit,
-                format!(
-                    "unknown safety level `{value}`{}; expected \"safe\", \"cautious\" or \"dangerous\"",
-                    suggestion(&value.to_lowercase(), LEVELS.iter().map(|(level, _)| *level))
+            let expected = "expected \"safe\", \"cautious\" or \"dangerous\"";
+            let message = match did_you_mean(
+                &value.to_lowercase(),
+                LEVELS.iter().map(|(level, _)| *level),
+            ) {
+                Some(close) => format!(
+                    "unknown safety level `{value}`: did you mean \"{close}\"? ({expected})"
                 ),
-            );
+                None => format!("unknown safety level `{value}`: {expected}"),
+            };
+            errors.at(lit, message);
             Ident::new("Safe", Span::call_site())
         }
     }
@@ -236,6 +246,8 @@ fn check_params(attr: &ToolAttr, signature: &Signature, errors: &mut Errors) {
     };
     let names: Vec<&str> = signature.params().map(|p| p.json_name.as_str()).collect();
     let mut listed: Vec<&str> = Vec::new();
+    // Parameters a misspelt entry was meant to name: not reported again as missing.
+    let mut implied: Vec<&str> = Vec::new();
     for item in required {
         let value = item.value.as_str();
         if listed.contains(&value) {
@@ -248,7 +260,10 @@ fn check_params(attr: &ToolAttr, signature: &Signature, errors: &mut Errors) {
         listed.push(value);
         match signature.params().find(|p| p.json_name == value) {
             None => {
-                let hint = match did_you_mean(value, names.iter().copied()) {
+                let close = did_you_mean(value, names.iter().copied());
+                // The parameter it was meant to name counts as listed: one error, not two.
+                implied.extend(close);
+                let hint = match close {
                     Some(close) => format!("did you mean `{close}`?"),
                     None if names.is_empty() => "the tool has no parameters".to_owned(),
                     None => format!(
@@ -285,7 +300,8 @@ fn check_params(attr: &ToolAttr, signature: &Signature, errors: &mut Errors) {
         }
     }
     for param in signature.params() {
-        if param.is_required() && !listed.contains(&param.json_name.as_str()) {
+        let name = param.json_name.as_str();
+        if param.is_required() && !listed.contains(&name) && !implied.contains(&name) {
             errors.push(syn::Error::new(
                 param.name_span,
                 format!(

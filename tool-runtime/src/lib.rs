@@ -44,8 +44,10 @@
 
 mod args;
 mod builder;
+mod call;
 mod context;
 mod error;
+mod executor;
 mod input_schema;
 mod macro_support;
 mod output;
@@ -58,8 +60,14 @@ mod tool;
 
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::{ToolBuilder, ToolDefinitionError};
+pub use call::{ResultMetadata, ToolCall, ToolResult};
 pub use context::{ToolContext, ToolState};
 pub use error::ToolError;
+pub use executor::{
+    ApprovalDecision, ApprovalHandler, ApprovalRequest, AuditLog, BlockingExecutor, CallOptions,
+    Executor, ExecutorBuilder, HookEvent, LatencyStats, MetricsSnapshot, REDACTED, ToolHook,
+    ToolMetrics, UNKNOWN_TOOL_METRIC,
+};
 pub use output::{IntoToolOutput, Json, ToolOutput};
 pub use registry::{
     ApplyReport, Clock, Registration, RegistrationSnapshot, RegistryError, RegistrySnapshot,
@@ -109,7 +117,7 @@ pub mod __private {
     pub use crate::args::Arguments;
     pub use crate::macro_support::{
         DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize, LinkedTool, MacroHandler,
-        ToolDef, ToolFactory, assert_send, output_schema, param,
+        ParamOps, ToolDef, ToolFactory, assert_send, param, param_ops,
     };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::{

@@ -8,6 +8,7 @@ use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::args::Arguments;
 use crate::tool::{BoxFuture, Handler, ToolInner};
 use crate::{
     ParamInfo, SafetyLevel, Tool, ToolContext, ToolError, ToolOutput, ToolSource, ToolSpec,
@@ -137,11 +138,6 @@ pub fn param<T: crate::ToolParam>(
     )
 }
 
-/// The output schema of a return type.
-pub fn output_schema<T: crate::IntoToolOutput>(generator: &mut SchemaGenerator) -> Option<Schema> {
-    T::output_schema(generator)
-}
-
 /// Makes a default value's JSON form when its type is `Serialize`, and nothing otherwise,
 /// without requiring `Serialize` of parameter types (autoref specialization:
 /// `(&DefaultValue(v)).to_json()` picks the `Serialize` impl when it applies).
@@ -167,18 +163,31 @@ impl<T> DefaultWithoutSerialize for &DefaultValue<T> {
     }
 }
 
-/// Checks at compile time that an async tool's future can move between threads.
-#[diagnostic::on_unimplemented(
-    message = "the future of an async tool must be `Send`",
-    label = "this future holds something that is not `Send` across an `.await`",
-    note = "the executor runs tools on a multi-threaded runtime; drop non-`Send` values \
-            (`Rc`, `RefCell` borrows, `MutexGuard`s) before awaiting, or use their `Send` \
-            counterparts (`Arc`, `tokio::sync::Mutex`)"
-)]
-pub trait SendFuture: std::future::Future + Send {}
-
-impl<F: std::future::Future + Send> SendFuture for F {}
-
-pub fn assert_send<F: SendFuture>(future: F) -> F {
+/// Checks that an async tool's future can move between threads (the executor runs tools on
+/// a multi-threaded runtime); rustc's own error names what is not `Send` and where.
+pub fn assert_send<F: std::future::Future + Send>(future: F) -> F {
     future
+}
+
+/// Every operation generated code does with one parameter type, behind a single
+/// `T: ToolParam` bound: a type that is not a parameter is reported once, at the type.
+#[allow(
+    clippy::type_complexity,
+    reason = "a table of the functions generated code calls; naming each type would add noise"
+)]
+pub struct ParamOps<T> {
+    pub schema:
+        fn(&mut SchemaGenerator, &str, Option<&str>, bool, bool, Option<Value>) -> ParamInfo,
+    pub required: fn(&mut Arguments, &str) -> Option<T>,
+    pub optional: fn(&mut Arguments, &str) -> Option<T>,
+    pub with_default: fn(&mut Arguments, &str, fn() -> T) -> Option<T>,
+}
+
+pub const fn param_ops<T: crate::ToolParam>() -> ParamOps<T> {
+    ParamOps {
+        schema: param::<T>,
+        required: Arguments::required::<T>,
+        optional: Arguments::optional::<T>,
+        with_default: Arguments::with_default::<T>,
+    }
 }

@@ -1,0 +1,9 @@
+//! The executor, in a test binary of its own so its tools do not mix with the collection
+//! tests' tools.
+
+mod contract;
+mod hooks_and_metrics;
+mod policy;
+mod properties;
+mod running;
+mod tools;

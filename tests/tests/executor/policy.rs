@@ -1,0 +1,283 @@
+//! Safety policy: safe runs, cautious is logged, dangerous needs an approval that said yes.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use tool_runtime::{ApprovalDecision, ApprovalRequest, SafetyLevel};
+
+use crate::tools::{approve_all, call, executor, runs};
+
+#[tokio::test]
+async fn safe_tools_run_at_once() {
+    let result = executor()
+        .build()
+        .execute(call("c1", "read_number", json!({"key": "safe-1", "n": 5})))
+        .await;
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.content, "5");
+    assert_eq!(result.metadata.safety_level, Some(SafetyLevel::Safe));
+    assert_eq!(result.metadata.approved, Some(true));
+    assert_eq!(runs("safe-1"), 1);
+}
+
+#[tokio::test]
+async fn dangerous_without_a_handler_is_refused_and_never_runs() {
+    let result = executor()
+        .build()
+        .execute(call("c1", "wipe_path", json!({"key": "noh", "path": "/"})))
+        .await;
+    assert!(!result.success);
+    assert_eq!(result.metadata.approved, Some(false));
+    assert_eq!(
+        result.error.as_deref(),
+        Some(
+            "tool `wipe_path` is dangerous and needs approval, but no approval handler is configured; it was not run"
+        )
+    );
+    assert_eq!(runs("noh"), 0);
+}
+
+#[tokio::test]
+async fn dangerous_runs_when_approved() {
+    let executor = executor().approval(approve_all()).build();
+    let result = executor
+        .execute(call(
+            "c1",
+            "wipe_path",
+            json!({"key": "yes", "path": "tmp"}),
+        ))
+        .await;
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.metadata.approved, Some(true));
+    assert_eq!(result.metadata.safety_level, Some(SafetyLevel::Dangerous));
+    assert_eq!(runs("yes"), 1);
+}
+
+#[tokio::test]
+async fn denial_returns_the_reason_and_never_runs() {
+    let executor = executor()
+        .approval(|_req: ApprovalRequest| async {
+            ApprovalDecision::Denied {
+                reason: "not on a Friday".into(),
+            }
+        })
+        .build();
+    let result = executor
+        .execute(call("c1", "wipe_path", json!({"key": "deny", "path": "/"})))
+        .await;
+    assert!(!result.success);
+    assert_eq!(result.metadata.approved, Some(false));
+    assert_eq!(
+        result.error.as_deref(),
+        Some("tool `wipe_path` was not run: approval denied (not on a Friday)")
+    );
+    assert_eq!(runs("deny"), 0);
+}
+
+#[tokio::test]
+async fn above_the_ceiling_is_refused_without_asking_or_running() {
+    let asked = Arc::new(Mutex::new(0));
+    let counter = Arc::clone(&asked);
+    let executor = executor()
+        .max_safety(SafetyLevel::Cautious)
+        .approval(move |_req: ApprovalRequest| {
+            *counter.lock().unwrap() += 1;
+            async { ApprovalDecision::Approved }
+        })
+        .build();
+    let result = executor
+        .execute(call(
+            "c1",
+            "wipe_path",
+            json!({"key": "ceiling", "path": "/"}),
+        ))
+        .await;
+    assert!(!result.success);
+    assert_eq!(
+        result.error.as_deref(),
+        Some(
+            "tool `wipe_path` is dangerous, above this executor's limit of cautious; it was not run"
+        )
+    );
+    assert_eq!(result.metadata.approved, Some(false));
+    assert_eq!(runs("ceiling"), 0);
+    assert_eq!(*asked.lock().unwrap(), 0);
+    // Cautious still runs under a cautious ceiling.
+    let ok = executor
+        .execute(call(
+            "c2",
+            "change_setting",
+            json!({"key": "ceiling-c", "value": 1}),
+        ))
+        .await;
+    assert!(ok.success);
+    assert!(
+        executor
+            .available_tools()
+            .iter()
+            .all(|t| t.safety() <= SafetyLevel::Cautious)
+    );
+}
+
+#[tokio::test]
+async fn modified_arguments_run_after_validation() {
+    let executor = executor()
+        .approval(|req: ApprovalRequest| async move {
+            let mut arguments = req.arguments.clone();
+            arguments["path"] = json!("tmp/only-this");
+            ApprovalDecision::Modified { arguments }
+        })
+        .build();
+    let result = executor
+        .execute(call(
+            "c1",
+            "wipe_path",
+            json!({"key": "mod-ok", "path": "/", "token": "s3cret"}),
+        ))
+        .await;
+    assert!(result.success, "{result:?}");
+    // The path was changed; the secret, which the approver only saw redacted, kept its value.
+    assert_eq!(result.content, "wiped tmp/only-this with s3cret");
+    assert_eq!(runs("mod-ok"), 1);
+}
+
+#[tokio::test]
+async fn modified_arguments_that_fail_validation_never_run() {
+    for (key, modified) in [
+        ("mod-bad-type", json!({"key": "mod-bad-type", "path": 42})),
+        ("mod-missing", json!({"key": "mod-missing"})),
+        (
+            "mod-unknown",
+            json!({"key": "mod-unknown", "path": "x", "force": true}),
+        ),
+        ("mod-not-object", json!(["mod-not-object"])),
+    ] {
+        let executor = executor()
+            .approval(move |_req: ApprovalRequest| {
+                let arguments = modified.clone();
+                async move { ApprovalDecision::Modified { arguments } }
+            })
+            .build();
+        let result = executor
+            .execute(call("c1", "wipe_path", json!({"key": key, "path": "/"})))
+            .await;
+        assert!(!result.success, "{key}: {result:?}");
+        assert_eq!(runs(key), 0, "{key} ran");
+    }
+}
+
+#[tokio::test]
+async fn approval_requests_carry_tool_safety_redacted_arguments_and_call_id() {
+    let seen: Arc<Mutex<Vec<ApprovalRequest>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let executor = executor()
+        .approval(move |req: ApprovalRequest| {
+            log.lock().unwrap().push(req);
+            async { ApprovalDecision::Approved }
+        })
+        .build();
+    executor
+        .execute(call(
+            "call_77",
+            "wipe_path",
+            json!({"key": "req", "path": "/data", "token": "hunter2"}),
+        ))
+        .await;
+    let seen = seen.lock().unwrap();
+    let request = &seen[0];
+    assert_eq!(request.call_id, "call_77");
+    assert_eq!(request.tool, "wipe_path");
+    assert_eq!(request.safety, SafetyLevel::Dangerous);
+    assert_eq!(
+        request.description,
+        "Permanently delete everything under a path."
+    );
+    assert_eq!(
+        request.arguments,
+        json!({"key": "req", "path": "/data", "token": "[redacted]"})
+    );
+    assert!(!serde_json::to_string(request).unwrap().contains("hunter2"));
+}
+
+#[tokio::test]
+async fn a_panicking_approval_handler_denies() {
+    let executor = executor()
+        .approval(|_req: ApprovalRequest| async {
+            panic!("approval UI crashed");
+            #[allow(unreachable_code)]
+            ApprovalDecision::Approved
+        })
+        .build();
+    let result = executor
+        .execute(call(
+            "c1",
+            "wipe_path",
+            json!({"key": "approval-panic", "path": "/"}),
+        ))
+        .await;
+    assert!(!result.success);
+    assert_eq!(result.metadata.approved, Some(false));
+    assert_eq!(runs("approval-panic"), 0);
+}
+
+/// A writer the test can read back.
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Buffer {
+    type Writer = Buffer;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+#[test]
+fn cautious_calls_are_logged_with_tool_call_id_and_arguments() {
+    let buffer = Buffer::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(buffer.clone())
+        .with_max_level(tracing::Level::INFO)
+        .with_ansi(false)
+        .finish();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    tracing::subscriber::with_default(subscriber, || {
+        runtime.block_on(async {
+            let result = executor()
+                .build()
+                .execute(call(
+                    "call_log",
+                    "change_setting",
+                    json!({"key": "log", "value": 3}),
+                ))
+                .await;
+            assert!(result.success);
+        });
+    });
+    let output = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let line = output
+        .lines()
+        .find(|line| line.contains("running a cautious tool"))
+        .unwrap_or_else(|| panic!("no log line in {output:?}"));
+    assert!(line.contains("INFO"), "{line}");
+    assert!(
+        line.contains("tool=\"change_setting\"") || line.contains("tool=change_setting"),
+        "{line}"
+    );
+    assert!(line.contains("call_log"), "{line}");
+    assert!(line.contains(r#""value":3"#), "{line}");
+    assert_eq!(runs("log"), 1);
+}

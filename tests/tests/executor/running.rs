@@ -1,0 +1,440 @@
+//! Running: errors, panics, timeouts, cancellation, concurrency, order, state.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tool_runtime::{BlockingExecutor, CallOptions, CancellationToken, ToolCall};
+
+use crate::tools::{Greeting, call, executor, runs};
+
+#[tokio::test]
+async fn unknown_tools_get_suggestions() {
+    let executor = executor().build();
+    let result = executor.execute(call("c1", "reed_number", json!({}))).await;
+    assert!(!result.success);
+    assert_eq!(
+        result.error.as_deref(),
+        Some("unknown tool `reed_number`; did you mean `read_number`?")
+    );
+    assert_eq!(result.metadata.safety_level, None);
+    assert_eq!(result.metadata.approved, None);
+    let result = executor.execute(call("c2", "zzzzzz", json!({}))).await;
+    assert!(
+        result
+            .error
+            .unwrap()
+            .starts_with("unknown tool `zzzzzz`; available tools: `")
+    );
+}
+
+#[tokio::test]
+async fn invalid_names_are_refused_clearly() {
+    let executor = executor().build();
+    for name in [
+        "Read-Number",
+        "read number",
+        "",
+        "../etc/passwd",
+        "READ_NUMBER",
+        &"x".repeat(500),
+    ] {
+        let result = executor.execute(call("c1", name, json!({}))).await;
+        assert!(!result.success);
+        let error = result.error.unwrap();
+        assert!(error.starts_with("invalid tool name `"), "{name}: {error}");
+        assert!(error.len() < 400, "long names are shortened: {error}");
+    }
+    let result = executor.execute(call("c1", "Read-Number", json!({}))).await;
+    assert!(
+        result
+            .error
+            .unwrap()
+            .ends_with("did you mean `read_number`?")
+    );
+}
+
+#[tokio::test]
+async fn arguments_must_be_an_object() {
+    let executor = executor().build();
+    for arguments in [json!([1, 2]), json!("{\"n\": 1}"), json!(null), json!(3)] {
+        let result = executor
+            .execute(call("c1", "read_number", arguments.clone()))
+            .await;
+        assert!(!result.success);
+        assert!(
+            result.error.as_deref().unwrap().starts_with(
+                "arguments for tool `read_number` must be a JSON object of named parameters, got "
+            ),
+            "{arguments}: {result:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn disabled_tools_are_refused() {
+    let executor = executor().build();
+    executor
+        .registry()
+        .set_enabled("read_number", false)
+        .unwrap();
+    let result = executor
+        .execute(call(
+            "c1",
+            "read_number",
+            json!({"key": "disabled", "n": 1}),
+        ))
+        .await;
+    assert_eq!(
+        result.error.as_deref(),
+        Some("tool `read_number` is disabled and cannot be called now")
+    );
+    assert_eq!(runs("disabled"), 0);
+    executor
+        .registry()
+        .set_enabled("read_number", true)
+        .unwrap();
+    assert!(
+        executor
+            .execute(call(
+                "c2",
+                "read_number",
+                json!({"key": "disabled", "n": 1})
+            ))
+            .await
+            .success
+    );
+}
+
+#[tokio::test]
+async fn handler_errors_and_argument_errors_are_failures() {
+    let executor = executor().build();
+    let result = executor
+        .execute(call("c1", "fail_politely", json!({"key": "polite"})))
+        .await;
+    assert_eq!(
+        result.error.as_deref(),
+        Some("tool `fail_politely` failed: the service is down; try again in a minute")
+    );
+    let result = executor
+        .execute(call(
+            "c2",
+            "read_number",
+            json!({"key": "args", "n": "five"}),
+        ))
+        .await;
+    assert!(result.error.as_deref().unwrap().starts_with("invalid arguments for tool `read_number`: invalid value for parameter `n`: expected integer, got string \"five\""), "{result:?}");
+    assert_eq!(runs("args"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_tool_leaves_the_executor_usable() {
+    let executor = executor().build();
+    for name in ["explode", "explode_async"] {
+        let result = executor
+            .execute(call("c1", name, json!({"key": "panic"})))
+            .await;
+        assert!(!result.success);
+        let error = result.error.unwrap();
+        assert!(
+            error.starts_with(&format!("tool `{name}` crashed (panicked: ")),
+            "{error}"
+        );
+        assert!(error.contains("boom"), "{error}");
+    }
+    let after = executor
+        .execute(call(
+            "c2",
+            "read_number",
+            json!({"key": "after-panic", "n": 1}),
+        ))
+        .await;
+    assert!(after.success);
+    assert!(executor.registry().get("explode").is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_sync_tool_times_out_and_blocks_nothing() {
+    let executor = executor().timeout(Duration::from_millis(200)).build();
+    let started = Instant::now();
+    let results = executor
+        .execute_tool_calls(vec![
+            call("hang", "hang_forever", json!({"key": "hang"})),
+            call("quick", "read_number", json!({"key": "hang-quick", "n": 7})),
+        ])
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        results[0].error.as_deref(),
+        Some("tool `hang_forever` timed out after 200 ms and was stopped; try a smaller request")
+    );
+    assert!(results[1].success);
+    let after = executor
+        .execute(call(
+            "after",
+            "read_number",
+            json!({"key": "hang-after", "n": 1}),
+        ))
+        .await;
+    assert!(after.success);
+    assert_eq!(executor.metrics().tools["hang_forever"].timeouts, 1);
+}
+
+#[tokio::test]
+async fn per_call_timeouts_override_the_executor_timeout() {
+    let executor = executor().timeout(Duration::from_secs(60)).build();
+    let result = executor
+        .execute_with(
+            call(
+                "c1",
+                "sleep_async",
+                json!({"key": "per-call", "ms": 10_000}),
+            ),
+            CallOptions::new().timeout(Duration::from_millis(50)),
+        )
+        .await;
+    assert!(result.error.unwrap().contains("timed out after 50 ms"));
+}
+
+#[tokio::test]
+async fn a_cancel_token_stops_the_call_and_tells_the_tool() {
+    let executor = executor().build();
+    let token = CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cancel.cancel();
+    });
+    let result = executor
+        .execute_with(
+            call("c1", "sleep_async", json!({"key": "cancel", "ms": 10_000})),
+            CallOptions::new().cancellation(token),
+        )
+        .await;
+    assert_eq!(
+        result.error.as_deref(),
+        Some("the call of `sleep_async` was cancelled")
+    );
+}
+
+async fn eventually(what: &str) {
+    for _ in 0..200 {
+        if runs(what) == 1 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{what} never happened");
+}
+
+#[tokio::test]
+async fn dropping_the_call_stops_an_async_tool() {
+    let executor = executor().build();
+    let pending = executor.execute(call("c1", "wait_async", json!({"key": "drop-async"})));
+    let finished = tokio::time::timeout(Duration::from_millis(100), pending).await;
+    assert!(finished.is_err(), "the tool waits forever: {finished:?}");
+    assert_eq!(runs("drop-async"), 1);
+    // The tool's future was dropped with the call.
+    eventually("drop-async:dropped").await;
+}
+
+#[tokio::test]
+async fn dropping_the_call_tells_a_sync_tool_to_stop() {
+    let executor = executor().build();
+    let pending = executor.execute(call("c1", "wait_for_cancel", json!({"key": "drop-sync"})));
+    let finished = tokio::time::timeout(Duration::from_millis(100), pending).await;
+    assert!(
+        finished.is_err(),
+        "the tool waits for cancellation: {finished:?}"
+    );
+    assert_eq!(runs("drop-sync"), 1);
+    eventually("drop-sync:saw-cancel").await;
+}
+
+#[tokio::test]
+async fn a_timeout_tells_a_sync_tool_to_stop() {
+    let executor = executor().timeout(Duration::from_millis(50)).build();
+    let result = executor
+        .execute(call(
+            "c1",
+            "wait_for_cancel",
+            json!({"key": "timeout-sync"}),
+        ))
+        .await;
+    assert!(result.error.unwrap().contains("timed out after 50 ms"));
+    eventually("timeout-sync:saw-cancel").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn independent_calls_run_concurrently() {
+    let executor = executor().concurrency(100).build();
+    for (tool, key) in [("sleep_async", "conc-async"), ("sleep_sync", "conc-sync")] {
+        let calls: Vec<ToolCall> = (0..100)
+            .map(|i| call(&format!("c{i}"), tool, json!({"key": key, "ms": 50})))
+            .collect();
+        let started = Instant::now();
+        let results = executor.execute_tool_calls(calls).await;
+        let elapsed = started.elapsed();
+        assert!(results.iter().all(|r| r.success));
+        // Serially this is 100 x 50 ms = 5 s.
+        assert!(elapsed < Duration::from_millis(2500), "{tool}: {elapsed:?}");
+    }
+}
+
+#[tokio::test]
+async fn concurrency_limit_is_respected() {
+    let executor = executor().concurrency(2).build();
+    let calls: Vec<ToolCall> = (0..6)
+        .map(|i| {
+            call(
+                &format!("c{i}"),
+                "sleep_async",
+                json!({"key": "limit", "ms": 60}),
+            )
+        })
+        .collect();
+    let started = Instant::now();
+    executor.execute_tool_calls(calls).await;
+    // Three waves of two.
+    assert!(
+        started.elapsed() >= Duration::from_millis(170),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_keep_call_order_when_calls_finish_out_of_order() {
+    let executor = executor().build();
+    let delays = [120_u64, 10, 80, 0, 40];
+    let calls: Vec<ToolCall> = delays
+        .iter()
+        .enumerate()
+        .map(|(i, ms)| {
+            call(
+                &format!("id-{i}"),
+                "sleep_async",
+                json!({"key": "order", "ms": ms}),
+            )
+        })
+        .chain([call("id-bad", "nope", json!({}))])
+        .collect();
+    let results = executor.execute_tool_calls(calls).await;
+    let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["id-0", "id-1", "id-2", "id-3", "id-4", "id-bad"]);
+    for (result, ms) in results.iter().zip(delays) {
+        assert_eq!(result.content, format!("slept {ms} ms"));
+    }
+    assert!(!results[5].success);
+    assert!(executor.execute_tool_calls(Vec::new()).await.is_empty());
+}
+
+#[tokio::test]
+async fn tools_read_state_and_their_call_id() {
+    let executor = executor().state(Greeting("Hello".into())).build();
+    let result = executor
+        .execute(call("call_9", "greet", json!({"name": "Ada"})))
+        .await;
+    assert_eq!(result.content, "Hello Ada (call call_9)");
+    let unconfigured = crate::tools::executor().build();
+    let result = unconfigured
+        .execute(call("c1", "greet", json!({"name": "Ada"})))
+        .await;
+    assert!(
+        result
+            .error
+            .unwrap()
+            .contains("needs a `executor::tools::Greeting` in the executor's state")
+    );
+}
+
+#[test]
+fn the_blocking_facade_works_without_a_runtime() {
+    let blocking = BlockingExecutor::new(executor().build()).unwrap();
+    let result = blocking.execute(call(
+        "c1",
+        "read_number",
+        json!({"key": "blocking", "n": 3}),
+    ));
+    assert_eq!(result.content, "3");
+    let results = blocking.execute_tool_calls(vec![
+        call("a", "sleep_sync", json!({"key": "blocking", "ms": 1})),
+        call("b", "read_number", json!({"key": "blocking", "n": 4})),
+    ]);
+    assert_eq!(results[1].content, "4");
+    assert_eq!(blocking.metrics().tools["read_number"].calls, 2);
+}
+
+#[tokio::test]
+async fn the_blocking_facade_refuses_inside_a_runtime_instead_of_panicking() {
+    let blocking =
+        tokio::task::spawn_blocking(|| BlockingExecutor::new(executor().build()).unwrap())
+            .await
+            .unwrap();
+    let result = blocking.execute(call("c1", "read_number", json!({"key": "nested", "n": 3})));
+    assert!(!result.success);
+    assert!(
+        result
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("inside an async runtime")
+    );
+    // Drop the facade's runtime off the async threads.
+    tokio::task::spawn_blocking(move || drop(blocking))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn lenient_mode_fixes_common_mistakes_and_says_so() {
+    let strict = executor().build();
+    let arguments = json!({"key": "lenient", "numbers": 5, "flag": "true", "count_to": "3"});
+    let result = strict
+        .execute(call("c1", "take_list", arguments.clone()))
+        .await;
+    assert!(!result.success);
+
+    let lenient = executor().lenient_arguments(true).build();
+    let result = lenient.execute(call("c1", "take_list", arguments)).await;
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.content, "[5] true Some(3)");
+    assert_eq!(
+        result.metadata.coerced,
+        [
+            "`numbers`: number 5 -> array [5]",
+            "`flag`: string \"true\" -> boolean true",
+            "`count_to`: string \"3\" -> number 3"
+        ]
+    );
+    let result = lenient
+        .execute(call(
+            "c2",
+            "take_list",
+            json!(r#"{"key": "lenient", "numbers": ["1", 2], "flag": false}"#),
+        ))
+        .await;
+    assert!(
+        !result.success,
+        "items are not coerced inside arrays: {result:?}"
+    );
+    let result = lenient
+        .execute(call(
+            "c3",
+            "take_list",
+            json!(r#"{"key": "lenient", "numbers": [1], "flag": false}"#),
+        ))
+        .await;
+    assert!(result.success, "{result:?}");
+    assert_eq!(
+        result.metadata.coerced,
+        ["arguments: a JSON string -> the object it contains"]
+    );
+    let result = lenient
+        .execute(call(
+            "c4",
+            "take_list",
+            json!({"key": "lenient", "numbers": [], "flag": "maybe"}),
+        ))
+        .await;
+    assert!(!result.success, "nonsense is still refused");
+}

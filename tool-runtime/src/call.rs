@@ -1,0 +1,137 @@
+//! A call a model asked for, and its result, in the execution contract's JSON shape.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::SafetyLevel;
+
+/// One tool call a model asked for: `{"id", "name", "arguments"}`.
+///
+/// `arguments` is kept as any JSON value so that a model's mistake (an array, a string)
+/// becomes a failure result the model can read rather than a parse error for the whole turn.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_runtime::ToolCall;
+///
+/// let call = ToolCall::new("call_1", "read_file", json!({"path": "README.md"}));
+/// assert_eq!(
+///     serde_json::to_value(&call).unwrap(),
+///     json!({"id": "call_1", "name": "read_file", "arguments": {"path": "README.md"}})
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The call's id, echoed in its result.
+    pub id: String,
+    /// The tool to call.
+    pub name: String,
+    /// The arguments, normally a JSON object.
+    pub arguments: Value,
+}
+
+impl ToolCall {
+    /// A call of tool `name` with `arguments`.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+        }
+    }
+}
+
+/// How a call went, for the application and its logs: `{"execution_time_ms",
+/// "safety_level", "approved"}` plus what lenient argument handling changed.
+///
+/// ```
+/// use tool_runtime::ResultMetadata;
+/// let metadata = ResultMetadata::default();
+/// assert_eq!(serde_json::to_string(&metadata).unwrap(), r#"{"execution_time_ms":0.0}"#);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultMetadata {
+    /// Wall time from receiving the call to its result, in milliseconds.
+    #[serde(default)]
+    pub execution_time_ms: f64,
+    /// The tool's safety level; absent when no tool was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety_level: Option<SafetyLevel>,
+    /// Whether the policy let the call run (`false`: refused or denied); absent when the call
+    /// never reached the policy (unknown tool, malformed call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved: Option<bool>,
+    /// The arguments lenient mode corrected, one description each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coerced: Vec<String>,
+}
+
+/// The result of one call: `{"id", "success", "content", "error"?, "metadata"}`.
+///
+/// `success` and `error` agree: a success has no `error`, a failure always has one (and its
+/// `content` is the same message, for clients that only show content).
+///
+/// ```
+/// use tool_runtime::ToolResult;
+///
+/// let ok = ToolResult::success("call_1", "42");
+/// assert!(ok.success && ok.error.is_none());
+/// let failed = ToolResult::failure("call_2", "unknown tool `foo`");
+/// assert_eq!(failed.error.as_deref(), Some("unknown tool `foo`"));
+/// assert_eq!(failed.content, "unknown tool `foo`");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The id of the call this answers.
+    pub id: String,
+    /// Whether the tool ran and succeeded.
+    pub success: bool,
+    /// The text for the model.
+    pub content: String,
+    /// What went wrong, on failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Structured output, for tools with an output schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// How the call went.
+    #[serde(default)]
+    pub metadata: ResultMetadata,
+}
+
+impl ToolResult {
+    /// A successful result with `content`.
+    pub fn success(id: impl Into<String>, content: impl Into<String>) -> Self {
+        ToolResult {
+            id: id.into(),
+            success: true,
+            content: content.into(),
+            error: None,
+            structured_content: None,
+            metadata: ResultMetadata::default(),
+        }
+    }
+
+    /// A failed result with `error` (also its content).
+    pub fn failure(id: impl Into<String>, error: impl Into<String>) -> Self {
+        let error = error.into();
+        ToolResult {
+            id: id.into(),
+            success: false,
+            content: error.clone(),
+            error: Some(error),
+            structured_content: None,
+            metadata: ResultMetadata::default(),
+        }
+    }
+
+    /// Whether the result is a failure.
+    ///
+    /// ```
+    /// # use tool_runtime::ToolResult;
+    /// assert!(ToolResult::failure("c", "no").is_error());
+    /// ```
+    pub fn is_error(&self) -> bool {
+        !self.success
+    }
+}

@@ -1,0 +1,102 @@
+//! Asking whether a dangerous call may run.
+
+use std::future::Future;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{BoxFuture, SafetyLevel};
+
+/// What an approval handler is asked: which tool, how dangerous, with which arguments
+/// (`#[arg(secret)]` values redacted), for which call.
+///
+/// ```
+/// use tool_runtime::{ApprovalDecision, ApprovalRequest};
+///
+/// fn decide(request: &ApprovalRequest) -> ApprovalDecision {
+///     if request.tool == "delete_path" && request.arguments["path"] == "/" {
+///         ApprovalDecision::Denied { reason: "never delete the root".into() }
+///     } else {
+///         ApprovalDecision::Approved
+///     }
+/// }
+/// # let _ = decide;
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ApprovalRequest {
+    /// The id of the call.
+    pub call_id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The tool's description.
+    pub description: String,
+    /// The tool's safety level.
+    pub safety: SafetyLevel,
+    /// The arguments, with secret parameters' values replaced by `"[redacted]"`.
+    pub arguments: Value,
+}
+
+/// An approval handler's answer.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_runtime::ApprovalDecision;
+///
+/// let narrowed = ApprovalDecision::Modified { arguments: json!({"path": "build/"}) };
+/// # let _ = narrowed;
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run the call as asked.
+    Approved,
+    /// Do not run it; the model is told `reason`.
+    Denied {
+        /// Why, for the model.
+        reason: String,
+    },
+    /// Run it with these arguments instead (they are validated again; a secret left as
+    /// `"[redacted]"` keeps its original value).
+    Modified {
+        /// The arguments to run with.
+        arguments: Value,
+    },
+}
+
+/// Decides whether dangerous calls run. Any
+/// `Fn(ApprovalRequest) -> impl Future<Output = ApprovalDecision>` closure is one.
+///
+/// ```
+/// use tool_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture};
+///
+/// /// Approves only tools on a list.
+/// struct AllowList(Vec<String>);
+///
+/// impl ApprovalHandler for AllowList {
+///     fn approve(&self, request: ApprovalRequest) -> BoxFuture<ApprovalDecision> {
+///         let allowed = self.0.contains(&request.tool);
+///         Box::pin(async move {
+///             if allowed {
+///                 ApprovalDecision::Approved
+///             } else {
+///                 ApprovalDecision::Denied { reason: format!("`{}` is not on the allow list", request.tool) }
+///             }
+///         })
+///     }
+/// }
+/// ```
+pub trait ApprovalHandler: Send + Sync + 'static {
+    /// Decides on one request.
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<ApprovalDecision>;
+}
+
+impl<F, Fut> ApprovalHandler for F
+where
+    F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ApprovalDecision> + Send + 'static,
+{
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<ApprovalDecision> {
+        Box::pin(self(request))
+    }
+}

@@ -1,0 +1,145 @@
+//! Observability hooks: code that runs before and after every call.
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{SafetyLevel, ToolResult};
+
+/// What a hook is told about a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct HookEvent {
+    /// The id of the call.
+    pub call_id: String,
+    /// The tool's name, as the model sent it.
+    pub tool: String,
+    /// The tool's safety level, when the tool exists.
+    pub safety: Option<SafetyLevel>,
+    /// The arguments the tool runs with, secrets redacted.
+    pub arguments: Value,
+    /// Whether the policy let the call run, when it got that far.
+    pub approved: Option<bool>,
+}
+
+/// Code that observes calls, in three phases (the execution contract's observability hooks):
+/// `before` the tool runs, `after` it succeeded, `error` for every call that failed, including
+/// calls refused before running. Hooks run in the order they were added; a hook that panics
+/// is logged and skipped, and the call goes on.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use tool_runtime::{HookEvent, ToolHook, ToolResult};
+///
+/// #[derive(Default)]
+/// struct CountFailures(AtomicUsize);
+///
+/// impl ToolHook for CountFailures {
+///     fn error(&self, _event: &HookEvent, _result: &ToolResult) {
+///         self.0.fetch_add(1, Ordering::Relaxed);
+///     }
+/// }
+/// ```
+pub trait ToolHook: Send + Sync + 'static {
+    /// Right before the tool runs.
+    fn before(&self, event: &HookEvent) {
+        let _ = event;
+    }
+
+    /// After the tool succeeded.
+    fn after(&self, event: &HookEvent, result: &ToolResult) {
+        let _ = (event, result);
+    }
+
+    /// After the call failed, whatever the reason.
+    fn error(&self, event: &HookEvent, result: &ToolResult) {
+        let _ = (event, result);
+    }
+}
+
+/// A hook that appends one JSON line per cautious or dangerous call to a writer, flushed per
+/// line: `{"time","tool","call_id","arguments","decision","outcome","duration_ms"}`, with
+/// secret arguments redacted.
+///
+/// ```
+/// use tool_runtime::AuditLog;
+///
+/// let log = AuditLog::new(std::io::stderr());
+/// # let _ = log;
+/// ```
+pub struct AuditLog {
+    writer: Mutex<Box<dyn Write + Send>>,
+}
+
+#[derive(Serialize)]
+struct AuditLine<'a> {
+    time: String,
+    tool: &'a str,
+    call_id: &'a str,
+    safety: Option<SafetyLevel>,
+    arguments: &'a Value,
+    decision: &'a str,
+    outcome: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    duration_ms: f64,
+}
+
+impl AuditLog {
+    /// An audit log writing to `writer` (a file, stderr, a buffer).
+    pub fn new(writer: impl Write + Send + 'static) -> Self {
+        AuditLog {
+            writer: Mutex::new(Box::new(writer)),
+        }
+    }
+
+    fn record(&self, event: &HookEvent, result: &ToolResult) {
+        if !matches!(
+            event.safety,
+            Some(SafetyLevel::Cautious | SafetyLevel::Dangerous)
+        ) {
+            return;
+        }
+        let line = AuditLine {
+            time: jiff::Timestamp::now().to_string(),
+            tool: &event.tool,
+            call_id: &event.call_id,
+            safety: event.safety,
+            arguments: &event.arguments,
+            decision: match result.metadata.approved {
+                Some(true) => "approved",
+                Some(false) => "denied",
+                None => "none",
+            },
+            outcome: if result.success { "success" } else { "failure" },
+            error: result.error.as_deref(),
+            duration_ms: result.metadata.execution_time_ms,
+        };
+        let Ok(mut text) = serde_json::to_string(&line) else {
+            return;
+        };
+        text.push('\n');
+        let mut writer = self
+            .writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Err(error) = writer
+            .write_all(text.as_bytes())
+            .and_then(|()| writer.flush())
+        {
+            tracing::warn!(%error, "could not write the audit log");
+        }
+    }
+}
+
+impl ToolHook for AuditLog {
+    fn after(&self, event: &HookEvent, result: &ToolResult) {
+        self.record(event, result);
+    }
+
+    fn error(&self, event: &HookEvent, result: &ToolResult) {
+        self.record(event, result);
+    }
+}

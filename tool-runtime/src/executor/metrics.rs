@@ -1,0 +1,163 @@
+//! Per-tool counts and latencies.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+/// Latencies kept per tool for percentiles: the most recent calls.
+const LATENCY_WINDOW: usize = 1024;
+
+/// How one call ended, for the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Success,
+    Failure,
+    Denied,
+    TimedOut,
+}
+
+#[derive(Default)]
+struct ToolCounters {
+    calls: u64,
+    successes: u64,
+    failures: u64,
+    denials: u64,
+    timeouts: u64,
+    total_ms: f64,
+    recent_ms: VecDeque<f64>,
+}
+
+/// Counters for every tool an executor ran or refused.
+#[derive(Default)]
+pub(crate) struct Metrics {
+    tools: Mutex<HashMap<String, ToolCounters>>,
+}
+
+impl Metrics {
+    pub(crate) fn record(&self, tool: &str, outcome: Outcome, elapsed_ms: f64) {
+        let mut tools = self
+            .tools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let counters = tools.entry(tool.to_owned()).or_default();
+        counters.calls += 1;
+        match outcome {
+            Outcome::Success => counters.successes += 1,
+            Outcome::Failure => counters.failures += 1,
+            Outcome::Denied => {
+                counters.failures += 1;
+                counters.denials += 1;
+            }
+            Outcome::TimedOut => {
+                counters.failures += 1;
+                counters.timeouts += 1;
+            }
+        }
+        counters.total_ms += elapsed_ms;
+        if counters.recent_ms.len() == LATENCY_WINDOW {
+            counters.recent_ms.pop_front();
+        }
+        counters.recent_ms.push_back(elapsed_ms);
+    }
+
+    pub(crate) fn snapshot(&self) -> MetricsSnapshot {
+        let tools = self
+            .tools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        MetricsSnapshot {
+            tools: tools
+                .iter()
+                .map(|(name, c)| {
+                    let mut sorted: Vec<f64> = c.recent_ms.iter().copied().collect();
+                    sorted.sort_by(f64::total_cmp);
+                    let percentile = |p: f64| -> f64 {
+                        if sorted.is_empty() {
+                            return 0.0;
+                        }
+                        let rank =
+                            ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+                        sorted[rank - 1]
+                    };
+                    (
+                        name.clone(),
+                        ToolMetrics {
+                            calls: c.calls,
+                            successes: c.successes,
+                            failures: c.failures,
+                            denials: c.denials,
+                            timeouts: c.timeouts,
+                            latency: LatencyStats {
+                                count: c.calls,
+                                mean_ms: if c.calls == 0 {
+                                    0.0
+                                } else {
+                                    c.total_ms / c.calls as f64
+                                },
+                                p50_ms: percentile(0.50),
+                                p99_ms: percentile(0.99),
+                            },
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Latency of a tool's calls, in milliseconds. The mean covers every call; the percentiles
+/// cover the most recent 1,024.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyStats {
+    /// How many calls were timed.
+    pub count: u64,
+    /// Mean latency.
+    pub mean_ms: f64,
+    /// Median latency.
+    pub p50_ms: f64,
+    /// 99th-percentile latency.
+    pub p99_ms: f64,
+}
+
+/// One tool's counters. `failures` counts every call that did not succeed, denials and
+/// timeouts included.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolMetrics {
+    /// Calls received.
+    pub calls: u64,
+    /// Calls that succeeded.
+    pub successes: u64,
+    /// Calls that failed, for any reason.
+    pub failures: u64,
+    /// Calls refused by the policy or an approval handler.
+    pub denials: u64,
+    /// Calls that ran out of time.
+    pub timeouts: u64,
+    /// How long calls took.
+    pub latency: LatencyStats,
+}
+
+/// Every tool's counters, by name.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use std::sync::Arc;
+/// use serde_json::json;
+/// use tool_runtime::{tool, register_all_tools, Executor, ToolCall};
+///
+/// /// Double a number.
+/// #[tool]
+/// fn double(n: i64) -> i64 { n * 2 }
+///
+/// let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
+/// executor.execute(ToolCall::new("1", "double", json!({"n": 2}))).await;
+/// let metrics = executor.metrics();
+/// assert_eq!(metrics.tools["double"].successes, 1);
+/// # }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetricsSnapshot {
+    /// Counters by tool name (unknown names included, so a model's mistakes show).
+    pub tools: BTreeMap<String, ToolMetrics>,
+}

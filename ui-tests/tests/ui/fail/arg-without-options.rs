@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Read a file.
+#[tool]
+fn read_file(#[arg] path: String) -> String {
+    path
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use tool_runtime::tool;
+
+/// Repeat a word.
+#[tool]
+fn repeat(
+    word: String,
+    #[arg(default = "twice")]
+    times: u32,
+) -> String {
+    word.repeat(times as usize)
+}
+
+fn main() {}

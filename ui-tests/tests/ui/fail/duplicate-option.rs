@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Read a file.
+#[tool(safety = "safe", safety = "cautious")]
+fn read_file(path: String) -> String {
+    path
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use tool_runtime::tool;
+
+/// Read a file.
+#[allow(non_snake_case)]
+#[tool]
+fn readFile(path: String) -> String {
+    path
+}
+
+fn main() {}

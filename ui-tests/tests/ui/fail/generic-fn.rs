@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Echo a value.
+#[tool]
+fn echo<T: serde::de::DeserializeOwned + schemars::JsonSchema + ToString>(value: T) -> String {
+    value.to_string()
+}
+
+fn main() {}

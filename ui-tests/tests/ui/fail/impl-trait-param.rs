@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Greet someone.
+#[tool]
+fn greet(name: impl Into<String>) -> String {
+    name.into()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Greet someone.
+#[tool]
+fn greet(name: String) -> impl std::fmt::Display {
+    name
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use tool_runtime::tool;
+
+/// Read a file.
+#[tool]
+fn read_file(
+    #[arg(rename = "file path")]
+    path: String,
+) -> String {
+    path
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use tool_runtime::tool;
+
+#[tool]
+fn read_file(path: String) -> String {
+    path
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// A tool that is a struct.
+#[tool]
+struct ReadFile {
+    path: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Count the characters of a text.
+#[tool]
+fn count_chars(text: &str) -> usize {
+    text.chars().count()
+}
+
+fn main() {}

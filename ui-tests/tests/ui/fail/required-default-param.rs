@@ -1,0 +1,13 @@
+use tool_runtime::tool;
+
+/// Repeat a word.
+#[tool(required("word", "times"))]
+fn repeat(
+    word: String,
+    #[arg(default = 2)]
+    times: u32,
+) -> String {
+    word.repeat(times as usize)
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Read a file.
+#[tool(required("path", "path"))]
+fn read_file(path: String) -> String {
+    path
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Write a file.
+#[tool(required("path"))]
+fn write_file(path: String, contents: String) -> String {
+    path + &contents
+}
+
+fn main() {}

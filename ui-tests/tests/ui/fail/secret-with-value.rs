@@ -1,0 +1,13 @@
+use tool_runtime::tool;
+
+/// Log in.
+#[tool]
+fn login(
+    user: String,
+    #[arg(secret = true)]
+    password: String,
+) -> String {
+    user + &password
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tool_runtime::tool;
+
+/// Echo a value.
+#[tool]
+unsafe fn echo(value: String) -> String {
+    value
+}
+
+fn main() {}

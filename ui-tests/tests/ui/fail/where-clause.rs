@@ -1,0 +1,12 @@
+use tool_runtime::tool;
+
+/// Echo a value.
+#[tool]
+fn echo(value: String) -> String
+where
+    String: Clone,
+{
+    value
+}
+
+fn main() {}

@@ -1,0 +1,44 @@
+use tool_runtime::{ToolFilter, tool};
+
+const MINE: i32 = tool_runtime::priority::OFFICIAL + 1;
+
+/// A built-in tool.
+#[tool(priority = tool_runtime::priority::BUILTIN)]
+fn builtin_tool() -> String {
+    String::new()
+}
+
+/// A tool with a computed priority.
+#[tool(priority = MINE)]
+fn computed_tool() -> String {
+    String::new()
+}
+
+/// A tool with a negative priority.
+#[tool(priority = -1)]
+fn last_tool() -> String {
+    String::new()
+}
+
+/// A tool with the default priority.
+#[tool]
+fn default_tool() -> String {
+    String::new()
+}
+
+fn main() {
+    let registry = tool_runtime::register_all_tools().unwrap();
+    assert_eq!(registry.get("builtin_tool").unwrap().priority(), 100);
+    assert_eq!(registry.get("computed_tool").unwrap().priority(), 51);
+    assert_eq!(registry.get("last_tool").unwrap().priority(), -1);
+    assert_eq!(
+        registry.get("default_tool").unwrap().priority(),
+        tool_runtime::priority::DEFAULT
+    );
+    let order: Vec<String> = registry
+        .list(&ToolFilter::new())
+        .iter()
+        .map(|tool| tool.name().to_owned())
+        .collect();
+    assert_eq!(order, ["builtin_tool", "computed_tool", "default_tool", "last_tool"]);
+}

@@ -1,0 +1,44 @@
+use tool_runtime::{SafetyLevel, tool};
+
+/// Ignored: `description` wins over the doc comment.
+#[tool(
+    name = "remove_file",
+    description = "Remove a file from the workspace.",
+    safety = "dangerous",
+    categories(filesystem, "file-ops"),
+    tags("files", "delete"),
+    required("path"),
+    version = "1.2.0",
+    priority = 42,
+)]
+fn delete_path(path: String, force: Option<bool>) -> String {
+    format!("removed {path} (force: {})", force.unwrap_or(false))
+}
+
+fn main() {
+    // The function is still an ordinary function.
+    assert_eq!(delete_path("a".into(), None), "removed a (force: false)");
+
+    let registry = tool_runtime::register_all_tools().unwrap();
+    assert!(registry.get("delete_path").is_none());
+    let tool = registry.get("remove_file").unwrap();
+    assert_eq!(tool.name(), "remove_file");
+    assert_eq!(tool.description(), "Remove a file from the workspace.");
+    assert_eq!(tool.safety(), SafetyLevel::Dangerous);
+    assert_eq!(tool.categories(), ["filesystem", "file-ops"]);
+    assert_eq!(tool.tags(), ["files", "delete"]);
+    assert_eq!(tool.required(), ["path"]);
+    assert_eq!(tool.version(), Some("1.2.0"));
+    assert_eq!(tool.priority(), 42);
+    assert!(!tool.is_async());
+    assert_eq!(tool.input_schema()["required"], serde_json::json!(["path"]));
+    assert_eq!(tool.output_schema(), None);
+    assert!(tool.source().file.ends_with("sync-every-option.rs"));
+
+    let args = serde_json::json!({"path": "b", "force": true});
+    let out = tool
+        .call_blocking(&tool_runtime::ToolContext::new(), args.as_object().unwrap().clone())
+        .unwrap()
+        .unwrap();
+    assert_eq!(out.content, "removed b (force: true)");
+}
