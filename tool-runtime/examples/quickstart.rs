@@ -4,6 +4,7 @@
 //! Run it with `cargo run --example quickstart`.
 
 use serde_json::json;
+use tool_runtime::schema::{Format, tools_to_schema};
 use tool_runtime::{SafetyLevel, ToolError, ToolFilter, register_all_tools, tool};
 
 /// Get the current weather for a city. Use it when the user asks about the weather.
@@ -44,19 +45,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tools = registry.list(&ToolFilter::new().max_safety(SafetyLevel::Safe));
 
     println!("== {} tools, as an OpenAI `tools` array ==", tools.len());
-    let schemas: Vec<_> = tools
-        .iter()
-        .map(|tool| {
-            json!({
-                "type": "function",
-                "function": {
-                    "name": tool.name(),
-                    "description": tool.description(),
-                    "parameters": tool.input_schema(),
-                }
-            })
-        })
-        .collect();
+    let schemas = tools_to_schema(&tools, Format::OpenAiChat);
     println!("{}", serde_json::to_string_pretty(&schemas)?);
 
     let weather = registry.get("get_weather").ok_or("get_weather is linked")?;

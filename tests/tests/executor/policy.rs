@@ -279,5 +279,11 @@ fn cautious_calls_are_logged_with_tool_call_id_and_arguments() {
     );
     assert!(line.contains("call_log"), "{line}");
     assert!(line.contains(r#""value":3"#), "{line}");
+    // Inside the call's span, which names the tool, the call and the safety level.
+    assert!(line.contains("tool_call{"), "{line}");
+    assert!(
+        line.contains("safety=cautious") || line.contains("safety=\"cautious\""),
+        "{line}"
+    );
     assert_eq!(runs("log"), 1);
 }

@@ -2,12 +2,13 @@
 
 use tool_runtime::{SafetyLevel, ToolFilter, ToolRegistry, register_all_tools};
 
-const LOCAL: [&str; 5] = [
+const LOCAL: [&str; 6] = [
     "always_fails",
     "do_nothing",
     "echo",
     "search_records",
     "sort_numbers",
+    "summarize_numbers",
 ];
 const WEATHER: [&str; 2] = ["convert_temperature", "get_forecast"];
 const ADMIN: [&str; 2] = ["purge_cache", "restart_service"];

@@ -100,3 +100,23 @@ pub fn echo(
 ) -> String {
     if shout { word.to_uppercase() } else { word }
 }
+
+/// Summary statistics of a list of numbers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Summary {
+    /// How many numbers there were.
+    pub count: usize,
+    /// Their mean, absent for an empty list.
+    pub mean: Option<f64>,
+}
+
+/// Summarize a list of numbers: count and mean.
+#[tool(categories(math))]
+pub fn summarize_numbers(
+    /// The numbers
+    numbers: Vec<f64>,
+) -> Json<Summary> {
+    let count = numbers.len();
+    let mean = (count > 0).then(|| numbers.iter().sum::<f64>() / count as f64);
+    Json(Summary { count, mean })
+}

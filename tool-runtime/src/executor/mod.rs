@@ -421,13 +421,20 @@ impl Executor {
 
         let mut arguments = match arguments {
             Value::Object(map) => map,
-            // Some clients send the arguments as a JSON string, as OpenAI's API does.
-            Value::String(text) if self.inner.lenient => match serde_json::from_str(&text) {
-                Ok(Value::Object(map)) => {
+            // Providers send arguments as JSON text; a provider parser passes text that is not
+            // JSON through unchanged, so the model learns what was wrong with it.
+            Value::String(text) => match serde_json::from_str::<Value>(&text) {
+                Err(error) => {
+                    return Err(Refusal::failed(format!(
+                        "the arguments for tool `{name}` are not valid JSON ({error}); send a JSON \
+                         object of named parameters"
+                    )));
+                }
+                Ok(Value::Object(map)) if self.inner.lenient => {
                     coerced.push("arguments: a JSON string -> the object it contains".to_owned());
                     map
                 }
-                _ => return Err(not_an_object(name, &Value::String(text))),
+                Ok(_) => return Err(not_an_object(name, &Value::String(text))),
             },
             Value::Null if self.inner.lenient => {
                 coerced.push("arguments: null -> {}".to_owned());

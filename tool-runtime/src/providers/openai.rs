@@ -1,0 +1,177 @@
+//! OpenAI: Chat Completions `tool_calls` and Responses `function_call` items.
+
+use serde_json::{Value, json};
+
+use super::{ProviderError, arguments_from_string, result_text, string_field};
+use crate::{ToolCall, ToolResult};
+
+const CHAT: &str = "OpenAI chat message";
+const RESPONSES: &str = "OpenAI responses output";
+
+/// The calls in a chat completion's assistant message: the message itself
+/// (`{"role":"assistant","tool_calls":[...]}`) or a whole completion (its first choice).
+///
+/// `function.arguments` is a JSON string; when it is not valid JSON the call keeps the raw
+/// string and fails when executed, naming the parse error. A missing id becomes `call_<n>`.
+/// Calls of other kinds (custom tools) are left out.
+///
+/// # Errors
+///
+/// When the message is not an object, or `tool_calls` is not an array of objects.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_runtime::providers::openai::parse_chat_tool_calls;
+///
+/// let completion = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+///     {"id": "a", "type": "function", "function": {"name": "add", "arguments": "{\"x\":1}"}},
+///     {"id": "b", "type": "function", "function": {"name": "add", "arguments": "{not json"}}
+/// ]}}]});
+/// let calls = parse_chat_tool_calls(&completion).unwrap();
+/// assert_eq!(calls[0].arguments, json!({"x": 1}));
+/// assert_eq!(calls[1].arguments, json!("{not json"));
+/// ```
+pub fn parse_chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, ProviderError> {
+    let message = match message.pointer("/choices/0/message") {
+        Some(inner) => inner,
+        None => message,
+    };
+    if !message.is_object() {
+        return Err(ProviderError::new(CHAT, "", "expected a message object"));
+    }
+    let calls = match message.get("tool_calls") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(calls)) => calls,
+        Some(_) => return Err(ProviderError::new(CHAT, "tool_calls", "expected an array")),
+    };
+    let mut parsed = Vec::new();
+    for (index, call) in calls.iter().enumerate() {
+        let path = format!("tool_calls[{index}]");
+        if !call.is_object() {
+            return Err(ProviderError::new(
+                CHAT,
+                path,
+                "expected a tool call object",
+            ));
+        }
+        if string_field(call, "type").is_some_and(|kind| kind != "function") {
+            continue;
+        }
+        let function = call.get("function").unwrap_or(&Value::Null);
+        let arguments = match function.get("arguments") {
+            Some(Value::String(text)) => arguments_from_string(text),
+            Some(Value::Null) | None => json!({}),
+            Some(other) => other.clone(),
+        };
+        parsed.push(ToolCall::new(
+            string_field(call, "id").map_or_else(|| format!("call_{index}"), str::to_owned),
+            string_field(function, "name").unwrap_or_default(),
+            arguments,
+        ));
+    }
+    Ok(parsed)
+}
+
+/// The `function_call` items of a Responses API output: the response (`{"output":[...]}`)
+/// or the output array. The call's id is its `call_id`.
+///
+/// # Errors
+///
+/// When the output is not an array of objects.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_runtime::providers::openai::parse_responses_tool_calls;
+///
+/// let response = json!({"output": [
+///     {"type": "message", "role": "assistant", "content": []},
+///     {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add", "arguments": "{\"x\":2}"}
+/// ]});
+/// let calls = parse_responses_tool_calls(&response).unwrap();
+/// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("call_1", "add"));
+/// ```
+pub fn parse_responses_tool_calls(output: &Value) -> Result<Vec<ToolCall>, ProviderError> {
+    let items = match output.get("output").unwrap_or(output) {
+        Value::Array(items) => items,
+        _ => {
+            return Err(ProviderError::new(
+                RESPONSES,
+                "output",
+                "expected an array of output items",
+            ));
+        }
+    };
+    let mut parsed = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        if !item.is_object() {
+            return Err(ProviderError::new(
+                RESPONSES,
+                format!("output[{index}]"),
+                "expected an output item object",
+            ));
+        }
+        if string_field(item, "type") != Some("function_call") {
+            continue;
+        }
+        let id = string_field(item, "call_id")
+            .or_else(|| string_field(item, "id"))
+            .map_or_else(|| format!("call_{index}"), str::to_owned);
+        let arguments = match item.get("arguments") {
+            Some(Value::String(text)) => arguments_from_string(text),
+            Some(Value::Null) | None => json!({}),
+            Some(other) => other.clone(),
+        };
+        parsed.push(ToolCall::new(
+            id,
+            string_field(item, "name").unwrap_or_default(),
+            arguments,
+        ));
+    }
+    Ok(parsed)
+}
+
+/// One `{"role":"tool","tool_call_id","content"}` message per result, for the next chat
+/// request. A failure's content is its error.
+///
+/// ```
+/// use tool_runtime::providers::openai::chat_tool_messages;
+/// use tool_runtime::ToolResult;
+///
+/// let messages = chat_tool_messages(&[ToolResult::success("call_1", "18 °C")]);
+/// assert_eq!(messages[0], serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "18 °C"}));
+/// ```
+pub fn chat_tool_messages(results: &[ToolResult]) -> Vec<Value> {
+    results
+        .iter()
+        .map(|result| {
+            json!({
+                "role": "tool",
+                "tool_call_id": result.id,
+                "content": result_text(result),
+            })
+        })
+        .collect()
+}
+
+/// One `{"type":"function_call_output","call_id","output"}` item per result, for the next
+/// Responses request.
+///
+/// ```
+/// use tool_runtime::providers::openai::responses_tool_outputs;
+/// use tool_runtime::ToolResult;
+///
+/// let items = responses_tool_outputs(&[ToolResult::failure("call_1", "no such city")]);
+/// assert_eq!(items[0]["output"], "no such city");
+/// ```
+pub fn responses_tool_outputs(results: &[ToolResult]) -> Vec<Value> {
+    results
+        .iter()
+        .map(|result| {
+            json!({
+                "type": "function_call_output",
+                "call_id": result.id,
+                "output": result_text(result),
+            })
+        })
+        .collect()
+}
