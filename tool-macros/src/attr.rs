@@ -58,6 +58,7 @@ pub(crate) struct ToolAttr {
     pub(crate) version: Opt<LitStr>,
     pub(crate) priority: Opt<Expr>,
     pub(crate) krate: Opt<Path>,
+    pub(crate) preview: Opt<Path>,
     /// Known options that an unknown one was probably meant to be (so their absence is not
     /// reported as a second error).
     pub(crate) misspelt: Vec<&'static str>,
@@ -73,6 +74,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "version",
     "priority",
     "crate",
+    "preview",
 ];
 
 impl ToolAttr {
@@ -88,6 +90,7 @@ impl ToolAttr {
             version: Opt::new("version"),
             priority: Opt::new("priority"),
             krate: Opt::new("crate"),
+            preview: Opt::new("preview"),
             misspelt: Vec::new(),
         };
         let parser = syn::meta::parser(|meta| {
@@ -159,6 +162,20 @@ impl ToolAttr {
                         }
                     }
                 }
+                // #[tool(preview = edit_preview)]
+                "preview" => {
+                    if let Some(expr) = expr_value(&meta, errors, "preview = path::to::preview_fn")?
+                    {
+                        match expr {
+                            Expr::Path(p) if p.qself.is_none() => attr.preview.set(errors, &path, p.path),
+                            other => errors.at(
+                                other,
+                                "expected the path of a function \
+                                 `fn(&ToolContext, &serde_json::Map<String, Value>) -> Result<String, ToolError>`",
+                            ),
+                        }
+                    }
+                }
                 _ => {
                     skip_value(&meta)?;
                     let message = match did_you_mean(&key, TOOL_OPTIONS.iter().copied()) {
@@ -168,8 +185,8 @@ impl ToolAttr {
                         }
                         None => format!(
                             "unknown option `{key}`: the options are `name`, `description`, \
-                             `safety`, `categories`, `tags`, `required`, `version`, `priority` \
-                             and `crate`"
+                             `safety`, `categories`, `tags`, `required`, `version`, `priority`, \
+                             `crate` and `preview`"
                         ),
                     };
                     errors.at(&path, message);

@@ -47,6 +47,17 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
         None => quote!(__tool_rt::DEFAULT_PRIORITY),
     };
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
+    // Spanned at the path, so a function of the wrong type is reported there.
+    let preview = match &model.preview {
+        Some(path) => {
+            let span = path
+                .segments
+                .last()
+                .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+            quote_spanned!(span=> __tool_rt::Some(__tool_rt::preview_adapter(#path)))
+        }
+        None => quote!(__tool_rt::None),
+    };
 
     let params: Vec<_> = signature.params().collect();
     let json_names: Vec<&str> = params.iter().map(|p| p.json_name.as_str()).collect();
@@ -235,6 +246,7 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
                 params: __tool_params,
                 output_schema: __tool_output_schema,
                 handler: #handler,
+                preview: #preview,
             });
 
             __tool_rt::inventory::submit! {

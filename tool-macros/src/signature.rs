@@ -217,8 +217,9 @@ fn take_param_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> (Option<
     (doc_text(&docs), arg)
 }
 
-/// The text of `///` comments: one leading space per line removed, trimmed, lines joined by
-/// newlines. `None` when there is no text.
+/// The text of `///` comments, as Markdown reads it: one leading space per line removed,
+/// wrapped lines joined with a space, blank lines kept as paragraph breaks, and list items,
+/// headings and code blocks kept on lines of their own. `None` when there is no text.
 pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<String> {
     let mut lines = Vec::new();
     for attr in attrs {
@@ -238,7 +239,33 @@ pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<String> {
             }
         }
     }
-    let text = lines.join("\n");
+    let mut text = String::new();
+    let mut in_code = false;
+    let mut previous_blank = true;
+    for line in &lines {
+        let trimmed = line.trim_start();
+        let fence = trimmed.starts_with("```");
+        let own_line = in_code
+            || fence
+            || trimmed.is_empty()
+            || previous_blank
+            || trimmed.starts_with(['-', '*', '+', '#', '|', '>'])
+            || trimmed
+                .split_once(". ")
+                .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()));
+        if own_line {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+        } else {
+            text.push(' ');
+        }
+        text.push_str(if in_code || fence { line } else { trimmed });
+        if fence {
+            in_code = !in_code;
+        }
+        previous_blank = trimmed.is_empty();
+    }
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_owned())
 }

@@ -22,6 +22,7 @@ pub(crate) struct ToolModel {
     pub(crate) version: Option<String>,
     pub(crate) priority: Option<Expr>,
     pub(crate) krate: Path,
+    pub(crate) preview: Option<Path>,
 }
 
 pub(crate) fn validate(
@@ -84,6 +85,7 @@ pub(crate) fn validate(
             .get()
             .cloned()
             .unwrap_or_else(|| syn::parse_quote!(::tool_runtime)),
+        preview: attr.preview.get().cloned(),
     }
 }
 

@@ -172,6 +172,7 @@ pub struct ToolBuilder {
     priority: i32,
     source: ToolSource,
     handler: Option<Handler>,
+    preview: Option<crate::tool::PreviewFn>,
 }
 
 impl Tool {
@@ -196,6 +197,7 @@ impl Tool {
                 line: caller.line(),
             },
             handler: None,
+            preview: None,
         }
     }
 }
@@ -304,6 +306,19 @@ impl ToolBuilder {
         self
     }
 
+    /// What a call would do, shown to the person approving a dangerous call (a diff, a
+    /// summary). A preview that fails fails the call without asking.
+    pub fn preview<F>(mut self, preview: F) -> Self
+    where
+        F: Fn(&ToolContext, &Map<String, Value>) -> Result<String, crate::ToolError>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.preview = Some(Arc::new(preview));
+        self
+    }
+
     /// Checks the definition like `#[tool]` does at compile time, and builds the tool.
     pub fn build(self) -> Result<Tool, ToolDefinitionError> {
         let tool = self.name.clone();
@@ -365,6 +380,7 @@ impl ToolBuilder {
                 params,
                 source: self.source,
                 handler,
+                preview: self.preview,
             }),
         })
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::ToolError;
+use crate::{SafetyLevel, ToolError, ToolFilter, ToolRegistry};
 
 /// Values an application shares with its tools, one per type.
 ///
@@ -96,11 +96,25 @@ impl fmt::Debug for ToolState {
 /// assert_eq!(ctx.state::<Greeting>().unwrap().0, "hello");
 /// assert!(!ctx.is_cancelled());
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ToolContext {
     call_id: Arc<str>,
     state: Arc<ToolState>,
     cancellation: CancellationToken,
+    registry: Option<Arc<ToolRegistry>>,
+    max_safety: SafetyLevel,
+}
+
+impl Default for ToolContext {
+    fn default() -> Self {
+        ToolContext {
+            call_id: Arc::from(""),
+            state: Arc::default(),
+            cancellation: CancellationToken::new(),
+            registry: None,
+            max_safety: SafetyLevel::Dangerous,
+        }
+    }
 }
 
 impl ToolContext {
@@ -125,6 +139,35 @@ impl ToolContext {
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = token;
         self
+    }
+
+    /// The same context, running under `registry` with the safety ceiling `max_safety` (the
+    /// executor sets both, so tools can look up the tools a model may call).
+    pub fn with_registry(mut self, registry: Arc<ToolRegistry>, max_safety: SafetyLevel) -> Self {
+        self.registry = Some(registry);
+        self.max_safety = max_safety;
+        self
+    }
+
+    /// The registry the call runs under, when run by an executor.
+    pub fn registry(&self) -> Option<&Arc<ToolRegistry>> {
+        self.registry.as_ref()
+    }
+
+    /// The highest safety level the running executor allows.
+    pub fn max_safety(&self) -> SafetyLevel {
+        self.max_safety
+    }
+
+    /// The filter for the tools a model may call here: enabled, under the ceiling.
+    ///
+    /// ```
+    /// use tool_runtime::{SafetyLevel, ToolContext};
+    /// let filter = ToolContext::new().visible_tools();
+    /// assert_eq!(filter.safety_ceiling(), Some(SafetyLevel::Dangerous));
+    /// ```
+    pub fn visible_tools(&self) -> ToolFilter {
+        ToolFilter::new().max_safety(self.max_safety)
     }
 
     /// The id of the call being run, as the model sent it.

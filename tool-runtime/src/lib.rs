@@ -103,14 +103,11 @@ pub use tokio_util::sync::CancellationToken;
 /// Options: `name = "..."` (default: the function's name), `description = "..."` (default:
 /// the doc comment), `safety = "safe" | "cautious" | "dangerous"` (default `safe`),
 /// `categories(ident, ...)`, `tags("...", ...)`, `required("...", ...)`, `version = "x.y.z"`,
-/// `priority = N`, `crate = path::to::tool_runtime`. Per parameter:
+/// `priority = N`, `crate = path::to::tool_runtime`, `preview = path::to::fn` (what a
+/// dangerous call would do, shown to the approver). Put it on free functions only (not
+/// methods). Per parameter:
 /// `#[arg(rename = "...", description = "...", default = expr, secret)]`.
 pub use tool_macros::tool;
-
-// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;
 
 // Not public API: the items generated code names.
 #[doc(hidden)]
@@ -119,7 +116,8 @@ pub mod __private {
     pub use crate::args::Arguments;
     pub use crate::macro_support::{
         DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize, LinkedTool, MacroHandler,
-        ParamOps, ToolDef, ToolFactory, assert_send, param, param_ops,
+        ParamOps, PreviewAdapter, ToolDef, ToolFactory, assert_send, param, param_ops,
+        preview_adapter,
     };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::{

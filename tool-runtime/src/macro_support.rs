@@ -42,6 +42,16 @@ pub struct ToolDef {
     /// The output schema of the return type.
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     pub handler: MacroHandler,
+    /// Renders what a call would do, for approval (`#[tool(preview = ...)]`).
+    pub preview: Option<PreviewAdapter>,
+}
+
+/// A `#[tool(preview = ...)]` function.
+pub type PreviewAdapter = fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError>;
+
+/// Coerces a `preview = ...` function, so a wrong signature is a plain type mismatch at it.
+pub const fn preview_adapter(preview: PreviewAdapter) -> PreviewAdapter {
+    preview
 }
 
 /// One `#[tool]` function's static: its definition and its [`Tool`], built once.
@@ -108,6 +118,7 @@ fn build(def: &ToolDef) -> Tool {
             params,
             source: def.source.clone(),
             handler,
+            preview: def.preview.map(|f| Arc::new(f) as crate::tool::PreviewFn),
         }),
     }
 }

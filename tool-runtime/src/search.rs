@@ -124,8 +124,17 @@ pub(crate) fn tokenize(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// A few English suffixes, enough for plurals and verb forms to meet their stems.
+/// A few English suffixes, enough for plurals and verb forms to meet their stems
+/// ("replacing", "replaces" and "replace" all become "replac").
 fn stem(word: &str) -> String {
+    let stem = strip_suffix(word);
+    match stem.strip_suffix('e') {
+        Some(shorter) if shorter.len() >= 3 => shorter.to_owned(),
+        _ => stem,
+    }
+}
+
+fn strip_suffix(word: &str) -> String {
     let long =
         |suffix: &str, min: usize| word.len() >= suffix.len() + min && word.ends_with(suffix);
     if long("ies", 2) {
@@ -155,10 +164,10 @@ mod tests {
 
     #[test]
     fn tokenizes_names_and_text() {
-        assert_eq!(tokenize("read_file"), ["read", "file"]);
+        assert_eq!(tokenize("read_file"), ["read", "fil"]);
         assert_eq!(
             tokenize("Reads the files in a directory"),
-            ["read", "file", "directory"]
+            ["read", "fil", "directory"]
         );
         assert_eq!(
             tokenize("searching queries, boxes"),

@@ -26,6 +26,10 @@ pub(crate) type AsyncHandler = Arc<
         + Sync,
 >;
 
+/// Renders what a dangerous call would do, for the person approving it.
+pub(crate) type PreviewFn =
+    Arc<dyn Fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError> + Send + Sync>;
+
 /// How a tool's function is run.
 #[derive(Clone)]
 pub(crate) enum Handler {
@@ -234,6 +238,7 @@ pub(crate) struct ToolInner {
     pub(crate) params: Vec<ParamInfo>,
     pub(crate) source: ToolSource,
     pub(crate) handler: Handler,
+    pub(crate) preview: Option<PreviewFn>,
 }
 
 /// A tool a model can call: its spec, its parameters, where it was defined, and the
@@ -342,6 +347,43 @@ impl Tool {
     /// executor).
     pub fn is_async(&self) -> bool {
         matches!(self.inner.handler, Handler::Async(_))
+    }
+
+    /// Whether the tool can describe a call before it runs (`#[tool(preview = ...)]`).
+    pub fn has_preview(&self) -> bool {
+        self.inner.preview.is_some()
+    }
+
+    /// What a call with `arguments` would do (a diff, a summary), for an approval request;
+    /// `None` when the tool has no preview. The executor runs it before asking for approval
+    /// of a dangerous call, and a preview that fails fails the call without asking.
+    ///
+    /// ```
+    /// use serde_json::{json, Map, Value};
+    /// use tool_runtime::{tool, register_all_tools, ToolContext, ToolError};
+    ///
+    /// fn rename_preview(_ctx: &ToolContext, args: &Map<String, Value>) -> Result<String, ToolError> {
+    ///     Ok(format!("rename {} -> {}", args["from"], args["to"]))
+    /// }
+    ///
+    /// /// Rename a thing.
+    /// #[tool(safety = "dangerous", preview = rename_preview)]
+    /// fn rename_thing(from: String, to: String) -> String { format!("{from} -> {to}") }
+    ///
+    /// let tool = register_all_tools().unwrap().get("rename_thing").unwrap();
+    /// let args = json!({"from": "a", "to": "b"}).as_object().unwrap().clone();
+    /// let preview = tool.preview(&ToolContext::new(), &args).unwrap().unwrap();
+    /// assert_eq!(preview, r#"rename "a" -> "b""#);
+    /// ```
+    pub fn preview(
+        &self,
+        context: &ToolContext,
+        arguments: &Map<String, Value>,
+    ) -> Option<Result<String, ToolError>> {
+        self.inner
+            .preview
+            .as_ref()
+            .map(|preview| preview(context, arguments))
     }
 
     /// Runs the tool's adapter on a JSON argument object with an empty [`ToolContext`].

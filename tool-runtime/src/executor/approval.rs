@@ -35,6 +35,9 @@ pub struct ApprovalRequest {
     pub safety: SafetyLevel,
     /// The arguments, with secret parameters' values replaced by `"[redacted]"`.
     pub arguments: Value,
+    /// What the call would do, when the tool can tell (a diff for an edit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
 }
 
 /// An approval handler's answer.

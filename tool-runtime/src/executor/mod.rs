@@ -539,12 +539,14 @@ impl Executor {
                  configured; it was not run"
             )));
         };
+        let preview = self.preview(tool, id, &arguments).await?;
         let request = ApprovalRequest {
             call_id: id.to_owned(),
             tool: name.to_owned(),
             description: tool.description().to_owned(),
             safety: tool.safety(),
             arguments: event.arguments.clone(),
+            preview,
         };
         // On a task of its own, so a panicking handler is caught and a dropped call stops it.
         let decision = AbortOnDrop(tokio::spawn(
@@ -592,6 +594,47 @@ impl Executor {
         }
     }
 
+    /// The tool's preview of the call, computed off the async workers (it may read files). A
+    /// preview that fails fails the call: there is nothing sensible to approve.
+    async fn preview(
+        &self,
+        tool: &Tool,
+        id: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<Option<String>, Refusal> {
+        if !tool.has_preview() {
+            return Ok(None);
+        }
+        let (tool_for_task, context, arguments) = (
+            tool.clone(),
+            self.context(id, CancellationToken::new()),
+            arguments.clone(),
+        );
+        let joined =
+            tokio::task::spawn_blocking(move || tool_for_task.preview(&context, &arguments)).await;
+        let name = tool.name();
+        match joined {
+            Ok(Some(Ok(preview))) => Ok(Some(preview)),
+            Ok(None) => Ok(None),
+            Ok(Some(Err(error))) => Err(Refusal::failed(match &error {
+                ToolError::InvalidArguments(_) => error.to_string(),
+                _ => format!("tool `{name}` failed: {error}"),
+            })),
+            Err(_) => Err(Refusal::failed(format!(
+                "tool `{name}` was not run: its preview crashed"
+            ))),
+        }
+    }
+
+    /// The context a call of this executor runs with.
+    fn context(&self, id: &str, token: CancellationToken) -> ToolContext {
+        ToolContext::new()
+            .with_call_id(id)
+            .with_state(Arc::clone(&self.inner.state))
+            .with_registry(Arc::clone(&self.inner.registry), self.inner.max_safety)
+            .with_cancellation(token)
+    }
+
     /// Runs the tool on the runtime (async) or its blocking pool (sync), with the timeout
     /// and cancellation applied.
     async fn run_tool(
@@ -603,10 +646,7 @@ impl Executor {
     ) -> Result<ToolOutput, Refusal> {
         let name = tool.name();
         let token = CancellationToken::new();
-        let context = ToolContext::new()
-            .with_call_id(id)
-            .with_state(Arc::clone(&self.inner.state))
-            .with_cancellation(token.clone());
+        let context = self.context(id, token.clone());
         let task: BoxFuture<Result<Result<ToolOutput, ToolError>, String>> = if tool.is_async() {
             let tool = tool.clone();
             let task = AbortOnDrop(tokio::spawn(

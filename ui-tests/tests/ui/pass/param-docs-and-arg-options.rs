@@ -25,9 +25,8 @@ fn web_search(
 
 fn main() {
     let tool = tool_runtime::register_all_tools().unwrap().get("web_search").unwrap();
-    // Paragraphs of the doc comment are kept (the exact blank-line handling is the macro's).
-    assert!(tool.description().starts_with("Search the web.\n"), "{:?}", tool.description());
-    assert!(tool.description().ends_with("\nReturns the first results."), "{:?}", tool.description());
+    // Paragraphs of the doc comment are kept; wrapped lines are joined, as Markdown reads them.
+    assert_eq!(tool.description(), "Search the web.\n\nReturns the first results.");
     let names: Vec<&str> = tool.params().iter().map(|p| p.name()).collect();
     assert_eq!(names, ["query", "max", "api_key", "lang", "type"]);
     assert_eq!(tool.required(), ["query", "api_key"]);
@@ -39,7 +38,7 @@ fn main() {
     assert!(!max.is_required() && !max.is_secret());
     assert!(api_key.is_secret());
     assert_eq!(api_key.description(), Some("The API key"));
-    assert_eq!(lang.description(), Some("The language of the results,\nas a BCP 47 tag"));
+    assert_eq!(lang.description(), Some("The language of the results, as a BCP 47 tag"));
     assert_eq!(lang.default_value(), Some(&serde_json::json!("en")));
     assert!(!ty.is_required());
 

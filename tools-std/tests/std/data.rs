@@ -1,0 +1,115 @@
+//! calculate, json_query, current_time.
+
+use serde_json::json;
+
+use crate::harness::Harness;
+
+#[tokio::test]
+async fn calculate_evaluates_arithmetic_without_code() {
+    let h = Harness::new();
+    for (expression, expected) in [
+        ("1 + 2 * 3", "7"),
+        ("7/2", "3.5"),
+        ("sqrt(144) + 2^10 / 4", "268"),
+        ("2 * pi", "6.283185307179586"),
+        ("round(e * 100) / 100", "2.72"),
+        ("max(3, 9) - min(4, 1)", "8"),
+        ("1e3 + 1", "1001"),
+        ("sin(PI / 2)", "1"),
+        ("log10(1000)", "3"),
+    ] {
+        assert_eq!(
+            h.ok("calculate", json!({"expression": expression})).await,
+            expected,
+            "{expression}"
+        );
+    }
+    let error = h.err("calculate", json!({"expression": "1/0"})).await;
+    assert!(error.contains("is not a finite number"), "{error}");
+    let error = h.err("calculate", json!({"expression": "x + 1"})).await;
+    assert!(error.contains("cannot evaluate `x + 1`"), "{error}");
+    let error = h
+        .err("calculate", json!({"expression": "std::process::exit(1)"}))
+        .await;
+    assert!(error.contains("cannot evaluate"), "{error}");
+    let error = h
+        .err("calculate", json!({"expression": "1".repeat(2000)}))
+        .await;
+    assert!(error.contains("the limit is 1000"), "{error}");
+    let error = h.err("calculate", json!({"expression": " "})).await;
+    assert!(error.contains("empty"), "{error}");
+}
+
+#[tokio::test]
+async fn json_query_follows_pointers_and_paths() {
+    let h = Harness::new();
+    let document = json!({"items": [{"name": "a", "tags": ["x"]}, {"name": "b"}], "a/b": 1});
+    for (query, expected) in [
+        ("/items/0/name", "\"a\""),
+        ("items[1].name", "\"b\""),
+        (".items.0.tags", "[\"x\"]"),
+        ("/a~1b", "1"),
+        ("", &document.to_string()),
+    ] {
+        assert_eq!(
+            h.ok("json_query", json!({"document": document, "query": query}))
+                .await,
+            expected,
+            "{query}"
+        );
+    }
+    let as_text = h
+        .ok(
+            "json_query",
+            json!({"document": document.to_string(), "query": "items[0].name"}),
+        )
+        .await;
+    assert_eq!(as_text, "\"a\"");
+    let error = h
+        .err(
+            "json_query",
+            json!({"document": document, "query": "items[5]"}),
+        )
+        .await;
+    assert_eq!(
+        error,
+        "tool `json_query` failed: nothing at `items[5]`: `/items` is an array of 2 items (indexes 0 to 1)"
+    );
+    let error = h
+        .err("json_query", json!({"document": document, "query": "itms"}))
+        .await;
+    assert!(
+        error.contains("the document is an object with keys `items`, `a/b`"),
+        "{error}"
+    );
+    let error = h
+        .err("json_query", json!({"document": "{not json", "query": ""}))
+        .await;
+    assert!(
+        error.contains("`document` is a string that is not JSON text"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn current_time_is_time_zone_aware() {
+    let h = Harness::new();
+    let utc = h.ok("current_time", json!({})).await;
+    assert!(utc.contains("+00:00 ("), "{utc}");
+    assert!(utc.contains("UTC"), "{utc}");
+    let tokyo = h
+        .ok("current_time", json!({"timezone": "Asia/Tokyo"}))
+        .await;
+    assert!(tokyo.contains("+09:00 ("), "{tokyo}");
+    let year: i32 = tokyo[..4].parse().unwrap();
+    assert!(year >= 2025);
+    let error = h.err("current_time", json!({"timezone": "Paris"})).await;
+    assert!(
+        error.contains("unknown time zone `Paris`: did you mean `Europe/Paris`"),
+        "{error}"
+    );
+    let error = h
+        .err("current_time", json!({"timezone": "Mars/Olympus"}))
+        .await;
+    assert!(error.contains("use an IANA name"), "{error}");
+}

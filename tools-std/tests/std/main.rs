@@ -1,0 +1,9 @@
+//! tools-std through the executor, as a model would use it. One binary, a module per topic.
+
+mod data;
+mod execution;
+mod files;
+mod harness;
+mod introspection;
+mod safety;
+mod sandbox;
