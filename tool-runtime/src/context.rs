@@ -78,6 +78,27 @@ impl fmt::Debug for ToolState {
     }
 }
 
+/// One progress report of a long-running call (forwarded, for example, as an MCP progress
+/// notification).
+///
+/// ```
+/// use tool_runtime::Progress;
+/// let halfway = Progress { progress: 5.0, total: Some(10.0), message: Some("5 of 10 files".into()) };
+/// # let _ = halfway;
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Progress {
+    /// How far along the call is, in units of the tool's choosing; it only grows.
+    pub progress: f64,
+    /// The total, when known.
+    pub total: Option<f64>,
+    /// What is happening now.
+    pub message: Option<String>,
+}
+
+/// Where a call's progress reports go.
+pub(crate) type ProgressReporter = Arc<dyn Fn(Progress) + Send + Sync>;
+
 /// What a tool knows about the call it is running: the call id, the application's typed
 /// state, and the cancellation signal.
 ///
@@ -103,6 +124,7 @@ pub struct ToolContext {
     cancellation: CancellationToken,
     registry: Option<Arc<ToolRegistry>>,
     max_safety: SafetyLevel,
+    progress: Option<ProgressReporter>,
 }
 
 impl Default for ToolContext {
@@ -113,6 +135,7 @@ impl Default for ToolContext {
             cancellation: CancellationToken::new(),
             registry: None,
             max_safety: SafetyLevel::Dangerous,
+            progress: None,
         }
     }
 }
@@ -168,6 +191,31 @@ impl ToolContext {
     /// ```
     pub fn visible_tools(&self) -> ToolFilter {
         ToolFilter::new().max_safety(self.max_safety)
+    }
+
+    /// The same context, sending progress reports to `reporter`.
+    pub(crate) fn with_progress(mut self, reporter: ProgressReporter) -> Self {
+        self.progress = Some(reporter);
+        self
+    }
+
+    /// Reports how far a long call has come; the caller forwards it (an MCP server sends a
+    /// progress notification) or ignores it.
+    ///
+    /// ```
+    /// use tool_runtime::ToolContext;
+    /// // Outside an executor nobody listens; reporting is harmless.
+    /// ToolContext::new().report_progress(1.0, Some(3.0), "first of three");
+    /// ```
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: impl Into<String>) {
+        if let Some(reporter) = &self.progress {
+            let message: String = message.into();
+            reporter(Progress {
+                progress,
+                total,
+                message: (!message.is_empty()).then_some(message),
+            });
+        }
     }
 
     /// The id of the call being run, as the model sent it.

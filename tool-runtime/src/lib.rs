@@ -63,7 +63,7 @@ mod tool;
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::{ToolBuilder, ToolDefinitionError};
 pub use call::{ResultMetadata, ToolCall, ToolResult};
-pub use context::{ToolContext, ToolState};
+pub use context::{Progress, ToolContext, ToolState};
 pub use error::ToolError;
 pub use executor::{
     ApprovalDecision, ApprovalHandler, ApprovalRequest, AuditLog, BlockingExecutor, CallOptions,

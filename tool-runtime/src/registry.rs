@@ -340,14 +340,12 @@ struct State {
 pub struct ToolRegistry {
     state: RwLock<State>,
     clock: Clock,
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 impl Default for ToolRegistry {
     fn default() -> Self {
-        ToolRegistry {
-            state: RwLock::default(),
-            clock: Arc::new(Timestamp::now),
-        }
+        ToolRegistry::with_clock(Arc::new(Timestamp::now))
     }
 }
 
@@ -376,7 +374,27 @@ impl ToolRegistry {
         ToolRegistry {
             state: RwLock::default(),
             clock,
+            changes: tokio::sync::watch::Sender::new(0),
         }
+    }
+
+    /// A receiver that sees a new value whenever the set of tools a model may see changes:
+    /// a tool registered, replaced or removed, enabled or disabled, or state applied. An MCP
+    /// server turns it into `notifications/tools/list_changed`.
+    ///
+    /// ```
+    /// # use tool_runtime::{Tool, ToolRegistry};
+    /// let registry = ToolRegistry::new();
+    /// let mut changes = registry.subscribe();
+    /// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
+    /// assert!(changes.has_changed().unwrap());
+    /// ```
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    fn changed(&self) {
+        self.changes.send_modify(|generation| *generation += 1);
     }
 
     fn read(&self) -> RwLockReadGuard<'_, State> {
@@ -430,7 +448,10 @@ impl ToolRegistry {
                 });
             }
         }
-        Ok(self.insert(&mut state, tool))
+        let registration = self.insert(&mut state, tool);
+        drop(state);
+        self.changed();
+        Ok(registration)
     }
 
     /// Registers `tool`, replacing any tool of the same name whatever its version (the plugin
@@ -459,7 +480,10 @@ impl ToolRegistry {
                 "replacing a registered tool"
             );
         }
-        self.insert(&mut state, tool)
+        let registration = self.insert(&mut state, tool);
+        drop(state);
+        self.changed();
+        registration
     }
 
     fn insert(&self, state: &mut State, tool: Tool) -> Registration {
@@ -579,13 +603,20 @@ impl ToolRegistry {
     pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<Registration, RegistryError> {
         let mut state = self.write();
         let State { entries, .. } = &mut *state;
-        match entries.get_mut(name) {
+        let result = match entries.get_mut(name) {
             Some(entry) => {
+                let was = entry.enabled;
                 entry.enabled = enabled;
-                Ok(entry.clone())
+                Ok((entry.clone(), was != enabled))
             }
             None => Err(unknown(name, entries.keys())),
+        };
+        drop(state);
+        let (registration, changed) = result?;
+        if changed {
+            self.changed();
         }
+        Ok(registration)
     }
 
     /// Sets the priority of the tool named `name`.
@@ -597,13 +628,18 @@ impl ToolRegistry {
     pub fn set_priority(&self, name: &str, priority: i32) -> Result<Registration, RegistryError> {
         let mut state = self.write();
         let State { entries, .. } = &mut *state;
-        match entries.get_mut(name) {
+        let result = match entries.get_mut(name) {
             Some(entry) => {
                 entry.priority = priority;
                 Ok(entry.clone())
             }
             None => Err(unknown(name, entries.keys())),
+        };
+        drop(state);
+        if result.is_ok() {
+            self.changed();
         }
+        result
     }
 
     /// Whether the tool named `name` is registered and enabled.
@@ -630,6 +666,8 @@ impl ToolRegistry {
         let mut state = self.write();
         let removed = state.entries.remove(name)?;
         state.index.remove(name);
+        drop(state);
+        self.changed();
         Some(removed.tool)
     }
 
@@ -703,6 +741,10 @@ impl ToolRegistry {
                 }
                 None => report.unknown.push(saved.spec.name.clone()),
             }
+        }
+        drop(state);
+        if !report.applied.is_empty() {
+            self.changed();
         }
         report
     }

@@ -23,6 +23,7 @@ pub use hooks::{AuditLog, HookEvent, ToolHook};
 pub use metrics::{LatencyStats, MetricsSnapshot, ToolMetrics};
 
 use crate::args::describe_value;
+use crate::context::{Progress, ProgressReporter};
 use crate::suggest::did_you_mean;
 use crate::{
     BoxFuture, SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolFilter, ToolOutput,
@@ -194,10 +195,23 @@ impl ExecutorBuilder {
 /// let options = CallOptions::new().timeout(Duration::from_secs(5)).cancellation(token.clone());
 /// # let _ = options;
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct CallOptions {
     timeout: Option<Duration>,
     cancellation: Option<CancellationToken>,
+    approval: Option<Arc<dyn ApprovalHandler>>,
+    progress: Option<ProgressReporter>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("cancellation", &self.cancellation)
+            .field("approval", &self.approval.is_some())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 impl CallOptions {
@@ -216,6 +230,19 @@ impl CallOptions {
     /// [`ToolContext`], an async tool is stopped, and the result is a failure.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
+        self
+    }
+
+    /// Who approves this call if it is dangerous, instead of the executor's handler (an MCP
+    /// server asks the user of the client that made the call).
+    pub fn approval(mut self, handler: impl ApprovalHandler) -> Self {
+        self.approval = Some(Arc::new(handler));
+        self
+    }
+
+    /// Where the tool's [`ToolContext::report_progress`] reports go for this call.
+    pub fn progress(mut self, reporter: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(reporter));
         self
     }
 }
@@ -271,6 +298,11 @@ impl Executor {
     /// The registry the executor runs tools from.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         &self.inner.registry
+    }
+
+    /// Whether the executor has an approval handler (without one, dangerous tools are refused).
+    pub fn has_approval_handler(&self) -> bool {
+        self.inner.approval.is_some()
     }
 
     /// The highest safety level the executor runs.
@@ -533,13 +565,17 @@ impl Executor {
         options: &CallOptions,
     ) -> Result<Map<String, Value>, Refusal> {
         let name = tool.name();
-        let Some(handler) = self.inner.approval.clone() else {
+        let Some(handler) = options
+            .approval
+            .clone()
+            .or_else(|| self.inner.approval.clone())
+        else {
             return Err(Refusal::denied(format!(
                 "tool `{name}` is dangerous and needs approval, but no approval handler is \
                  configured; it was not run"
             )));
         };
-        let preview = self.preview(tool, id, &arguments).await?;
+        let preview = self.preview(tool, id, &arguments, options).await?;
         let request = ApprovalRequest {
             call_id: id.to_owned(),
             tool: name.to_owned(),
@@ -601,13 +637,14 @@ impl Executor {
         tool: &Tool,
         id: &str,
         arguments: &Map<String, Value>,
+        options: &CallOptions,
     ) -> Result<Option<String>, Refusal> {
         if !tool.has_preview() {
             return Ok(None);
         }
         let (tool_for_task, context, arguments) = (
             tool.clone(),
-            self.context(id, CancellationToken::new()),
+            self.context(id, CancellationToken::new(), options),
             arguments.clone(),
         );
         let joined =
@@ -627,12 +664,16 @@ impl Executor {
     }
 
     /// The context a call of this executor runs with.
-    fn context(&self, id: &str, token: CancellationToken) -> ToolContext {
-        ToolContext::new()
+    fn context(&self, id: &str, token: CancellationToken, options: &CallOptions) -> ToolContext {
+        let context = ToolContext::new()
             .with_call_id(id)
             .with_state(Arc::clone(&self.inner.state))
             .with_registry(Arc::clone(&self.inner.registry), self.inner.max_safety)
-            .with_cancellation(token)
+            .with_cancellation(token);
+        match &options.progress {
+            Some(reporter) => context.with_progress(Arc::clone(reporter)),
+            None => context,
+        }
     }
 
     /// Runs the tool on the runtime (async) or its blocking pool (sync), with the timeout
@@ -646,7 +687,7 @@ impl Executor {
     ) -> Result<ToolOutput, Refusal> {
         let name = tool.name();
         let token = CancellationToken::new();
-        let context = self.context(id, token.clone());
+        let context = self.context(id, token.clone(), options);
         let task: BoxFuture<Result<Result<ToolOutput, ToolError>, String>> = if tool.is_async() {
             let tool = tool.clone();
             let task = AbortOnDrop(tokio::spawn(

@@ -1,0 +1,84 @@
+//! Serve any [`Executor`](tool_runtime::Executor) over the Model Context Protocol, so its
+//! tools work in every MCP client (Claude Desktop, Cursor, IDEs, agents).
+//!
+//! Built on `rmcp`, the official MCP Rust SDK: [`McpServer`] implements its
+//! `ServerHandler` over our registry and executor, so the executor's policy, approvals,
+//! hooks, timeouts and metrics apply to every call.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use tool_runtime::{Executor, register_all_tools, tool};
+//!
+//! /// Add two numbers.
+//! #[tool]
+//! fn add(a: f64, b: f64) -> f64 { a + b }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), tool_mcp::ServeError> {
+//!     let executor = Executor::builder(Arc::new(register_all_tools()?)).build();
+//!     tool_mcp::serve_stdio(executor).await
+//! }
+//! ```
+//!
+//! - `tools/list`: the enabled tools under the executor's safety ceiling, in
+//!   [`Format::Mcp`](tool_runtime::schema::Format::Mcp) (annotations from the safety level,
+//!   every hint explicit, `outputSchema` for object outputs), paginated with a cursor;
+//!   `notifications/tools/list_changed` when the registry changes.
+//! - `tools/call`: through the executor. Failures (bad arguments, handler errors, denials,
+//!   timeouts) are results with `isError: true`; an unknown tool is a JSON-RPC
+//!   invalid-params error. Structured output goes in `structuredContent` with a text copy.
+//!   `notifications/cancelled` cancels the call; [`ToolContext::report_progress`]
+//!   (tool_runtime::ToolContext::report_progress) becomes progress notifications.
+//! - Dangerous tools: the client's user is asked through MCP elicitation when the client
+//!   supports it; otherwise the server's policy applies: denied, unless
+//!   [`McpServer::allow_dangerous`] (or the executor's own approval handler) says otherwise.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod approval;
+mod http;
+mod server;
+
+pub use http::HttpServer;
+pub use server::McpServer;
+
+use std::net::SocketAddr;
+
+use tool_runtime::Executor;
+
+/// Why a server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A socket or stream failed.
+    #[error("MCP server I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The client and server could not agree (initialization failed, transport closed).
+    #[error("MCP protocol error: {0}")]
+    Protocol(String),
+    /// The tool registry could not be built.
+    #[error(transparent)]
+    Registry(#[from] tool_runtime::RegistryError),
+}
+
+/// Serves `executor` over stdio (the process's stdin and stdout) until the client
+/// disconnects. Log to stderr only: stdout carries the protocol.
+///
+/// # Errors
+///
+/// When the client does not complete initialization, or the streams fail.
+pub async fn serve_stdio(executor: Executor) -> Result<(), ServeError> {
+    McpServer::new(executor).serve_stdio().await
+}
+
+/// Serves `executor` over streamable HTTP at `http://{addr}/mcp` (use a loopback address:
+/// the server accepts requests for `localhost`, `127.0.0.1` and `::1` only). Returns once the
+/// server listens; the [`HttpServer`] handle gives its address and shuts it down.
+///
+/// # Errors
+///
+/// When the address cannot be bound.
+pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServer, ServeError> {
+    McpServer::new(executor).serve_http(addr).await
+}

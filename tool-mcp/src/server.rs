@@ -1,0 +1,326 @@
+//! The MCP server: rmcp's `ServerHandler` over a registry and an executor.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool as McpTool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tool_runtime::schema::{Format, mcp_output_schema, tools_to_schema};
+use tool_runtime::{
+    ApprovalDecision, ApprovalRequest, CallOptions, Executor, Progress, SafetyLevel, ToolCall,
+};
+
+use crate::approval::ElicitationApproval;
+use crate::{HttpServer, ServeError};
+
+/// Tools per `tools/list` page.
+const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// An MCP server over an [`Executor`]: the handler rmcp calls for each session. Cheap to
+/// clone (each HTTP session gets a clone).
+///
+/// ```
+/// use std::sync::Arc;
+/// use tool_mcp::McpServer;
+/// use tool_runtime::{Executor, ToolRegistry};
+///
+/// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+/// let server = McpServer::new(executor)
+///     .name("my-tools", "1.0.0")
+///     .instructions("Tools for my project.")
+///     .allow_dangerous(false)
+///     .page_size(50);
+/// # let _ = server;
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    executor: Executor,
+    options: Arc<Options>,
+}
+
+#[derive(Clone)]
+struct Options {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    page_size: usize,
+    allow_dangerous: bool,
+    elicitation: bool,
+}
+
+impl McpServer {
+    /// A server for `executor`'s tools.
+    pub fn new(executor: Executor) -> Self {
+        McpServer {
+            executor,
+            options: Arc::new(Options {
+                name: "tool-mcp".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                instructions: None,
+                page_size: DEFAULT_PAGE_SIZE,
+                allow_dangerous: false,
+                elicitation: true,
+            }),
+        }
+    }
+
+    fn with(mut self, change: impl FnOnce(&mut Options)) -> Self {
+        change(Arc::make_mut(&mut self.options));
+        self
+    }
+
+    /// The name and version the server reports to clients.
+    pub fn name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        let (name, version) = (name.into(), version.into());
+        self.with(|o| {
+            o.name = name;
+            o.version = version;
+        })
+    }
+
+    /// Instructions for the client's model about how to use the tools.
+    pub fn instructions(self, text: impl Into<String>) -> Self {
+        let text = text.into();
+        self.with(|o| o.instructions = Some(text))
+    }
+
+    /// Tools per `tools/list` page (default 100).
+    pub fn page_size(self, size: usize) -> Self {
+        self.with(|o| o.page_size = size.max(1))
+    }
+
+    /// Let dangerous tools run without asking when the client cannot ask its user (no MCP
+    /// elicitation). Off by default: they are refused.
+    pub fn allow_dangerous(self, allow: bool) -> Self {
+        self.with(|o| o.allow_dangerous = allow)
+    }
+
+    /// Ask the client's user to approve dangerous calls through MCP elicitation when the
+    /// client supports it (default on).
+    pub fn elicitation(self, ask: bool) -> Self {
+        self.with(|o| o.elicitation = ask)
+    }
+
+    /// The executor calls run through.
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+
+    /// Serves over stdio until the client disconnects.
+    ///
+    /// # Errors
+    ///
+    /// When initialization fails or the streams fail.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| ServeError::Protocol(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| ServeError::Protocol(error.to_string()))?;
+        Ok(())
+    }
+
+    /// Serves over streamable HTTP at `http://{addr}/mcp`; returns once listening.
+    ///
+    /// # Errors
+    ///
+    /// When the address cannot be bound.
+    pub async fn serve_http(self, addr: std::net::SocketAddr) -> Result<HttpServer, ServeError> {
+        HttpServer::start(self, addr).await
+    }
+
+    /// The tools a client may call, as MCP tool entries.
+    fn tools(&self) -> Vec<McpTool> {
+        let tools = self.executor.available_tools();
+        tools_to_schema(&tools, Format::Mcp)
+            .into_iter()
+            .filter_map(|value| match serde_json::from_value::<McpTool>(value) {
+                Ok(tool) => Some(tool),
+                Err(error) => {
+                    tracing::warn!(%error, "a tool could not be described in MCP's format; left out");
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// The approval to use for a dangerous call from this client, if not the executor's.
+    fn approval_for(&self, context: &RequestContext<RoleServer>) -> Option<CallOptions> {
+        let can_ask = self.options.elicitation
+            && context
+                .peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.elicitation.is_some());
+        if can_ask {
+            return Some(CallOptions::new().approval(ElicitationApproval {
+                peer: context.peer.clone(),
+            }));
+        }
+        if self.options.allow_dangerous {
+            return Some(
+                CallOptions::new()
+                    .approval(|_: ApprovalRequest| async { ApprovalDecision::Approved }),
+            );
+        }
+        if self.executor.has_approval_handler() {
+            return None;
+        }
+        Some(CallOptions::new().approval(|request: ApprovalRequest| async move {
+            ApprovalDecision::Denied {
+                reason: format!(
+                    "`{}` is dangerous, and this MCP client cannot ask you to approve it (it does \
+                     not support elicitation); the server refuses dangerous tools unless started \
+                     with --allow-dangerous",
+                    request.tool
+                ),
+            }
+        }))
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut config = ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            self.options.name.clone(),
+            self.options.version.clone(),
+        ));
+        if let Some(instructions) = &self.options.instructions {
+            config = config.with_instructions(instructions.clone());
+        }
+        config
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Tell this client when the tools it may see change, for as long as it is connected.
+        let mut changes = self.executor.registry().subscribe();
+        changes.mark_unchanged();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    changed = changes.changed() => {
+                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                            break;
+                        }
+                    }
+                    () = tokio::time::sleep(Duration::from_secs(10)) => {}
+                }
+                if peer.is_transport_closed() {
+                    break;
+                }
+            }
+        });
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = self.tools();
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|&offset| offset <= tools.len())
+                .ok_or_else(|| {
+                    McpError::invalid_params(
+                        format!(
+                            "invalid cursor `{cursor}`: use the nextCursor of the previous page"
+                        ),
+                        None,
+                    )
+                })?,
+        };
+        let end = (start + self.options.page_size).min(tools.len());
+        let mut result = ListToolsResult::with_all_items(tools[start..end].to_vec());
+        result.next_cursor = (end < tools.len()).then(|| end.to_string());
+        Ok(result)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        self.tools().into_iter().find(|tool| tool.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let tool = self.executor.registry().get(&name);
+
+        let mut options = match tool
+            .as_ref()
+            .filter(|t| t.safety() == SafetyLevel::Dangerous)
+        {
+            Some(_) => self.approval_for(&context).unwrap_or_default(),
+            None => CallOptions::new(),
+        };
+        options = options.cancellation(context.ct.clone());
+        if let Some(token) = context.meta.get_progress_token() {
+            let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                while let Some(report) = receiver.recv().await {
+                    let mut params = ProgressNotificationParam::new(token.clone(), report.progress);
+                    if let Some(total) = report.total {
+                        params = params.with_total(total);
+                    }
+                    if let Some(message) = report.message {
+                        params = params.with_message(message);
+                    }
+                    if peer.notify_progress(params).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            options = options.progress(move |report| {
+                let _ = sender.send(report);
+            });
+        }
+
+        let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
+        let result = self.executor.execute_with(call, options).await;
+        if !result.success && result.metadata.safety_level.is_none() {
+            // The tool does not exist (or the name is not a tool name): a protocol error.
+            let message = result
+                .error
+                .unwrap_or_else(|| format!("unknown tool `{name}`"));
+            return Err(McpError::invalid_params(
+                message,
+                Some(json!({"tool": name})),
+            ));
+        }
+        let response = if result.success {
+            let mut response = CallToolResult::success(vec![ContentBlock::text(result.content)]);
+            // Structured content only where the tool declares an (object) output schema.
+            if tool.as_ref().and_then(mcp_output_schema).is_some() {
+                response.structured_content = result.structured_content;
+            }
+            response
+        } else {
+            CallToolResult::error(vec![ContentBlock::text(
+                result.error.unwrap_or(result.content),
+            )])
+        };
+        Ok(response.into())
+    }
+}

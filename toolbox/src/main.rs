@@ -1,0 +1,82 @@
+//! `toolbox`: list the tools, export their schemas, call one, or serve them over MCP.
+//!
+//! It holds the standard tools (`tools-std`) and every other `#[tool]` linked into it.
+//! Exit status: 0 on success, 1 when a tool fails, 2 on usage errors.
+
+mod call;
+mod cli;
+mod list;
+mod serve;
+mod spinner;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+/// A usage error: a message for the person at the terminal; exits with status 2.
+#[derive(Debug)]
+pub(crate) struct UsageError(pub(crate) String);
+
+/// How a command ended.
+pub(crate) enum Outcome {
+    Success,
+    ToolFailed,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::List(args) => list::list(args),
+            Command::Schema(args) => list::schema(args),
+            Command::Call(args) => call::call(args).await,
+            Command::Serve(args) => serve::serve(args).await,
+        }
+    });
+    // A sync tool that never returned must not keep the program alive.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::ToolFailed) => ExitCode::from(1),
+        Err(UsageError(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Logs go to stderr (stdout carries results, and the MCP protocol over stdio).
+fn init_logging(verbose: u8) {
+    // rmcp logs every error response it sends (an unknown tool, say) as a warning; for
+    // toolbox those are answers, not problems.
+    let default = match verbose {
+        0 => "warn,rmcp=error",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+/// The registry of every linked tool, or a usage-level error.
+pub(crate) fn registry() -> Result<tool_runtime::ToolRegistry, UsageError> {
+    tools_std::registry().map_err(|error| UsageError(error.to_string()))
+}
