@@ -306,6 +306,8 @@ pub struct Arguments {
     tool: &'static str,
     map: Map<String, Value>,
     names: &'static [&'static str],
+    /// How many of the map's keys named a parameter (the rest are unknown).
+    known: usize,
     errors: Vec<ArgumentError>,
 }
 
@@ -319,13 +321,14 @@ impl Arguments {
             tool,
             map,
             names,
+            known: 0,
             errors: Vec::new(),
         }
     }
 
     /// A parameter that must be present and not null.
     pub fn required<T: ToolParam>(&mut self, name: &str) -> Option<T> {
-        match self.map.remove(name) {
+        match self.take(name) {
             None => {
                 self.errors.push(ArgumentError::Missing {
                     param: name.to_owned(),
@@ -347,33 +350,38 @@ impl Arguments {
 
     /// An `Option<T>` parameter: absent and `null` are both `None`.
     pub fn optional<T: ToolParam>(&mut self, name: &str) -> Option<T> {
-        match self.map.remove(name) {
+        match self.take(name) {
             None | Some(Value::Null) => None,
             Some(value) => self.convert(name, value),
         }
     }
 
     /// A parameter with a default: absent and `null` both take the default.
-    pub fn with_default<T: ToolParam>(
-        &mut self,
-        name: &str,
-        default: impl FnOnce() -> T,
-    ) -> Option<T> {
-        match self.map.remove(name) {
+    pub fn with_default<T: ToolParam>(&mut self, name: &str, default: fn() -> T) -> Option<T> {
+        match self.take(name) {
             None | Some(Value::Null) => Some(default()),
             Some(value) => self.convert(name, value),
         }
     }
 
+    /// The argument named `name`, counted as known. Read in place: the map is dropped whole
+    /// at the end, which is cheaper than removing each entry (this is every call's hot path).
+    fn take(&mut self, name: &str) -> Option<Value> {
+        let value = self.map.get_mut(name).map(Value::take);
+        self.known += usize::from(value.is_some());
+        value
+    }
+
     fn convert<T: ToolParam>(&mut self, name: &str, value: Value) -> Option<T> {
-        let got = describe_value(&value);
-        match serde_json::from_value(value) {
+        // Deserializing from a reference keeps the value for the error message, which is only
+        // rendered when there is an error (this is the hot path of every call).
+        match T::deserialize(&value) {
             Ok(typed) => Some(typed),
             Err(error) => {
                 self.errors.push(ArgumentError::Invalid {
                     param: name.to_owned(),
                     expected: None,
-                    got,
+                    got: describe_value(&value),
                     reason: error.to_string(),
                 });
                 None
@@ -383,12 +391,16 @@ impl Arguments {
 
     /// Reports every problem found, and every argument that named no parameter.
     pub fn finish(mut self) -> Result<(), InvalidArguments> {
-        let valid: Vec<String> = self.names.iter().map(|n| (*n).to_owned()).collect();
-        for (name, _) in std::mem::take(&mut self.map) {
-            self.errors.push(ArgumentError::Unknown {
-                param: name,
-                valid: valid.clone(),
-            });
+        if self.map.len() > self.known {
+            let valid: Vec<String> = self.names.iter().map(|n| (*n).to_owned()).collect();
+            for (name, _) in std::mem::take(&mut self.map) {
+                if !self.names.contains(&name.as_str()) {
+                    self.errors.push(ArgumentError::Unknown {
+                        param: name,
+                        valid: valid.clone(),
+                    });
+                }
+            }
         }
         if self.errors.is_empty() {
             Ok(())

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::args::{ArgumentError, InvalidArguments, describe_value};
 use crate::suggest::did_you_mean;
-use crate::tool::{Handler, ToolInner};
+use crate::tool::{Described, Description, Handler, ToolInner};
 use crate::{IntoToolOutput, ParamInfo, SafetyLevel, Tool, ToolContext, ToolSource, ToolSpec};
 
 /// Longest tool name model APIs accept.
@@ -366,21 +366,30 @@ impl ToolBuilder {
         let handler = checker.wrap(inner_handler);
         Ok(Tool {
             inner: Arc::new(ToolInner {
-                spec: ToolSpec {
-                    name: self.name,
-                    description,
-                    version: self.version,
-                    safety: self.safety,
-                    categories: self.categories,
-                    tags: self.tags,
-                    input_schema: self.input_schema,
-                    output_schema: self.output_schema,
-                },
+                name: self.name.clone(),
+                description_text: description.clone(),
+                version: self.version.clone(),
+                safety: self.safety,
+                categories: self.categories.clone(),
+                tags: self.tags.clone(),
                 priority: self.priority,
-                params,
                 source: self.source,
                 handler,
                 preview: self.preview,
+                described: Description::Ready(Described {
+                    spec: ToolSpec {
+                        name: self.name,
+                        description,
+                        version: self.version,
+                        safety: self.safety,
+                        categories: self.categories,
+                        tags: self.tags,
+                        input_schema: self.input_schema,
+                        output_schema: self.output_schema,
+                    },
+                    params,
+                }),
+                exports: Default::default(),
             }),
         })
     }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::args::Arguments;
-use crate::tool::{BoxFuture, Handler, ToolInner};
+use crate::tool::{BoxFuture, Described, Description, Handler, ToolInner};
 use crate::{
     ParamInfo, SafetyLevel, Tool, ToolContext, ToolError, ToolOutput, ToolSource, ToolSpec,
 };
@@ -68,8 +68,9 @@ impl ToolFactory {
         }
     }
 
-    /// The tool, built on first use and cached: schemas are computed once per process.
-    pub fn tool(&self) -> Tool {
+    /// The tool, built on first use and cached; its schemas are generated when first
+    /// needed, once per process.
+    pub fn tool(&'static self) -> Tool {
         self.tool.get_or_init(|| build(&self.def)).clone()
     }
 }
@@ -87,7 +88,34 @@ pub(crate) fn linked_tools() -> impl Iterator<Item = Tool> {
         .map(|linked| linked.0.tool())
 }
 
-fn build(def: &ToolDef) -> Tool {
+fn build(def: &'static ToolDef) -> Tool {
+    let handler = match def.handler {
+        MacroHandler::Sync(f) => Handler::Sync(Arc::new(f)),
+        MacroHandler::Async(f) => Handler::Async(Arc::new(f)),
+    };
+    Tool {
+        inner: Arc::new(ToolInner {
+            name: def.name.to_owned(),
+            description_text: def.description.to_owned(),
+            version: def.version.map(str::to_owned),
+            safety: def.safety,
+            categories: def.categories.iter().map(|c| (*c).to_owned()).collect(),
+            tags: def.tags.iter().map(|t| (*t).to_owned()).collect(),
+            priority: def.priority,
+            source: def.source.clone(),
+            handler,
+            preview: def.preview.map(|f| Arc::new(f) as crate::tool::PreviewFn),
+            described: Description::Lazy {
+                def,
+                cell: OnceLock::new(),
+            },
+            exports: Default::default(),
+        }),
+    }
+}
+
+/// The spec and parameters of a `#[tool]`: its schemas, generated from its Rust types.
+pub(crate) fn describe(def: &ToolDef) -> Described {
     let mut generator = crate::input_schema::generator();
     let mut params = (def.params)(&mut generator);
     let definitions = generator.take_definitions(true);
@@ -98,28 +126,18 @@ fn build(def: &ToolDef) -> Tool {
     }
     let output_schema =
         (def.output_schema)(&mut crate::input_schema::generator()).map(Schema::to_value);
-    let handler = match def.handler {
-        MacroHandler::Sync(f) => Handler::Sync(Arc::new(f)),
-        MacroHandler::Async(f) => Handler::Async(Arc::new(f)),
-    };
-    Tool {
-        inner: Arc::new(ToolInner {
-            spec: ToolSpec {
-                name: def.name.to_owned(),
-                description: def.description.to_owned(),
-                version: def.version.map(str::to_owned),
-                safety: def.safety,
-                categories: def.categories.iter().map(|c| (*c).to_owned()).collect(),
-                tags: def.tags.iter().map(|t| (*t).to_owned()).collect(),
-                input_schema,
-                output_schema,
-            },
-            priority: def.priority,
-            params,
-            source: def.source.clone(),
-            handler,
-            preview: def.preview.map(|f| Arc::new(f) as crate::tool::PreviewFn),
-        }),
+    Described {
+        spec: ToolSpec {
+            name: def.name.to_owned(),
+            description: def.description.to_owned(),
+            version: def.version.map(str::to_owned),
+            safety: def.safety,
+            categories: def.categories.iter().map(|c| (*c).to_owned()).collect(),
+            tags: def.tags.iter().map(|t| (*t).to_owned()).collect(),
+            input_schema,
+            output_schema,
+        },
+        params,
     }
 }
 

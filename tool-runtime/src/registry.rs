@@ -314,7 +314,9 @@ pub struct SearchHit {
 #[derive(Default)]
 struct State {
     entries: BTreeMap<String, Registration>,
-    index: SearchIndex,
+    /// Built on the first search, then kept in step with every register and remove
+    /// (registering thousands of tools at startup should not pay for an index nobody uses).
+    index: Option<SearchIndex>,
 }
 
 /// The tools an application offers, by name, with an enabled flag, a priority and a
@@ -488,7 +490,9 @@ impl ToolRegistry {
 
     fn insert(&self, state: &mut State, tool: Tool) -> Registration {
         let registration = self.new_registration(tool);
-        state.index.insert(&registration.tool);
+        if let Some(index) = &mut state.index {
+            index.insert(&registration.tool);
+        }
         state
             .entries
             .insert(registration.tool.name().to_owned(), registration.clone());
@@ -665,7 +669,9 @@ impl ToolRegistry {
     pub fn remove(&self, name: &str) -> Option<Tool> {
         let mut state = self.write();
         let removed = state.entries.remove(name)?;
-        state.index.remove(name);
+        if let Some(index) = &mut state.index {
+            index.remove(name);
+        }
         drop(state);
         self.changed();
         Some(removed.tool)
@@ -783,13 +789,36 @@ impl ToolRegistry {
         limit: usize,
         filter: &ToolFilter,
     ) -> Vec<SearchHit> {
-        let state = self.read();
-        state
-            .index
+        {
+            let state = self.read();
+            if let Some(index) = &state.index {
+                return Self::hits(&state.entries, index, query, limit, filter);
+            }
+        }
+        let mut state = self.write();
+        let State { entries, index } = &mut *state;
+        let index = index.get_or_insert_with(|| {
+            let mut index = SearchIndex::default();
+            for entry in entries.values() {
+                index.insert(&entry.tool);
+            }
+            index
+        });
+        Self::hits(entries, index, query, limit, filter)
+    }
+
+    fn hits(
+        entries: &BTreeMap<String, Registration>,
+        index: &SearchIndex,
+        query: &str,
+        limit: usize,
+        filter: &ToolFilter,
+    ) -> Vec<SearchHit> {
+        index
             .scores(query)
             .into_iter()
             .filter_map(|(name, score)| {
-                let entry = state.entries.get(&name)?;
+                let entry = entries.get(&name)?;
                 filter
                     .matches(&entry.tool, entry.enabled)
                     .then(|| SearchHit {

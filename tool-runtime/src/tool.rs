@@ -232,13 +232,47 @@ pub struct ToolSpec {
     pub output_schema: Option<Value>,
 }
 
-pub(crate) struct ToolInner {
+/// What a tool says about its parameters and output: its full spec and its parameters.
+pub(crate) struct Described {
     pub(crate) spec: ToolSpec,
-    pub(crate) priority: i32,
     pub(crate) params: Vec<ParamInfo>,
+}
+
+/// A `#[tool]`'s schemas are generated on first use, not when the tool is collected:
+/// collecting thousands of tools at startup costs a pointer each.
+pub(crate) enum Description {
+    Ready(Described),
+    Lazy {
+        def: &'static crate::macro_support::ToolDef,
+        cell: std::sync::OnceLock<Described>,
+    },
+}
+
+pub(crate) struct ToolInner {
+    pub(crate) name: String,
+    pub(crate) description_text: String,
+    pub(crate) version: Option<String>,
+    pub(crate) safety: SafetyLevel,
+    pub(crate) categories: Vec<String>,
+    pub(crate) tags: Vec<String>,
+    pub(crate) priority: i32,
     pub(crate) source: ToolSource,
     pub(crate) handler: Handler,
     pub(crate) preview: Option<PreviewFn>,
+    pub(crate) described: Description,
+    /// Exported schemas, one slot per format and option set (see `schema`).
+    pub(crate) exports: [std::sync::OnceLock<Result<Value, String>>; crate::schema::EXPORT_SLOTS],
+}
+
+impl ToolInner {
+    pub(crate) fn described(&self) -> &Described {
+        match &self.described {
+            Description::Ready(described) => described,
+            Description::Lazy { def, cell } => {
+                cell.get_or_init(|| crate::macro_support::describe(def))
+            }
+        }
+    }
 }
 
 /// A tool a model can call: its spec, its parameters, where it was defined, and the
@@ -274,32 +308,32 @@ pub struct Tool {
 impl Tool {
     /// The snake_case name the model calls the tool by.
     pub fn name(&self) -> &str {
-        &self.inner.spec.name
+        &self.inner.name
     }
 
     /// What the tool does and when to use it.
     pub fn description(&self) -> &str {
-        &self.inner.spec.description
+        &self.inner.description_text
     }
 
     /// The tool's version, if it has one.
     pub fn version(&self) -> Option<&str> {
-        self.inner.spec.version.as_deref()
+        self.inner.version.as_deref()
     }
 
     /// How much the tool may change the world.
     pub fn safety(&self) -> SafetyLevel {
-        self.inner.spec.safety
+        self.inner.safety
     }
 
     /// The tool's categories.
     pub fn categories(&self) -> &[String] {
-        &self.inner.spec.categories
+        &self.inner.categories
     }
 
     /// The tool's tags.
     pub fn tags(&self) -> &[String] {
-        &self.inner.spec.tags
+        &self.inner.tags
     }
 
     /// The tool's default priority in listings (higher first); see
@@ -310,18 +344,17 @@ impl Tool {
 
     /// The JSON Schema of the argument object.
     pub fn input_schema(&self) -> &Value {
-        &self.inner.spec.input_schema
+        &self.inner.described().spec.input_schema
     }
 
     /// The JSON Schema of the structured output, for tools that return [`Json<T>`](crate::Json).
     pub fn output_schema(&self) -> Option<&Value> {
-        self.inner.spec.output_schema.as_ref()
+        self.inner.described().spec.output_schema.as_ref()
     }
 
     /// The names of the parameters the model must send, in declaration order.
     pub fn required(&self) -> Vec<&str> {
-        self.inner
-            .params
+        self.params()
             .iter()
             .filter(|param| param.is_required())
             .map(ParamInfo::name)
@@ -330,7 +363,7 @@ impl Tool {
 
     /// The tool's parameters, in declaration order.
     pub fn params(&self) -> &[ParamInfo] {
-        &self.inner.params
+        &self.inner.described().params
     }
 
     /// Where the tool was defined.
@@ -340,7 +373,7 @@ impl Tool {
 
     /// The tool's serializable spec.
     pub fn spec(&self) -> &ToolSpec {
-        &self.inner.spec
+        &self.inner.described().spec
     }
 
     /// Whether the tool's function is async (sync tools are run on a blocking thread by the
@@ -441,7 +474,7 @@ impl Tool {
     fn describe_error(&self, error: ToolError) -> ToolError {
         match error {
             ToolError::InvalidArguments(mut invalid) => {
-                invalid.describe_with(self.name(), &self.inner.params);
+                invalid.describe_with(self.name(), self.params());
                 ToolError::InvalidArguments(invalid)
             }
             other => other,

@@ -6,6 +6,7 @@ mod blocking;
 mod hooks;
 mod lenient;
 mod metrics;
+mod pool;
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -689,13 +690,14 @@ impl Executor {
         let token = CancellationToken::new();
         let context = self.context(id, token.clone(), options);
         let task: BoxFuture<Result<Result<ToolOutput, ToolError>, String>> = if tool.is_async() {
+            // Polled right here rather than spawned: no hop to another worker thread, and
+            // dropping the call drops the tool's future. A panic is caught as it unwinds.
             let tool = tool.clone();
-            let task = AbortOnDrop(tokio::spawn(
+            Box::pin(CatchUnwind(Box::pin(
                 async move { tool.call_with(context, arguments).await }.in_current_span(),
-            ));
-            Box::pin(task.join())
+            )))
         } else {
-            // A thread of its own rather than Tokio's blocking pool: a sync tool that never
+            // A thread of our pool rather than Tokio's blocking pool: a sync tool that never
             // returns would otherwise hold up the runtime's shutdown (and the program's exit)
             // forever. On timeout or cancellation the thread is left to finish on its own;
             // its context is cancelled, so a cooperative tool stops early.
@@ -764,7 +766,7 @@ impl Executor {
     }
 }
 
-/// Runs a sync tool on a new thread; the receiver gets its result or its panic message.
+/// Runs a sync tool on a worker thread; the receiver gets its result or its panic message.
 fn run_on_thread(
     tool: &Tool,
     context: ToolContext,
@@ -774,22 +776,41 @@ fn run_on_thread(
     let (sender, receiver) = tokio::sync::oneshot::channel();
     let tool = tool.clone();
     let span = tracing::Span::current();
-    std::thread::Builder::new()
-        .name(format!("tool-{}", tool.name()))
-        .spawn(move || {
-            let _entered = span.enter();
-            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                tool.call_blocking(&context, arguments).unwrap_or_else(|| {
-                    Err(ToolError::new(
-                        "internal error: an async tool was run as sync",
-                    ))
-                })
-            }))
-            .map_err(|payload| format!("panicked: {}", panic_message(&*payload)));
-            // The caller may have stopped waiting (timeout, cancellation); that is fine.
-            let _ = sender.send(outcome);
-        })?;
+    pool::run(move || {
+        let _entered = span.enter();
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            tool.call_blocking(&context, arguments).unwrap_or_else(|| {
+                Err(ToolError::new(
+                    "internal error: an async tool was run as sync",
+                ))
+            })
+        }))
+        .map_err(|payload| format!("panicked: {}", panic_message(&*payload)));
+        // The caller may have stopped waiting (timeout, cancellation); that is fine.
+        let _ = sender.send(outcome);
+    })?;
     Ok(receiver)
+}
+
+/// A future whose panics become `Err(message)` instead of unwinding into the executor.
+struct CatchUnwind<F>(std::pin::Pin<Box<F>>);
+
+impl<F: std::future::Future> std::future::Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let future = self.0.as_mut();
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(value)) => std::task::Poll::Ready(Ok(value)),
+            Err(payload) => {
+                std::task::Poll::Ready(Err(format!("panicked: {}", panic_message(&*payload))))
+            }
+        }
+    }
 }
 
 /// A spawned task that is aborted if the call stops waiting for it.

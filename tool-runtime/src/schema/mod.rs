@@ -178,7 +178,11 @@ pub fn tools_to_schema(tools: &[Tool], format: Format) -> Vec<Value> {
     let inline = SchemaOptions::new().inlines(format);
     tools
         .iter()
-        .map(|tool| wrap(tool, format, parameters(tool, inline), false, inline))
+        .map(|tool| {
+            // A non-strict export cannot fail.
+            cached_export(tool, format, false, inline)
+                .unwrap_or_else(|_| json!({"name": tool.name()}))
+        })
         .collect()
 }
 
@@ -214,18 +218,10 @@ pub fn tools_to_schema_with(
     let mut exported = Vec::with_capacity(tools.len());
     let mut failures = Vec::new();
     for tool in tools {
-        let inline = options.inlines(format);
-        let mut schema = parameters(tool, inline);
-        if options.strict {
-            match strict::make_strict(&schema) {
-                Ok(strict) => schema = strict,
-                Err(reason) => {
-                    failures.push((tool.name().to_owned(), reason));
-                    continue;
-                }
-            }
+        match cached_export(tool, format, options.strict, options.inlines(format)) {
+            Ok(value) => exported.push(value),
+            Err(reason) => failures.push((tool.name().to_owned(), reason)),
         }
-        exported.push(wrap(tool, format, schema, options.strict, inline));
     }
     if failures.is_empty() {
         Ok(exported)
@@ -259,6 +255,25 @@ pub fn tool_to_schema(
 ) -> Result<Value, SchemaError> {
     tools_to_schema_with(std::slice::from_ref(tool), format, options)
         .map(|mut values| values.remove(0))
+}
+
+/// Cached exports per tool: one per format, strict or not, inlined or not.
+pub(crate) const EXPORT_SLOTS: usize = Format::ALL.len() * 4;
+
+/// The tool in `format`, computed once per tool, format and options and then copied: a
+/// tool's schema never changes, and an application exports the same tools on every request.
+fn cached_export(tool: &Tool, format: Format, strict: bool, inline: bool) -> Result<Value, String> {
+    let format_index = Format::ALL.iter().position(|f| *f == format).unwrap_or(0);
+    let slot = format_index * 4 + usize::from(strict) * 2 + usize::from(inline);
+    tool.inner.exports[slot]
+        .get_or_init(|| {
+            let mut schema = parameters(tool, inline);
+            if strict {
+                schema = strict::make_strict(&schema)?;
+            }
+            Ok(wrap(tool, format, schema, strict, inline))
+        })
+        .clone()
 }
 
 /// The parameters schema as exported (no `$schema`, `{"type":"object","properties":{}}` for
