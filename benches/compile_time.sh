@@ -43,7 +43,7 @@ TOML
             echo "use rmcp::{handler::server::{wrapper::Parameters, router::tool::ToolRouter}, tool, tool_router, schemars};"
             echo "#[derive(Clone)] pub struct Server { pub tool_router: ToolRouter<Server> }"
             for i in $(seq 1 "$n"); do
-                printf '#[derive(serde::Deserialize, schemars::JsonSchema)]\npub struct Args%d {\n    /// The first\n    a: i64,\n    /// The second\n    b: i64,\n}\n' "$i" "$i"
+                printf '#[derive(serde::Deserialize, schemars::JsonSchema)]\npub struct Args%d {\n    /// The first\n    a: i64,\n    /// The second\n    b: i64,\n}\n' "$i"
             done
             echo "#[tool_router] impl Server {"
             for i in $(seq 1 "$n"); do
@@ -59,7 +59,7 @@ for n in "${counts[@]}"; do
     for kind in ours rmcp; do
         name="bench_${kind}_${n}"
         make_crate "$name" "$kind" "$n"
-        (cd "$work/$name" && cargo build --quiet 2>/dev/null) # dependencies, and a warm-up
+        (cd "$work/$name" && cargo build --quiet) # dependencies, and a warm-up
         touch "$work/$name/src/lib.rs"
         start=$(date +%s.%N)
         (cd "$work/$name" && cargo build --quiet)

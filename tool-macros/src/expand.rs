@@ -22,8 +22,8 @@ use crate::validate::ToolModel;
 //         fn __tool_output_schema(gen) -> Option<Schema> { /* from the return type */ }
 //         fn __tool_call(ctx, args) -> Result<ToolOutput, ToolError> {
 //             let mut args = Arguments::new("read_file", args, &["path", "max_bytes"]);
-//             let path = (param_ops::<String>().required)(&mut args, "path");
-//             let max_bytes = (param_ops::<u64>().optional)(&mut args, "max_bytes");
+//             let path = (param_ops::<String>().required)(&mut args, 0);      // by position
+//             let max_bytes = (param_ops::<u64>().optional)(&mut args, 1);
 //             args.finish()?;                       // every problem at once
 //             into_tool_output(read_file(ctx, path?, max_bytes))
 //         }
@@ -108,25 +108,24 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
         .zip(&bindings)
         .enumerate()
         .map(|(i, (param, binding))| {
-            let json_name = &param.json_name;
             // Every use of the type goes through `param_ops::<T>()`, so a type that cannot be
             // a parameter is reported once per missing trait.
             if let Some(inner) = &param.option_inner {
                 quote! {
-                    let #binding = (__tool_rt::param_ops::<#inner>().optional)(&mut __tool_args, #json_name);
+                    let #binding = (__tool_rt::param_ops::<#inner>().optional)(&mut __tool_args, #i);
                 }
             } else if param.default.is_some() {
                 let ty = &param.ty;
                 let default_fn = format_ident!("__tool_default_{}", i);
                 quote! {
                     let #binding = (__tool_rt::param_ops::<#ty>().with_default)(
-                        &mut __tool_args, #json_name, #default_fn,
+                        &mut __tool_args, #i, #default_fn,
                     );
                 }
             } else {
                 let ty = &param.ty;
                 quote! {
-                    let #binding = (__tool_rt::param_ops::<#ty>().required)(&mut __tool_args, #json_name);
+                    let #binding = (__tool_rt::param_ops::<#ty>().required)(&mut __tool_args, #i);
                 }
             }
         });

@@ -207,9 +207,9 @@ pub fn assert_send<F: std::future::Future + Send>(future: F) -> F {
 pub struct ParamOps<T> {
     pub schema:
         fn(&mut SchemaGenerator, &str, Option<&str>, bool, bool, Option<Value>) -> ParamInfo,
-    pub required: fn(&mut Arguments, &str) -> Option<T>,
-    pub optional: fn(&mut Arguments, &str) -> Option<T>,
-    pub with_default: fn(&mut Arguments, &str, fn() -> T) -> Option<T>,
+    pub required: fn(&mut Arguments, usize) -> Option<T>,
+    pub optional: fn(&mut Arguments, usize) -> Option<T>,
+    pub with_default: fn(&mut Arguments, usize, fn() -> T) -> Option<T>,
 }
 
 pub const fn param_ops<T: crate::ToolParam>() -> ParamOps<T> {
