@@ -204,30 +204,67 @@ impl Tool {
 
 impl ToolBuilder {
     /// What the tool does and when to use it (required).
+    ///
+    /// ```
+    /// # use tool_runtime::Tool;
+    /// let tool = Tool::builder("ping").description("Check that the service answers.")
+    ///     .handler(|_| async { "pong" }).build().unwrap();
+    /// assert_eq!(tool.description(), "Check that the service answers.");
+    /// ```
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self
     }
 
     /// The JSON Schema of the argument object (default: no parameters).
+    ///
+    /// ```
+    /// # use tool_runtime::Tool;
+    /// let tool = Tool::builder("greet").description("Greet someone.")
+    ///     .input_schema(serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}))
+    ///     .handler(|args| async move { format!("hi {}", args["name"]) }).build().unwrap();
+    /// assert_eq!(tool.required(), ["name"]);
+    /// ```
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = schema;
         self
     }
 
     /// The JSON Schema of the structured output.
+    ///
+    /// ```
+    /// # use tool_runtime::Tool;
+    /// let tool = Tool::builder("stats").description("Count things.")
+    ///     .output_schema(serde_json::json!({"type": "object", "properties": {"count": {"type": "integer"}}}))
+    ///     .handler(|_| async { serde_json::json!({"count": 3}) }).build().unwrap();
+    /// assert!(tool.output_schema().is_some());
+    /// ```
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
         self
     }
 
     /// How much the tool may change the world (default: safe).
+    ///
+    /// ```
+    /// # use tool_runtime::{SafetyLevel, Tool};
+    /// let tool = Tool::builder("purge").description("Delete old records.").safety(SafetyLevel::Dangerous)
+    ///     .handler(|_| async { "purged" }).build().unwrap();
+    /// assert_eq!(tool.safety(), SafetyLevel::Dangerous);
+    /// ```
     pub fn safety(mut self, safety: SafetyLevel) -> Self {
         self.safety = safety;
         self
     }
 
     /// Categories for filtering.
+    ///
+    /// ```
+    /// # use tool_runtime::Tool;
+    /// let tool = Tool::builder("add").description("Add numbers.").categories(["math"])
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.categories(), ["math"]);
+    /// ```
     pub fn categories<I, S>(mut self, categories: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -238,6 +275,13 @@ impl ToolBuilder {
     }
 
     /// Tags for filtering and search.
+    ///
+    /// ```
+    /// # use tool_runtime::Tool;
+    /// let tool = Tool::builder("add").description("Add numbers.").tags(["arithmetic"])
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.tags(), ["arithmetic"]);
+    /// ```
     pub fn tags<I, S>(mut self, tags: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -248,18 +292,40 @@ impl ToolBuilder {
     }
 
     /// The tool's version.
+    ///
+    /// ```
+    /// # use tool_runtime::Tool;
+    /// let tool = Tool::builder("add").description("Add numbers.").version("2.1.0")
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.version(), Some("2.1.0"));
+    /// ```
     pub fn version(mut self, version: impl Into<String>) -> Self {
         self.version = Some(version.into());
         self
     }
 
     /// The priority in listings, higher first (default: [`priority::COMMUNITY`](crate::priority::COMMUNITY)).
+    ///
+    /// ```
+    /// # use tool_runtime::{priority, Tool};
+    /// let tool = Tool::builder("add").description("Add numbers.").priority(priority::BUILTIN)
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.priority(), 100);
+    /// ```
     pub fn priority(mut self, priority: i32) -> Self {
         self.priority = priority;
         self
     }
 
     /// Where the tool is defined (default: the `Tool::builder` call).
+    ///
+    /// ```
+    /// # use tool_runtime::{Tool, ToolSource};
+    /// let tool = Tool::builder("add").description("Add numbers.")
+    ///     .source(ToolSource::new("plugins", "plugins::math", "math.toml", 3))
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.source().file, "math.toml");
+    /// ```
     pub fn source(mut self, source: ToolSource) -> Self {
         self.source = source;
         self

@@ -116,6 +116,13 @@ pub struct ExecutorBuilder {
 
 impl ExecutorBuilder {
     /// Refuse tools above `level` without running them (default: none refused).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, SafetyLevel, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_safety(SafetyLevel::Cautious).build();
+    /// assert_eq!(executor.max_safety(), SafetyLevel::Cautious);
+    /// ```
     pub fn max_safety(mut self, level: SafetyLevel) -> Self {
         self.max_safety = level;
         self
@@ -129,6 +136,15 @@ impl ExecutorBuilder {
     }
 
     /// Adds a hook; hooks run in the order they are added.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{AuditLog, Executor, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
+    ///     .hook(AuditLog::new(std::io::sink()))
+    ///     .build();
+    /// # let _ = executor;
+    /// ```
     pub fn hook(mut self, hook: impl ToolHook) -> Self {
         self.hooks.push(Arc::new(hook));
         self
@@ -149,12 +165,29 @@ impl ExecutorBuilder {
 
     /// How many calls of one [`Executor::execute_tool_calls`] run at once (default 16, at
     /// least 1).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).concurrency(4).build();
+    /// # let _ = executor;
+    /// ```
     pub fn concurrency(mut self, limit: usize) -> Self {
         self.concurrency = limit.max(1);
         self
     }
 
     /// A value tools can read through [`ToolContext::state`]; one per type.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// struct ApiKey(String);
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
+    ///     .state(ApiKey("secret".into()))
+    ///     .build();
+    /// # let _ = executor;
+    /// ```
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(value);
         self
@@ -169,6 +202,13 @@ impl ExecutorBuilder {
     }
 
     /// The executor.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+    /// assert!(!executor.has_approval_handler());
+    /// ```
     pub fn build(self) -> Executor {
         Executor {
             inner: Arc::new(Inner {
