@@ -1,4 +1,4 @@
-//! Serve any [`Executor`](tool_runtime::Executor) over the Model Context Protocol, so its
+//! Serve any [`Executor`] over the Model Context Protocol, so its
 //! tools work in every MCP client (Claude Desktop, Cursor, IDEs, agents).
 //!
 //! Built on `rmcp`, the official MCP Rust SDK: [`McpServer`] implements its
@@ -27,8 +27,7 @@
 //! - `tools/call`: through the executor. Failures (bad arguments, handler errors, denials,
 //!   timeouts) are results with `isError: true`; an unknown tool is a JSON-RPC
 //!   invalid-params error. Structured output goes in `structuredContent` with a text copy.
-//!   `notifications/cancelled` cancels the call; [`ToolContext::report_progress`]
-//!   (tool_runtime::ToolContext::report_progress) becomes progress notifications.
+//!   `notifications/cancelled` cancels the call; [`ToolContext::report_progress`](tool_runtime::ToolContext::report_progress) becomes progress notifications.
 //! - Dangerous tools: the client's user is asked through MCP elicitation when the client
 //!   supports it; otherwise the server's policy applies: denied, unless
 //!   [`McpServer::allow_dangerous`] (or the executor's own approval handler) says otherwise.
@@ -40,7 +39,7 @@ mod approval;
 mod http;
 mod server;
 
-pub use http::HttpServer;
+pub use http::{HttpServer, nodelay_listener};
 pub use server::McpServer;
 
 use std::net::SocketAddr;
