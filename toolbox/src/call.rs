@@ -127,7 +127,10 @@ pub(crate) fn workspace(args: &WorkspaceArgs) -> Result<Workspace, UsageError> {
     let workspace = Workspace::new(&root).map_err(|e| UsageError(e.to_string()))?;
     Ok(workspace
         .allow_commands(args.allow_commands.iter().cloned())
-        .allow_shell(args.allow_shell))
+        .allow_shell(args.allow_shell)
+        .allow_network(args.allow_network)
+        .allow_git_writes(args.allow_git_writes)
+        .allow_unconfined_commands(args.allow_unconfined))
 }
 
 /// Shows the call on stderr and asks on the terminal.

@@ -75,6 +75,17 @@ pub(crate) struct WorkspaceArgs {
     /// Let run_command run shell scripts.
     #[arg(long)]
     pub(crate) allow_shell: bool,
+    /// Let commands use the network (by default the kernel refuses them IP sockets and TCP
+    /// connections).
+    #[arg(long)]
+    pub(crate) allow_network: bool,
+    /// Let commands write inside the workspace's .git (read-only to them by default).
+    #[arg(long)]
+    pub(crate) allow_git_writes: bool,
+    /// Run commands even where the kernel cannot confine them (no Landlock); by default
+    /// run_command then refuses.
+    #[arg(long)]
+    pub(crate) allow_unconfined: bool,
 }
 
 #[derive(Debug, Args)]

@@ -1,15 +1,27 @@
-//! Running programs: no shell unless asked and allowed, inside the workspace, with a cleared
-//! environment, capped output, and a timeout that kills the whole process group.
+//! Running programs: no shell unless asked and allowed, inside the workspace, confined by the
+//! kernel (Landlock, seccomp, namespaces: see the `confine` module), with a cleared
+//! environment, capped output, and a timeout that ends everything the command started.
 
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::sync::watch;
 use tool_runtime::{Json, ToolContext, ToolError, tool};
 
+use crate::confine::{self, Confinement};
 use crate::workspace;
+
+/// How long a stopped command's supervisor has to kill everything and exit before it is
+/// killed itself.
+const STOP_GRACE: Duration = Duration::from_millis(500);
+/// How long the output pipes may stay open once the command has exited; then what they hold
+/// is read without waiting, and they are dropped.
+const PIPE_GRACE: Duration = Duration::from_millis(250);
+/// The most bytes read from a pipe, without waiting, after [`PIPE_GRACE`].
+const DRAIN_LIMIT: usize = 4 * 1024 * 1024;
 
 /// What a command did.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -32,6 +44,9 @@ pub struct CommandOutput {
     pub stderr_truncated: bool,
     /// How long it ran, in milliseconds.
     pub duration_ms: u64,
+    /// Whether the kernel confined it (Landlock: files, network, signals); false only where
+    /// the workspace allows unconfined commands and the kernel cannot confine them.
+    pub confined: bool,
 }
 
 /// The arguments of `run_command`, for its preview.
@@ -63,8 +78,11 @@ pub fn run_command_preview(
 /// Run a program in the workspace and return its exit status and output. The program must be
 /// one the workspace allows; it runs without a shell (arguments are passed as they are, no
 /// globbing or pipes) unless `shell` is true and the workspace allows shells. The environment
-/// is cleared except for a few variables (PATH, HOME, LANG, ...). Output is cut at a limit;
-/// the command is killed, with everything it started, when it runs out of time.
+/// is cleared except for a few variables (PATH, HOME, LANG, ...). The kernel confines it: it
+/// can write only the workspace (not `.git`, unless allowed) and its own temporary directory
+/// (`$TMPDIR`), read only those and the system, and has no network unless allowed. Output is
+/// cut at a limit; the command is killed, with everything it started, when it runs out of
+/// time.
 #[tool(safety = "dangerous", categories(execution), tags("process", "shell"), preview = run_command_preview)]
 pub async fn run_command(
     ctx: &ToolContext,
@@ -131,10 +149,17 @@ pub async fn run_command(
             cwd.unwrap_or_default()
         )));
     }
+    let mut confinement = Confinement::prepare(ws, &cwd_path)?;
+    let env = ws.command_env();
+    // The user's ~/.gitconfig is out of reach (it may hold tokens), and git refuses to work
+    // in a repository when it cannot read it: it reads none instead.
+    let hide_git_config =
+        confinement.confined() && !env.iter().any(|(name, _)| name == "GIT_CONFIG_GLOBAL");
     command
         .current_dir(&cwd_path)
         .env_clear()
-        .envs(ws.command_env())
+        .envs(env)
+        .env("TMPDIR", confinement.temp_dir())
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -142,49 +167,83 @@ pub async fn run_command(
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    // Its own process group, so a timeout kills everything the command started.
+        // Dropped unfinished, `Running` stops it (the supervisor kills everything).
+        .kill_on_drop(false);
+    if hide_git_config {
+        command.env("GIT_CONFIG_GLOBAL", "/dev/null");
+    }
+    // Its own process group (on Linux, the supervisor's; the command gets another).
     #[cfg(unix)]
     command.process_group(0);
+    confinement.install(command.as_std_mut());
 
     let (default_timeout, max_timeout) = ws.timeouts();
     let timeout = timeout_secs
         .map(|secs| Duration::from_secs(secs).min(max_timeout))
         .unwrap_or(default_timeout);
     let started = Instant::now();
-    let mut child = command.spawn().map_err(|e| {
-        ToolError::new(format!(
-            "cannot start `{program}`: {e} (is it installed and on PATH?)"
-        ))
-    })?;
-    let group = child.id();
-    if let (Some(text), Some(mut input)) = (stdin, child.stdin.take()) {
+    let spawned = command.spawn();
+    // The rules and descriptors prepared for the child are no longer needed.
+    drop(command);
+    let mut child = Running(spawned.map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::PermissionDenied && confinement.confined() {
+            "commands may only run programs from the system directories (/usr, /bin, /opt, \
+             ...), the Rust toolchain and the workspace"
+        } else {
+            "is it installed and on PATH?"
+        };
+        ToolError::new(format!("cannot start `{program}`: {e} ({hint})"))
+    })?);
+    // Tasks, aborted when the call ends (or is dropped).
+    let _input = match (stdin, child.0.stdin.take()) {
         // Written on its own task so a command that does not read stdin cannot block us.
-        tokio::spawn(async move {
+        (Some(text), Some(mut input)) => Some(Task(tokio::spawn(async move {
             let _ = input.write_all(text.as_bytes()).await;
-        });
-    }
+        }))),
+        _ => None,
+    };
     let limit = ws.output_limit();
-    let stdout = tokio::spawn(read_capped(child.stdout.take(), limit));
-    let stderr = tokio::spawn(read_capped(child.stderr.take(), limit));
+    let (stop_reading, reading) = watch::channel(false);
+    let mut stdout = Task(tokio::spawn(read_capped(
+        child.0.stdout.take(),
+        limit,
+        reading.clone(),
+    )));
+    let mut stderr = Task(tokio::spawn(read_capped(
+        child.0.stderr.take(),
+        limit,
+        reading,
+    )));
 
     let mut timed_out = false;
     let status = tokio::select! {
-        status = child.wait() => status.ok(),
+        status = child.0.wait() => status.ok(),
         () = tokio::time::sleep(timeout) => {
             timed_out = true;
-            kill_group(group);
-            child.wait().await.ok()
+            child.stop().await
         }
         () = ctx.cancelled() => {
-            kill_group(group);
-            child.wait().await.ok();
+            child.stop().await;
             return Err(ToolError::new(format!("`{program}` was cancelled and killed")));
         }
     };
-    let (stdout, stdout_truncated) = stdout.await.unwrap_or_default();
-    let (stderr, stderr_truncated) = stderr.await.unwrap_or_default();
+    // Everything the command started is gone (but without a PID namespace, a descendant
+    // that left its process group): what holds the pipes now is read without waiting.
+    let readers = async { ((&mut stdout.0).await, (&mut stderr.0).await) };
+    tokio::pin!(readers);
+    let (stdout, stderr) = match tokio::time::timeout(PIPE_GRACE, &mut readers).await {
+        Ok(read) => read,
+        Err(_) => {
+            let _ = stop_reading.send(true);
+            readers.await
+        }
+    };
+    let (stdout, stdout_truncated) = stdout.unwrap_or_default();
+    let (stderr, stderr_truncated) = stderr.unwrap_or_default();
     let exit_code = status.and_then(|s| s.code());
+    let confined = confinement.confined();
+    // Removes the command's temporary directory.
+    drop(confinement);
     Ok(Json(CommandOutput {
         command: if shell {
             format!("sh -c {program:?}")
@@ -202,40 +261,115 @@ pub async fn run_command(
         stdout_truncated,
         stderr_truncated,
         duration_ms: started.elapsed().as_millis() as u64,
+        confined,
     }))
 }
 
-/// Kills the process group led by `pid` (the command and everything it started).
-fn kill_group(pid: Option<u32>) {
-    #[cfg(unix)]
-    if let Some(pid) = pid
-        .and_then(|pid| i32::try_from(pid).ok())
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+/// A task aborted when dropped.
+struct Task<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for Task<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
-    #[cfg(not(unix))]
-    let _ = pid;
+}
+
+/// The spawned process (on Linux, the command's supervisor), stopped if it is dropped before
+/// it was waited for: a call dropped unfinished (an executor's time limit) still ends
+/// everything the command started.
+struct Running(tokio::process::Child);
+
+impl Running {
+    /// Stops the command and everything it started, and waits for it.
+    async fn stop(&mut self) -> Option<ExitStatus> {
+        if let Some(pid) = self.0.id() {
+            confine::stop(pid);
+        }
+        match tokio::time::timeout(STOP_GRACE, self.0.wait()).await {
+            Ok(status) => status.ok(),
+            Err(_) => {
+                if let Some(pid) = self.0.id() {
+                    confine::kill(pid);
+                }
+                self.0.wait().await.ok()
+            }
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // `id()` is `None` once the process was waited for.
+        if let Some(pid) = self.0.id() {
+            confine::stop(pid);
+        }
+    }
 }
 
 /// Reads a stream to its end, keeping at most `limit` bytes (the rest is drained so the
-/// command never blocks on a full pipe).
-async fn read_capped(stream: Option<impl AsyncRead + Unpin>, limit: usize) -> (String, bool) {
+/// command never blocks on a full pipe). When `stop` turns true, reads what the pipe holds
+/// without waiting, and returns.
+async fn read_capped(
+    stream: Option<impl Pipe>,
+    limit: usize,
+    mut stop: watch::Receiver<bool>,
+) -> (String, bool) {
     let Some(mut stream) = stream else {
         return (String::new(), false);
     };
     let mut kept = Vec::new();
     let mut buffer = [0_u8; 8192];
     let mut truncated = false;
+    let mut keep = |bytes: &[u8]| {
+        let room = limit.saturating_sub(kept.len());
+        kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        truncated |= bytes.len() > room;
+    };
     loop {
-        match stream.read(&mut buffer).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let room = limit.saturating_sub(kept.len());
-                kept.extend_from_slice(&buffer[..n.min(room)]);
-                truncated |= n > room;
+        tokio::select! {
+            read = stream.read(&mut buffer) => match read {
+                Ok(0) | Err(_) => break,
+                Ok(n) => keep(&buffer[..n]),
+            },
+            _ = stop.wait_for(|stop| *stop) => {
+                let mut drained = 0;
+                while drained < DRAIN_LIMIT {
+                    match stream.read_now(&mut buffer) {
+                        0 => break,
+                        n => {
+                            keep(&buffer[..n]);
+                            drained += n;
+                        }
+                    }
+                }
+                break;
             }
         }
     }
     (String::from_utf8_lossy(&kept).into_owned(), truncated)
 }
+
+/// A command's output pipe.
+trait Pipe: AsyncRead + Unpin {
+    /// Reads what the pipe holds now, without waiting: 0 when it is empty or closed.
+    fn read_now(&self, buffer: &mut [u8]) -> usize;
+}
+
+macro_rules! pipe {
+    ($type:ty) => {
+        impl Pipe for $type {
+            fn read_now(&self, buffer: &mut [u8]) -> usize {
+                // Tokio's pipes are non-blocking, so this returns at once.
+                #[cfg(unix)]
+                return rustix::io::read(std::os::fd::AsFd::as_fd(self), buffer).unwrap_or(0);
+                #[cfg(not(unix))]
+                {
+                    let _ = buffer;
+                    0
+                }
+            }
+        }
+    };
+}
+pipe!(tokio::process::ChildStdout);
+pipe!(tokio::process::ChildStderr);

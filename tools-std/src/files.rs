@@ -1,16 +1,29 @@
-//! Files, confined to the [`Workspace`](crate::Workspace): read, list, inspect, search, find,
+//! Files, confined to the [`Workspace`]: read, list, inspect, search, find,
 //! write (atomically), edit (with a diff), create directories, delete.
+//!
+//! Every access goes through the workspace's directory handle: a path is checked for its
+//! form (no `..`, not absolute), then resolved beneath the root by the kernel (`openat2` with
+//! `RESOLVE_BENEATH`, through `cap-std`), so a symbolic link or a directory swapped for one
+//! while a tool runs cannot lead outside. Only regular files and directories are opened;
+//! FIFOs, sockets and devices are refused without blocking. Files with more than one hard
+//! link are not read (the other link may be outside the workspace, where no path check can
+//! see it); writing to one replaces the link atomically and never writes through it.
 
-use std::fs;
+use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use cap_fs_ext::{DirExt, OpenOptionsMaybeDirExt};
+use cap_std::fs::{Dir, OpenOptions};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tool_runtime::{Json, ToolContext, ToolError, tool};
 
-use crate::{Workspace, workspace};
+use crate::names::escape;
+use crate::walk::{Kind, Step, WalkOptions, walk};
+use crate::{PathError, Workspace, workspace};
 
 /// How much of a file is sniffed for NUL bytes to tell binary from text.
 const SNIFF_BYTES: usize = 8192;
@@ -18,9 +31,40 @@ const SNIFF_BYTES: usize = 8192;
 const MAX_MATCH_LINE: usize = 300;
 /// Deepest `list_directory` goes.
 const MAX_DEPTH: u32 = 10;
+/// How many lines a loop reads between looks at the call's cancellation.
+const CANCEL_CHECK_LINES: u64 = 1024;
+/// Read buffer: large enough for few system calls, small enough to keep memory bounded.
+const READ_BUFFER: usize = 64 * 1024;
 
-fn io_error(ws: &Workspace, path: &Path, action: &str, error: std::io::Error) -> ToolError {
-    ToolError::new(format!("cannot {action} `{}`: {error}", ws.relative(path)))
+/// Options that open a file for reading without blocking: a FIFO opens at once (and is then
+/// refused by type), a terminal does not become the controlling one.
+pub(crate) fn open_options_nonblocking() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options.read(true).maybe_dir(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        options.custom_flags(flags.bits() as i32);
+    }
+    options
+}
+
+/// `relative` as the tools print it: `.` for the root, control characters escaped.
+fn display(relative: &Path) -> String {
+    if relative.as_os_str().is_empty() {
+        ".".to_owned()
+    } else {
+        escape(relative.as_os_str())
+    }
+}
+
+fn io_error(relative: &Path, action: &str, error: std::io::Error) -> ToolError {
+    ToolError::new(format!("cannot {action} `{}`: {error}", display(relative)))
+}
+
+fn cancelled(ctx: &ToolContext, what: &str) -> ToolError {
+    ToolError::new(format!("{what} (call `{}`) was cancelled", ctx.call_id()))
 }
 
 /// Whether the start of a file looks binary.
@@ -28,9 +72,144 @@ fn looks_binary(start: &[u8]) -> bool {
     start.contains(&0)
 }
 
+/// A regular file of the workspace, open for reading, with its metadata.
+struct OpenFile {
+    file: std::fs::File,
+    size: u64,
+}
+
+/// Opens the regular file at `path` for reading, beneath the root, without blocking.
+/// Directories, FIFOs, sockets, devices and hard-linked files are refused with a message that
+/// says why.
+fn open_for_reading(ws: &Workspace, path: &str) -> Result<OpenFile, ToolError> {
+    let relative = ws.locate(path, true)?;
+    if relative.as_os_str().is_empty() {
+        return Err(ToolError::new(format!(
+            "`{path}` is a directory; use list_directory to see what it holds"
+        )));
+    }
+    let file = ws
+        .dir()
+        .open_with(&relative, &open_options_nonblocking())
+        .map_err(|error| open_error(ws, path, error))?
+        .into_std();
+    let metadata = file
+        .metadata()
+        .map_err(|e| io_error(&relative, "read", e))?;
+    check_regular(path, &metadata)?;
+    Ok(OpenFile {
+        file,
+        size: metadata.len(),
+    })
+}
+
+fn open_error(ws: &Workspace, path: &str, error: std::io::Error) -> ToolError {
+    // ENXIO: opening a socket; EISDIR / ENOTDIR: the wrong kind for the path.
+    if error.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) {
+        return not_regular(path);
+    }
+    ToolError::from(ws.path_error(path, error))
+}
+
+fn not_regular(path: &str) -> ToolError {
+    ToolError::new(format!(
+        "`{path}` is not a regular file (it is a FIFO, a socket or a device); the file tools \
+         read and write regular files only"
+    ))
+}
+
+/// Refuses what is not a regular file, and (on Unix) a file with more than one hard link.
+fn check_regular(path: &str, metadata: &std::fs::Metadata) -> Result<(), ToolError> {
+    if metadata.is_dir() {
+        return Err(ToolError::new(format!(
+            "`{path}` is a directory; use list_directory to see what it holds"
+        )));
+    }
+    if !metadata.is_file() {
+        return Err(not_regular(path));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if metadata.nlink() > 1 {
+            return Err(ToolError::new(format!(
+                "`{path}` has {} hard links, and another link may be outside the workspace, so \
+                 it is not read; write_file with `overwrite: true` replaces this link with a \
+                 file of its own",
+                metadata.nlink()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// How one line was read by [`read_line_capped`].
+#[derive(Debug, Clone, Copy)]
+struct LineRead {
+    /// Bytes of the line consumed from the reader (0 at the end of the file).
+    consumed: u64,
+    /// Whether the whole line (through its `\n`, or the end of the file) was consumed.
+    complete: bool,
+}
+
+/// Reads one line, through its `\n`, keeping at most `cap` bytes of it in `line` and
+/// discarding the rest, so memory stays bounded whatever the file holds. With `finish` false
+/// it stops once `cap` bytes are kept, leaving the rest of the line unread.
+fn read_line_capped(
+    reader: &mut impl BufRead,
+    cap: usize,
+    finish: bool,
+    line: &mut Vec<u8>,
+) -> std::io::Result<LineRead> {
+    line.clear();
+    let mut consumed = 0_u64;
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(LineRead {
+                consumed,
+                complete: true,
+            });
+        }
+        let (length, ends) = match available.iter().position(|&b| b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        let room = cap.saturating_sub(line.len());
+        let take = if finish { length } else { length.min(room) };
+        line.extend_from_slice(&available[..length.min(room)]);
+        reader.consume(take);
+        consumed += take as u64;
+        if take == length && ends {
+            return Ok(LineRead {
+                consumed,
+                complete: true,
+            });
+        }
+        if !finish && line.len() >= cap {
+            return Ok(LineRead {
+                consumed,
+                complete: false,
+            });
+        }
+    }
+}
+
+/// The UTF-8 text of `bytes`; a character cut at the end (by a cap) is dropped.
+fn utf8_prefix(bytes: &[u8], cut: bool) -> Option<&str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(error) if cut && error.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..error.valid_up_to()]).ok()
+        }
+        Err(_) => None,
+    }
+}
+
 /// Read a UTF-8 text file in the workspace. Returns the text as is. Large files are cut at a
 /// byte limit with a note saying how to read on (use `offset` and `limit` to page through
-/// lines). Binary files are refused.
+/// lines); a line longer than the limit is shown cut, with a marker. Binary files, FIFOs,
+/// devices and hard-linked files are refused.
 #[tool(categories(filesystem), tags("files", "read"))]
 pub fn read_file(
     ctx: &ToolContext,
@@ -42,48 +221,76 @@ pub fn read_file(
     limit: Option<u64>,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
-    let real = ws.resolve(&path)?;
-    if real.is_dir() {
-        return Err(ToolError::new(format!(
-            "`{path}` is a directory; use list_directory to see what it holds"
-        )));
-    }
-    let mut file = fs::File::open(&real).map_err(|e| io_error(ws, &real, "read", e))?;
-    let mut start = vec![0; SNIFF_BYTES];
-    let sniffed = read_up_to(&mut file, &mut start).map_err(|e| io_error(ws, &real, "read", e))?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if looks_binary(&start[..sniffed]) {
+    let opened = open_for_reading(ws, &path)?;
+    let size = opened.size;
+    let mut reader = BufReader::with_capacity(READ_BUFFER, opened.file);
+    let sniff = reader.fill_buf().map_err(|e| read_error(&path, e))?;
+    if looks_binary(&sniff[..sniff.len().min(SNIFF_BYTES)]) {
         return Err(ToolError::new(format!(
             "`{path}` is a binary file ({size} bytes); read_file returns text only (file_info describes it)"
         )));
     }
-    let reader = BufReader::new(std::io::Cursor::new(start[..sniffed].to_vec()).chain(file));
+    let not_utf8 = || {
+        ToolError::new(format!(
+            "`{path}` is not UTF-8 text ({size} bytes); read_file returns text only"
+        ))
+    };
     let first = offset.unwrap_or(1).max(1);
-    let budget = ws.read_limit();
+    let budget = usize::try_from(ws.read_limit()).unwrap_or(usize::MAX);
     let mut out = String::new();
     let mut shown = 0_u64;
     let mut line_number = 0_u64;
-    let mut truncated = false;
-    for line in split_lines_keeping_ends(reader) {
-        let line = line.map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData => ToolError::new(format!(
-                "`{path}` is not UTF-8 text ({size} bytes); read_file returns text only"
-            )),
-            _ => io_error(ws, &real, "read", e),
-        })?;
+    let mut more = false;
+    let mut cut_note = None;
+    let mut line = Vec::new();
+    loop {
+        if line_number.is_multiple_of(CANCEL_CHECK_LINES) && ctx.is_cancelled() {
+            return Err(cancelled(ctx, "read_file"));
+        }
+        let skipping = line_number + 1 < first;
+        if !skipping && out.len() >= budget {
+            // The budget is spent: say so only if there is more to read.
+            more = !reader
+                .fill_buf()
+                .map_err(|e| read_error(&path, e))?
+                .is_empty();
+            break;
+        }
+        // Lines before `offset` are skipped without keeping a byte of them.
+        let cap = if skipping { 0 } else { budget - out.len() };
+        let read = read_line_capped(&mut reader, cap, skipping, &mut line)
+            .map_err(|e| read_error(&path, e))?;
+        if read.consumed == 0 {
+            break;
+        }
         line_number += 1;
-        if line_number < first {
+        if skipping {
             continue;
         }
         if limit.is_some_and(|limit| shown >= limit) {
-            truncated = true;
+            more = true;
             break;
         }
-        if out.len() as u64 + line.len() as u64 > budget {
-            truncated = true;
+        if !read.complete {
+            // Longer than what is left of the budget: shown cut when it is the first line,
+            // otherwise left for the next call.
+            if shown > 0 {
+                more = true;
+                break;
+            }
+            let text = utf8_prefix(&line, true).ok_or_else(not_utf8)?;
+            out.push_str(text);
+            shown = 1;
+            cut_note = Some(format!(
+                "\n[line {line_number} is longer than {budget} bytes and was cut here; call \
+                 read_file with offset={} to read the lines after it, or use search_files to \
+                 find text in it]",
+                line_number + 1
+            ));
             break;
         }
-        out.push_str(&line);
+        let text = utf8_prefix(&line, false).ok_or_else(not_utf8)?;
+        out.push_str(text);
         shown += 1;
     }
     if line_number < first && first > 1 {
@@ -91,7 +298,9 @@ pub fn read_file(
             "`{path}` has {line_number} lines; offset {first} is past the end"
         )));
     }
-    if truncated {
+    if let Some(note) = cut_note {
+        out.push_str(&note);
+    } else if more {
         let last = first + shown.saturating_sub(1);
         out.push_str(&format!(
             "\n[showing lines {first}-{last}; the file continues: call read_file with offset={} to read on]",
@@ -101,55 +310,32 @@ pub fn read_file(
     Ok(out)
 }
 
-/// Reads until `buffer` is full or the file ends; returns how much was read.
-fn read_up_to(file: &mut fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buffer.len() {
-        match file.read(&mut buffer[filled..])? {
-            0 => break,
-            n => filled += n,
+fn read_error(path: &str, error: std::io::Error) -> ToolError {
+    ToolError::new(format!("cannot read `{path}`: {error}"))
+}
+
+/// Opens the directory at `path` beneath the root, with its checked relative path.
+fn open_directory(ws: &Workspace, path: &str) -> Result<(Dir, PathBuf), ToolError> {
+    let relative = ws.locate(path, true)?;
+    let at = if relative.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        relative.as_path()
+    };
+    match ws.dir().open_dir(at) {
+        Ok(dir) => Ok((dir, relative)),
+        Err(error) if error.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) => {
+            Err(ToolError::new(format!(
+                "`{path}` is a file, not a directory; use read_file or file_info"
+            )))
         }
+        Err(error) => Err(ws.path_error(path, error).into()),
     }
-    Ok(filled)
-}
-
-/// Lines with their `\n` kept (so the text reads back exactly), UTF-8 checked.
-fn split_lines_keeping_ends(
-    mut reader: impl BufRead,
-) -> impl Iterator<Item = std::io::Result<String>> {
-    std::iter::from_fn(move || {
-        let mut bytes = Vec::new();
-        match reader.read_until(b'\n', &mut bytes) {
-            Ok(0) => None,
-            Ok(_) => Some(
-                String::from_utf8(bytes)
-                    .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8")),
-            ),
-            Err(error) => Some(Err(error)),
-        }
-    })
-}
-
-/// A walker over the workspace that respects `.gitignore` (also outside git repositories)
-/// and skips hidden files unless asked.
-fn walker(root: &Path, depth: Option<usize>, hidden: bool) -> ignore::WalkBuilder {
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .hidden(!hidden)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(true)
-        .require_git(false)
-        .parents(false)
-        .follow_links(false)
-        .max_depth(depth)
-        .sort_by_file_name(|a, b| a.cmp(b));
-    builder
 }
 
 /// List a directory of the workspace: one entry per line, directories ending in `/`, files
 /// with their size. Files ignored by `.gitignore` and hidden files are left out unless
-/// asked for.
+/// asked for. Names with control characters are shown escaped (`\n`).
 #[tool(categories(filesystem), tags("files", "list"))]
 pub fn list_directory(
     ctx: &ToolContext,
@@ -162,37 +348,40 @@ pub fn list_directory(
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
     let path = path.unwrap_or_else(|| ".".to_owned());
-    let real = ws.resolve(&path)?;
-    if !real.is_dir() {
-        return Err(ToolError::new(format!(
-            "`{path}` is a file, not a directory; use read_file or file_info"
-        )));
-    }
+    let (dir, base) = open_directory(ws, &path)?;
     let depth = depth.unwrap_or(1).clamp(1, MAX_DEPTH) as usize;
     let limit = ws.entry_limit();
     let mut lines = Vec::new();
     let mut more = 0_usize;
-    for entry in walker(&real, Some(depth), include_hidden.unwrap_or(false))
-        .build()
-        .flatten()
-    {
-        if entry.depth() == 0 {
-            continue;
+    let mut stopped = false;
+    let options = WalkOptions {
+        max_depth: Some(depth),
+        hidden: include_hidden.unwrap_or(false),
+        respect_ignores: true,
+    };
+    walk(&dir, options, &mut |entry| {
+        if ctx.is_cancelled() {
+            stopped = true;
+            return Step::Stop;
         }
         if lines.len() >= limit {
             more += 1;
-            continue;
+            return Step::Continue;
         }
-        let relative = ws.relative(entry.path());
-        let line = match entry.file_type() {
-            Some(kind) if kind.is_dir() => format!("{relative}/"),
-            Some(kind) if kind.is_symlink() => format!("{relative} (symbolic link)"),
-            _ => {
+        let shown = display(&base.join(entry.relative));
+        lines.push(match entry.kind {
+            Kind::Dir => format!("{shown}/"),
+            Kind::Symlink => format!("{shown} (symbolic link)"),
+            Kind::Other => format!("{shown} (FIFO, socket or device)"),
+            Kind::File => {
                 let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                format!("{relative} ({size} bytes)")
+                format!("{shown} ({size} bytes)")
             }
-        };
-        lines.push(line);
+        });
+        Step::Continue
+    });
+    if stopped {
+        return Err(cancelled(ctx, "list_directory"));
     }
     if lines.is_empty() {
         return Ok(format!("`{path}` is empty"));
@@ -210,7 +399,7 @@ pub fn list_directory(
 pub struct FileInfo {
     /// The path, relative to the workspace root.
     pub path: String,
-    /// `file`, `directory` or `symlink`.
+    /// `file`, `directory`, `symlink`, or `special` (a FIFO, socket or device).
     pub kind: String,
     /// Size in bytes.
     pub size: u64,
@@ -218,7 +407,7 @@ pub struct FileInfo {
     pub modified: Option<String>,
     /// Whether the file is read-only.
     pub readonly: bool,
-    /// Whether the file looks like text (files only).
+    /// Whether the file looks like text (regular files with one link only).
     pub text: Option<bool>,
 }
 
@@ -231,30 +420,46 @@ pub fn file_info(
     path: String,
 ) -> Result<Json<FileInfo>, ToolError> {
     let ws = workspace(ctx)?;
-    let real = ws.resolve(&path)?;
-    let link = fs::symlink_metadata(ws.root().join(path.trim_start_matches("./"))).ok();
-    let metadata = fs::metadata(&real).map_err(|e| io_error(ws, &real, "inspect", e))?;
+    let link = ws
+        .locate(&path, false)
+        .ok()
+        .filter(|at| !at.as_os_str().is_empty())
+        .and_then(|at| ws.dir().symlink_metadata(at).ok());
+    let relative = ws.locate(&path, true)?;
+    let at = if relative.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        relative.as_path()
+    };
+    let metadata = ws
+        .dir()
+        .metadata(at)
+        .map_err(|e| ToolError::from(ws.path_error(&path, e)))?;
     let kind = if link.is_some_and(|m| m.file_type().is_symlink()) {
         "symlink"
     } else if metadata.is_dir() {
         "directory"
-    } else {
+    } else if metadata.is_file() {
         "file"
+    } else {
+        "special"
     };
     let modified = metadata
         .modified()
         .ok()
+        .map(cap_std::time::SystemTime::into_std)
         .and_then(|time| jiff::Timestamp::try_from(time).ok())
         .map(|time| time.to_string());
     let text = if metadata.is_file() {
-        let mut start = vec![0; SNIFF_BYTES];
-        let read = fs::File::open(&real)
-            .and_then(|mut f| read_up_to(&mut f, &mut start))
-            .unwrap_or(0);
-        Some(!looks_binary(&start[..read]) && std::str::from_utf8(&start[..read]).is_ok())
+        open_for_reading(ws, &path).ok().map(|mut opened| {
+            let mut start = vec![0; SNIFF_BYTES];
+            let read = read_up_to(&mut opened.file, &mut start).unwrap_or(0);
+            !looks_binary(&start[..read]) && utf8_prefix(&start[..read], true).is_some()
+        })
     } else {
         None
     };
+    let real = ws.resolve(&path)?;
     Ok(Json(FileInfo {
         path: ws.relative(&real),
         kind: kind.to_owned(),
@@ -265,9 +470,22 @@ pub fn file_info(
     }))
 }
 
+/// Reads until `buffer` is full or the file ends; returns how much was read.
+fn read_up_to(file: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match file.read(&mut buffer[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
 /// Search file contents in the workspace with a regular expression (Rust `regex` syntax).
-/// Returns `path:line: text` for each matching line. Respects `.gitignore`; skips binary
-/// files; stops at a match limit.
+/// Returns `path:line: text` for each matching line (names with control characters escaped).
+/// Respects `.gitignore`; skips binary, special and hard-linked files; matches each line on
+/// its first bytes up to the read limit; stops at a match limit.
 #[tool(categories(filesystem), tags("files", "search"))]
 pub fn search_files(
     ctx: &ToolContext,
@@ -284,71 +502,157 @@ pub fn search_files(
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
     let path = path.unwrap_or_else(|| ".".to_owned());
-    let real = ws.resolve(&path)?;
-    let regex = regex::RegexBuilder::new(&pattern)
+    let regex = regex::bytes::RegexBuilder::new(&pattern)
         .case_insensitive(case_insensitive.unwrap_or(false))
         .size_limit(1 << 20)
         .build()
         .map_err(|e| ToolError::new(format!("`pattern` is not a valid regular expression: {e}")))?;
     let filter = glob.as_deref().map(compile_glob).transpose()?;
-    let limit = max_matches.map_or(ws.match_limit(), |m| {
-        (m as usize).clamp(1, ws.match_limit())
-    });
-    let budget = ws.read_limit() as usize;
-    let mut out = String::new();
-    let mut matches = 0_usize;
-    let mut stopped = false;
-    'files: for entry in walker(&real, None, false).build().flatten() {
-        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-            continue;
-        }
-        let relative = ws.relative(entry.path());
-        if filter
-            .as_ref()
-            .is_some_and(|glob| !glob.is_match(&relative))
-        {
-            continue;
-        }
-        let Ok(file) = fs::File::open(entry.path()) else {
-            continue;
+    let mut search = Search {
+        ctx,
+        regex,
+        limit: max_matches.map_or(ws.match_limit(), |m| {
+            (m as usize).clamp(1, ws.match_limit())
+        }),
+        budget: usize::try_from(ws.read_limit()).unwrap_or(usize::MAX),
+        out: String::new(),
+        matches: 0,
+        stopped: false,
+        cancelled: false,
+        line: Vec::new(),
+    };
+    let relative = ws.locate(&path, true)?;
+    let is_file = !relative.as_os_str().is_empty()
+        && ws
+            .dir()
+            .metadata(&relative)
+            .map_err(|e| ToolError::from(ws.path_error(&path, e)))?
+            .is_file();
+    if is_file {
+        // One file: searched as named, whatever the ignore files say.
+        let opened = open_for_reading(ws, &path)?;
+        search.file(&display(&relative), opened.file);
+    } else {
+        let (dir, base) = open_directory(ws, &path)?;
+        let options = WalkOptions {
+            max_depth: None,
+            hidden: false,
+            respect_ignores: true,
         };
-        let mut reader = BufReader::new(file);
-        if reader
-            .fill_buf()
-            .map(|start| looks_binary(&start[..start.len().min(SNIFF_BYTES)]))
-            .unwrap_or(true)
-        {
-            continue;
-        }
-        for (number, line) in split_lines_keeping_ends(reader).enumerate() {
-            let Ok(line) = line else { continue 'files };
-            let line = line.trim_end_matches(['\n', '\r']);
-            if !regex.is_match(line) {
-                continue;
+        walk(&dir, options, &mut |entry| {
+            if entry.kind != Kind::File {
+                return Step::Continue;
             }
-            if matches >= limit || out.len() >= budget {
-                stopped = true;
-                break 'files;
+            let full = base.join(entry.relative);
+            if filter.as_ref().is_some_and(|glob| !glob.is_match(&full)) {
+                return Step::Continue;
             }
-            let shown: String = line.chars().take(MAX_MATCH_LINE).collect();
-            let cut = if shown.len() < line.len() {
-                " [line cut]"
-            } else {
-                ""
+            let Some(file) = open_entry(entry.parent, entry.name) else {
+                return Step::Continue;
             };
-            out.push_str(&format!("{relative}:{}: {shown}{cut}\n", number + 1));
-            matches += 1;
-        }
+            search.file(&display(&full), file)
+        });
     }
-    if matches == 0 {
+    if search.cancelled {
+        return Err(cancelled(ctx, "search_files"));
+    }
+    if search.matches == 0 {
         return Ok(format!("no matches for `{pattern}` in `{path}`"));
     }
-    if stopped {
+    let mut out = search.out;
+    if search.stopped {
         out.push_str(&format!(
-            "[stopped after {matches} matches: narrow the pattern, the path or the glob]\n"
+            "[stopped after {} matches: narrow the pattern, the path or the glob]\n",
+            search.matches
         ));
     }
     Ok(out)
+}
+
+/// A regular file with a single link, opened through its directory's handle without
+/// following a link; `None` for anything else.
+fn open_entry(parent: &Dir, name: &OsStr) -> Option<std::fs::File> {
+    let mut options = open_options_nonblocking();
+    cap_fs_ext::OpenOptionsFollowExt::follow(&mut options, cap_fs_ext::FollowSymlinks::No);
+    let file = parent.open_with(name, &options).ok()?.into_std();
+    let metadata = file.metadata().ok()?;
+    check_regular("", &metadata).ok()?;
+    Some(file)
+}
+
+/// The state of one `search_files` call.
+struct Search<'a> {
+    ctx: &'a ToolContext,
+    regex: regex::bytes::Regex,
+    limit: usize,
+    budget: usize,
+    out: String,
+    matches: usize,
+    stopped: bool,
+    cancelled: bool,
+    line: Vec<u8>,
+}
+
+impl Search<'_> {
+    /// Searches one file line by line, keeping at most `budget` bytes of any line.
+    fn file(&mut self, shown_path: &str, file: std::fs::File) -> Step {
+        let mut reader = BufReader::with_capacity(READ_BUFFER, file);
+        match reader.fill_buf() {
+            Ok(start) if !looks_binary(&start[..start.len().min(SNIFF_BYTES)]) => {}
+            _ => return Step::Continue,
+        }
+        let mut number = 0_u64;
+        loop {
+            if number.is_multiple_of(CANCEL_CHECK_LINES) && self.ctx.is_cancelled() {
+                self.cancelled = true;
+                return Step::Stop;
+            }
+            let Ok(read) = read_line_capped(&mut reader, self.budget, true, &mut self.line) else {
+                return Step::Continue;
+            };
+            if read.consumed == 0 {
+                return Step::Continue;
+            }
+            number += 1;
+            let mut text = self.line.as_slice();
+            while let [rest @ .., b'\n' | b'\r'] = text {
+                text = rest;
+            }
+            if !self.regex.is_match(text) {
+                continue;
+            }
+            if self.matches >= self.limit || self.out.len() >= self.budget {
+                self.stopped = true;
+                return Step::Stop;
+            }
+            let cut_by_cap = read.consumed as usize > self.line.len();
+            let lossy = String::from_utf8_lossy(text);
+            let mut shown = escape_line(&lossy, MAX_MATCH_LINE);
+            if shown.1 || cut_by_cap {
+                shown.0.push_str(" [line cut]");
+            }
+            self.out
+                .push_str(&format!("{shown_path}:{number}: {}\n", shown.0));
+            self.matches += 1;
+        }
+    }
+}
+
+/// The first `max` characters of `line` with control characters (but tabs) escaped, and
+/// whether it was cut.
+fn escape_line(line: &str, max: usize) -> (String, bool) {
+    let mut out = String::new();
+    for (count, c) in line.chars().enumerate() {
+        if count == max {
+            return (out, true);
+        }
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    (out, false)
 }
 
 fn compile_glob(glob: &str) -> Result<globset::GlobMatcher, ToolError> {
@@ -360,7 +664,8 @@ fn compile_glob(glob: &str) -> Result<globset::GlobMatcher, ToolError> {
 }
 
 /// Find files in the workspace whose path matches a glob (`*.rs`, `src/**/mod.rs`,
-/// `**/*test*`). Returns one path per line. Respects `.gitignore`.
+/// `**/*test*`). Returns one path per line (names with control characters escaped).
+/// Respects `.gitignore`.
 #[tool(categories(filesystem), tags("files", "search"))]
 pub fn find_files(
     ctx: &ToolContext,
@@ -371,25 +676,38 @@ pub fn find_files(
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
     let path = path.unwrap_or_else(|| ".".to_owned());
-    let real = ws.resolve(&path)?;
+    let (dir, base) = open_directory(ws, &path)?;
     let matcher = compile_glob(&pattern)?;
     let file_name_only = !pattern.contains('/');
     let limit = ws.entry_limit();
     let mut found = Vec::new();
     let mut more = 0_usize;
-    for entry in walker(&real, None, false).build().flatten() {
-        if entry.depth() == 0 || entry.file_type().is_some_and(|kind| kind.is_dir()) {
-            continue;
+    let mut stopped = false;
+    let options = WalkOptions {
+        max_depth: None,
+        hidden: false,
+        respect_ignores: true,
+    };
+    walk(&dir, options, &mut |entry| {
+        if ctx.is_cancelled() {
+            stopped = true;
+            return Step::Stop;
         }
-        let relative = ws.relative(entry.path());
-        let name = entry.file_name().to_string_lossy();
-        if matcher.is_match(&relative) || (file_name_only && matcher.is_match(name.as_ref())) {
+        if entry.kind == Kind::Dir {
+            return Step::Continue;
+        }
+        let full = base.join(entry.relative);
+        if matcher.is_match(&full) || (file_name_only && matcher.is_match(entry.name)) {
             if found.len() < limit {
-                found.push(relative);
+                found.push(display(&full));
             } else {
                 more += 1;
             }
         }
+        Step::Continue
+    });
+    if stopped {
+        return Err(cancelled(ctx, "find_files"));
     }
     if found.is_empty() {
         return Ok(format!("no files match `{pattern}` in `{path}`"));
@@ -400,36 +718,167 @@ pub fn find_files(
     Ok(found.join("\n"))
 }
 
-/// Writes `content` to `target` atomically: a temporary file in the same directory, written
-/// and synced, then renamed over the target (or linked, when it must not exist yet), then the
-/// directory synced. A failure at any point leaves the old file as it was. `before_commit`
-/// runs between the write and the rename (tests use it to fail there).
+/// Where a write lands: the directory that holds the file, opened beneath the root, and the
+/// file's name in it.
+struct WriteTarget {
+    parent: Dir,
+    name: OsString,
+    /// The path relative to the root, for messages.
+    relative: PathBuf,
+}
+
+/// Resolves the file `path` names for writing. A symbolic link inside the workspace is
+/// followed to its target (beneath the root); its parent directory is opened (created first
+/// when `create_parents`), and everything after happens relative to that handle.
+fn write_target(
+    ws: &Workspace,
+    path: &str,
+    create_parents: bool,
+) -> Result<WriteTarget, ToolError> {
+    // Links are followed beneath the root only: one that leads outside is refused.
+    let relative = ws.locate(path, true)?;
+    if relative.as_os_str().is_empty() {
+        return Err(ToolError::new(format!("`{path}` is a directory")));
+    }
+    let name = relative
+        .file_name()
+        .map(OsStr::to_os_string)
+        .ok_or_else(|| ToolError::new(format!("`{path}` names no file")))?;
+    let parent_relative = relative.parent().map(Path::to_path_buf).unwrap_or_default();
+    let at = if parent_relative.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent_relative.as_path()
+    };
+    let parent = match ws.dir().open_dir(at) {
+        Ok(parent) => parent,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            if !create_parents {
+                return Err(ToolError::new(format!(
+                    "the directory `{}` does not exist; pass `create_parents: true` to create it",
+                    display(&parent_relative)
+                )));
+            }
+            ws.dir()
+                .create_dir_all(at)
+                .map_err(|e| ToolError::from(ws.path_error(path, e)))?;
+            ws.dir()
+                .open_dir(at)
+                .map_err(|e| ToolError::from(ws.path_error(path, e)))?
+        }
+        Err(error) => return Err(ws.path_error(path, error).into()),
+    };
+    Ok(WriteTarget {
+        parent,
+        name,
+        relative,
+    })
+}
+
+/// A temporary file being written; removed when dropped unless it was published.
+struct TempFile<'a> {
+    dir: &'a Dir,
+    name: String,
+    published: bool,
+}
+
+impl Drop for TempFile<'_> {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = self.dir.remove_file(&self.name);
+        }
+    }
+}
+
+/// Creates a new temporary file in `dir` with mode `0666 & !umask` (the kernel applies the
+/// umask, as for any new file).
+fn create_temp(dir: &Dir) -> std::io::Result<(TempFile<'_>, std::fs::File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let seed = {
+        use std::hash::{BuildHasher, Hasher};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    };
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        options.mode(0o666);
+    }
+    let mut last = None;
+    for _ in 0..16 {
+        let name = format!(
+            ".tool-write-{:016x}",
+            seed ^ COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        match dir.open_with(&name, &options) {
+            Ok(file) => {
+                let guard = TempFile {
+                    dir,
+                    name,
+                    published: false,
+                };
+                return Ok((guard, file.into_std()));
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => last = Some(error),
+            Err(error) => return Err(error),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+}
+
+/// Writes `content` to `name` in `dir` atomically: a temporary file in the same directory,
+/// written and synced, then renamed over the target (or, when it must not exist yet, renamed
+/// only if nothing is there), then the directory synced. Every step is relative to `dir`'s
+/// handle. A failure at any point leaves the old file as it was and removes the temporary
+/// file. A replaced file keeps its permissions; a new one gets `0666 & !umask`. A hard link
+/// is replaced, never written through. `before_commit` runs between the write and the
+/// rename (tests use it to fail there).
 pub(crate) fn write_atomically(
-    target: &Path,
+    dir: &Dir,
+    name: &OsStr,
     content: &[u8],
     overwrite: bool,
-    before_commit: impl FnOnce(&Path) -> std::io::Result<()>,
+    before_commit: impl FnOnce(&Dir, &str) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let mut temp = tempfile::Builder::new()
-        .prefix(".tool-write-")
-        .tempfile_in(dir)?;
-    temp.write_all(content)?;
-    if let Ok(existing) = fs::metadata(target) {
-        temp.as_file().set_permissions(existing.permissions())?;
+    let (mut temp, mut file) = create_temp(dir)?;
+    file.write_all(content)?;
+    if let Ok(existing) = dir.symlink_metadata(name)
+        && existing.is_file()
+    {
+        let permissions = existing.permissions().into_std(&file)?;
+        file.set_permissions(permissions)?;
     }
-    temp.as_file().sync_all()?;
-    before_commit(temp.path())?;
+    file.sync_all()?;
+    drop(file);
+    before_commit(dir, &temp.name)?;
     if overwrite {
-        temp.persist(target).map_err(|e| e.error)?;
+        dir.rename(&temp.name, dir, name)?;
     } else {
-        temp.persist_noclobber(target).map_err(|e| e.error)?;
+        rename_no_replace(dir, &temp.name, name)?;
     }
-    if let Ok(dir) = fs::File::open(dir) {
-        // Durability of the rename; not every platform can sync a directory.
-        let _ = dir.sync_all();
-    }
+    temp.published = true;
+    // Durability of the rename; not every file system can sync a directory.
+    #[cfg(unix)]
+    let _ = rustix::fs::fsync(dir);
     Ok(())
+}
+
+/// Renames `from` to `to` in `dir`, failing with `AlreadyExists` if `to` exists.
+fn rename_no_replace(dir: &Dir, from: &str, to: &OsStr) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        match rustix::fs::renameat_with(dir, from, dir, to, rustix::fs::RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            // Some file systems cannot; a hard link gives the same guarantee.
+            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
+    dir.hard_link(from, dir, to)?;
+    dir.remove_file(from)
 }
 
 /// The arguments of `write_file`, for its preview.
@@ -446,8 +895,7 @@ pub fn write_file_preview(
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
     let args: WriteArgs = serde_json::from_value(Value::Object(args.clone()))?;
-    let target = ws.resolve_new(&args.path)?;
-    match fs::read_to_string(&target) {
+    match read_text(ws, &args.path) {
         Ok(old) => Ok(unified_diff(&args.path, &old, &args.content)),
         Err(_) => Ok(format!(
             "create `{}` ({} bytes, {} lines)",
@@ -456,6 +904,29 @@ pub fn write_file_preview(
             args.content.lines().count()
         )),
     }
+}
+
+/// The whole text of a regular file, up to the write limit.
+fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
+    let opened = open_for_reading(ws, path)?;
+    if opened.size > ws.write_limit() {
+        return Err(ToolError::new(format!(
+            "`{path}` is {} bytes; files are limited to {} bytes",
+            opened.size,
+            ws.write_limit()
+        )));
+    }
+    let mut bytes = Vec::new();
+    opened
+        .file
+        .take(ws.write_limit() + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| read_error(path, e))?;
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(format!(
+            "`{path}` is not UTF-8 text; edit_file edits text only"
+        ))
+    })
 }
 
 /// Write a text file in the workspace, atomically (the old content stays whole if anything
@@ -481,40 +952,41 @@ pub fn write_file(
             ws.write_limit()
         )));
     }
-    let target = ws.resolve_new(&path)?;
     let overwrite = overwrite.unwrap_or(false);
-    match fs::metadata(&target) {
-        Ok(metadata) if metadata.is_dir() => {
+    let target = write_target(ws, &path, create_parents.unwrap_or(false))?;
+    let existing = target.parent.symlink_metadata(&target.name).ok();
+    match &existing {
+        Some(metadata) if metadata.is_dir() => {
             return Err(ToolError::new(format!("`{path}` is a directory")));
         }
-        Ok(_) if !overwrite => {
+        Some(_) if !overwrite => {
             return Err(ToolError::new(format!(
                 "`{path}` already exists; pass `overwrite: true` to replace it, or use edit_file to change part of it"
             )));
         }
         _ => {}
     }
-    let parent = target
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| ws.root().to_path_buf());
-    if !parent.is_dir() {
-        if create_parents.unwrap_or(false) {
-            fs::create_dir_all(&parent).map_err(|e| io_error(ws, &parent, "create", e))?;
-        } else {
-            return Err(ToolError::new(format!(
-                "the directory `{}` does not exist; pass `create_parents: true` to create it",
-                ws.relative(&parent)
-            )));
-        }
-    }
-    let existed = target.exists();
-    write_atomically(&target, content.as_bytes(), overwrite, |_| Ok(()))
-        .map_err(|e| io_error(ws, &target, "write", e))?;
+    write_atomically(
+        &target.parent,
+        &target.name,
+        content.as_bytes(),
+        overwrite,
+        |_, _| Ok(()),
+    )
+    .map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => ToolError::new(format!(
+            "`{path}` already exists; pass `overwrite: true` to replace it"
+        )),
+        _ => io_error(&target.relative, "write", e),
+    })?;
     Ok(format!(
         "{} `{}` ({} bytes)",
-        if existed { "replaced" } else { "created" },
-        ws.relative(&target),
+        if existing.is_some() {
+            "replaced"
+        } else {
+            "created"
+        },
+        display(&target.relative),
         content.len()
     ))
 }
@@ -543,19 +1015,9 @@ struct EditArgs {
     diff: Option<String>,
 }
 
-/// The file's path, its current text, and its text after the edit.
-fn plan_edit(ws: &Workspace, args: &EditArgs) -> Result<(PathBuf, String, String), ToolError> {
-    let real = ws.resolve(&args.path)?;
-    if real.is_dir() {
-        return Err(ToolError::new(format!("`{}` is a directory", args.path)));
-    }
-    let old = fs::read_to_string(&real).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => ToolError::new(format!(
-            "`{}` is not UTF-8 text; edit_file edits text only",
-            args.path
-        )),
-        _ => io_error(ws, &real, "read", e),
-    })?;
+/// The file's current text, and its text after the edit.
+fn plan_edit(ws: &Workspace, args: &EditArgs) -> Result<(String, String), ToolError> {
+    let old = read_text(ws, &args.path)?;
     let new = match (&args.old_text, &args.new_text, &args.diff) {
         (Some(old_text), Some(new_text), None) => {
             if old_text.is_empty() {
@@ -607,7 +1069,7 @@ fn plan_edit(ws: &Workspace, args: &EditArgs) -> Result<(PathBuf, String, String
             ws.write_limit()
         )));
     }
-    Ok((real, old, new))
+    Ok((old, new))
 }
 
 /// What `edit_file` would do: the unified diff of the change.
@@ -617,7 +1079,7 @@ pub fn edit_file_preview(
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
     let args: EditArgs = serde_json::from_value(Value::Object(args.clone()))?;
-    let (_, old, new) = plan_edit(ws, &args)?;
+    let (old, new) = plan_edit(ws, &args)?;
     Ok(unified_diff(&args.path, &old, &new))
 }
 
@@ -643,15 +1105,22 @@ pub fn edit_file(
         new_text,
         diff,
     };
-    let (real, old, new) = plan_edit(ws, &args)?;
+    let (old, new) = plan_edit(ws, &args)?;
     if old == new {
         return Ok(format!(
             "`{}` is unchanged: the edit changes nothing",
             args.path
         ));
     }
-    write_atomically(&real, new.as_bytes(), true, |_| Ok(()))
-        .map_err(|e| io_error(ws, &real, "write", e))?;
+    let target = write_target(ws, &args.path, false)?;
+    write_atomically(
+        &target.parent,
+        &target.name,
+        new.as_bytes(),
+        true,
+        |_, _| Ok(()),
+    )
+    .map_err(|e| io_error(&target.relative, "write", e))?;
     Ok(format!(
         "edited `{}`\n{}",
         args.path,
@@ -668,21 +1137,79 @@ pub fn create_directory(
     path: String,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
-    let target = ws.resolve_new(&path)?;
-    if target.is_dir() {
-        return Ok(format!("`{}` already exists", ws.relative(&target)));
+    let relative = ws.locate(&path, true)?;
+    if relative.as_os_str().is_empty() {
+        return Ok("`.` already exists".to_owned());
     }
-    if target.exists() {
-        return Err(ToolError::new(format!("`{path}` exists and is a file")));
+    match ws.dir().metadata(&relative) {
+        Ok(metadata) if metadata.is_dir() => {
+            return Ok(format!("`{}` already exists", display(&relative)));
+        }
+        Ok(_) => return Err(ToolError::new(format!("`{path}` exists and is a file"))),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(ws.path_error(&path, error).into()),
     }
-    fs::create_dir_all(&target).map_err(|e| io_error(ws, &target, "create", e))?;
-    Ok(format!("created `{}`", ws.relative(&target)))
+    ws.dir()
+        .create_dir_all(&relative)
+        .map_err(|e| match ws.path_error(&path, e) {
+            PathError::Io { message, .. } => {
+                ToolError::new(format!("cannot create `{}`: {message}", display(&relative)))
+            }
+            other => other.into(),
+        })?;
+    Ok(format!("created `{}`", display(&relative)))
 }
 
 /// The arguments of `delete_path`, for its preview.
 #[derive(Deserialize)]
 struct DeleteArgs {
     path: String,
+}
+
+/// What `delete_path` would remove: the directory that holds it and its name there.
+struct DeleteTarget {
+    parent: Dir,
+    name: OsString,
+    relative: PathBuf,
+    kind: Kind,
+}
+
+/// Resolves what `path` names for deletion: its parent directory beneath the root (links in
+/// the parent part are followed inside the root), and the last name itself, never followed
+/// (with or without a trailing slash).
+fn delete_target(ws: &Workspace, path: &str) -> Result<DeleteTarget, ToolError> {
+    let relative = ws.locate(path, false)?;
+    let Some(name) = relative.file_name().map(OsStr::to_os_string) else {
+        return Err(ToolError::new("refusing to delete the workspace root"));
+    };
+    let parent_relative = relative.parent().map(Path::to_path_buf).unwrap_or_default();
+    let at = if parent_relative.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent_relative.as_path()
+    };
+    let parent = ws
+        .dir()
+        .open_dir(at)
+        .map_err(|e| ToolError::from(ws.path_error(path, e)))?;
+    let metadata = parent
+        .symlink_metadata(&name)
+        .map_err(|e| ToolError::from(ws.path_error(path, e)))?;
+    let kind = if metadata.file_type().is_symlink() {
+        Kind::Symlink
+    } else if metadata.is_dir() {
+        Kind::Dir
+    } else if metadata.is_file() {
+        Kind::File
+    } else {
+        Kind::Other
+    };
+    Ok(DeleteTarget {
+        parent,
+        name,
+        relative,
+        kind,
+    })
 }
 
 /// What `delete_path` would delete.
@@ -692,33 +1219,39 @@ pub fn delete_path_preview(
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
     let args: DeleteArgs = serde_json::from_value(Value::Object(args.clone()))?;
-    let real = ws.resolve(&args.path)?;
-    if real.is_dir() {
-        let entries = walkdir_count(&real);
-        Ok(format!(
-            "delete the directory `{}` and the {entries} entries inside it",
-            ws.relative(&real)
-        ))
-    } else {
-        let size = fs::metadata(&real).map(|m| m.len()).unwrap_or(0);
-        Ok(format!(
-            "delete the file `{}` ({size} bytes)",
-            ws.relative(&real)
-        ))
-    }
-}
-
-fn walkdir_count(dir: &Path) -> usize {
-    ignore::WalkBuilder::new(dir)
-        .standard_filters(false)
-        .build()
-        .filter_map(Result::ok)
-        .filter(|entry| entry.depth() > 0)
-        .count()
+    let target = delete_target(ws, &args.path)?;
+    let shown = display(&target.relative);
+    Ok(match target.kind {
+        Kind::Symlink => format!("delete the symbolic link `{shown}` (not what it points to)"),
+        Kind::Dir => {
+            let mut entries = 0_usize;
+            if let Ok(dir) = target.parent.open_dir_nofollow(&target.name) {
+                let options = WalkOptions {
+                    max_depth: None,
+                    hidden: true,
+                    respect_ignores: false,
+                };
+                walk(&dir, options, &mut |_| {
+                    entries += 1;
+                    Step::Continue
+                });
+            }
+            format!("delete the directory `{shown}` and the {entries} entries inside it")
+        }
+        Kind::File | Kind::Other => {
+            let size = target
+                .parent
+                .symlink_metadata(&target.name)
+                .map(|m| m.len())
+                .unwrap_or(0);
+            format!("delete the file `{shown}` ({size} bytes)")
+        }
+    })
 }
 
 /// Delete a file, or a directory (with `recursive: true` when it is not empty), in the
-/// workspace. The workspace root itself is never deleted.
+/// workspace. A symbolic link is deleted itself, never what it points to, with or without a
+/// trailing slash. The workspace root itself is never deleted.
 #[tool(safety = "dangerous", categories(filesystem), tags("files", "write"), preview = delete_path_preview)]
 pub fn delete_path(
     ctx: &ToolContext,
@@ -728,57 +1261,72 @@ pub fn delete_path(
     recursive: Option<bool>,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
-    // A symbolic link is deleted itself, not what it points to.
-    let joined_link = ws.resolve_new(&path)?;
-    let real = ws.resolve(&path)?;
-    if real == ws.root() || joined_link == ws.root() {
-        return Err(ToolError::new("refusing to delete the workspace root"));
-    }
-    let link = fs::symlink_metadata(ws.root().join(path.trim_start_matches("./")))
-        .is_ok_and(|m| m.file_type().is_symlink());
-    if link {
-        let at = ws.root().join(path.trim_start_matches("./"));
-        fs::remove_file(&at).map_err(|e| io_error(ws, &at, "delete", e))?;
-        return Ok(format!("deleted the symbolic link `{path}`"));
-    }
-    if real.is_dir() {
-        let empty = fs::read_dir(&real)
-            .map(|mut d| d.next().is_none())
-            .unwrap_or(false);
-        if empty {
-            fs::remove_dir(&real).map_err(|e| io_error(ws, &real, "delete", e))?;
-        } else if recursive.unwrap_or(false) {
-            fs::remove_dir_all(&real).map_err(|e| io_error(ws, &real, "delete", e))?;
-        } else {
-            return Err(ToolError::new(format!(
-                "`{path}` is a directory that is not empty; pass `recursive: true` to delete it and everything in it"
-            )));
+    let target = delete_target(ws, &path)?;
+    let shown = display(&target.relative);
+    let failed = |e| io_error(&target.relative, "delete", e);
+    match target.kind {
+        Kind::Symlink => {
+            target
+                .parent
+                .remove_file_or_symlink(&target.name)
+                .map_err(failed)?;
+            Ok(format!("deleted the symbolic link `{shown}`"))
         }
-        Ok(format!("deleted the directory `{}`", ws.relative(&real)))
-    } else {
-        fs::remove_file(&real).map_err(|e| io_error(ws, &real, "delete", e))?;
-        Ok(format!("deleted `{}`", ws.relative(&real)))
+        Kind::Dir => {
+            match target.parent.remove_dir(&target.name) {
+                Ok(()) => {}
+                Err(error)
+                    if error.raw_os_error() == Some(rustix::io::Errno::NOTEMPTY.raw_os_error()) =>
+                {
+                    if !recursive.unwrap_or(false) {
+                        return Err(ToolError::new(format!(
+                            "`{path}` is a directory that is not empty; pass `recursive: true` to delete it and everything in it"
+                        )));
+                    }
+                    // Removes beneath the parent's handle without following links.
+                    target.parent.remove_dir_all(&target.name).map_err(failed)?;
+                }
+                Err(error) => return Err(failed(error)),
+            }
+            Ok(format!("deleted the directory `{shown}`"))
+        }
+        Kind::File | Kind::Other => {
+            target.parent.remove_file(&target.name).map_err(failed)?;
+            Ok(format!("deleted `{shown}`"))
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cap_std::ambient_authority;
+
+    fn open(dir: &Path) -> Dir {
+        Dir::open_ambient_dir(dir, ambient_authority()).unwrap()
+    }
 
     #[test]
     fn a_failed_write_leaves_the_old_content_whole() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("data.txt");
-        fs::write(&target, "old content").unwrap();
-        let failure = write_atomically(&target, b"new content that never lands", true, |temp| {
-            // The new bytes are fully on disk in the temporary file...
-            assert_eq!(fs::read(temp).unwrap(), b"new content that never lands");
-            // ...and the writer dies before the rename.
-            Err(std::io::Error::other("killed mid-write"))
-        });
+        std::fs::write(&target, "old content").unwrap();
+        let handle = open(dir.path());
+        let failure = write_atomically(
+            &handle,
+            OsStr::new("data.txt"),
+            b"new content that never lands",
+            true,
+            |dir, temp| {
+                // The new bytes are fully on disk in the temporary file...
+                assert_eq!(dir.read(temp).unwrap(), b"new content that never lands");
+                // ...and the writer dies before the rename.
+                Err(std::io::Error::other("killed mid-write"))
+            },
+        );
         assert!(failure.is_err());
-        assert_eq!(fs::read_to_string(&target).unwrap(), "old content");
-        let leftovers: Vec<_> = fs::read_dir(dir.path())
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old content");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
@@ -793,23 +1341,81 @@ mod tests {
     fn noclobber_refuses_an_existing_file() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("data.txt");
-        fs::write(&target, "old").unwrap();
-        assert!(write_atomically(&target, b"new", false, |_| Ok(())).is_err());
-        assert_eq!(fs::read_to_string(&target).unwrap(), "old");
+        std::fs::write(&target, "old").unwrap();
+        let handle = open(dir.path());
+        let error = write_atomically(
+            &handle,
+            OsStr::new("data.txt"),
+            b"new",
+            false,
+            |_, _| Ok(()),
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[cfg(unix)]
     #[test]
-    fn replacing_keeps_permissions() {
+    fn replacing_keeps_permissions_and_new_files_follow_the_umask() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("script.sh");
-        fs::write(&target, "old").unwrap();
-        fs::set_permissions(&target, fs::Permissions::from_mode(0o750)).unwrap();
-        write_atomically(&target, b"new", true, |_| Ok(())).unwrap();
+        std::fs::write(&target, "old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let handle = open(dir.path());
+        write_atomically(
+            &handle,
+            OsStr::new("script.sh"),
+            b"new",
+            true,
+            |_, _| Ok(()),
+        )
+        .unwrap();
         assert_eq!(
-            fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+            std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
             0o750
         );
+        // A new file gets what `std::fs::write` (open with 0666, less the umask) gives.
+        std::fs::write(dir.path().join("reference"), "x").unwrap();
+        let expected = std::fs::metadata(dir.path().join("reference"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        write_atomically(&handle, OsStr::new("new.txt"), b"new", false, |_, _| Ok(())).unwrap();
+        let mode = std::fs::metadata(dir.path().join("new.txt"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, expected);
+        assert_ne!(mode, 0o600, "not tempfile's private mode");
+    }
+
+    #[test]
+    fn long_lines_are_read_with_bounded_memory() {
+        let text = format!("{}\nshort\n", "x".repeat(100_000));
+        let mut reader = BufReader::with_capacity(1024, text.as_bytes());
+        let mut line = Vec::new();
+        let read = read_line_capped(&mut reader, 10, true, &mut line).unwrap();
+        assert_eq!(
+            (read.consumed, read.complete, line.len()),
+            (100_001, true, 10)
+        );
+        let read = read_line_capped(&mut reader, 10, true, &mut line).unwrap();
+        assert_eq!((read.consumed, line.as_slice()), (6, b"short\n".as_slice()));
+        let mut reader = BufReader::with_capacity(1024, text.as_bytes());
+        let read = read_line_capped(&mut reader, 10, false, &mut line).unwrap();
+        assert_eq!((read.consumed, read.complete, line.len()), (10, false, 10));
+    }
+
+    #[test]
+    fn a_character_cut_by_the_cap_is_dropped() {
+        let bytes = "aé".as_bytes();
+        assert_eq!(utf8_prefix(&bytes[..2], true), Some("a"));
+        assert_eq!(utf8_prefix(&bytes[..2], false), None);
+        assert_eq!(utf8_prefix(b"a\xffb", true), None);
     }
 }

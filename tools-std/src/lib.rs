@@ -32,13 +32,16 @@
 //! The file and command tools need a [`Workspace`] in the executor's state; without one they
 //! fail with a message saying how to add it.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod confine;
 pub mod data;
 pub mod execution;
 pub mod files;
 pub mod introspection;
+mod names;
+mod walk;
 mod workspace;
 
 pub use workspace::{PathError, Workspace, WorkspaceError};

@@ -2,8 +2,17 @@
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+
+/// `EXDEV`: what `openat2` with `RESOLVE_BENEATH` answers for a path that leaves the root.
+const EXDEV: i32 = 18;
+/// Most symbolic links followed in one path, as Linux's `MAXSYMLINKS`.
+const MAX_LINK_HOPS: usize = 40;
 
 /// Longest path a tool accepts, in bytes.
 const MAX_PATH_BYTES: usize = 4096;
@@ -87,6 +96,7 @@ pub struct WorkspaceError {
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    dir: Arc<Dir>,
     max_read_bytes: u64,
     max_write_bytes: u64,
     max_entries: usize,
@@ -97,6 +107,9 @@ pub struct Workspace {
     allowed_commands: BTreeSet<String>,
     allow_shell: bool,
     env: BTreeSet<String>,
+    allow_network: bool,
+    allow_git_writes: bool,
+    allow_unconfined: bool,
 }
 
 impl Workspace {
@@ -121,8 +134,12 @@ impl Workspace {
                 "not a directory",
             )));
         }
+        // The one place a path is opened by name: from here on, every access is relative to
+        // this handle, so renaming or replacing the root's ancestors changes nothing.
+        let dir = Dir::open_ambient_dir(&root, ambient_authority()).map_err(fail)?;
         Ok(Workspace {
             root,
+            dir: Arc::new(dir),
             max_read_bytes: 256 * 1024,
             max_write_bytes: 10 * 1024 * 1024,
             max_entries: 1000,
@@ -133,6 +150,9 @@ impl Workspace {
             allowed_commands: BTreeSet::new(),
             allow_shell: false,
             env: DEFAULT_ENV.iter().map(|name| (*name).to_owned()).collect(),
+            allow_network: false,
+            allow_git_writes: false,
+            allow_unconfined: false,
         })
     }
 
@@ -207,6 +227,37 @@ impl Workspace {
         self
     }
 
+    /// Whether commands may open network connections; off by default (the kernel refuses
+    /// TCP connections and the creation of IP sockets).
+    pub fn allow_network(mut self, allow: bool) -> Self {
+        self.allow_network = allow;
+        self
+    }
+
+    /// Whether commands may write inside `.git` directories of the workspace; off by default
+    /// (they are read-only to commands, so a command cannot plant hooks or rewrite history).
+    pub fn allow_git_writes(mut self, allow: bool) -> Self {
+        self.allow_git_writes = allow;
+        self
+    }
+
+    /// Whether commands may run without kernel confinement where the kernel cannot confine
+    /// them (no Landlock); off by default, so on such a kernel `run_command` refuses to run.
+    pub fn allow_unconfined_commands(mut self, allow: bool) -> Self {
+        self.allow_unconfined = allow;
+        self
+    }
+
+    pub(crate) fn network_allowed(&self) -> bool {
+        self.allow_network
+    }
+    pub(crate) fn git_writes_allowed(&self) -> bool {
+        self.allow_git_writes
+    }
+    pub(crate) fn unconfined_allowed(&self) -> bool {
+        self.allow_unconfined
+    }
+
     pub(crate) fn read_limit(&self) -> u64 {
         self.max_read_bytes
     }
@@ -240,7 +291,17 @@ impl Workspace {
             .collect()
     }
 
-    /// The path of something that exists inside the workspace, canonical.
+    /// The directory handle every file tool works through: paths are resolved beneath it by
+    /// the kernel (`openat2` with `RESOLVE_BENEATH` on Linux), never by checking a path and
+    /// opening it again by name.
+    pub(crate) fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// The canonical path of something that exists inside the workspace, for messages and for
+    /// handing to other programs (a command's working directory). It is resolved beneath the
+    /// root through the workspace's directory handle, so no symbolic link leads out of it;
+    /// the file tools themselves never open a path this returns.
     ///
     /// # Errors
     ///
@@ -258,95 +319,24 @@ impl Workspace {
     /// assert!(matches!(workspace.resolve("/etc/passwd"), Err(PathError::Absolute(_))));
     /// ```
     pub fn resolve(&self, path: &str) -> Result<PathBuf, PathError> {
-        let joined = self.join(path)?;
-        match std::fs::canonicalize(&joined) {
-            Ok(real) => self.inside(path, real),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                // A dangling symbolic link is "not found" too; say so only if it points inside.
-                self.check_existing_prefix(path, &joined)?;
-                Err(PathError::NotFound(path.to_owned()))
-            }
-            Err(error) => Err(PathError::Io {
-                path: path.to_owned(),
-                message: error.to_string(),
-            }),
+        let relative = self.locate(path, true)?;
+        if relative.as_os_str().is_empty() {
+            return Ok(self.root.clone());
+        }
+        match self.dir.canonicalize(&relative) {
+            Ok(real) => Ok(self.root.join(real)),
+            Err(error) => Err(self.path_error(path, error)),
         }
     }
 
-    /// The path of something that may not exist yet (to create), inside the workspace. Its
-    /// deepest existing ancestor is canonicalized and checked; the rest is new.
+    /// The path relative to the root that `path` names, checked without touching the file
+    /// system (empty for the root itself). Only `/` separates names: a backslash or a colon
+    /// is part of a name, as on every Unix file system.
     ///
     /// # Errors
     ///
-    /// As [`resolve`](Self::resolve).
-    pub fn resolve_new(&self, path: &str) -> Result<PathBuf, PathError> {
-        let joined = self.join(path)?;
-        match std::fs::symlink_metadata(&joined) {
-            // It exists (possibly as a symbolic link): resolve it like any existing path.
-            Ok(_) => self.resolve(path),
-            Err(_) => {
-                let (existing, rest) = self.check_existing_prefix(path, &joined)?;
-                Ok(rest.iter().fold(existing, |at, part| at.join(part)))
-            }
-        }
-    }
-
-    /// The deepest existing ancestor of `joined`, canonical and inside the root, and the
-    /// components after it.
-    fn check_existing_prefix(
-        &self,
-        path: &str,
-        joined: &Path,
-    ) -> Result<(PathBuf, Vec<OsString>), PathError> {
-        let mut existing = joined.to_path_buf();
-        let mut rest = Vec::new();
-        while std::fs::symlink_metadata(&existing).is_err() {
-            match (existing.file_name(), existing.parent()) {
-                (Some(name), Some(parent)) => {
-                    rest.push(name.to_os_string());
-                    existing = parent.to_path_buf();
-                }
-                _ => break,
-            }
-        }
-        rest.reverse();
-        let real = match std::fs::canonicalize(&existing) {
-            Ok(real) => real,
-            // A dangling symbolic link: where it points decides the message.
-            Err(_)
-                if std::fs::symlink_metadata(&existing)
-                    .is_ok_and(|m| m.file_type().is_symlink()) =>
-            {
-                let target = std::fs::read_link(&existing).unwrap_or_default();
-                let inside = target.is_relative()
-                    && !target.components().any(|c| c == Component::ParentDir)
-                    || target.starts_with(&self.root);
-                return Err(if inside {
-                    PathError::NotFound(path.to_owned())
-                } else {
-                    PathError::OutsideRoot(path.to_owned())
-                });
-            }
-            Err(error) => {
-                return Err(PathError::Io {
-                    path: path.to_owned(),
-                    message: error.to_string(),
-                });
-            }
-        };
-        Ok((self.inside(path, real)?, rest))
-    }
-
-    fn inside(&self, path: &str, real: PathBuf) -> Result<PathBuf, PathError> {
-        if real.starts_with(&self.root) {
-            Ok(real)
-        } else {
-            Err(PathError::OutsideRoot(path.to_owned()))
-        }
-    }
-
-    /// The root joined with a checked relative path, without touching the file system.
-    fn join(&self, path: &str) -> Result<PathBuf, PathError> {
+    /// As [`resolve`](Self::resolve), except for what only the file system can tell.
+    pub(crate) fn check(&self, path: &str) -> Result<PathBuf, PathError> {
         if path.contains('\0') {
             return Err(PathError::NulByte);
         }
@@ -359,38 +349,123 @@ impl Workspace {
         if path.starts_with('~') {
             return Err(PathError::HomeRelative(path.to_owned()));
         }
-        let bytes = path.as_bytes();
-        let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
-        if path.starts_with('/') || path.starts_with('\\') || drive {
+        if path.starts_with('/') {
             return Err(PathError::Absolute(path.to_owned()));
         }
-        let mut joined = self.root.clone();
-        for part in path.split(['/', '\\']) {
+        let mut relative = PathBuf::new();
+        for part in path.split('/') {
             if part.len() > MAX_COMPONENT_BYTES {
                 return Err(PathError::TooLong(path.len()));
             }
-            if !part.is_empty() && part.trim().is_empty() {
-                return Err(PathError::BlankName(path.to_owned()));
-            }
-            match Path::new(part).components().next() {
-                None | Some(Component::CurDir) => {}
-                Some(Component::ParentDir) => {
-                    return Err(PathError::ParentTraversal(path.to_owned()));
+            match part {
+                "" | "." => {}
+                ".." => return Err(PathError::ParentTraversal(path.to_owned())),
+                _ if part.trim().is_empty() => {
+                    return Err(PathError::BlankName(path.to_owned()));
                 }
-                Some(Component::Normal(name)) => joined.push(name),
-                Some(Component::RootDir | Component::Prefix(_)) => {
-                    return Err(PathError::Absolute(path.to_owned()));
-                }
+                _ => relative.push(part),
             }
         }
-        Ok(joined)
+        Ok(relative)
+    }
+
+    /// The path relative to the root that `path` names, with the symbolic links along it
+    /// replaced by what they point to (the last name only when `follow_last`), for opening
+    /// beneath the root. Links are read through the directory handle; a link that points
+    /// outside the root, absolute or with `..`, is refused, and one that points inside it,
+    /// even by an absolute path, works. Resolution stops at the first name that does not
+    /// exist. What this returns is still opened beneath the root by the kernel, so a link
+    /// changed meanwhile can only make the open fail, never leave the root.
+    pub(crate) fn locate(&self, path: &str, follow_last: bool) -> Result<PathBuf, PathError> {
+        let relative = self.check(path)?;
+        let mut pending: Vec<OsString> = relative
+            .components()
+            .rev()
+            .map(|c| c.as_os_str().to_os_string())
+            .collect();
+        let mut resolved = PathBuf::new();
+        let mut hops = 0;
+        while let Some(name) = pending.pop() {
+            if name == ".." {
+                if !resolved.pop() {
+                    return Err(PathError::OutsideRoot(path.to_owned()));
+                }
+                continue;
+            }
+            if name == "." {
+                continue;
+            }
+            resolved.push(&name);
+            if pending.is_empty() && !follow_last {
+                break;
+            }
+            let Ok(metadata) = self.dir.symlink_metadata(&resolved) else {
+                // Missing (or unreadable): the rest is for the open to report.
+                resolved.extend(pending.drain(..).rev());
+                break;
+            };
+            if !metadata.file_type().is_symlink() {
+                continue;
+            }
+            hops += 1;
+            if hops > MAX_LINK_HOPS {
+                return Err(PathError::Io {
+                    path: path.to_owned(),
+                    message: "too many levels of symbolic links".to_owned(),
+                });
+            }
+            let target = self
+                .dir
+                .read_link_contents(&resolved)
+                .map_err(|e| self.path_error(path, e))?;
+            resolved.pop();
+            if target.is_absolute() {
+                let Ok(inside) = target.strip_prefix(&self.root) else {
+                    return Err(PathError::OutsideRoot(path.to_owned()));
+                };
+                resolved = PathBuf::new();
+                pending.extend(
+                    inside
+                        .components()
+                        .rev()
+                        .map(|c| c.as_os_str().to_os_string()),
+                );
+            } else {
+                pending.extend(
+                    target
+                        .components()
+                        .rev()
+                        .map(|c| c.as_os_str().to_os_string()),
+                );
+            }
+        }
+        Ok(resolved)
+    }
+
+    /// What an I/O error met while resolving `path` beneath the root means to a model.
+    pub(crate) fn path_error(&self, path: &str, error: std::io::Error) -> PathError {
+        // cap-std reports an escape as "a path led outside of the filesystem"; the kernel's
+        // `RESOLVE_BENEATH` as EXDEV; `RESOLVE_NO_MAGICLINKS` and too many links as ELOOP.
+        let escaped = error.raw_os_error() == Some(EXDEV)
+            || (error.kind() == std::io::ErrorKind::PermissionDenied
+                && error.raw_os_error().is_none());
+        if escaped {
+            PathError::OutsideRoot(path.to_owned())
+        } else if error.kind() == std::io::ErrorKind::NotFound {
+            PathError::NotFound(path.to_owned())
+        } else {
+            PathError::Io {
+                path: path.to_owned(),
+                message: error.to_string(),
+            }
+        }
     }
 
     /// `real` relative to the root, for messages and listings (`.` for the root).
     pub fn relative(&self, real: &Path) -> String {
         match real.strip_prefix(&self.root) {
             Ok(relative) if relative.as_os_str().is_empty() => ".".to_owned(),
-            Ok(relative) => relative.to_string_lossy().replace('\\', "/"),
+            Ok(relative) => crate::names::escape(relative.as_os_str()),
             Err(_) => real.display().to_string(),
         }
     }

@@ -1,9 +1,11 @@
 //! tools-std through the executor, as a model would use it. One binary, a module per topic.
 
+mod confine;
 mod data;
 mod execution;
 mod files;
 mod harness;
+mod hostile;
 mod introspection;
 mod safety;
 mod sandbox;

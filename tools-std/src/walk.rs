@@ -1,0 +1,210 @@
+//! Walking a directory of the workspace through directory handles: each subdirectory is
+//! opened beneath its parent's handle without following symbolic links, so a directory swapped
+//! for a link while the walk runs cannot lead it outside the root. `.gitignore` files (and
+//! `.git/info/exclude`) found on the way are honoured, as `git` would.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use cap_fs_ext::DirExt;
+use cap_std::fs::{Dir, Metadata};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::files::open_options_nonblocking;
+
+/// Deepest a walk descends, whatever was asked: each level holds a directory handle open.
+const MAX_WALK_DEPTH: usize = 64;
+/// Largest ignore file read; the rest of a larger one is ignored.
+const MAX_IGNORE_FILE: u64 = 1 << 20;
+/// Where ignore matchers pretend the walk starts (they match paths, not handles).
+const VIRTUAL_ROOT: &str = "/walk";
+
+/// What a walk found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    File,
+    Dir,
+    Symlink,
+    /// A FIFO, socket or device: listed, never opened.
+    Other,
+}
+
+/// One entry of a walk.
+pub(crate) struct Entry<'a> {
+    /// The directory that holds it (open it through this handle, by `name`).
+    pub(crate) parent: &'a Dir,
+    pub(crate) name: &'a OsStr,
+    /// Its path relative to the walk's start.
+    pub(crate) relative: &'a Path,
+    pub(crate) kind: Kind,
+}
+
+impl Entry<'_> {
+    /// Its metadata, without following a symbolic link.
+    pub(crate) fn metadata(&self) -> Option<Metadata> {
+        self.parent.symlink_metadata(self.name).ok()
+    }
+}
+
+/// Whether a walk goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    Continue,
+    Stop,
+}
+
+/// How to walk.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WalkOptions {
+    /// How many levels to descend (1: the start's entries only); `None` for no limit.
+    pub(crate) max_depth: Option<usize>,
+    /// Include names starting with `.`.
+    pub(crate) hidden: bool,
+    /// Leave out what `.gitignore` files ignore.
+    pub(crate) respect_ignores: bool,
+}
+
+/// Walks `start` depth-first, entries of each directory in name order, calling `visit` for
+/// each entry that is neither hidden (unless asked) nor ignored. Symbolic links are reported,
+/// never followed. Directories that cannot be opened are skipped.
+pub(crate) fn walk(start: &Dir, options: WalkOptions, visit: &mut dyn FnMut(&Entry<'_>) -> Step) {
+    let max_depth = options
+        .max_depth
+        .unwrap_or(MAX_WALK_DEPTH)
+        .min(MAX_WALK_DEPTH);
+    let mut ignores = Vec::new();
+    let _ = walk_dir(
+        start,
+        &PathBuf::new(),
+        1,
+        max_depth,
+        options,
+        &mut ignores,
+        visit,
+    );
+}
+
+fn walk_dir(
+    dir: &Dir,
+    relative: &Path,
+    depth: usize,
+    max_depth: usize,
+    options: WalkOptions,
+    ignores: &mut Vec<Gitignore>,
+    visit: &mut dyn FnMut(&Entry<'_>) -> Step,
+) -> Step {
+    let rules = if options.respect_ignores {
+        ignore_rules(dir, relative)
+    } else {
+        None
+    };
+    let pushed = match rules {
+        Some(rules) => {
+            ignores.push(rules);
+            true
+        }
+        None => false,
+    };
+    let step = walk_entries(dir, relative, depth, max_depth, options, ignores, visit);
+    if pushed {
+        ignores.pop();
+    }
+    step
+}
+
+fn walk_entries(
+    dir: &Dir,
+    relative: &Path,
+    depth: usize,
+    max_depth: usize,
+    options: WalkOptions,
+    ignores: &mut Vec<Gitignore>,
+    visit: &mut dyn FnMut(&Entry<'_>) -> Step,
+) -> Step {
+    let Ok(entries) = dir.entries() else {
+        return Step::Continue;
+    };
+    let mut names: Vec<(OsString, Kind)> = entries
+        .filter_map(Result::ok)
+        .map(|entry| {
+            let kind = match entry.file_type() {
+                Ok(kind) if kind.is_dir() => Kind::Dir,
+                Ok(kind) if kind.is_file() => Kind::File,
+                Ok(kind) if kind.is_symlink() => Kind::Symlink,
+                _ => Kind::Other,
+            };
+            (entry.file_name(), kind)
+        })
+        .collect();
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, kind) in names {
+        if !options.hidden && name.as_encoded_bytes().starts_with(b".") {
+            continue;
+        }
+        let path = relative.join(&name);
+        if is_ignored(ignores, &path, kind == Kind::Dir) {
+            continue;
+        }
+        let entry = Entry {
+            parent: dir,
+            name: &name,
+            relative: &path,
+            kind,
+        };
+        if visit(&entry) == Step::Stop {
+            return Step::Stop;
+        }
+        if kind == Kind::Dir && depth < max_depth {
+            // Not following links: a directory swapped for a link since it was listed fails
+            // to open here, and is skipped.
+            let Ok(child) = dir.open_dir_nofollow(&name) else {
+                continue;
+            };
+            if walk_dir(&child, &path, depth + 1, max_depth, options, ignores, visit) == Step::Stop
+            {
+                return Step::Stop;
+            }
+        }
+    }
+    Step::Continue
+}
+
+/// Whether the deepest rule that matches `path` ignores it.
+fn is_ignored(ignores: &[Gitignore], path: &Path, is_dir: bool) -> bool {
+    let full = Path::new(VIRTUAL_ROOT).join(path);
+    for rules in ignores.iter().rev() {
+        let matched = rules.matched(&full, is_dir);
+        if matched.is_ignore() {
+            return true;
+        }
+        if matched.is_whitelist() {
+            return false;
+        }
+    }
+    false
+}
+
+/// The ignore rules a directory adds: its `.gitignore`, and `.git/info/exclude` when it holds
+/// a repository. Read through the directory's handle, never by path.
+fn ignore_rules(dir: &Dir, relative: &Path) -> Option<Gitignore> {
+    let mut builder = GitignoreBuilder::new(Path::new(VIRTUAL_ROOT).join(relative));
+    let mut any = false;
+    for file in [".gitignore", ".git/info/exclude"] {
+        let Ok(handle) = dir.open_with(file, &open_options_nonblocking()) else {
+            continue;
+        };
+        if !handle.metadata().is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let reader = BufReader::new(std::io::Read::take(handle, MAX_IGNORE_FILE));
+        for line in reader.lines() {
+            let Ok(line) = line else { break };
+            any |= builder.add_line(None, &line).is_ok();
+        }
+    }
+    if !any {
+        return None;
+    }
+    builder.build().ok()
+}
