@@ -50,6 +50,21 @@ pub(crate) fn open_options_nonblocking() -> OpenOptions {
     options
 }
 
+/// `relative` as the cap-std calls take it: `.` for the root itself.
+fn in_root(relative: &Path) -> &Path {
+    if relative.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        relative
+    }
+}
+
+/// The directory part of `relative` (empty for the root) and its last name.
+fn split_parent(relative: &Path) -> Option<(&Path, OsString)> {
+    let name = relative.file_name()?.to_os_string();
+    Some((relative.parent().unwrap_or(Path::new("")), name))
+}
+
 /// `relative` as the tools print it: `.` for the root, control characters escaped.
 fn display(relative: &Path) -> String {
     if relative.as_os_str().is_empty() {
@@ -317,11 +332,7 @@ fn read_error(path: &str, error: std::io::Error) -> ToolError {
 /// Opens the directory at `path` beneath the root, with its checked relative path.
 fn open_directory(ws: &Workspace, path: &str) -> Result<(Dir, PathBuf), ToolError> {
     let relative = ws.locate(path, true)?;
-    let at = if relative.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        relative.as_path()
-    };
+    let at = in_root(&relative);
     match ws.dir().open_dir(at) {
         Ok(dir) => Ok((dir, relative)),
         Err(error) if error.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) => {
@@ -426,11 +437,7 @@ pub fn file_info(
         .filter(|at| !at.as_os_str().is_empty())
         .and_then(|at| ws.dir().symlink_metadata(at).ok());
     let relative = ws.locate(&path, true)?;
-    let at = if relative.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        relative.as_path()
-    };
+    let at = in_root(&relative);
     let metadata = ws
         .dir()
         .metadata(at)
@@ -459,9 +466,9 @@ pub fn file_info(
     } else {
         None
     };
-    let real = ws.resolve(&path)?;
     Ok(Json(FileInfo {
-        path: ws.relative(&real),
+        // Located with its links resolved: the path of what was described.
+        path: display(&relative),
         kind: kind.to_owned(),
         size: metadata.len(),
         modified,
@@ -740,23 +747,16 @@ fn write_target(
     if relative.as_os_str().is_empty() {
         return Err(ToolError::new(format!("`{path}` is a directory")));
     }
-    let name = relative
-        .file_name()
-        .map(OsStr::to_os_string)
-        .ok_or_else(|| ToolError::new(format!("`{path}` names no file")))?;
-    let parent_relative = relative.parent().map(Path::to_path_buf).unwrap_or_default();
-    let at = if parent_relative.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent_relative.as_path()
-    };
+    let (parent_relative, name) =
+        split_parent(&relative).ok_or_else(|| ToolError::new(format!("`{path}` names no file")))?;
+    let at = in_root(parent_relative);
     let parent = match ws.dir().open_dir(at) {
         Ok(parent) => parent,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             if !create_parents {
                 return Err(ToolError::new(format!(
                     "the directory `{}` does not exist; pass `create_parents: true` to create it",
-                    display(&parent_relative)
+                    display(parent_relative)
                 )));
             }
             ws.dir()
@@ -1179,15 +1179,10 @@ struct DeleteTarget {
 /// (with or without a trailing slash).
 fn delete_target(ws: &Workspace, path: &str) -> Result<DeleteTarget, ToolError> {
     let relative = ws.locate(path, false)?;
-    let Some(name) = relative.file_name().map(OsStr::to_os_string) else {
+    let Some((parent_relative, name)) = split_parent(&relative) else {
         return Err(ToolError::new("refusing to delete the workspace root"));
     };
-    let parent_relative = relative.parent().map(Path::to_path_buf).unwrap_or_default();
-    let at = if parent_relative.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent_relative.as_path()
-    };
+    let at = in_root(parent_relative);
     let parent = ws
         .dir()
         .open_dir(at)

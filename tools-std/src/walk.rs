@@ -5,7 +5,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, Metadata};
@@ -69,105 +69,90 @@ pub(crate) struct WalkOptions {
 /// each entry that is neither hidden (unless asked) nor ignored. Symbolic links are reported,
 /// never followed. Directories that cannot be opened are skipped.
 pub(crate) fn walk(start: &Dir, options: WalkOptions, visit: &mut dyn FnMut(&Entry<'_>) -> Step) {
-    let max_depth = options
-        .max_depth
-        .unwrap_or(MAX_WALK_DEPTH)
-        .min(MAX_WALK_DEPTH);
-    let mut ignores = Vec::new();
-    let _ = walk_dir(
-        start,
-        &PathBuf::new(),
-        1,
-        max_depth,
+    let mut walker = Walker {
+        max_depth: options
+            .max_depth
+            .unwrap_or(MAX_WALK_DEPTH)
+            .min(MAX_WALK_DEPTH),
         options,
-        &mut ignores,
+        ignores: Vec::new(),
         visit,
-    );
+    };
+    let _ = walker.dir(start, Path::new(""), 1);
 }
 
-fn walk_dir(
-    dir: &Dir,
-    relative: &Path,
-    depth: usize,
+/// One walk: its limits, the ignore rules of the directories it is in, and its visitor.
+struct Walker<'v> {
     max_depth: usize,
     options: WalkOptions,
-    ignores: &mut Vec<Gitignore>,
-    visit: &mut dyn FnMut(&Entry<'_>) -> Step,
-) -> Step {
-    let rules = if options.respect_ignores {
-        ignore_rules(dir, relative)
-    } else {
-        None
-    };
-    let pushed = match rules {
-        Some(rules) => {
-            ignores.push(rules);
-            true
-        }
-        None => false,
-    };
-    let step = walk_entries(dir, relative, depth, max_depth, options, ignores, visit);
-    if pushed {
-        ignores.pop();
-    }
-    step
+    /// The rules of each directory on the way down that has any, outermost first.
+    ignores: Vec<Gitignore>,
+    visit: &'v mut dyn FnMut(&Entry<'_>) -> Step,
 }
 
-fn walk_entries(
-    dir: &Dir,
-    relative: &Path,
-    depth: usize,
-    max_depth: usize,
-    options: WalkOptions,
-    ignores: &mut Vec<Gitignore>,
-    visit: &mut dyn FnMut(&Entry<'_>) -> Step,
-) -> Step {
-    let Ok(entries) = dir.entries() else {
-        return Step::Continue;
-    };
-    let mut names: Vec<(OsString, Kind)> = entries
-        .filter_map(Result::ok)
-        .map(|entry| {
-            let kind = match entry.file_type() {
-                Ok(kind) if kind.is_dir() => Kind::Dir,
-                Ok(kind) if kind.is_file() => Kind::File,
-                Ok(kind) if kind.is_symlink() => Kind::Symlink,
-                _ => Kind::Other,
-            };
-            (entry.file_name(), kind)
-        })
-        .collect();
-    names.sort_by(|a, b| a.0.cmp(&b.0));
-    for (name, kind) in names {
-        if !options.hidden && name.as_encoded_bytes().starts_with(b".") {
-            continue;
-        }
-        let path = relative.join(&name);
-        if is_ignored(ignores, &path, kind == Kind::Dir) {
-            continue;
-        }
-        let entry = Entry {
-            parent: dir,
-            name: &name,
-            relative: &path,
-            kind,
+impl Walker<'_> {
+    /// Walks the entries of `dir` (at `relative`, `depth` levels down) with its ignore rules.
+    fn dir(&mut self, dir: &Dir, relative: &Path, depth: usize) -> Step {
+        let rules = if self.options.respect_ignores {
+            ignore_rules(dir, relative)
+        } else {
+            None
         };
-        if visit(&entry) == Step::Stop {
-            return Step::Stop;
+        let pushed = rules.map(|rules| self.ignores.push(rules)).is_some();
+        let step = self.entries(dir, relative, depth);
+        if pushed {
+            self.ignores.pop();
         }
-        if kind == Kind::Dir && depth < max_depth {
-            // Not following links: a directory swapped for a link since it was listed fails
-            // to open here, and is skipped.
-            let Ok(child) = dir.open_dir_nofollow(&name) else {
+        step
+    }
+
+    fn entries(&mut self, dir: &Dir, relative: &Path, depth: usize) -> Step {
+        let Ok(entries) = dir.entries() else {
+            return Step::Continue;
+        };
+        let mut names: Vec<(OsString, Kind)> = entries
+            .filter_map(Result::ok)
+            .map(|entry| {
+                let kind = match entry.file_type() {
+                    Ok(kind) if kind.is_dir() => Kind::Dir,
+                    Ok(kind) if kind.is_file() => Kind::File,
+                    Ok(kind) if kind.is_symlink() => Kind::Symlink,
+                    _ => Kind::Other,
+                };
+                (entry.file_name(), kind)
+            })
+            .collect();
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, kind) in names {
+            if !self.options.hidden && name.as_encoded_bytes().starts_with(b".") {
                 continue;
+            }
+            let path = relative.join(&name);
+            if is_ignored(&self.ignores, &path, kind == Kind::Dir) {
+                continue;
+            }
+            let entry = Entry {
+                parent: dir,
+                name: &name,
+                relative: &path,
+                kind,
             };
-            if walk_dir(&child, &path, depth + 1, max_depth, options, ignores, visit) == Step::Stop
-            {
+            if (self.visit)(&entry) == Step::Stop {
                 return Step::Stop;
             }
+            if kind == Kind::Dir && depth < self.max_depth {
+                // Not following links: a directory swapped for a link since it was listed fails
+                // to open here, and is skipped.
+                let Ok(child) = dir.open_dir_nofollow(&name) else {
+                    continue;
+                };
+                if self.dir(&child, &path, depth + 1) == Step::Stop {
+                    return Step::Stop;
+                }
+            }
         }
+        Step::Continue
     }
-    Step::Continue
 }
 
 /// Whether the deepest rule that matches `path` ignores it.
