@@ -333,7 +333,10 @@ async fn progress_is_forwarded_and_cancellation_stops_the_call() {
     request.set_progress_token(ProgressToken(NumberOrString::Number(7)));
     let result = client.call_tool(request).await.unwrap();
     assert_eq!(result.content[0].as_text().unwrap().text, "counted to 3");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Notifications may arrive after the result: wait for them (an event), not for a time.
+    while progress.lock().unwrap().len() < 3 {
+        tokio::task::yield_now().await;
+    }
     let seen = progress.lock().unwrap().clone();
     assert_eq!(
         seen.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
@@ -345,7 +348,10 @@ async fn progress_is_forwarded_and_cancellation_stops_the_call() {
     let slow = CallToolRequestParams::new("count_slowly").with_arguments(args(json!({"to": 1000})));
     let timed_out = tokio::time::timeout(Duration::from_millis(150), client.call_tool(slow)).await;
     assert!(timed_out.is_err());
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The server sees the cancellation and ends the call: wait until it has counted it.
+    while executor.metrics().tools["count_slowly"].failures == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let metrics = executor.metrics();
     let counted = &metrics.tools["count_slowly"];
     assert_eq!(
@@ -365,7 +371,10 @@ async fn registry_changes_notify_the_client() {
     let client = connect(&http, client).await;
     client.list_all_tools().await.unwrap();
     executor.registry().set_enabled("divide", false).unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Wait for the notification (an event), then check that it came once.
+    while changed.load(Ordering::SeqCst) == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     assert_eq!(changed.load(Ordering::SeqCst), 1);
     let names: Vec<String> = client
         .list_all_tools()

@@ -67,8 +67,8 @@ pub use context::{Progress, ToolContext, ToolState};
 pub use error::ToolError;
 pub use executor::{
     ApprovalDecision, ApprovalHandler, ApprovalRequest, AuditLog, BlockingExecutor, CallOptions,
-    Executor, ExecutorBuilder, HookEvent, LatencyStats, MetricsSnapshot, REDACTED, ToolHook,
-    ToolMetrics, UNKNOWN_TOOL_METRIC,
+    Executor, ExecutorBuilder, HookEvent, LatencyStats, MetricsSnapshot, REDACTED, SyncThreadStats,
+    ToolHook, ToolMetrics, UNKNOWN_TOOL_METRIC,
 };
 pub use output::{IntoToolOutput, Json, ToolOutput};
 pub use registry::{
@@ -107,6 +107,52 @@ pub use tokio_util::sync::CancellationToken;
 /// dangerous call would do, shown to the approver). Put it on free functions only (not
 /// methods). Per parameter:
 /// `#[arg(rename = "...", description = "...", default = expr, secret)]`.
+///
+/// # Long work stops when the call does
+///
+/// A call that times out or is cancelled (by the caller, or by an MCP client's
+/// `notifications/cancelled`) cancels its [`ToolContext`]. An async tool is simply dropped
+/// at its next `.await`. A sync tool runs on a thread of its own that cannot be stopped from
+/// outside: until it returns, its thread counts against the executor's
+/// [`max_sync_threads`](ExecutorBuilder::max_sync_threads) as abandoned. So a sync tool
+/// that can take long checks [`ToolContext::is_cancelled`] every few milliseconds of work
+/// (it is cheap) and returns:
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use serde_json::json;
+/// use tool_runtime::{tool, register_all_tools, Executor, ToolCall, ToolContext, ToolError};
+///
+/// /// Count the primes below a bound.
+/// #[tool]
+/// fn count_primes(ctx: &ToolContext, below: u64) -> Result<u64, ToolError> {
+///     let mut count = 0;
+///     for n in 2..below {
+///         if n % 4096 == 0 && ctx.is_cancelled() {
+///             return Err(ToolError::new("cancelled"));
+///         }
+///         if (2..n).take_while(|d| d * d <= n).all(|d| n % d != 0) {
+///             count += 1;
+///         }
+///     }
+///     Ok(count)
+/// }
+///
+/// # #[tokio::main] async fn main() {
+/// let executor = Executor::builder(Arc::new(register_all_tools().unwrap()))
+///     .timeout(Duration::from_millis(50))
+///     .build();
+/// let call = ToolCall::new("1", "count_primes", json!({"below": u64::MAX}));
+/// let result = executor.execute(call).await;
+/// assert!(result.error.unwrap().contains("timed out"));
+/// // The tool saw the cancellation and gave its thread back.
+/// while executor.metrics().sync_threads.busy > 0 {
+///     tokio::task::yield_now().await;
+/// }
+/// assert_eq!(executor.metrics().sync_threads.abandoned, 0);
+/// # }
+/// ```
 pub use tool_macros::tool;
 
 // Not public API: the items generated code names.

@@ -122,7 +122,15 @@ pub(crate) struct ServeArgs {
     /// elicitation); without it they are refused.
     #[arg(long)]
     pub(crate) allow_dangerous: bool,
-    /// Seconds before a call is stopped (default 120).
+    /// Seconds before a call is stopped (a call waiting for a free slot counts too).
     #[arg(long, value_name = "SECONDS", default_value_t = 120)]
     pub(crate) timeout: u64,
+    /// The most tool calls that run at once, over every client; more wait for a slot
+    /// within their timeout.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_concurrent_calls: u64,
+    /// The most threads sync tools run on; a call that timed out keeps its thread until its
+    /// tool returns (the standard tools return promptly when cancelled).
+    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_sync_threads: u64,
 }

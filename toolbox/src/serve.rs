@@ -18,6 +18,8 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         .max_safety(args.max_safety.unwrap_or(SafetyLevel::Dangerous))
         .state(workspace)
         .timeout(Duration::from_secs(args.timeout))
+        .max_concurrent_calls(usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX))
+        .max_sync_threads(usize::try_from(args.max_sync_threads).unwrap_or(usize::MAX))
         .build();
     let server = McpServer::new(executor)
         .name("toolbox", env!("CARGO_PKG_VERSION"))

@@ -216,8 +216,10 @@ async fn a_cancel_token_stops_the_call_and_tells_the_tool() {
     );
 }
 
+/// Waits for `what` to have happened once: an event, however long a busy machine takes (a
+/// minute at most, so a real failure still ends the test).
 async fn eventually(what: &str) {
-    for _ in 0..200 {
+    for _ in 0..6000 {
         if runs(what) == 1 {
             return;
         }
@@ -264,19 +266,61 @@ async fn a_timeout_tells_a_sync_tool_to_stop() {
     eventually("timeout-sync:saw-cancel").await;
 }
 
+/// Two runtime tools, `meet_async` and `meet_sync`, each of whose calls waits until `n`
+/// calls of it have started.
+fn meeting(n: usize) -> std::sync::Arc<tool_runtime::ToolRegistry> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let registry = tool_runtime::ToolRegistry::new();
+    let arrived = Arc::new(AtomicUsize::new(0));
+    let here = Arc::clone(&arrived);
+    let meet_async = tool_runtime::Tool::builder("meet_async")
+        .description("Wait until everyone has arrived.")
+        .handler(move |_| {
+            let here = Arc::clone(&here);
+            async move {
+                here.fetch_add(1, Ordering::SeqCst);
+                while here.load(Ordering::SeqCst) < n {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                "met"
+            }
+        })
+        .build()
+        .unwrap();
+    let arrived = Arc::new(AtomicUsize::new(0));
+    let meet_sync = tool_runtime::Tool::builder("meet_sync")
+        .description("Wait until everyone has arrived, on a thread.")
+        .sync_handler(move |_, _| {
+            arrived.fetch_add(1, Ordering::SeqCst);
+            while arrived.load(Ordering::SeqCst) < n {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            "met"
+        })
+        .build()
+        .unwrap();
+    registry.register(meet_async).unwrap();
+    registry.register(meet_sync).unwrap();
+    Arc::new(registry)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn independent_calls_run_concurrently() {
-    let executor = executor().concurrency(100).build();
-    for (tool, key) in [("sleep_async", "conc-async"), ("sleep_sync", "conc-sync")] {
+    // Each call waits until all 100 are running at once: run one after another, they would
+    // never finish (the timeout turns that into a failure). No clock decides the result.
+    let executor = tool_runtime::Executor::builder(meeting(100))
+        .concurrency(100)
+        .max_sync_threads(100)
+        .timeout(Duration::from_secs(120))
+        .build();
+    for tool in ["meet_async", "meet_sync"] {
         let calls: Vec<ToolCall> = (0..100)
-            .map(|i| call(&format!("c{i}"), tool, json!({"key": key, "ms": 50})))
+            .map(|i| call(&format!("c{i}"), tool, json!({})))
             .collect();
-        let started = Instant::now();
         let results = executor.execute_tool_calls(calls).await;
-        let elapsed = started.elapsed();
-        assert!(results.iter().all(|r| r.success));
-        // Serially this is 100 x 50 ms = 5 s.
-        assert!(elapsed < Duration::from_millis(2500), "{tool}: {elapsed:?}");
+        assert!(results.iter().all(|r| r.success), "{tool}: {results:?}");
+        assert_eq!(executor.metrics().tools[tool].successes, 100);
     }
 }
 
@@ -437,4 +481,93 @@ async fn lenient_mode_fixes_common_mistakes_and_says_so() {
         ))
         .await;
     assert!(!result.success, "nonsense is still refused");
+}
+
+/// The pool of sync-tool threads is bounded: tools that never return hold their threads as
+/// "abandoned", a further sync call fails within its timeout saying why, and async tools
+/// keep running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_sync_pool_fails_new_sync_calls_and_keeps_serving_async_ones() {
+    let executor = executor()
+        .max_sync_threads(4)
+        .timeout(Duration::from_millis(200))
+        .build();
+    let hung: Vec<ToolCall> = (0..4)
+        .map(|i| {
+            call(
+                &format!("h{i}"),
+                "hang_forever",
+                json!({"key": "pool-hang"}),
+            )
+        })
+        .collect();
+    for result in executor.execute_tool_calls(hung).await {
+        assert!(result.error.unwrap().contains("timed out after 200 ms"));
+    }
+    let threads = executor.metrics().sync_threads;
+    assert_eq!(
+        (
+            threads.limit,
+            threads.threads,
+            threads.busy,
+            threads.abandoned
+        ),
+        (4, 4, 4, 4)
+    );
+    let fifth = executor
+        .execute(call(
+            "fifth",
+            "read_number",
+            json!({"key": "pool-5th", "n": 5}),
+        ))
+        .await;
+    assert_eq!(
+        fifth.error.as_deref(),
+        Some(
+            "tool `read_number` could not start within 200 ms: all 4 threads for sync tools are \
+             busy (4 of them still running calls that timed out or were cancelled); try again \
+             later (the application can raise `ExecutorBuilder::max_sync_threads`)"
+        )
+    );
+    assert_eq!(runs("pool-5th"), 0, "it never ran");
+    let async_call = executor
+        .execute(call(
+            "async",
+            "sleep_async",
+            json!({"key": "pool-async", "ms": 0}),
+        ))
+        .await;
+    assert!(async_call.success, "{async_call:?}");
+    assert_eq!(
+        executor.metrics().sync_threads.threads,
+        4,
+        "no thread beyond the limit"
+    );
+}
+
+/// A tool that checks its cancellation gives its thread back when its call times out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cooperative_tool_gives_its_thread_back_after_a_timeout() {
+    let executor = executor()
+        .max_sync_threads(2)
+        .timeout(Duration::from_millis(100))
+        .build();
+    for i in 0..6 {
+        let result = executor
+            .execute(call(
+                &format!("c{i}"),
+                "wait_for_cancel",
+                json!({"key": "coop"}),
+            ))
+            .await;
+        assert!(result.error.unwrap().contains("timed out"));
+        // Wait for the event (the tool saw its cancellation and returned), not for a time.
+        while executor.metrics().sync_threads.busy > 0 {
+            tokio::task::yield_now().await;
+        }
+    }
+    assert_eq!(runs("coop:saw-cancel"), 6);
+    let threads = executor.metrics().sync_threads;
+    assert_eq!((threads.busy, threads.abandoned), (0, 0));
+    assert!(threads.threads <= 2);
 }

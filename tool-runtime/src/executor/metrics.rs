@@ -102,6 +102,8 @@ impl Metrics {
                     )
                 })
                 .collect(),
+            // Filled in by the executor, which owns the pool.
+            sync_threads: super::SyncThreadStats::default(),
         }
     }
 }
@@ -160,4 +162,7 @@ pub struct ToolMetrics {
 pub struct MetricsSnapshot {
     /// Counters by tool name (unknown names included, so a model's mistakes show).
     pub tools: BTreeMap<String, ToolMetrics>,
+    /// The threads sync tools run on: the limit, alive, busy, abandoned.
+    #[serde(default)]
+    pub sync_threads: super::SyncThreadStats,
 }

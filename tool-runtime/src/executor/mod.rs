@@ -11,6 +11,7 @@ mod pool;
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -22,6 +23,7 @@ pub use approval::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
 pub use blocking::BlockingExecutor;
 pub use hooks::{AuditLog, HookEvent, ToolHook};
 pub use metrics::{LatencyStats, MetricsSnapshot, ToolMetrics};
+pub use pool::SyncThreadStats;
 
 use crate::args::describe_value;
 use crate::context::{Progress, ProgressReporter};
@@ -89,6 +91,11 @@ pub struct Executor {
     inner: Arc<Inner>,
 }
 
+/// Where a call is, for the message of a timeout (see `Executor::run_tool`).
+const STAGE_RUNNING: u8 = 0;
+const STAGE_WAITING_FOR_CALL: u8 = 1;
+const STAGE_WAITING_FOR_THREAD: u8 = 2;
+
 struct Inner {
     registry: Arc<ToolRegistry>,
     max_safety: SafetyLevel,
@@ -99,6 +106,10 @@ struct Inner {
     state: Arc<ToolState>,
     lenient: bool,
     metrics: Metrics,
+    pool: Arc<pool::Pool>,
+    /// At most this many calls run at once, when set.
+    call_limit: Option<Arc<tokio::sync::Semaphore>>,
+    max_concurrent_calls: usize,
 }
 
 /// Configures an [`Executor`]; made by [`Executor::builder`].
@@ -112,6 +123,8 @@ pub struct ExecutorBuilder {
     concurrency: usize,
     state: ToolState,
     lenient: bool,
+    max_sync_threads: usize,
+    max_concurrent_calls: Option<usize>,
 }
 
 impl ExecutorBuilder {
@@ -177,6 +190,42 @@ impl ExecutorBuilder {
         self
     }
 
+    /// The most threads sync tools run on at once (default 64, at least 1).
+    ///
+    /// A sync tool runs on a thread of its own, so it can block without stalling the async
+    /// runtime, and a tool that never returns loses only its thread; the price is a thread
+    /// hop per call (a few microseconds; async tools run on the caller's task). A call whose
+    /// caller stopped waiting keeps its thread until the tool returns and counts against
+    /// this limit as *abandoned* ([`SyncThreadStats`] in [`Executor::metrics`]); tools that
+    /// check [`ToolContext::is_cancelled`] give their thread back at once. When every thread
+    /// is busy, a call waits for one within its timeout, then fails saying so.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_sync_threads(8).build();
+    /// assert_eq!(executor.metrics().sync_threads.limit, 8);
+    /// ```
+    pub fn max_sync_threads(mut self, limit: usize) -> Self {
+        self.max_sync_threads = limit.max(1);
+        self
+    }
+
+    /// The most calls that run at once, across every caller of this executor (default: no
+    /// limit; at least 1). A call over the limit waits for a slot within its timeout, then
+    /// fails saying the executor is at its limit. For a server shared by many clients.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_concurrent_calls(32).build();
+    /// # let _ = executor;
+    /// ```
+    pub fn max_concurrent_calls(mut self, limit: usize) -> Self {
+        self.max_concurrent_calls = Some(limit.max(1));
+        self
+    }
+
     /// A value tools can read through [`ToolContext::state`]; one per type.
     ///
     /// ```
@@ -221,6 +270,11 @@ impl ExecutorBuilder {
                 state: Arc::new(self.state),
                 lenient: self.lenient,
                 metrics: Metrics::default(),
+                pool: pool::Pool::new(self.max_sync_threads),
+                call_limit: self
+                    .max_concurrent_calls
+                    .map(|limit| Arc::new(tokio::sync::Semaphore::new(limit))),
+                max_concurrent_calls: self.max_concurrent_calls.unwrap_or(0),
             }),
         }
     }
@@ -333,6 +387,8 @@ impl Executor {
             concurrency: DEFAULT_CONCURRENCY,
             state: ToolState::new(),
             lenient: false,
+            max_sync_threads: pool::DEFAULT_SYNC_THREADS,
+            max_concurrent_calls: None,
         }
     }
 
@@ -361,7 +417,9 @@ impl Executor {
 
     /// Every tool's counters so far.
     pub fn metrics(&self) -> MetricsSnapshot {
-        self.inner.metrics.snapshot()
+        let mut snapshot = self.inner.metrics.snapshot();
+        snapshot.sync_threads = self.inner.pool.stats();
+        snapshot
     }
 
     /// Runs one call. Never panics and never fails: every outcome is a [`ToolResult`] with the
@@ -729,7 +787,10 @@ impl Executor {
         let name = tool.name();
         let token = CancellationToken::new();
         let context = self.context(id, token.clone(), options);
-        let task: BoxFuture<Result<Result<ToolOutput, ToolError>, String>> = if tool.is_async() {
+        // Where the call is: waiting for a call slot, for a thread (sync tools), or running;
+        // a timeout while waiting says which limit was full.
+        let stage = Arc::new(AtomicU8::new(STAGE_RUNNING));
+        let task: BoxFuture<SyncOutcome> = if tool.is_async() {
             // Polled right here rather than spawned: no hop to another worker thread, and
             // dropping the call drops the tool's future. A panic is caught as it unwinds.
             let tool = tool.clone();
@@ -741,18 +802,40 @@ impl Executor {
             // returns would otherwise hold up the runtime's shutdown (and the program's exit)
             // forever. On timeout or cancellation the thread is left to finish on its own;
             // its context is cancelled, so a cooperative tool stops early.
-            match run_on_thread(tool, context, arguments) {
-                Ok(receiver) => Box::pin(async move {
-                    receiver
-                        .await
-                        .unwrap_or_else(|_| Err("its thread ended without a result".to_owned()))
-                }),
-                Err(error) => {
-                    return Err(Refusal::failed(format!(
-                        "tool `{name}` could not start: no thread for it ({error}); try again"
-                    )));
+            let pool = Arc::clone(&self.inner.pool);
+            let tool = tool.clone();
+            let stage = Arc::clone(&stage);
+            Box::pin(async move {
+                stage.store(STAGE_WAITING_FOR_THREAD, Ordering::SeqCst);
+                let slot = pool.slot().await;
+                stage.store(STAGE_RUNNING, Ordering::SeqCst);
+                match run_on_thread(&pool, slot, &tool, context, arguments) {
+                    Ok((handle, receiver)) => {
+                        let outcome = receiver.await.unwrap_or_else(|_| {
+                            Err("its thread ended without a result".to_owned())
+                        });
+                        handle.completed();
+                        outcome
+                    }
+                    Err(error) => Ok(Err(ToolError::new(format!(
+                        "no thread could be started for it ({error}); try again"
+                    )))),
                 }
+            })
+        };
+        // Under the executor's limit of concurrent calls, a call first waits for a slot.
+        let task: BoxFuture<SyncOutcome> = match &self.inner.call_limit {
+            Some(limit) => {
+                let limit = Arc::clone(limit);
+                let stage = Arc::clone(&stage);
+                stage.store(STAGE_WAITING_FOR_CALL, Ordering::SeqCst);
+                Box::pin(async move {
+                    let _slot = limit.acquire_owned().await.ok();
+                    stage.store(STAGE_RUNNING, Ordering::SeqCst);
+                    task.await
+                })
             }
+            None => task,
         };
         // Whatever happens below, the tool is told to stop when the call ends early.
         let _stop = token.clone().drop_guard();
@@ -768,6 +851,36 @@ impl Executor {
             joined = task => joined,
             () = timed_out => {
                 let limit = timeout.unwrap_or_default();
+                if stage.load(Ordering::SeqCst) == STAGE_WAITING_FOR_CALL {
+                    let limit_calls = self.inner.max_concurrent_calls;
+                    return Err(Refusal {
+                        message: format!(
+                            "tool `{name}` could not start within {}: the executor is already \
+                             running its limit of {limit_calls} concurrent calls; try again \
+                             later (the application can raise \
+                             `ExecutorBuilder::max_concurrent_calls`)",
+                            format_duration(limit)
+                        ),
+                        outcome: Outcome::TimedOut,
+                        approved: None,
+                    });
+                }
+                if stage.load(Ordering::SeqCst) == STAGE_WAITING_FOR_THREAD {
+                    let stats = self.inner.pool.stats();
+                    return Err(Refusal {
+                        message: format!(
+                            "tool `{name}` could not start within {}: all {} threads for sync \
+                             tools are busy ({} of them still running calls that timed out or \
+                             were cancelled); try again later (the application can raise \
+                             `ExecutorBuilder::max_sync_threads`)",
+                            format_duration(limit),
+                            stats.limit,
+                            stats.abandoned
+                        ),
+                        outcome: Outcome::TimedOut,
+                        approved: None,
+                    });
+                }
                 return Err(Refusal {
                     message: format!(
                         "tool `{name}` timed out after {} and was stopped; try a smaller request",
@@ -806,17 +919,22 @@ impl Executor {
     }
 }
 
-/// Runs a sync tool on a worker thread; the receiver gets its result or its panic message.
+/// The result of a tool, or its panic message.
+type SyncOutcome = Result<Result<ToolOutput, ToolError>, String>;
+
+/// Runs a sync tool on a worker thread of `pool`; the receiver gets its result or its panic
+/// message, and dropping the handle before that marks the call abandoned.
 fn run_on_thread(
+    pool: &Arc<pool::Pool>,
+    slot: tokio::sync::OwnedSemaphorePermit,
     tool: &Tool,
     context: ToolContext,
     arguments: Map<String, Value>,
-) -> std::io::Result<tokio::sync::oneshot::Receiver<Result<Result<ToolOutput, ToolError>, String>>>
-{
+) -> std::io::Result<(pool::JobHandle, tokio::sync::oneshot::Receiver<SyncOutcome>)> {
     let (sender, receiver) = tokio::sync::oneshot::channel();
     let tool = tool.clone();
     let span = tracing::Span::current();
-    pool::run(move || {
+    let handle = pool.run(slot, move || {
         let _entered = span.enter();
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
             tool.call_blocking(&context, arguments).unwrap_or_else(|| {
@@ -829,7 +947,7 @@ fn run_on_thread(
         // The caller may have stopped waiting (timeout, cancellation); that is fine.
         let _ = sender.send(outcome);
     })?;
-    Ok(receiver)
+    Ok((handle, receiver))
 }
 
 /// A future whose panics become `Err(message)` instead of unwinding into the executor.

@@ -442,3 +442,71 @@ fn a_one_line_gigabyte_file_costs_bounded_memory() {
     eprintln!("one-line 1 GiB file: {line}");
     assert!(after < 64 * 1024, "peak RSS {after} KiB");
 }
+
+/// 200 concurrent searches over a large tree with a 1 s timeout: every call comes back (a
+/// result or a timeout), the pool never passes its limit, and once the last result is in,
+/// the searches that timed out notice their cancellation and give their threads back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timed_out_searches_stop_and_give_their_threads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "the quick brown fox jumps over the lazy dog, again and again\n".repeat(2000);
+    for i in 0..200 {
+        let sub = dir.path().join(format!("d{}", i % 10));
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join(format!("f{i}.txt")), &line).unwrap();
+    }
+    let executor = tool_runtime::Executor::builder(Arc::new(tools_std::registry().unwrap()))
+        .state(
+            tools_std::Workspace::new(dir.path())
+                .unwrap()
+                .max_matches(10_000),
+        )
+        .timeout(std::time::Duration::from_secs(1))
+        .max_sync_threads(16)
+        .concurrency(200)
+        .build();
+    let calls: Vec<_> = (0..200)
+        .map(|i| {
+            tool_runtime::ToolCall::new(
+                format!("s{i}"),
+                "search_files",
+                json!({"pattern": "z+y+x+w", "case_insensitive": true}),
+            )
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let results = executor.execute_tool_calls(calls).await;
+    let all_back = started.elapsed();
+    let timed_out = results
+        .iter()
+        .filter(|r| {
+            r.error
+                .as_deref()
+                .is_some_and(|e| e.contains("timed out") || e.contains("could not start"))
+        })
+        .count();
+    for result in &results {
+        assert!(
+            result.success
+                || result
+                    .error
+                    .as_deref()
+                    .is_some_and(|e| e.contains("timed out") || e.contains("could not start")),
+            "{result:?}"
+        );
+    }
+    let peak = executor.metrics().sync_threads;
+    assert!(peak.threads <= 16, "{peak:?}");
+    // Wait for the event (every search saw its cancellation), not for a time.
+    let after = std::time::Instant::now();
+    while executor.metrics().sync_threads.busy > 0 {
+        tokio::task::yield_now().await;
+    }
+    let threads = executor.metrics().sync_threads;
+    assert_eq!((threads.busy, threads.abandoned), (0, 0));
+    eprintln!(
+        "200 searches: {timed_out} timed out; all back after {all_back:?}; threads idle \
+         {:?} after the last result; pool {threads:?}",
+        after.elapsed()
+    );
+}
