@@ -571,3 +571,55 @@ async fn a_cooperative_tool_gives_its_thread_back_after_a_timeout() {
     assert_eq!((threads.busy, threads.abandoned), (0, 0));
     assert!(threads.threads <= 2);
 }
+
+/// Over the executor's limit of concurrent calls, a call waits for a slot within its
+/// timeout, then fails saying the limit was reached; the slots come back when calls end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_concurrent_call_limit_holds_across_callers() {
+    let executor = executor().max_concurrent_calls(2).build();
+    let running: Vec<_> = (0..2)
+        .map(|i| {
+            let executor = executor.clone();
+            tokio::spawn(async move {
+                executor
+                    .execute(call(
+                        &format!("w{i}"),
+                        "wait_async",
+                        json!({"key": "limit-2"}),
+                    ))
+                    .await
+            })
+        })
+        .collect();
+    // Wait for the event: both calls are running.
+    while runs("limit-2") < 2 {
+        tokio::task::yield_now().await;
+    }
+    let third = executor
+        .execute_with(
+            call("third", "read_number", json!({"key": "limit-3rd", "n": 3})),
+            CallOptions::new().timeout(Duration::from_millis(100)),
+        )
+        .await;
+    assert_eq!(
+        third.error.as_deref(),
+        Some(
+            "tool `read_number` could not start within 100 ms: the executor is already running \
+             its limit of 2 concurrent calls; try again later (the application can raise \
+             `ExecutorBuilder::max_concurrent_calls`)"
+        )
+    );
+    assert_eq!(runs("limit-3rd"), 0);
+    for task in running {
+        task.abort();
+    }
+    // The aborted calls gave their slots back.
+    let after = executor
+        .execute(call(
+            "after",
+            "read_number",
+            json!({"key": "limit-after", "n": 4}),
+        ))
+        .await;
+    assert!(after.success, "{after:?}");
+}
