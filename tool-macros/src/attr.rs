@@ -5,8 +5,9 @@ use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitStr, Path, Token};
+use tool_names::did_you_mean;
 
-use crate::errors::{Errors, did_you_mean};
+use crate::errors::Errors;
 
 /// One option's value and the tokens it was written with, set at most once.
 pub(crate) struct Opt<T> {

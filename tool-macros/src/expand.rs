@@ -1,78 +1,111 @@
 //! The code `#[tool]` generates beside the function.
+//!
+//! It takes the function (with its parameters' docs and `#[arg]`s already taken off), its
+//! [`Signature`] and the checked [`ToolModel`], and emits the function unchanged followed
+//! by an anonymous `const` that registers the tool. For
+//!
+//! ```text
+//! /// Read a file.
+//! #[tool(categories(filesystem))]
+//! fn read_file(ctx: &ToolContext, /// Path
+//!              path: String, #[arg(default = 4096)] max_bytes: u64) -> Result<String, ToolError> { .. }
+//! ```
+//!
+//! it emits (paths and names shortened; `__tool_rt` is `<crate>::__private`, where `<crate>` is
+//! `crate = ...` or `::tool_runtime`):
+//!
+//! ```text
+//! const _: () = {
+//!     use ::tool_runtime::__private as __tool_rt;
+//!     fn __tool_default_1() -> u64 { 4096 }          // one per `default`, spanned at it
+//!     fn __tool_params(gen) -> Vec<ParamInfo> {     // one schema per parameter
+//!         Vec::from([(param_ops::<String>().schema)(gen, "path", Some("Path"), true, false, None), ..])
+//!     }
+//!     fn __tool_output_schema(gen) -> Option<Schema> { /* from the return type */ }
+//!     fn __tool_call(ctx: &ToolContext, args: Map<String, Value>) -> Result<ToolOutput, ToolError> {
+//!         let mut args = Arguments::new("read_file", args, &["path", "max_bytes"]);
+//!         let arg_0 = (param_ops::<String>().required)(&mut args, 0);   // by position
+//!         let arg_1 = (param_ops::<u64>().with_default)(&mut args, 1, __tool_default_1);
+//!         args.finish()?;                                             // every problem at once
+//!         let Some(arg_0) = arg_0 else { return Err(Arguments::internal_error("read_file", "path")) };
+//!         let Some(arg_1) = arg_1 else { .. };
+//!         let out: Result<String, ToolError> = read_file(ctx, arg_0, arg_1);
+//!         <Result<String, ToolError> as IntoToolOutput>::into_tool_output(out)
+//!     }
+//!     static __TOOL: ToolFactory = ToolFactory::new(ToolDef {
+//!         name: "read_file", description: "Read a file.", categories: &["filesystem"], ..,
+//!         params: __tool_params, output_schema: __tool_output_schema,
+//!         handler: MacroHandler::Sync(__tool_call), preview: None,
+//!     });
+//!     inventory::submit! { LinkedTool(&__TOOL) }
+//! };
+//! ```
+//!
+//! An `async fn`'s `__tool_call` takes the context by value and returns
+//! `Box::pin(assert_send(async move { .. }))` (the same body, calling with `&ctx` and
+//! `.await`), named by `MacroHandler::Async`. `preview = path` becomes
+//! `Some(preview_adapter(path))`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::ItemFn;
+use syn::{Ident, ItemFn, Type};
 
-use crate::signature::{Input, Signature};
+use crate::signature::{Input, Param, Signature};
 use crate::validate::ToolModel;
 
-// Input:
-//
-//     /// Read a file.
-//     #[tool(categories(filesystem))]
-//     fn read_file(ctx: &ToolContext, /// Path
-//                  path: String, max_bytes: Option<u64>) -> Result<String, ToolError> { .. }
-//
-// Output: the function unchanged (minus the parameters' docs and `#[arg]`s), and
-//
-//     const _: () = {
-//         use ::tool_runtime::__private as __tool_rt;
-//         fn __tool_params(gen) -> Vec<ParamInfo> { /* one schema per parameter */ }
-//         fn __tool_output_schema(gen) -> Option<Schema> { /* from the return type */ }
-//         fn __tool_call(ctx, args) -> Result<ToolOutput, ToolError> {
-//             let mut args = Arguments::new("read_file", args, &["path", "max_bytes"]);
-//             let path = (param_ops::<String>().required)(&mut args, 0);      // by position
-//             let max_bytes = (param_ops::<u64>().optional)(&mut args, 1);
-//             args.finish()?;                       // every problem at once
-//             into_tool_output(read_file(ctx, path?, max_bytes))
-//         }
-//         static __TOOL: ToolFactory = ToolFactory::new(ToolDef { name: "read_file", .. });
-//         inventory::submit! { LinkedTool(&__TOOL) }
-//     };
+/// The function, then the `const` block that defines and registers its tool.
 pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel) -> TokenStream {
     let krate = &model.krate;
-    let fn_ident = &function.sig.ident;
-    let name = &model.name;
-    let description = &model.description;
-    let safety = &model.safety;
-    let categories = &model.categories;
-    let tags = &model.tags;
-    let version = match &model.version {
-        Some(version) => quote!(__tool_rt::Some(#version)),
-        None => quote!(__tool_rt::None),
-    };
-    let priority = match &model.priority {
-        Some(expr) => quote!(#expr),
-        None => quote!(__tool_rt::DEFAULT_PRIORITY),
-    };
-    let line = quote_spanned!(fn_ident.span()=> ::core::line!());
-    // Spanned at the path, so a function of the wrong type is reported there.
-    let preview = match &model.preview {
-        Some(path) => {
-            let span = path
-                .segments
-                .last()
-                .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
-            quote_spanned!(span=> __tool_rt::Some(__tool_rt::preview_adapter(#path)))
-        }
-        None => quote!(__tool_rt::None),
-    };
+    let params: Vec<&Param> = signature.params().collect();
+    let defaults = default_fns(&params);
+    let params_fn = params_fn(&params);
+    let output_schema_fn = output_schema_fn(&signature.output);
+    let (call_fn, handler) = call_adapter(function, signature, model, &params);
+    let tool_static = tool_static(&function.sig.ident, model, &handler);
+    quote! {
+        #function
 
-    let params: Vec<_> = signature.params().collect();
-    let json_names: Vec<&str> = params.iter().map(|p| p.json_name.as_str()).collect();
+        #[doc(hidden)]
+        #[allow(non_snake_case, clippy::needless_borrow, clippy::unnecessary_lazy_evaluations)]
+        const _: () = {
+            use #krate::__private as __tool_rt;
 
-    // One function per default, so the expression is written once and its type errors
-    // point at it.
-    let defaults = params.iter().enumerate().filter_map(|(i, param)| {
-        let expr = param.default.as_ref()?;
-        let ident = format_ident!("__tool_default_{}", i);
-        let ty = &param.ty;
-        Some(quote_spanned! {expr_span(expr)=>
-            fn #ident() -> #ty { #expr }
+            #(#defaults)*
+
+            #params_fn
+
+            #output_schema_fn
+
+            #call_fn
+
+            #tool_static
+
+            __tool_rt::inventory::submit! {
+                __tool_rt::LinkedTool(&__TOOL)
+            }
+        };
+    }
+}
+
+/// One function per `#[arg(default = ...)]`, so the expression is written once and its
+/// type errors point at it.
+fn default_fns(params: &[&Param]) -> Vec<TokenStream> {
+    params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, param)| {
+            let expr = param.default.as_ref()?;
+            let ident = default_fn_ident(i);
+            let ty = &param.ty;
+            Some(quote_spanned! {expr_span(expr)=>
+                fn #ident() -> #ty { #expr }
+            })
         })
-    });
+        .collect()
+}
 
+/// `__tool_params`: the schema of every parameter, with its name, docs and flags.
+fn params_fn(params: &[&Param]) -> TokenStream {
     let param_infos = params.iter().enumerate().map(|(i, param)| {
         let json_name = &param.json_name;
         let schema_ty = param.option_inner.as_ref().unwrap_or(&param.ty);
@@ -84,7 +117,7 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
         let secret = param.secret;
         let default = if param.default.is_some() {
             let ty = &param.ty;
-            let default_fn = format_ident!("__tool_default_{}", i);
+            let default_fn = default_fn_ident(i);
             quote! {{
                 #[allow(unused_imports)]
                 use __tool_rt::{DefaultViaSerialize as _, DefaultWithoutSerialize as _};
@@ -99,73 +132,42 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
             )
         }
     });
+    quote! {
+        fn __tool_params(
+            __tool_gen: &mut __tool_rt::SchemaGenerator,
+        ) -> __tool_rt::Vec<__tool_rt::ParamInfo> {
+            __tool_rt::Vec::from([#(#param_infos),*])
+        }
+    }
+}
 
-    let bindings: Vec<_> = (0..params.len())
+/// `__tool_output_schema`: the schema of the return type, if it has one.
+fn output_schema_fn(output: &Type) -> TokenStream {
+    quote! {
+        fn __tool_output_schema(
+            __tool_gen: &mut __tool_rt::SchemaGenerator,
+        ) -> __tool_rt::Option<__tool_rt::Schema> {
+            <#output as __tool_rt::IntoToolOutput>::output_schema(__tool_gen)
+        }
+    }
+}
+
+/// `__tool_call`, the adapter from the model's JSON arguments to a call of the function,
+/// and the `MacroHandler` (sync or async) that names it.
+fn call_adapter(
+    function: &ItemFn,
+    signature: &Signature,
+    model: &ToolModel,
+    params: &[&Param],
+) -> (TokenStream, TokenStream) {
+    let fn_ident = &function.sig.ident;
+    let output = &signature.output;
+    let bindings: Vec<Ident> = (0..params.len())
         .map(|i| format_ident!("__tool_arg_{}", i))
         .collect();
-    let extract = params
-        .iter()
-        .zip(&bindings)
-        .enumerate()
-        .map(|(i, (param, binding))| {
-            // Every use of the type goes through `param_ops::<T>()`, so a type that cannot be
-            // a parameter is reported once per missing trait.
-            if let Some(inner) = &param.option_inner {
-                quote! {
-                    let #binding = (__tool_rt::param_ops::<#inner>().optional)(&mut __tool_args, #i);
-                }
-            } else if param.default.is_some() {
-                let ty = &param.ty;
-                let default_fn = format_ident!("__tool_default_{}", i);
-                quote! {
-                    let #binding = (__tool_rt::param_ops::<#ty>().with_default)(
-                        &mut __tool_args, #i, #default_fn,
-                    );
-                }
-            } else {
-                let ty = &param.ty;
-                quote! {
-                    let #binding = (__tool_rt::param_ops::<#ty>().required)(&mut __tool_args, #i);
-                }
-            }
-        });
-    let unwrap = params.iter().zip(&bindings).filter_map(|(param, binding)| {
-        if param.option_inner.is_some() {
-            return None;
-        }
-        let json_name = &param.json_name;
-        Some(quote! {
-            let __tool_rt::Some(#binding) = #binding else {
-                return __tool_rt::Err(__tool_rt::Arguments::internal_error(#name, #json_name));
-            };
-        })
-    });
-    let context = if signature.is_async {
-        quote!(&__tool_ctx)
-    } else {
-        quote!(__tool_ctx)
-    };
-    let mut next_binding = bindings.iter();
-    let call_args: Vec<TokenStream> = signature
-        .inputs
-        .iter()
-        .map(|input| match input {
-            Input::Context => context.clone(),
-            Input::Param(_) => {
-                let binding = next_binding.next();
-                quote!(#binding)
-            }
-        })
-        .collect();
-
-    let output = &signature.output;
-    let body = quote! {
-        let mut __tool_args = __tool_rt::Arguments::new(#name, __tool_args, &[#(#json_names),*]);
-        #(#extract)*
-        __tool_args.finish()?;
-        #(#unwrap)*
-    };
-    let (call_fn, handler) = if signature.is_async {
+    let body = read_arguments(&model.name, params, &bindings);
+    let call_args = call_args(signature, &bindings);
+    if signature.is_async {
         // Spanned at the function's name, so a non-`Send` future is reported there.
         let future = quote_spanned! {fn_ident.span()=>
             __tool_rt::assert_send(async move {
@@ -199,65 +201,150 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
             },
             quote!(__tool_rt::MacroHandler::Sync(__tool_call)),
         )
-    };
-
-    quote! {
-        #function
-
-        #[doc(hidden)]
-        #[allow(non_snake_case, clippy::needless_borrow, clippy::unnecessary_lazy_evaluations)]
-        const _: () = {
-            use #krate::__private as __tool_rt;
-
-            #(#defaults)*
-
-            fn __tool_params(
-                __tool_gen: &mut __tool_rt::SchemaGenerator,
-            ) -> __tool_rt::Vec<__tool_rt::ParamInfo> {
-                __tool_rt::Vec::from([#(#param_infos),*])
-            }
-
-            fn __tool_output_schema(
-                __tool_gen: &mut __tool_rt::SchemaGenerator,
-            ) -> __tool_rt::Option<__tool_rt::Schema> {
-                <#output as __tool_rt::IntoToolOutput>::output_schema(__tool_gen)
-            }
-
-            #call_fn
-
-            static __TOOL: __tool_rt::ToolFactory = __tool_rt::ToolFactory::new(__tool_rt::ToolDef {
-                name: #name,
-                description: #description,
-                version: #version,
-                safety: __tool_rt::SafetyLevel::#safety,
-                categories: &[#(#categories),*],
-                tags: &[#(#tags),*],
-                priority: #priority,
-                source: __tool_rt::ToolSource::new(
-                    match ::core::option_env!("CARGO_PKG_NAME") {
-                        __tool_rt::Some(name) => name,
-                        __tool_rt::None => "",
-                    },
-                    ::core::module_path!(),
-                    ::core::file!(),
-                    #line,
-                ),
-                params: __tool_params,
-                output_schema: __tool_output_schema,
-                handler: #handler,
-                preview: #preview,
-            });
-
-            __tool_rt::inventory::submit! {
-                __tool_rt::LinkedTool(&__TOOL)
-            }
-        };
     }
 }
 
-fn expr_span(expr: &syn::Expr) -> proc_macro2::Span {
+/// The adapter's first statements: every argument read by position into its binding, all
+/// problems reported at once, then the bindings of values that must be there unwrapped.
+fn read_arguments(tool_name: &str, params: &[&Param], bindings: &[Ident]) -> TokenStream {
+    let json_names = params.iter().map(|p| p.json_name.as_str());
+    let extract = params
+        .iter()
+        .zip(bindings)
+        .enumerate()
+        .map(|(i, (param, binding))| {
+            // Every use of the type goes through `param_ops::<T>()`, so a type that cannot be
+            // a parameter is reported once per missing trait.
+            if let Some(inner) = &param.option_inner {
+                quote! {
+                    let #binding = (__tool_rt::param_ops::<#inner>().optional)(&mut __tool_args, #i);
+                }
+            } else if param.default.is_some() {
+                let ty = &param.ty;
+                let default_fn = default_fn_ident(i);
+                quote! {
+                    let #binding = (__tool_rt::param_ops::<#ty>().with_default)(
+                        &mut __tool_args, #i, #default_fn,
+                    );
+                }
+            } else {
+                let ty = &param.ty;
+                quote! {
+                    let #binding = (__tool_rt::param_ops::<#ty>().required)(&mut __tool_args, #i);
+                }
+            }
+        });
+    let unwrap = params.iter().zip(bindings).filter_map(|(param, binding)| {
+        if param.option_inner.is_some() {
+            return None;
+        }
+        let json_name = &param.json_name;
+        Some(quote! {
+            let __tool_rt::Some(#binding) = #binding else {
+                return __tool_rt::Err(__tool_rt::Arguments::internal_error(#tool_name, #json_name));
+            };
+        })
+    });
+    quote! {
+        let mut __tool_args = __tool_rt::Arguments::new(#tool_name, __tool_args, &[#(#json_names),*]);
+        #(#extract)*
+        __tool_args.finish()?;
+        #(#unwrap)*
+    }
+}
+
+/// The arguments of the call, in the function's order: the context (by reference in an
+/// async adapter, which owns it) or the next binding.
+fn call_args(signature: &Signature, bindings: &[Ident]) -> Vec<TokenStream> {
+    let context = if signature.is_async {
+        quote!(&__tool_ctx)
+    } else {
+        quote!(__tool_ctx)
+    };
+    let mut next_binding = bindings.iter();
+    signature
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            Input::Context(_) => Some(context.clone()),
+            Input::Param(_) => {
+                let binding = next_binding.next();
+                Some(quote!(#binding))
+            }
+            // Rejected by `validate`: there is no adapter for such a function.
+            Input::Receiver(_) | Input::Unnamed(_) => None,
+        })
+        .collect()
+}
+
+/// The `static __TOOL` that describes the tool: the checked options, where it was defined,
+/// and the functions above.
+fn tool_static(fn_ident: &Ident, model: &ToolModel, handler: &TokenStream) -> TokenStream {
+    let name = &model.name;
+    let description = &model.description;
+    let safety = &model.safety;
+    let categories = &model.categories;
+    let tags = &model.tags;
+    let version = match &model.version {
+        Some(version) => quote!(__tool_rt::Some(#version)),
+        None => quote!(__tool_rt::None),
+    };
+    let priority = match &model.priority {
+        Some(expr) => quote!(#expr),
+        None => quote!(__tool_rt::DEFAULT_PRIORITY),
+    };
+    let line = quote_spanned!(fn_ident.span()=> ::core::line!());
+    let preview = preview(model);
+    quote! {
+        static __TOOL: __tool_rt::ToolFactory = __tool_rt::ToolFactory::new(__tool_rt::ToolDef {
+            name: #name,
+            description: #description,
+            version: #version,
+            safety: __tool_rt::SafetyLevel::#safety,
+            categories: &[#(#categories),*],
+            tags: &[#(#tags),*],
+            priority: #priority,
+            source: __tool_rt::ToolSource::new(
+                match ::core::option_env!("CARGO_PKG_NAME") {
+                    __tool_rt::Some(name) => name,
+                    __tool_rt::None => "",
+                },
+                ::core::module_path!(),
+                ::core::file!(),
+                #line,
+            ),
+            params: __tool_params,
+            output_schema: __tool_output_schema,
+            handler: #handler,
+            preview: #preview,
+        });
+    }
+}
+
+/// The `preview` field: `preview = path` through `preview_adapter`, spanned at the path's
+/// last segment so a function of the wrong type is reported there; `None` without one.
+fn preview(model: &ToolModel) -> TokenStream {
+    match &model.preview {
+        Some(path) => {
+            let span = path
+                .segments
+                .last()
+                .map_or_else(Span::call_site, |s| s.ident.span());
+            quote_spanned!(span=> __tool_rt::Some(__tool_rt::preview_adapter(#path)))
+        }
+        None => quote!(__tool_rt::None),
+    }
+}
+
+/// The name of the function that holds parameter `i`'s default.
+fn default_fn_ident(i: usize) -> Ident {
+    format_ident!("__tool_default_{}", i)
+}
+
+/// The span of the expression's first token, to point its type errors at it.
+fn expr_span(expr: &syn::Expr) -> Span {
     quote::ToTokens::to_token_stream(expr)
         .into_iter()
         .next()
-        .map_or_else(proc_macro2::Span::call_site, |token| token.span())
+        .map_or_else(Span::call_site, |token| token.span())
 }

@@ -1,5 +1,10 @@
 //! The `#[tool]` attribute macro. Use it through `tool_runtime::tool`; this crate only
-//! parses, checks and generates, and the generated code names `tool_runtime::__private`.
+//! parses, checks and generates, and the generated code names `tool_runtime::__private` (or
+//! the `__private` of the path given with `#[tool(crate = ...)]`).
+//!
+//! The stages: `attr` reads the options, `signature` reads the function (taking the
+//! `#[arg]`s off its parameters), `validate` checks both into a `ToolModel`, and `expand`
+//! writes the code. Every error is gathered in `errors::Errors` and reported at once.
 
 mod attr;
 mod errors;
@@ -34,7 +39,7 @@ fn expand_tool(
         // Not an item we can read: let rustc report the syntax error on the original tokens.
         Err(_) => return input,
     };
-    let signature = signature::analyze(&mut function, &mut errors);
+    let signature = signature::analyze(&mut function);
     let model = validate::validate(&attr, &function, &signature, &mut errors);
     if !errors.is_empty() {
         // Keep the function so the rest of the crate, and the IDE, still see it.

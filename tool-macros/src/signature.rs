@@ -1,9 +1,10 @@
-//! The function under `#[tool]`: its parameters (with their docs and `#[arg]` options),
-//! the optional `&ToolContext` parameter, its return type, sync or async.
+//! The function under `#[tool]` read into a model: its inputs in order (the parameters the
+//! model sends, with their docs and `#[arg]` options, and the `&ToolContext` parameter), its
+//! return type, sync or async. Reading takes our helper attributes off the parameters;
+//! `validate` checks the model.
 
-use proc_macro2::Span;
-use quote::quote;
-use syn::{Attribute, Expr, FnArg, GenericArgument, ItemFn, Pat, PathArguments, Type};
+use proc_macro2::{Span, TokenStream};
+use syn::{Attribute, Expr, FnArg, GenericArgument, ItemFn, Pat, PathArguments, Token, Type};
 
 use crate::attr::{ArgAttr, ident_name};
 use crate::errors::Errors;
@@ -19,7 +20,11 @@ pub(crate) struct Param {
     pub(crate) option_inner: Option<Type>,
     pub(crate) description: Option<String>,
     pub(crate) default: Option<Expr>,
+    /// The `default` key as written in `#[arg(...)]`, for errors about it.
+    pub(crate) default_key: Option<TokenStream>,
     pub(crate) secret: bool,
+    /// The problems found in the parameter's `#[arg]` attributes.
+    pub(crate) arg_errors: Errors,
 }
 
 impl Param {
@@ -29,10 +34,31 @@ impl Param {
     }
 }
 
-/// A function input, in order.
+/// A parameter whose type is `ToolContext` (by any path ending in it): filled in by the
+/// executor, not part of the schema.
+pub(crate) struct ContextParam {
+    pub(crate) ty: Type,
+    pub(crate) kind: ContextKind,
+    /// Its `#[arg]` options, which it cannot take.
+    pub(crate) arg: ArgAttr,
+    /// The problems found in its `#[arg]` attributes.
+    pub(crate) arg_errors: Errors,
+}
+
+/// A parameter whose pattern is not a plain name (`(a, b): (i64, i64)`, `ref x`, `_`), so
+/// it has no key in the model's JSON arguments.
+pub(crate) struct UnnamedParam {
+    pub(crate) pat: Pat,
+    /// The problems found in its `#[arg]` attributes.
+    pub(crate) arg_errors: Errors,
+}
+
+/// A function input, in order, as written.
 pub(crate) enum Input {
-    /// `ctx: &ToolContext`: filled in by the executor, not part of the schema.
-    Context,
+    /// `self` in any form.
+    Receiver(Token![self]),
+    Context(Box<ContextParam>),
+    Unnamed(Box<UnnamedParam>),
     Param(Box<Param>),
 }
 
@@ -47,156 +73,70 @@ impl Signature {
     pub(crate) fn params(&self) -> impl Iterator<Item = &Param> {
         self.inputs.iter().filter_map(|input| match input {
             Input::Param(param) => Some(&**param),
-            Input::Context => None,
+            Input::Receiver(_) | Input::Context(_) | Input::Unnamed(_) => None,
         })
     }
 }
 
 /// Reads the function's signature, taking the `///` docs and `#[arg]` attributes off its
-/// parameters (rustc rejects them there once the macro is done).
-pub(crate) fn analyze(function: &mut ItemFn, errors: &mut Errors) -> Signature {
-    let sig = &function.sig;
-    if let Some(lt) = &sig.generics.lt_token {
-        let generics = &sig.generics;
-        errors.at(
-            quote!(#lt #generics),
-            "a tool cannot be generic: the model's arguments need one concrete type per parameter; \
-             use concrete types (a tool may take `serde_json::Value` for arbitrary JSON)",
-        );
-    } else if let Some(where_clause) = &sig.generics.where_clause {
-        errors.at(
-            where_clause,
-            "a tool cannot have a `where` clause: use concrete types",
-        );
-    }
-    if let syn::Safety::Unsafe(token) = &sig.safety {
-        errors.at(
-            token,
-            "a tool cannot be an `unsafe fn`: the model's arguments cannot uphold its safety \
-             requirements; make it safe and keep the `unsafe` block inside",
-        );
-    }
-    if let Some(variadic) = &sig.variadic {
-        errors.at(variadic, "a tool cannot be variadic");
-    }
-    let is_async = sig.asyncness.is_some();
+/// parameters (rustc would reject them there once the macro is done). The problems in `#[arg]`
+/// attributes stay with their parameter, so `validate` reports them in the parameter's turn.
+pub(crate) fn analyze(function: &mut ItemFn) -> Signature {
+    let sig = &mut function.sig;
     let output = match &sig.output {
         syn::ReturnType::Default => syn::parse_quote!(()),
-        syn::ReturnType::Type(_, ty) => {
-            if contains_impl_trait(ty) {
-                errors.at(
-                    ty,
-                    "a tool cannot return `impl Trait`: name the concrete type (for example \
-                     `String`, `serde_json::Value` or `Json<MyOutput>`)",
-                );
-            }
-            (**ty).clone()
+        syn::ReturnType::Type(_, ty) => (**ty).clone(),
+    };
+    Signature {
+        inputs: sig.inputs.iter_mut().map(read_input).collect(),
+        output,
+        is_async: sig.asyncness.is_some(),
+    }
+}
+
+/// One input, with its docs and `#[arg]` attributes taken off (a receiver keeps its own).
+fn read_input(input: &mut FnArg) -> Input {
+    let pat_type = match input {
+        FnArg::Receiver(receiver) => return Input::Receiver(receiver.self_token),
+        FnArg::Typed(pat_type) => pat_type,
+    };
+    let mut arg_errors = Errors::default();
+    let (description, arg) = take_param_attrs(&mut pat_type.attrs, &mut arg_errors);
+    if let Some(kind) = context_kind(&pat_type.ty) {
+        return Input::Context(Box::new(ContextParam {
+            ty: (*pat_type.ty).clone(),
+            kind,
+            arg,
+            arg_errors,
+        }));
+    }
+    let ident = match &*pat_type.pat {
+        Pat::Ident(pat_ident) if pat_ident.by_ref.is_none() && pat_ident.subpat.is_none() => {
+            &pat_ident.ident
+        }
+        other => {
+            return Input::Unnamed(Box::new(UnnamedParam {
+                pat: other.clone(),
+                arg_errors,
+            }));
         }
     };
-
-    let mut inputs = Vec::new();
-    let mut context_seen = false;
-    for input in function.sig.inputs.iter_mut() {
-        let pat_type = match input {
-            FnArg::Receiver(receiver) => {
-                errors.at(
-                    receiver.self_token,
-                    "a tool cannot take `self`: put `#[tool]` on a free function (not a method \
-                     or an associated function), and share state through `ToolContext::state` \
-                     (`ctx: &ToolContext`)",
-                );
-                continue;
-            }
-            FnArg::Typed(pat_type) => pat_type,
-        };
-        let (description, arg) = take_param_attrs(&mut pat_type.attrs, errors);
-        if let Some(context) = context_kind(&pat_type.ty) {
-            match context {
-                ContextKind::Shared => {
-                    if context_seen {
-                        errors.at(
-                            &pat_type.ty,
-                            "a tool takes at most one `&ToolContext` parameter",
-                        );
-                    }
-                    context_seen = true;
-                }
-                ContextKind::Mutable => errors.at(
-                    &pat_type.ty,
-                    "take the context by shared reference: `ctx: &ToolContext`",
-                ),
-                ContextKind::Owned => errors.at(
-                    &pat_type.ty,
-                    "take the context by reference: `ctx: &ToolContext`",
-                ),
-            }
-            if let Some(tokens) = arg
-                .rename
-                .tokens()
-                .or(arg.default.tokens())
-                .or(arg.secret.tokens())
-            {
-                errors.at(tokens, "the `&ToolContext` parameter is not sent by the model and takes no `#[arg]` options");
-            }
-            inputs.push(Input::Context);
-            continue;
-        }
-        let ident = match &*pat_type.pat {
-            Pat::Ident(pat_ident) if pat_ident.by_ref.is_none() && pat_ident.subpat.is_none() => {
-                pat_ident.ident.clone()
-            }
-            other => {
-                errors.at(
-                    other,
-                    "a tool parameter must be a plain name (like `path: String`): the name is the \
-                     parameter's key in the model's JSON arguments",
-                );
-                continue;
-            }
-        };
-        if contains_impl_trait(&pat_type.ty) {
-            errors.at(
-                &pat_type.ty,
-                "a tool parameter cannot be `impl Trait`: use a concrete type",
-            );
-            continue;
-        }
-        if borrows(&pat_type.ty) {
-            errors.at(
-                &pat_type.ty,
-                "a tool parameter cannot borrow: the model's arguments are owned JSON; use an \
-                 owned type such as `String` or `Vec<T>`",
-            );
-            continue;
-        }
-        let (json_name, name_span) = match arg.rename.get() {
-            Some(lit) => (lit.value(), lit.span()),
-            None => (ident_name(&ident), ident.span()),
-        };
-        let option_inner = option_inner(&pat_type.ty);
-        if let (Some(_), Some(tokens)) = (&option_inner, arg.default.tokens()) {
-            errors.at(
-                tokens,
-                "an `Option` parameter already defaults to `None`: remove `default`, or make the \
-                 type non-optional to give it a default",
-            );
-        }
-        let description = arg.description.get().map(|lit| lit.value()).or(description);
-        inputs.push(Input::Param(Box::new(Param {
-            json_name,
-            name_span,
-            ty: (*pat_type.ty).clone(),
-            option_inner,
-            description,
-            default: arg.default.get().cloned(),
-            secret: arg.secret.get().is_some(),
-        })));
-    }
-    Signature {
-        inputs,
-        output,
-        is_async,
-    }
+    let (json_name, name_span) = match arg.rename.get() {
+        Some(lit) => (lit.value(), lit.span()),
+        None => (ident_name(ident), ident.span()),
+    };
+    let description = arg.description.get().map(|lit| lit.value()).or(description);
+    Input::Param(Box::new(Param {
+        json_name,
+        name_span,
+        ty: (*pat_type.ty).clone(),
+        option_inner: option_inner(&pat_type.ty),
+        description,
+        default: arg.default.get().cloned(),
+        default_key: arg.default.tokens().cloned(),
+        secret: arg.secret.get().is_some(),
+        arg_errors,
+    }))
 }
 
 /// Removes `///` docs and `#[arg(...)]` from a parameter, returning the doc text and options.
@@ -270,13 +210,18 @@ pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<String> {
     (!text.is_empty()).then(|| text.to_owned())
 }
 
-enum ContextKind {
+/// How a `ToolContext` parameter is taken.
+pub(crate) enum ContextKind {
+    /// `&ToolContext`, the one way a tool takes it.
     Shared,
+    /// `&mut ToolContext`.
     Mutable,
+    /// `ToolContext`, by value.
     Owned,
 }
 
-/// Whether `ty` is the context parameter: `&ToolContext` (by any path ending in it).
+/// How `ty` takes the context, when it is `ToolContext` (by any path ending in it), by
+/// reference or not.
 fn context_kind(ty: &Type) -> Option<ContextKind> {
     let is_context = |ty: &Type| match ty {
         Type::Path(path) => path
@@ -331,32 +276,4 @@ fn option_inner(ty: &Type) -> Option<Type> {
         [GenericArgument::Type(inner)] => Some(inner.clone()),
         _ => None,
     }
-}
-
-/// Whether `ty` contains a reference or a lifetime.
-fn borrows(ty: &Type) -> bool {
-    struct Finder(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Finder {
-        fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
-            self.0 = true;
-        }
-        fn visit_lifetime(&mut self, _: &'ast syn::Lifetime) {
-            self.0 = true;
-        }
-    }
-    let mut finder = Finder(false);
-    syn::visit::Visit::visit_type(&mut finder, ty);
-    finder.0
-}
-
-fn contains_impl_trait(ty: &Type) -> bool {
-    struct Finder(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Finder {
-        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
-            self.0 = true;
-        }
-    }
-    let mut finder = Finder(false);
-    syn::visit::Visit::visit_type(&mut finder, ty);
-    finder.0
 }

@@ -1,16 +1,15 @@
 //! The checks `#[tool]` makes at compile time, and the checked model of the tool.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use proc_macro2::Span;
-use syn::{Expr, Ident, ItemFn, LitStr, Path};
+use quote::quote;
+use syn::{Expr, Ident, ItemFn, LitStr, Path, Type};
+use tool_names::{MAX_NAME_LEN, NAME_RULE, NameError, did_you_mean};
 
-use crate::attr::{ToolAttr, ident_name};
-use crate::errors::{Errors, did_you_mean};
-use crate::signature::{Signature, doc_text};
-
-/// Longest tool name providers accept (OpenAI and Anthropic: 64).
-const MAX_NAME_LEN: usize = 64;
+use crate::attr::{ListItem, Opt, ToolAttr, ident_name};
+use crate::errors::Errors;
+use crate::signature::{ContextKind, ContextParam, Input, Param, Signature, doc_text};
 
 /// Everything `expand` needs, checked.
 pub(crate) struct ToolModel {
@@ -25,52 +24,24 @@ pub(crate) struct ToolModel {
     pub(crate) preview: Option<Path>,
 }
 
+/// Checks everything, in the order the errors are reported: the signature (as written, input
+/// by input), the name, the description, the safety level, the parameters against
+/// `required(...)`, the categories and tags, the version.
 pub(crate) fn validate(
     attr: &ToolAttr,
     function: &ItemFn,
     signature: &Signature,
     errors: &mut Errors,
 ) -> ToolModel {
+    let params = check_signature(function, signature, errors);
     let name = check_name(attr, &function.sig.ident, errors);
     let description = check_description(attr, function, errors);
     let safety = check_safety(attr.safety.get(), errors);
-    check_params(attr, signature, errors);
+    check_params(attr, &params, errors);
+    let categories = check_list(&attr.categories, "a category", errors);
+    let tags = check_list(&attr.tags, "a tag", errors);
 
-    let items =
-        |opt: &crate::attr::Opt<Vec<crate::attr::ListItem>>, what: &str, errors: &mut Errors| {
-            let mut values: Vec<String> = Vec::new();
-            for item in opt.get().into_iter().flatten() {
-                if item.value.trim().is_empty() {
-                    errors.push(syn::Error::new(
-                        item.span,
-                        format!("{what} cannot be empty"),
-                    ));
-                } else if values.contains(&item.value) {
-                    errors.push(syn::Error::new(
-                        item.span,
-                        format!("{what} `{}` is listed twice", item.value),
-                    ));
-                } else {
-                    values.push(item.value.clone());
-                }
-            }
-            values
-        };
-    let categories = items(&attr.categories, "a category", errors);
-    let tags = items(&attr.tags, "a tag", errors);
-
-    let version = attr.version.get().and_then(|lit| {
-        let value = lit.value();
-        if value.trim().is_empty() || value.chars().any(char::is_whitespace) {
-            errors.at(
-                lit,
-                "a version is a non-empty string without spaces, like \"1.2.0\"",
-            );
-            None
-        } else {
-            Some(value)
-        }
-    });
+    let version = check_version(attr.version.get(), errors);
 
     ToolModel {
         name,
@@ -89,78 +60,202 @@ pub(crate) fn validate(
     }
 }
 
-/// `^[a-z][a-z0-9_]*$`, at most 64 characters.
+/// The signature as written, input by input, so the errors read in its order (those of
+/// a parameter's `#[arg]` attributes first, then the checks on it); returns the parameters
+/// the model can send.
+fn check_signature<'a>(
+    function: &ItemFn,
+    signature: &'a Signature,
+    errors: &mut Errors,
+) -> Vec<&'a Param> {
+    check_head(&function.sig, errors);
+    let mut params = Vec::new();
+    let mut context_seen = false;
+    for input in &signature.inputs {
+        match input {
+            Input::Receiver(self_token) => errors.at(
+                self_token,
+                "a tool cannot take `self`: put `#[tool]` on a free function (not a method \
+                 or an associated function), and share state through `ToolContext::state` \
+                 (`ctx: &ToolContext`)",
+            ),
+            Input::Context(context) => {
+                errors.append(&context.arg_errors);
+                check_context(context, &mut context_seen, errors);
+            }
+            Input::Unnamed(unnamed) => {
+                errors.append(&unnamed.arg_errors);
+                errors.at(
+                    &unnamed.pat,
+                    "a tool parameter must be a plain name (like `path: String`): the name is the \
+                     parameter's key in the model's JSON arguments",
+                );
+            }
+            Input::Param(param) => {
+                errors.append(&param.arg_errors);
+                if check_param(param, errors) {
+                    params.push(&**param);
+                }
+            }
+        }
+    }
+    params
+}
+
+/// Everything but the inputs: not generic, not `unsafe`, not variadic, no `impl Trait`
+/// returned.
+fn check_head(sig: &syn::Signature, errors: &mut Errors) {
+    if let Some(lt) = &sig.generics.lt_token {
+        let generics = &sig.generics;
+        errors.at(
+            quote!(#lt #generics),
+            "a tool cannot be generic: the model's arguments need one concrete type per parameter; \
+             use concrete types (a tool may take `serde_json::Value` for arbitrary JSON)",
+        );
+    } else if let Some(where_clause) = &sig.generics.where_clause {
+        errors.at(
+            where_clause,
+            "a tool cannot have a `where` clause: use concrete types",
+        );
+    }
+    if let syn::Safety::Unsafe(token) = &sig.safety {
+        errors.at(
+            token,
+            "a tool cannot be an `unsafe fn`: the model's arguments cannot uphold its safety \
+             requirements; make it safe and keep the `unsafe` block inside",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.at(variadic, "a tool cannot be variadic");
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output
+        && contains_impl_trait(ty)
+    {
+        errors.at(
+            ty,
+            "a tool cannot return `impl Trait`: name the concrete type (for example \
+             `String`, `serde_json::Value` or `Json<MyOutput>`)",
+        );
+    }
+}
+
+/// The context is taken once, by shared reference, and without `#[arg]` options.
+fn check_context(context: &ContextParam, context_seen: &mut bool, errors: &mut Errors) {
+    match context.kind {
+        ContextKind::Shared => {
+            if *context_seen {
+                errors.at(
+                    &context.ty,
+                    "a tool takes at most one `&ToolContext` parameter",
+                );
+            }
+            *context_seen = true;
+        }
+        ContextKind::Mutable => errors.at(
+            &context.ty,
+            "take the context by shared reference: `ctx: &ToolContext`",
+        ),
+        ContextKind::Owned => errors.at(
+            &context.ty,
+            "take the context by reference: `ctx: &ToolContext`",
+        ),
+    }
+    let arg = &context.arg;
+    if let Some(tokens) = arg
+        .rename
+        .tokens()
+        .or(arg.default.tokens())
+        .or(arg.secret.tokens())
+    {
+        errors.at(
+            tokens,
+            "the `&ToolContext` parameter is not sent by the model and takes no `#[arg]` options",
+        );
+    }
+}
+
+/// Whether the model can send `param`: its type is concrete and owned (else reported). An
+/// `Option` parameter takes no `default` (reported, but the parameter still counts).
+fn check_param(param: &Param, errors: &mut Errors) -> bool {
+    if contains_impl_trait(&param.ty) {
+        errors.at(
+            &param.ty,
+            "a tool parameter cannot be `impl Trait`: use a concrete type",
+        );
+        return false;
+    }
+    if borrows(&param.ty) {
+        errors.at(
+            &param.ty,
+            "a tool parameter cannot borrow: the model's arguments are owned JSON; use an \
+             owned type such as `String` or `Vec<T>`",
+        );
+        return false;
+    }
+    if let (Some(_), Some(tokens)) = (&param.option_inner, &param.default_key) {
+        errors.at(
+            tokens,
+            "an `Option` parameter already defaults to `None`: remove `default`, or make the \
+             type non-optional to give it a default",
+        );
+    }
+    true
+}
+
+/// The tool's name (`name = "..."`, else the function's) by the rules of
+/// `tool_names::check_tool_name`, each problem worded for the function's author.
 fn check_name(attr: &ToolAttr, fn_ident: &Ident, errors: &mut Errors) -> String {
     let (name, span) = match attr.name.get() {
         Some(lit) => (lit.value(), lit.span()),
         None => (ident_name(fn_ident), fn_ident.span()),
     };
-    if name.is_empty() {
-        errors.push(syn::Error::new(span, "the tool name cannot be empty"));
-        return name;
-    }
     let from = if attr.name.get().is_some() {
         "tool name"
     } else {
         "tool name (taken from the function's name)"
     };
-    if !is_snake_case(&name) {
-        let fixed = to_snake_case(&name);
-        let hint = if is_snake_case(&fixed) {
-            format!("; did you mean `{fixed}`?")
-        } else {
-            String::new()
-        };
-        let rename = if attr.name.get().is_some() {
-            ""
-        } else {
-            " Set one with `#[tool(name = \"...\")]`."
-        };
-        errors.push(syn::Error::new(
-            span,
-            format!(
-                "{from} `{name}` is not snake_case: it must start with a lowercase letter and \
-                 contain only lowercase letters, digits and `_`{hint}{rename}"
-            ),
-        ));
-    } else if name.len() > MAX_NAME_LEN {
-        errors.push(syn::Error::new(
-            span,
-            format!(
-                "{from} `{name}` is {} characters long; model APIs accept at most {MAX_NAME_LEN}",
-                name.len()
-            ),
-        ));
-    }
+    let message = match tool_names::check_tool_name(&name) {
+        Ok(()) => return name,
+        Err(NameError::Empty) => "the tool name cannot be empty".to_owned(),
+        Err(NameError::NotSnakeCase { suggestion }) => {
+            let hint = match suggestion {
+                Some(fixed) => format!("; did you mean `{fixed}`?"),
+                None => String::new(),
+            };
+            let rename = if attr.name.get().is_some() {
+                ""
+            } else {
+                " Set one with `#[tool(name = \"...\")]`."
+            };
+            format!("{from} `{name}` is not snake_case: {NAME_RULE}{hint}{rename}")
+        }
+        Err(NameError::TooLong { len }) => format!(
+            "{from} `{name}` is {len} characters long; model APIs accept at most {MAX_NAME_LEN}"
+        ),
+    };
+    errors.push(syn::Error::new(span, message));
     name
 }
 
-pub(crate) fn is_snake_case(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-}
-
-/// `readFile`, `ReadFile`, `read-file` -> `read_file`.
-fn to_snake_case(name: &str) -> String {
-    let mut out = String::new();
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            if previous_lower {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-            previous_lower = false;
-        } else if c == '-' || c == ' ' || c == '.' {
-            out.push('_');
-            previous_lower = false;
+/// The values of `categories(...)` or `tags(...)`: none empty, none twice.
+fn check_list(opt: &Opt<Vec<ListItem>>, what: &str, errors: &mut Errors) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    for item in opt.get().into_iter().flatten() {
+        if item.value.trim().is_empty() {
+            errors.push(syn::Error::new(
+                item.span,
+                format!("{what} cannot be empty"),
+            ));
+        } else if values.contains(&item.value) {
+            errors.push(syn::Error::new(
+                item.span,
+                format!("{what} `{}` is listed twice", item.value),
+            ));
         } else {
-            out.push(c);
-            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+            values.push(item.value.clone());
         }
     }
-    out
+    values
 }
 
 fn check_description(attr: &ToolAttr, function: &ItemFn, errors: &mut Errors) -> String {
@@ -218,10 +313,26 @@ fn check_safety(lit: Option<&LitStr>, errors: &mut Errors) -> Ident {
     }
 }
 
+/// A version is a non-empty string without spaces.
+fn check_version(lit: Option<&LitStr>, errors: &mut Errors) -> Option<String> {
+    lit.and_then(|lit| {
+        let value = lit.value();
+        if value.trim().is_empty() || value.chars().any(char::is_whitespace) {
+            errors.at(
+                lit,
+                "a version is a non-empty string without spaces, like \"1.2.0\"",
+            );
+            None
+        } else {
+            Some(value)
+        }
+    })
+}
+
 /// Parameter names are unique and valid; `required(...)` agrees with the types.
-fn check_params(attr: &ToolAttr, signature: &Signature, errors: &mut Errors) {
-    let mut seen: HashMap<&str, ()> = HashMap::new();
-    for param in signature.params() {
+fn check_params(attr: &ToolAttr, params: &[&Param], errors: &mut Errors) {
+    let mut seen: HashSet<&str> = HashSet::new();
+    for param in params {
         let name = param.json_name.as_str();
         if !is_valid_param_name(name) {
             errors.push(syn::Error::new(
@@ -232,7 +343,7 @@ fn check_params(attr: &ToolAttr, signature: &Signature, errors: &mut Errors) {
                 ),
             ));
         }
-        if seen.insert(name, ()).is_some() {
+        if !seen.insert(name) {
             errors.push(syn::Error::new(
                 param.name_span,
                 format!(
@@ -246,21 +357,20 @@ fn check_params(attr: &ToolAttr, signature: &Signature, errors: &mut Errors) {
     let Some(required) = attr.required.get() else {
         return;
     };
-    let names: Vec<&str> = signature.params().map(|p| p.json_name.as_str()).collect();
-    let mut listed: Vec<&str> = Vec::new();
+    let names: Vec<&str> = params.iter().map(|p| p.json_name.as_str()).collect();
+    let mut listed: HashSet<&str> = HashSet::new();
     // Parameters a misspelt entry was meant to name: not reported again as missing.
     let mut implied: Vec<&str> = Vec::new();
     for item in required {
         let value = item.value.as_str();
-        if listed.contains(&value) {
+        if !listed.insert(value) {
             errors.push(syn::Error::new(
                 item.span,
                 format!("`{value}` is listed twice in `required`"),
             ));
             continue;
         }
-        listed.push(value);
-        match signature.params().find(|p| p.json_name == value) {
+        match params.iter().find(|p| p.json_name == value) {
             None => {
                 let close = did_you_mean(value, names.iter().copied());
                 // The parameter it was meant to name counts as listed: one error, not two.
@@ -301,7 +411,7 @@ fn check_params(attr: &ToolAttr, signature: &Signature, errors: &mut Errors) {
             Some(_) => {}
         }
     }
-    for param in signature.params() {
+    for param in params {
         let name = param.json_name.as_str();
         if param.is_required() && !listed.contains(&name) && !implied.contains(&name) {
             errors.push(syn::Error::new(
@@ -324,20 +434,31 @@ fn is_valid_param_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn snake_case() {
-        assert!(is_snake_case("read_file"));
-        assert!(is_snake_case("a1"));
-        assert!(!is_snake_case("ReadFile"));
-        assert!(!is_snake_case("_x"));
-        assert!(!is_snake_case("1x"));
-        assert!(!is_snake_case(""));
-        assert_eq!(to_snake_case("readFile"), "read_file");
-        assert_eq!(to_snake_case("ReadFile"), "read_file");
-        assert_eq!(to_snake_case("read-file"), "read_file");
+/// Whether `ty` contains a reference or a lifetime.
+fn borrows(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
+            self.0 = true;
+        }
+        fn visit_lifetime(&mut self, _: &'ast syn::Lifetime) {
+            self.0 = true;
+        }
     }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
+}
+
+/// Whether `ty` contains an `impl Trait`.
+fn contains_impl_trait(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
 }
