@@ -168,11 +168,14 @@ impl ToolAttr {
                     if let Some(expr) = expr_value(&meta, errors, "preview = path::to::preview_fn")?
                     {
                         match expr {
-                            Expr::Path(p) if p.qself.is_none() => attr.preview.set(errors, &path, p.path),
+                            Expr::Path(p) if p.qself.is_none() => {
+                                attr.preview.set(errors, &path, p.path)
+                            }
                             other => errors.at(
                                 other,
                                 "expected the path of a function \
-                                 `fn(&ToolContext, &serde_json::Map<String, Value>) -> Result<String, ToolError>`",
+                                 `fn(&ToolContext, &P1, ..., &Pn) -> Result<String, ToolError>` \
+                                 that takes the tool's parameters by reference, in order",
                             ),
                         }
                     }

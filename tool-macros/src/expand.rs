@@ -22,20 +22,25 @@
 //!         Vec::from([(param_ops::<String>().schema)(gen, "path", Some("Path"), true, false, None), ..])
 //!     }
 //!     fn __tool_output_schema(gen) -> Option<Schema> { /* from the return type */ }
-//!     fn __tool_call(ctx: &ToolContext, args: Map<String, Value>) -> Result<ToolOutput, ToolError> {
+//!     // The arguments read into the parameters' types: once, for the call and the preview.
+//!     fn __tool_read(args: Map<String, Value>) -> Result<(String, u64,), ToolError> {
 //!         let mut args = Arguments::new("read_file", args, &["path", "max_bytes"]);
 //!         let arg_0 = (param_ops::<String>().required)(&mut args, 0);   // by position
 //!         let arg_1 = (param_ops::<u64>().with_default)(&mut args, 1, __tool_default_1);
 //!         args.finish()?;                                             // every problem at once
-//!         let Some(arg_0) = arg_0 else { return Err(Arguments::internal_error("read_file", "path")) };
+//!         let Some(arg_0) = arg_0 else { return Err(missing_value("read_file", "path")) };
 //!         let Some(arg_1) = arg_1 else { .. };
+//!         Ok((arg_0, arg_1,))
+//!     }
+//!     fn __tool_call(ctx: &ToolContext, args: Map<String, Value>) -> Result<ToolOutput, ToolError> {
+//!         let (arg_0, arg_1,) = __tool_read(args)?;
 //!         let out: Result<String, ToolError> = read_file(ctx, arg_0, arg_1);
 //!         <Result<String, ToolError> as IntoToolOutput>::into_tool_output(out)
 //!     }
 //!     static __TOOL: ToolFactory = ToolFactory::new(ToolDef {
-//!         name: "read_file", description: "Read a file.", categories: &["filesystem"], ..,
-//!         params: __tool_params, output_schema: __tool_output_schema,
-//!         handler: MacroHandler::Sync(__tool_call), preview: None,
+//!         meta: ToolMeta { name: Cow::Borrowed("read_file"), categories: Cow::Borrowed(&[..]), .. },
+//!         source: ToolSource::new(..), params: __tool_params, output_schema: __tool_output_schema,
+//!         handler: StaticHandler::Sync(__tool_call), preview: None,
 //!     });
 //!     inventory::submit! { LinkedTool(&__TOOL) }
 //! };
@@ -43,8 +48,8 @@
 //!
 //! An `async fn`'s `__tool_call` takes the context by value and returns
 //! `Box::pin(assert_send(async move { .. }))` (the same body, calling with `&ctx` and
-//! `.await`), named by `MacroHandler::Async`. `preview = path` becomes
-//! `Some(preview_adapter(path))`.
+//! `.await`), named by `StaticHandler::Async`. `preview = path` adds `__tool_preview`, which
+//! reads the arguments with `__tool_read` and calls `path(ctx, &arg_0, &arg_1)`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -60,8 +65,10 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
     let defaults = default_fns(&params);
     let params_fn = params_fn(&params);
     let output_schema_fn = output_schema_fn(&signature.output);
-    let (call_fn, handler) = call_adapter(function, signature, model, &params);
-    let tool_static = tool_static(&function.sig.ident, model, &handler);
+    let read_fn = read_fn(&model.name, &params);
+    let (call_fn, handler) = call_fn(function, signature, &params);
+    let (preview_fn, preview) = preview_fn(model, &params);
+    let tool_static = tool_static(&function.sig.ident, model, &handler, &preview);
     quote! {
         #function
 
@@ -76,7 +83,11 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
 
             #output_schema_fn
 
+            #read_fn
+
             #call_fn
+
+            #preview_fn
 
             #tool_static
 
@@ -152,26 +163,32 @@ fn output_schema_fn(output: &Type) -> TokenStream {
     }
 }
 
-/// `__tool_call`, the adapter from the model's JSON arguments to a call of the function,
-/// and the `MacroHandler` (sync or async) that names it.
-fn call_adapter(
+/// The names of the bindings that hold the parameters' values, in order.
+fn bindings(params: &[&Param]) -> Vec<Ident> {
+    (0..params.len())
+        .map(|i| format_ident!("__tool_arg_{}", i))
+        .collect()
+}
+
+/// `__tool_call`, the handler from the model's JSON arguments to a call of the function,
+/// and the `StaticHandler` (sync or async) that names it.
+fn call_fn(
     function: &ItemFn,
     signature: &Signature,
-    model: &ToolModel,
     params: &[&Param],
 ) -> (TokenStream, TokenStream) {
     let fn_ident = &function.sig.ident;
     let output = &signature.output;
-    let bindings: Vec<Ident> = (0..params.len())
-        .map(|i| format_ident!("__tool_arg_{}", i))
-        .collect();
-    let body = read_arguments(&model.name, params, &bindings);
+    let bindings = bindings(params);
     let call_args = call_args(signature, &bindings);
+    let read = quote! {
+        let (#(#bindings,)*) = __tool_read(__tool_args)?;
+    };
     if signature.is_async {
         // Spanned at the function's name, so a non-`Send` future is reported there.
         let future = quote_spanned! {fn_ident.span()=>
             __tool_rt::assert_send(async move {
-                #body
+                #read
                 let __tool_out: #output = #fn_ident(#(#call_args),*).await;
                 <#output as __tool_rt::IntoToolOutput>::into_tool_output(__tool_out)
             })
@@ -185,7 +202,7 @@ fn call_adapter(
                     __tool_rt::Box::pin(#future)
                 }
             },
-            quote!(__tool_rt::MacroHandler::Async(__tool_call)),
+            quote!(__tool_rt::StaticHandler::Async(__tool_call)),
         )
     } else {
         (
@@ -194,23 +211,26 @@ fn call_adapter(
                     __tool_ctx: &__tool_rt::ToolContext,
                     __tool_args: __tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
                 ) -> __tool_rt::Result<__tool_rt::ToolOutput, __tool_rt::ToolError> {
-                    #body
+                    #read
                     let __tool_out: #output = #fn_ident(#(#call_args),*);
                     <#output as __tool_rt::IntoToolOutput>::into_tool_output(__tool_out)
                 }
             },
-            quote!(__tool_rt::MacroHandler::Sync(__tool_call)),
+            quote!(__tool_rt::StaticHandler::Sync(__tool_call)),
         )
     }
 }
 
-/// The adapter's first statements: every argument read by position into its binding, all
-/// problems reported at once, then the bindings of values that must be there unwrapped.
-fn read_arguments(tool_name: &str, params: &[&Param], bindings: &[Ident]) -> TokenStream {
+/// `__tool_read`: every argument read by position into its parameter's type, all problems
+/// reported at once, then the values that must be there unwrapped. The call and the preview
+/// both read through it.
+fn read_fn(tool_name: &str, params: &[&Param]) -> TokenStream {
+    let bindings = bindings(params);
+    let types = params.iter().map(|p| &p.ty);
     let json_names = params.iter().map(|p| p.json_name.as_str());
     let extract = params
         .iter()
-        .zip(bindings)
+        .zip(&bindings)
         .enumerate()
         .map(|(i, (param, binding))| {
             // Every use of the type goes through `param_ops::<T>()`, so a type that cannot be
@@ -234,27 +254,32 @@ fn read_arguments(tool_name: &str, params: &[&Param], bindings: &[Ident]) -> Tok
                 }
             }
         });
-    let unwrap = params.iter().zip(bindings).filter_map(|(param, binding)| {
+    let unwrap = params.iter().zip(&bindings).filter_map(|(param, binding)| {
         if param.option_inner.is_some() {
             return None;
         }
         let json_name = &param.json_name;
         Some(quote! {
             let __tool_rt::Some(#binding) = #binding else {
-                return __tool_rt::Err(__tool_rt::Arguments::internal_error(#tool_name, #json_name));
+                return __tool_rt::Err(__tool_rt::missing_value(#tool_name, #json_name));
             };
         })
     });
     quote! {
-        let mut __tool_args = __tool_rt::Arguments::new(#tool_name, __tool_args, &[#(#json_names),*]);
-        #(#extract)*
-        __tool_args.finish()?;
-        #(#unwrap)*
+        fn __tool_read(
+            __tool_args: __tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
+        ) -> __tool_rt::Result<(#(#types,)*), __tool_rt::ToolError> {
+            let mut __tool_args = __tool_rt::Arguments::new(#tool_name, __tool_args, &[#(#json_names),*]);
+            #(#extract)*
+            __tool_args.finish()?;
+            #(#unwrap)*
+            __tool_rt::Ok((#(#bindings,)*))
+        }
     }
 }
 
 /// The arguments of the call, in the function's order: the context (by reference in an
-/// async adapter, which owns it) or the next binding.
+/// async handler, which owns it) or the next binding.
 fn call_args(signature: &Signature, bindings: &[Ident]) -> Vec<TokenStream> {
     let context = if signature.is_async {
         quote!(&__tool_ctx)
@@ -271,22 +296,27 @@ fn call_args(signature: &Signature, bindings: &[Ident]) -> Vec<TokenStream> {
                 let binding = next_binding.next();
                 Some(quote!(#binding))
             }
-            // Rejected by `validate`: there is no adapter for such a function.
+            // Rejected by `validate`: there is no handler for such a function.
             Input::Receiver(_) | Input::Unnamed(_) => None,
         })
         .collect()
 }
 
-/// The `static __TOOL` that describes the tool: the checked options, where it was defined,
-/// and the functions above.
-fn tool_static(fn_ident: &Ident, model: &ToolModel, handler: &TokenStream) -> TokenStream {
+/// The `static __TOOL` that describes the tool: its metadata, where it was defined, and
+/// the functions above.
+fn tool_static(
+    fn_ident: &Ident,
+    model: &ToolModel,
+    handler: &TokenStream,
+    preview: &TokenStream,
+) -> TokenStream {
     let name = &model.name;
     let description = &model.description;
     let safety = &model.safety;
     let categories = &model.categories;
     let tags = &model.tags;
     let version = match &model.version {
-        Some(version) => quote!(__tool_rt::Some(#version)),
+        Some(version) => quote!(__tool_rt::Some(__tool_rt::Cow::Borrowed(#version))),
         None => quote!(__tool_rt::None),
     };
     let priority = match &model.priority {
@@ -294,16 +324,17 @@ fn tool_static(fn_ident: &Ident, model: &ToolModel, handler: &TokenStream) -> To
         None => quote!(__tool_rt::DEFAULT_PRIORITY),
     };
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
-    let preview = preview(model);
     quote! {
         static __TOOL: __tool_rt::ToolFactory = __tool_rt::ToolFactory::new(__tool_rt::ToolDef {
-            name: #name,
-            description: #description,
-            version: #version,
-            safety: __tool_rt::SafetyLevel::#safety,
-            categories: &[#(#categories),*],
-            tags: &[#(#tags),*],
-            priority: #priority,
+            meta: __tool_rt::ToolMeta {
+                name: __tool_rt::Cow::Borrowed(#name),
+                description: __tool_rt::Cow::Borrowed(#description),
+                version: #version,
+                safety: __tool_rt::SafetyLevel::#safety,
+                categories: __tool_rt::Cow::Borrowed(&[#(__tool_rt::Cow::Borrowed(#categories)),*]),
+                tags: __tool_rt::Cow::Borrowed(&[#(__tool_rt::Cow::Borrowed(#tags)),*]),
+                priority: #priority,
+            },
             source: __tool_rt::ToolSource::new(
                 match ::core::option_env!("CARGO_PKG_NAME") {
                     __tool_rt::Some(name) => name,
@@ -321,19 +352,34 @@ fn tool_static(fn_ident: &Ident, model: &ToolModel, handler: &TokenStream) -> To
     }
 }
 
-/// The `preview` field: `preview = path` through `preview_adapter`, spanned at the path's
-/// last segment so a function of the wrong type is reported there; `None` without one.
-fn preview(model: &ToolModel) -> TokenStream {
-    match &model.preview {
-        Some(path) => {
-            let span = path
-                .segments
-                .last()
-                .map_or_else(Span::call_site, |s| s.ident.span());
-            quote_spanned!(span=> __tool_rt::Some(__tool_rt::preview_adapter(#path)))
-        }
-        None => quote!(__tool_rt::None),
-    }
+/// With `preview = path`: `__tool_preview`, which reads the arguments like the call does and
+/// calls `path(ctx, &arg_0, ..)`, and the `preview` field that names it (`None` without one).
+/// The call is spanned at the path's last segment, so a function of the wrong shape is
+/// reported there.
+fn preview_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream) {
+    let Some(path) = &model.preview else {
+        return (TokenStream::new(), quote!(__tool_rt::None));
+    };
+    let span = path
+        .segments
+        .last()
+        .map_or_else(Span::call_site, |s| s.ident.span());
+    let bindings = bindings(params);
+    let call = quote_spanned! {span=>
+        #path(__tool_ctx, #(&#bindings),*)
+    };
+    (
+        quote! {
+            fn __tool_preview(
+                __tool_ctx: &__tool_rt::ToolContext,
+                __tool_args: &__tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
+            ) -> __tool_rt::Result<__tool_rt::String, __tool_rt::ToolError> {
+                let (#(#bindings,)*) = __tool_read(__tool_args.clone())?;
+                #call
+            }
+        },
+        quote!(__tool_rt::Some(__tool_preview)),
+    )
 }
 
 /// The name of the function that holds parameter `i`'s default.

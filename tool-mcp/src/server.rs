@@ -11,10 +11,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
+use tool_runtime::executor::{Outcome, Progress};
 use tool_runtime::schema::{Format, mcp_output_schema, tools_to_schema};
-use tool_runtime::{
-    ApprovalDecision, ApprovalRequest, CallOptions, Executor, Progress, SafetyLevel, ToolCall,
-};
+use tool_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
 
 use crate::approval::ElicitationApproval;
 use crate::{HttpServer, ServeError};
@@ -265,15 +264,8 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let tool = self.executor.registry().get(&name);
-
-        let mut options = match tool
-            .as_ref()
-            .filter(|t| t.safety() == SafetyLevel::Dangerous)
-        {
-            Some(_) => self.approval_for(&context).unwrap_or_default(),
-            None => CallOptions::new(),
-        };
+        // Who approves if the tool is dangerous: the executor asks only for dangerous calls.
+        let mut options = self.approval_for(&context).unwrap_or_default();
         options = options.cancellation(context.ct.clone());
         if let Some(token) = context.meta.get_progress_token() {
             let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
@@ -298,8 +290,9 @@ impl ServerHandler for McpServer {
         }
 
         let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
-        let result = self.executor.execute_with(call, options).await;
-        if !result.success && result.metadata.safety_level.is_none() {
+        let report = self.executor.execute_report(call, options).await;
+        let result = report.result;
+        if report.outcome == Outcome::UnknownTool {
             // The tool does not exist (or the name is not a tool name): a protocol error.
             let message = result
                 .error
@@ -312,7 +305,7 @@ impl ServerHandler for McpServer {
         let response = if result.success {
             let mut response = CallToolResult::success(vec![ContentBlock::text(result.content)]);
             // Structured content only where the tool declares an (object) output schema.
-            if tool.as_ref().and_then(mcp_output_schema).is_some() {
+            if report.tool.as_ref().and_then(mcp_output_schema).is_some() {
                 response.structured_content = result.structured_content;
             }
             response

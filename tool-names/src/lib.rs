@@ -68,8 +68,8 @@ pub fn check_tool_name(name: &str) -> Result<(), NameError> {
     }
     if !is_snake_case(name) {
         let fixed = to_snake_case(name);
-        let suggestion =
-            (fixed != name && is_snake_case(&fixed) && fixed.len() <= MAX_NAME_LEN).then_some(fixed);
+        let suggestion = (fixed != name && is_snake_case(&fixed) && fixed.len() <= MAX_NAME_LEN)
+            .then_some(fixed);
         return Err(NameError::NotSnakeCase { suggestion });
     }
     if name.len() > MAX_NAME_LEN {
@@ -222,13 +222,19 @@ pub fn close_names<'a>(
             }
             let related = candidate.contains(given)
                 || given.contains(candidate)
-                || words(candidate).iter().any(|word| given_words.contains(word));
+                || words(candidate)
+                    .iter()
+                    .any(|word| given_words.contains(word));
             related.then_some((1, distance, candidate))
         })
         .collect();
     ranked.sort_unstable();
     ranked.dedup_by(|a, b| a.2 == b.2);
-    ranked.into_iter().take(limit).map(|(_, _, name)| name).collect()
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(_, _, name)| name)
+        .collect()
 }
 
 fn words(name: &str) -> Vec<&str> {
@@ -253,7 +259,13 @@ mod tests {
 
     #[test]
     fn distance_is_symmetric_and_counts_characters() {
-        for (a, b) in [("", "abc"), ("abc", ""), ("ab", "ba"), ("héllo", "hello"), ("ca", "abc")] {
+        for (a, b) in [
+            ("", "abc"),
+            ("abc", ""),
+            ("ab", "ba"),
+            ("héllo", "hello"),
+            ("ca", "abc"),
+        ] {
             assert_eq!(edit_distance(a, b), edit_distance(b, a), "{a} / {b}");
         }
         assert_eq!(edit_distance("", "abc"), 3);
@@ -268,7 +280,9 @@ mod tests {
         assert_eq!(check_tool_name(&"a".repeat(64)), Ok(()));
         assert_eq!(
             check_tool_name("read-file"),
-            Err(NameError::NotSnakeCase { suggestion: Some("read_file".into()) })
+            Err(NameError::NotSnakeCase {
+                suggestion: Some("read_file".into())
+            })
         );
         assert_eq!(
             check_tool_name("_x"),

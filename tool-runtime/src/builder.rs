@@ -7,132 +7,14 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::args::{ArgumentError, InvalidArguments, describe_value};
-use crate::suggest::did_you_mean;
-use crate::tool::{Described, Description, Handler, ToolInner};
-use crate::{IntoToolOutput, ParamInfo, SafetyLevel, Tool, ToolContext, ToolSource, ToolSpec};
-
-/// Longest tool name model APIs accept.
-pub(crate) const MAX_NAME_LEN: usize = 64;
-
-/// Why a runtime-defined tool could not be built. Each message names the tool and says how to
-/// fix the definition.
-///
-/// ```
-/// use tool_runtime::{Tool, ToolDefinitionError};
-///
-/// let err = Tool::builder("ReadFile").description("x").handler(|_| async { "ok" }).build().unwrap_err();
-/// assert!(matches!(err, ToolDefinitionError::InvalidName { .. }));
-/// assert!(err.to_string().contains("did you mean `read_file`?"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ToolDefinitionError {
-    /// The name is not `^[a-z][a-z0-9_]*$` or is too long.
-    #[error("tool name `{name}` is invalid: {reason}")]
-    InvalidName {
-        /// The name given.
-        name: String,
-        /// What is wrong, with a suggestion when there is one.
-        reason: String,
-    },
-    /// No description, or an empty one.
-    #[error(
-        "tool `{tool}` has no description: give one with `.description(\"...\")`; the model reads it to decide when to use the tool"
-    )]
-    MissingDescription {
-        /// The tool.
-        tool: String,
-    },
-    /// No handler was given.
-    #[error(
-        "tool `{tool}` has no handler: give one with `.handler(|args| async move {{ ... }})` or `.sync_handler(|args| ...)`"
-    )]
-    MissingHandler {
-        /// The tool.
-        tool: String,
-    },
-    /// A schema is not valid JSON Schema, or the input schema is not an object schema.
-    #[error("the {which} schema of tool `{tool}` is invalid: {message}")]
-    InvalidSchema {
-        /// The tool.
-        tool: String,
-        /// `"input"` or `"output"`.
-        which: &'static str,
-        /// What is wrong.
-        message: String,
-    },
-    /// `required` names a property the input schema does not have.
-    #[error("tool `{tool}` requires `{param}`, which is not among the input schema's properties{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
-    UnknownRequired {
-        /// The tool.
-        tool: String,
-        /// The name in `required`.
-        param: String,
-        /// A property with a close name.
-        suggestion: Option<String>,
-    },
-    /// A category or tag is empty.
-    #[error("tool `{tool}` has an empty {what}")]
-    EmptyLabel {
-        /// The tool.
-        tool: String,
-        /// `"category"` or `"tag"`.
-        what: &'static str,
-    },
-}
-
-/// Checks a tool name: `^[a-z][a-z0-9_]*$`, at most 64 characters.
-pub(crate) fn check_name(name: &str) -> Result<(), ToolDefinitionError> {
-    let mut chars = name.chars();
-    let snake = chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if !snake {
-        let fixed = to_snake_case(name);
-        let hint = if fixed != name && !fixed.is_empty() && check_name(&fixed).is_ok() {
-            format!("; did you mean `{fixed}`?")
-        } else {
-            String::new()
-        };
-        return Err(ToolDefinitionError::InvalidName {
-            name: name.to_owned(),
-            reason: format!(
-                "it must start with a lowercase letter and contain only lowercase letters, digits and `_`{hint}"
-            ),
-        });
-    }
-    if name.len() > MAX_NAME_LEN {
-        return Err(ToolDefinitionError::InvalidName {
-            name: name.to_owned(),
-            reason: format!(
-                "it is {} characters long; model APIs accept at most {MAX_NAME_LEN}",
-                name.len()
-            ),
-        });
-    }
-    Ok(())
-}
-
-fn to_snake_case(name: &str) -> String {
-    let mut out = String::new();
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            if previous_lower {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-            previous_lower = false;
-        } else if matches!(c, '-' | ' ' | '.') {
-            out.push('_');
-            previous_lower = false;
-        } else {
-            out.push(c);
-            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        }
-    }
-    out
-}
+use crate::args::SchemaChecker;
+use crate::context::ToolContext;
+use crate::definition::{ToolDefinitionError, check_meta, check_schema, params_of};
+use crate::error::ToolError;
+use crate::meta::{ToolMeta, ToolSource};
+use crate::output::IntoToolOutput;
+use crate::safety::SafetyLevel;
+use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas};
 
 /// Builds a tool at run time from a JSON Schema and a closure over the argument object.
 ///
@@ -161,18 +43,12 @@ fn to_snake_case(name: &str) -> String {
 /// ```
 #[must_use = "a builder does nothing until `.build()`"]
 pub struct ToolBuilder {
-    name: String,
-    description: Option<String>,
+    meta: ToolMeta,
     input_schema: Value,
     output_schema: Option<Value>,
-    safety: SafetyLevel,
-    categories: Vec<String>,
-    tags: Vec<String>,
-    version: Option<String>,
-    priority: i32,
     source: ToolSource,
     handler: Option<Handler>,
-    preview: Option<crate::tool::PreviewFn>,
+    preview: Option<PreviewHandler>,
 }
 
 impl Tool {
@@ -181,15 +57,9 @@ impl Tool {
     pub fn builder(name: impl Into<String>) -> ToolBuilder {
         let caller = Location::caller();
         ToolBuilder {
-            name: name.into(),
-            description: None,
+            meta: ToolMeta::new(name.into(), ""),
             input_schema: serde_json::json!({"type": "object", "properties": {}}),
             output_schema: None,
-            safety: SafetyLevel::Safe,
-            categories: Vec::new(),
-            tags: Vec::new(),
-            version: None,
-            priority: crate::priority::DEFAULT,
             source: ToolSource {
                 crate_name: Cow::Borrowed("(runtime)"),
                 module_path: Cow::Borrowed(""),
@@ -212,7 +82,7 @@ impl ToolBuilder {
     /// assert_eq!(tool.description(), "Check that the service answers.");
     /// ```
     pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
+        self.meta.description = Cow::Owned(description.into());
         self
     }
 
@@ -253,7 +123,7 @@ impl ToolBuilder {
     /// assert_eq!(tool.safety(), SafetyLevel::Dangerous);
     /// ```
     pub fn safety(mut self, safety: SafetyLevel) -> Self {
-        self.safety = safety;
+        self.meta.safety = safety;
         self
     }
 
@@ -270,7 +140,7 @@ impl ToolBuilder {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.categories = categories.into_iter().map(Into::into).collect();
+        self.meta.categories = labels(categories);
         self
     }
 
@@ -287,7 +157,7 @@ impl ToolBuilder {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.tags = tags.into_iter().map(Into::into).collect();
+        self.meta.tags = labels(tags);
         self
     }
 
@@ -300,7 +170,7 @@ impl ToolBuilder {
     /// assert_eq!(tool.version(), Some("2.1.0"));
     /// ```
     pub fn version(mut self, version: impl Into<String>) -> Self {
-        self.version = Some(version.into());
+        self.meta.version = Some(Cow::Owned(version.into()));
         self
     }
 
@@ -313,7 +183,7 @@ impl ToolBuilder {
     /// assert_eq!(tool.priority(), 100);
     /// ```
     pub fn priority(mut self, priority: i32) -> Self {
-        self.priority = priority;
+        self.meta.priority = priority;
         self
     }
 
@@ -376,7 +246,7 @@ impl ToolBuilder {
     /// summary). A preview that fails fails the call without asking.
     pub fn preview<F>(mut self, preview: F) -> Self
     where
-        F: Fn(&ToolContext, &Map<String, Value>) -> Result<String, crate::ToolError>
+        F: Fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError>
             + Send
             + Sync
             + 'static,
@@ -386,24 +256,13 @@ impl ToolBuilder {
     }
 
     /// Checks the definition like `#[tool]` does at compile time, and builds the tool.
-    pub fn build(self) -> Result<Tool, ToolDefinitionError> {
-        let tool = self.name.clone();
-        check_name(&self.name)?;
-        let description = self
-            .description
-            .as_deref()
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .ok_or_else(|| ToolDefinitionError::MissingDescription { tool: tool.clone() })?
-            .to_owned();
-        for (labels, what) in [(&self.categories, "category"), (&self.tags, "tag")] {
-            if labels.iter().any(|label| label.trim().is_empty()) {
-                return Err(ToolDefinitionError::EmptyLabel {
-                    tool: tool.clone(),
-                    what,
-                });
-            }
+    pub fn build(mut self) -> Result<Tool, ToolDefinitionError> {
+        let trimmed = self.meta.description.trim();
+        if trimmed.len() != self.meta.description.len() {
+            self.meta.description = Cow::Owned(trimmed.to_owned());
         }
+        check_meta(&self.meta)?;
+        let tool = self.meta.name.to_string();
         let invalid = |which, message: String| ToolDefinitionError::InvalidSchema {
             tool: tool.clone(),
             which,
@@ -414,232 +273,51 @@ impl ToolBuilder {
             check_schema(output).map_err(|m| invalid("output", m))?;
         }
         let params = params_of(&tool, &self.input_schema)?;
-        let validator = jsonschema::validator_for(&self.input_schema)
+        let checker = SchemaChecker::new(&tool, &self.input_schema, &params)
             .map_err(|error| invalid("input", error.to_string()))?;
-        let inner_handler = self
+        let handler = self
             .handler
             .ok_or_else(|| ToolDefinitionError::MissingHandler { tool: tool.clone() })?;
-        let checker = Arc::new(ArgumentChecker {
-            tool: tool.clone(),
-            validator,
-            names: params.iter().map(|p| p.name().to_owned()).collect(),
-            optional: params
-                .iter()
-                .filter(|p| !p.is_required())
-                .map(|p| p.name().to_owned())
-                .collect(),
-        });
-        let handler = checker.wrap(inner_handler);
-        Ok(Tool {
-            inner: Arc::new(ToolInner {
-                name: self.name.clone(),
-                description_text: description.clone(),
-                version: self.version.clone(),
-                safety: self.safety,
-                categories: self.categories.clone(),
-                tags: self.tags.clone(),
-                priority: self.priority,
-                source: self.source,
-                handler,
-                preview: self.preview,
-                described: Description::Ready(Described {
-                    spec: ToolSpec {
-                        name: self.name,
-                        description,
-                        version: self.version,
-                        safety: self.safety,
-                        categories: self.categories,
-                        tags: self.tags,
-                        input_schema: self.input_schema,
-                        output_schema: self.output_schema,
-                    },
-                    params,
-                }),
-                exports: Default::default(),
+        Ok(Tool::from_parts(ToolParts {
+            meta: self.meta,
+            source: self.source,
+            handler: checked(Arc::new(checker), handler),
+            preview: self.preview,
+            schemas: Schemas::Ready(ToolSchemas {
+                input_schema: self.input_schema,
+                output_schema: self.output_schema,
+                params,
             }),
-        })
+        }))
     }
 }
 
-/// A schema is valid JSON Schema (by its `$schema`, 2020-12 when absent).
-fn check_schema(schema: &Value) -> Result<(), String> {
-    const KNOWN: [&str; 5] = [
-        "https://json-schema.org/draft/2020-12/schema",
-        "https://json-schema.org/draft/2019-09/schema",
-        "http://json-schema.org/draft-07/schema",
-        "http://json-schema.org/draft-06/schema",
-        "http://json-schema.org/draft-04/schema",
-    ];
-    if let Some(declared) = schema.get("$schema") {
-        let known = declared
-            .as_str()
-            .is_some_and(|uri| KNOWN.iter().any(|k| uri.trim_end_matches('#') == *k));
-        if !known {
-            return Err(format!(
-                "`$schema` is {declared}; supported drafts are 2020-12, 2019-09, 7, 6 and 4"
-            ));
-        }
-    }
-    if !schema.is_object() && !schema.is_boolean() {
-        return Err(format!(
-            "a schema is a JSON object, got {}",
-            describe_value(schema)
-        ));
-    }
-    jsonschema::meta::validate(schema).map_err(|error| {
-        let at = error.instance_path().to_string();
-        if at.is_empty() {
-            error.to_string()
-        } else {
-            format!("at `{at}`: {error}")
-        }
-    })
+/// Labels as the metadata keeps them.
+fn labels<I, S>(labels: I) -> Cow<'static, [Cow<'static, str>]>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    Cow::Owned(
+        labels
+            .into_iter()
+            .map(|label| Cow::Owned(label.into()))
+            .collect(),
+    )
 }
 
-/// The parameters described by an object schema's `properties` and `required`.
-fn params_of(tool: &str, schema: &Value) -> Result<Vec<ParamInfo>, ToolDefinitionError> {
-    let invalid = |message: String| ToolDefinitionError::InvalidSchema {
-        tool: tool.to_owned(),
-        which: "input",
-        message,
-    };
-    let object = schema
-        .as_object()
-        .ok_or_else(|| invalid("the input schema must be an object schema".to_owned()))?;
-    match object.get("type") {
-        Some(Value::String(ty)) if ty == "object" => {}
-        other => {
-            return Err(invalid(format!(
-                "the input schema must have `\"type\": \"object\"` (tool arguments are a JSON object), got {}",
-                other.map_or_else(|| "no type".to_owned(), Value::to_string)
-            )));
-        }
-    }
-    let empty = Map::new();
-    let properties = match object.get("properties") {
-        None => &empty,
-        Some(Value::Object(properties)) => properties,
-        Some(other) => {
-            return Err(invalid(format!(
-                "`properties` must be an object, got {other}"
-            )));
-        }
-    };
-    let required: Vec<&str> = match object.get("required") {
-        None => Vec::new(),
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-        Some(other) => return Err(invalid(format!("`required` must be an array, got {other}"))),
-    };
-    for name in &required {
-        if !properties.contains_key(*name) {
-            return Err(ToolDefinitionError::UnknownRequired {
-                tool: tool.to_owned(),
-                param: (*name).to_owned(),
-                suggestion: did_you_mean(name, properties.keys().map(String::as_str))
-                    .map(str::to_owned),
-            });
-        }
-    }
-    Ok(properties
-        .iter()
-        .map(|(name, property)| {
-            let mut param = ParamInfo::new(
-                name,
-                property.get("description").and_then(Value::as_str),
-                required.contains(&name.as_str()),
-                property.get("writeOnly") == Some(&Value::Bool(true)),
-                property.clone(),
-                property.get("default").cloned(),
-            );
-            param.set_expected(crate::input_schema::describe(property, schema));
-            param
-        })
-        .collect())
-}
-
-/// Checks a runtime tool's arguments against its schema before the handler sees them.
-struct ArgumentChecker {
-    tool: String,
-    validator: jsonschema::Validator,
-    /// The properties, for "valid parameters" lists.
-    names: Vec<String>,
-    /// Properties not in `required`: `null` for them means absent, as for `#[tool]` functions
-    /// (and OpenAI strict mode sends optional parameters as `null`).
-    optional: Vec<String>,
-}
-
-impl ArgumentChecker {
-    fn wrap(self: Arc<Self>, handler: Handler) -> Handler {
-        match handler {
-            Handler::Sync(inner) => Handler::Sync(Arc::new(move |ctx, args| {
-                let args = self.check(args)?;
-                inner(ctx, args)
-            })),
-            Handler::Async(inner) => {
-                Handler::Async(Arc::new(move |ctx, args| match self.check(args) {
-                    Ok(args) => inner(ctx, args),
-                    Err(error) => Box::pin(std::future::ready(Err(error.into()))),
-                }))
-            }
-        }
-    }
-
-    /// The arguments without `null`s for optional parameters, or every way they break the schema.
-    fn check(&self, mut args: Map<String, Value>) -> Result<Map<String, Value>, InvalidArguments> {
-        use jsonschema::error::ValidationErrorKind as Kind;
-
-        args.retain(|name, value| !(value.is_null() && self.optional.contains(name)));
-        let instance = Value::Object(args);
-        let mut errors = Vec::new();
-        for error in self.validator.iter_errors(&instance) {
-            let pointer = error.instance_path().to_string();
-            let depth = pointer.matches('/').count();
-            let param = pointer
-                .strip_prefix('/')
-                .map(|rest| rest.split('/').next().unwrap_or(rest))
-                .map(|segment| segment.replace("~1", "/").replace("~0", "~"));
-            let sent = param.as_ref().and_then(|name| instance.get(name));
-            let converted = match (error.kind(), param) {
-                (Kind::Required { property }, None) => ArgumentError::Missing {
-                    param: property
-                        .as_str()
-                        .map_or_else(|| property.to_string(), str::to_owned),
-                    expected: None,
-                    description: None,
-                },
-                (Kind::AdditionalProperties { unexpected }, None) => {
-                    errors.extend(unexpected.iter().map(|param| ArgumentError::Unknown {
-                        param: param.clone(),
-                        valid: self.names.clone(),
-                    }));
-                    continue;
-                }
-                (_, Some(param)) if depth == 1 && sent == Some(&Value::Null) => {
-                    ArgumentError::Null {
-                        param,
-                        expected: None,
-                    }
-                }
-                (_, Some(param)) => ArgumentError::Invalid {
-                    got: sent.map_or_else(|| "nothing".to_owned(), describe_value),
-                    param,
-                    expected: None,
-                    reason: if depth > 1 {
-                        format!("at `{pointer}`: {error}")
-                    } else {
-                        error.to_string()
-                    },
-                },
-                (_, None) => ArgumentError::Schema {
-                    pointer,
-                    message: error.to_string(),
-                },
-            };
-            errors.push(converted);
-        }
-        match (errors.is_empty(), instance) {
-            (true, Value::Object(args)) => Ok(args),
-            _ => Err(InvalidArguments::new(self.tool.clone(), errors)),
+/// `handler`, run only on arguments that pass `checker`.
+fn checked(checker: Arc<SchemaChecker>, handler: Handler) -> Handler {
+    match handler {
+        Handler::Sync(inner) => Handler::Sync(Arc::new(move |ctx, args| {
+            let args = checker.check(args)?;
+            inner(ctx, args)
+        })),
+        Handler::Async(inner) => {
+            Handler::Async(Arc::new(move |ctx, args| match checker.check(args) {
+                Ok(args) => inner(ctx, args),
+                Err(error) => Box::pin(std::future::ready(Err(error.into()))),
+            }))
         }
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::SafetyLevel;
+use crate::safety::SafetyLevel;
 
 /// One tool call a model asked for: `{"id", "name", "arguments"}`.
 ///

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{SafetyLevel, ToolError, ToolFilter, ToolRegistry};
+use crate::error::ToolError;
+use crate::safety::SafetyLevel;
 
 /// Values an application shares with its tools, one per type.
 ///
@@ -82,7 +83,7 @@ impl fmt::Debug for ToolState {
 /// notification).
 ///
 /// ```
-/// use tool_runtime::Progress;
+/// use tool_runtime::executor::Progress;
 /// let halfway = Progress { progress: 5.0, total: Some(10.0), message: Some("5 of 10 files".into()) };
 /// # let _ = halfway;
 /// ```
@@ -122,8 +123,10 @@ pub struct ToolContext {
     call_id: Arc<str>,
     state: Arc<ToolState>,
     cancellation: CancellationToken,
-    registry: Option<Arc<ToolRegistry>>,
-    max_safety: SafetyLevel,
+    /// The registry the call runs under, set by the executor and read through
+    /// `ToolContext::registry` (the registry module gives it its type: it sits above this one).
+    pub(crate) registry: Option<Arc<dyn Any + Send + Sync>>,
+    pub(crate) max_safety: SafetyLevel,
     progress: Option<ProgressReporter>,
 }
 
@@ -164,33 +167,9 @@ impl ToolContext {
         self
     }
 
-    /// The same context, running under `registry` with the safety ceiling `max_safety` (the
-    /// executor sets both, so tools can look up the tools a model may call).
-    pub fn with_registry(mut self, registry: Arc<ToolRegistry>, max_safety: SafetyLevel) -> Self {
-        self.registry = Some(registry);
-        self.max_safety = max_safety;
-        self
-    }
-
-    /// The registry the call runs under, when run by an executor.
-    pub fn registry(&self) -> Option<&Arc<ToolRegistry>> {
-        self.registry.as_ref()
-    }
-
     /// The highest safety level the running executor allows.
     pub fn max_safety(&self) -> SafetyLevel {
         self.max_safety
-    }
-
-    /// The filter for the tools a model may call here: enabled, under the ceiling.
-    ///
-    /// ```
-    /// use tool_runtime::{SafetyLevel, ToolContext};
-    /// let filter = ToolContext::new().visible_tools();
-    /// assert_eq!(filter.safety_ceiling(), Some(SafetyLevel::Dangerous));
-    /// ```
-    pub fn visible_tools(&self) -> ToolFilter {
-        ToolFilter::new().max_safety(self.max_safety)
     }
 
     /// The same context, sending progress reports to `reporter`.

@@ -8,7 +8,7 @@ use crate::args::InvalidArguments;
 /// Why a tool call failed, in words a model can act on.
 ///
 /// Tool authors build one with [`ToolError::new`] (or `?` on an I/O or JSON error); the
-/// adapter builds [`ToolError::InvalidArguments`] when the model's arguments do not fit the
+/// handler builds [`ToolError::InvalidArguments`] when the model's arguments do not fit the
 /// tool's parameters. Its `Display` text is what the model reads.
 ///
 /// ```

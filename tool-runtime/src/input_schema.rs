@@ -4,7 +4,7 @@ use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::ParamInfo;
+use crate::param::ParamInfo;
 
 /// The generator every tool's schemas come from: JSON Schema 2020-12, `$defs` for named types.
 pub(crate) fn generator() -> SchemaGenerator {
@@ -40,11 +40,11 @@ pub(crate) fn object_schema(params: &[ParamInfo], definitions: Map<String, Value
 
 /// What a schema accepts, in a few words for an error message: `string`, `integer >= 0`,
 /// `array of string`, `one of "a", "b"`, `object Point`.
-pub(crate) fn describe(schema: &Value, root: &Value) -> String {
-    describe_at(schema, root, 0)
+pub(crate) fn expected_type(schema: &Value, root: &Value) -> String {
+    expected_type_at(schema, root, 0)
 }
 
-fn describe_at(schema: &Value, root: &Value, depth: usize) -> String {
+fn expected_type_at(schema: &Value, root: &Value, depth: usize) -> String {
     let Some(object) = schema.as_object() else {
         return match schema {
             Value::Bool(false) => "nothing".to_owned(),
@@ -61,9 +61,9 @@ fn describe_at(schema: &Value, root: &Value, depth: usize) -> String {
             .and_then(|pointer| root.pointer(pointer));
         return match target {
             Some(target) if target.get("enum").is_some() || target.get("oneOf").is_some() => {
-                describe_at(target, root, depth + 1)
+                expected_type_at(target, root, depth + 1)
             }
-            Some(target) => format!("{} `{name}`", describe_at(target, root, depth + 1)),
+            Some(target) => format!("{} `{name}`", expected_type_at(target, root, depth + 1)),
             None => format!("`{name}`"),
         };
     }
@@ -94,27 +94,27 @@ fn describe_at(schema: &Value, root: &Value, depth: usize) -> String {
             }
             let parts: Vec<String> = variants
                 .iter()
-                .map(|variant| describe_at(variant, root, depth + 1))
+                .map(|variant| expected_type_at(variant, root, depth + 1))
                 .collect();
             return parts.join(" or ");
         }
     }
     match object.get("type") {
-        Some(Value::String(ty)) => describe_type(ty, object, root, depth),
+        Some(Value::String(ty)) => expected_type_of(ty, object, root, depth),
         Some(Value::Array(types)) => types
             .iter()
             .filter_map(Value::as_str)
-            .map(|ty| describe_type(ty, object, root, depth))
+            .map(|ty| expected_type_of(ty, object, root, depth))
             .collect::<Vec<_>>()
             .join(" or "),
         _ => "any JSON value".to_owned(),
     }
 }
 
-fn describe_type(ty: &str, object: &Map<String, Value>, root: &Value, depth: usize) -> String {
+fn expected_type_of(ty: &str, object: &Map<String, Value>, root: &Value, depth: usize) -> String {
     match ty {
         "array" => match object.get("items") {
-            Some(items) => format!("array of {}", describe_at(items, root, depth + 1)),
+            Some(items) => format!("array of {}", expected_type_at(items, root, depth + 1)),
             None => "array".to_owned(),
         },
         "integer" | "number" => {
@@ -136,7 +136,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn describes_common_shapes() {
+    fn expected_types_of_common_shapes() {
         let root = json!({"$defs": {
             "Unit": {"type": "string", "enum": ["c", "f"]},
             "Point": {"type": "object", "properties": {}}
@@ -158,7 +158,7 @@ mod tests {
             (json!(true), "any JSON value"),
         ];
         for (schema, expected) in cases {
-            assert_eq!(describe(&schema, &root), expected, "{schema}");
+            assert_eq!(expected_type(&schema, &root), expected, "{schema}");
         }
     }
 }

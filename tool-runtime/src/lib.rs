@@ -2,7 +2,7 @@
 //!
 //! Write a plain function, put [`#[tool]`](tool) on it, and it becomes a tool: its
 //! description comes from the doc comment, the JSON Schema of its parameters from their
-//! Rust types and doc comments, and an adapter reads the model's JSON arguments into typed
+//! Rust types and doc comments, and a handler reads the model's JSON arguments into typed
 //! values, with errors a model can act on. Every `#[tool]` linked into the binary, from any
 //! crate, is collected by [`register_all_tools`].
 //!
@@ -42,43 +42,47 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
+// safety, priority, param, meta, args, error, output, call, context, input_schema, tool,
+// macro_support, definition, builder, search, registry, schema, providers, executor.
 mod args;
 mod builder;
 mod call;
 mod context;
+mod definition;
 mod error;
-mod executor;
+pub mod executor;
 mod input_schema;
 mod macro_support;
+mod meta;
 mod output;
+mod param;
 pub mod priority;
 pub mod providers;
-mod registry;
+pub mod registry;
 mod safety;
 pub mod schema;
 mod search;
-mod suggest;
 mod tool;
 
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
-pub use builder::{ToolBuilder, ToolDefinitionError};
+pub use builder::ToolBuilder;
 pub use call::{ResultMetadata, ToolCall, ToolResult};
-pub use context::{Progress, ToolContext, ToolState};
+pub use context::{ToolContext, ToolState};
+pub use definition::ToolDefinitionError;
 pub use error::ToolError;
 pub use executor::{
-    ApprovalDecision, ApprovalHandler, ApprovalRequest, AuditLog, BlockingExecutor, CallOptions,
-    Executor, ExecutorBuilder, HookEvent, LatencyStats, MetricsSnapshot, REDACTED, SyncThreadStats,
-    ToolHook, ToolMetrics, UNKNOWN_TOOL_METRIC,
+    ApprovalDecision, ApprovalHandler, ApprovalRequest, CallOptions, Executor, ExecutorBuilder,
 };
+pub use meta::{ToolMeta, ToolSource};
 pub use output::{IntoToolOutput, Json, ToolOutput};
+pub use param::ParamInfo;
 pub use registry::{
-    ApplyReport, Clock, Registration, RegistrationSnapshot, RegistryError, RegistrySnapshot,
-    SearchHit, ToolFilter, ToolInfo, ToolRegistry, register_all_tools,
+    Registration, RegistryError, RegistrySnapshot, ToolFilter, ToolRegistry, register_all_tools,
 };
 pub use safety::{ParseSafetyLevelError, SafetyLevel};
-pub use tool::{BoxFuture, ParamInfo, Tool, ToolSource, ToolSpec};
+pub use tool::{BoxFuture, Tool, ToolSpec};
 
-pub use jiff::Timestamp;
 pub use tokio_util::sync::CancellationToken;
 
 /// Turns a function into a tool a language model can call.
@@ -104,8 +108,10 @@ pub use tokio_util::sync::CancellationToken;
 /// the doc comment), `safety = "safe" | "cautious" | "dangerous"` (default `safe`),
 /// `categories(ident, ...)`, `tags("...", ...)`, `required("...", ...)`, `version = "x.y.z"`,
 /// `priority = N`, `crate = path::to::tool_runtime`, `preview = path::to::fn` (what a
-/// dangerous call would do, shown to the approver). Put it on free functions only (not
-/// methods). Per parameter:
+/// dangerous call would do, shown to the approver: a function
+/// `fn(&ToolContext, &P1, ..., &Pn) -> Result<String, ToolError>` over the tool's parameters
+/// in order, read from the arguments once for both; see [`Tool::preview`]). Put it on free
+/// functions only (not methods). Per parameter:
 /// `#[arg(rename = "...", description = "...", default = expr, secret)]`.
 ///
 /// # Long work stops when the call does
@@ -158,21 +164,21 @@ pub use tool_macros::tool;
 // Not public API: the items generated code names.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::ParamInfo;
     pub use crate::args::Arguments;
     pub use crate::macro_support::{
-        DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize, LinkedTool, MacroHandler,
-        ParamOps, PreviewAdapter, ToolDef, ToolFactory, assert_send, param, param_ops,
-        preview_adapter,
+        AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize, LinkedTool,
+        ParamOps, PreviewHandlerFn, StaticHandler, SyncHandlerFn, ToolDef, ToolFactory,
+        assert_send, missing_value, param, param_ops,
     };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::{
-        BoxFuture, IntoToolOutput, SafetyLevel, ToolContext, ToolError, ToolOutput, ToolParam,
-        ToolSource,
+        BoxFuture, IntoToolOutput, ParamInfo, SafetyLevel, ToolContext, ToolError, ToolMeta,
+        ToolOutput, ToolParam, ToolSource,
     };
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};
     pub use serde_json::{Map, Value};
+    pub use std::borrow::Cow;
     pub use std::boxed::Box;
     pub use std::option::Option::{self, None, Some};
     pub use std::result::Result::{self, Err, Ok};

@@ -1,57 +1,75 @@
-//! What `#[tool]` expands to: a static description of the tool and the adapter functions,
+//! What `#[tool]` expands to: a static definition of the tool and its handler functions,
+//! submitted to `inventory`. Not public API; generated code reaches it through
+//! `tool_runtime::__private`.
 #![allow(missing_docs)]
-//! submitted to `inventory`. Not public API; reached through `tool_runtime::__private`.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::args::Arguments;
-use crate::tool::{BoxFuture, Described, Description, Handler, ToolInner};
-use crate::{
-    ParamInfo, SafetyLevel, Tool, ToolContext, ToolError, ToolOutput, ToolSource, ToolSpec,
+use crate::args::{Arguments, ToolParam};
+use crate::context::ToolContext;
+use crate::error::ToolError;
+use crate::meta::{ToolMeta, ToolSource};
+use crate::output::ToolOutput;
+use crate::param::ParamInfo;
+use crate::tool::{
+    BoxFuture, Handler, LazySchemas, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas,
 };
 
-/// The adapter of a sync `#[tool]` function.
-pub type SyncAdapter = fn(&ToolContext, Map<String, Value>) -> Result<ToolOutput, ToolError>;
+/// The handler of a sync `#[tool]` function.
+pub type SyncHandlerFn = fn(&ToolContext, Map<String, Value>) -> Result<ToolOutput, ToolError>;
 
-/// The adapter of an async `#[tool]` function.
-pub type AsyncAdapter =
+/// The handler of an async `#[tool]` function.
+pub type AsyncHandlerFn =
     fn(ToolContext, Map<String, Value>) -> BoxFuture<Result<ToolOutput, ToolError>>;
 
-/// A `#[tool]` function's adapter.
-pub enum MacroHandler {
-    Sync(SyncAdapter),
-    Async(AsyncAdapter),
+/// The handler of a `#[tool(preview = ...)]`: reads the arguments like the tool's handler
+/// does and calls the preview function with the typed values.
+pub type PreviewHandlerFn = fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError>;
+
+/// A `#[tool]` function's handler, as a function pointer (a static cannot hold a closure).
+pub enum StaticHandler {
+    Sync(SyncHandlerFn),
+    Async(AsyncHandlerFn),
 }
 
 /// Everything `#[tool]` knows about a tool at compile time.
 pub struct ToolDef {
-    pub name: &'static str,
-    pub description: &'static str,
-    pub version: Option<&'static str>,
-    pub safety: SafetyLevel,
-    pub categories: &'static [&'static str],
-    pub tags: &'static [&'static str],
-    pub priority: i32,
+    pub meta: ToolMeta,
     pub source: ToolSource,
     /// Builds the parameters' schemas with the tool's generator.
     pub params: fn(&mut SchemaGenerator) -> Vec<ParamInfo>,
     /// The output schema of the return type.
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
-    pub handler: MacroHandler,
-    /// Renders what a call would do, for approval (`#[tool(preview = ...)]`).
-    pub preview: Option<PreviewAdapter>,
+    pub handler: StaticHandler,
+    pub preview: Option<PreviewHandlerFn>,
 }
 
-/// A `#[tool(preview = ...)]` function.
-pub type PreviewAdapter = fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError>;
-
-/// Coerces a `preview = ...` function, so a wrong signature is a plain type mismatch at it.
-pub const fn preview_adapter(preview: PreviewAdapter) -> PreviewAdapter {
-    preview
+impl LazySchemas for ToolDef {
+    /// The schemas of a `#[tool]`, generated from its Rust types.
+    fn schemas(&self) -> ToolSchemas {
+        let mut generator = crate::input_schema::generator();
+        let params = (self.params)(&mut generator);
+        let definitions = generator.take_definitions(true);
+        let input_schema = crate::input_schema::object_schema(&params, definitions);
+        let params = params
+            .into_iter()
+            .map(|param| {
+                let expected = crate::input_schema::expected_type(param.schema(), &input_schema);
+                param.with_expected_type(expected)
+            })
+            .collect();
+        let output_schema =
+            (self.output_schema)(&mut crate::input_schema::generator()).map(Schema::to_value);
+        ToolSchemas {
+            input_schema,
+            output_schema,
+            params,
+        }
+    }
 }
 
 /// One `#[tool]` function's static: its definition and its [`Tool`], built once.
@@ -71,7 +89,25 @@ impl ToolFactory {
     /// The tool, built on first use and cached; its schemas are generated when first
     /// needed, once per process.
     pub fn tool(&'static self) -> Tool {
-        self.tool.get_or_init(|| build(&self.def)).clone()
+        self.tool.get_or_init(|| self.build()).clone()
+    }
+
+    fn build(&'static self) -> Tool {
+        let def = &self.def;
+        let handler = match def.handler {
+            StaticHandler::Sync(f) => Handler::Sync(std::sync::Arc::new(f)),
+            StaticHandler::Async(f) => Handler::Async(std::sync::Arc::new(f)),
+        };
+        Tool::from_parts(ToolParts {
+            // Borrowed strings: cloning them copies pointers.
+            meta: def.meta.clone(),
+            source: def.source.clone(),
+            handler,
+            preview: def
+                .preview
+                .map(|f| std::sync::Arc::new(f) as PreviewHandler),
+            schemas: Schemas::Lazy(def),
+        })
     }
 }
 
@@ -88,61 +124,16 @@ pub(crate) fn linked_tools() -> impl Iterator<Item = Tool> {
         .map(|linked| linked.0.tool())
 }
 
-fn build(def: &'static ToolDef) -> Tool {
-    let handler = match def.handler {
-        MacroHandler::Sync(f) => Handler::Sync(Arc::new(f)),
-        MacroHandler::Async(f) => Handler::Async(Arc::new(f)),
-    };
-    Tool {
-        inner: Arc::new(ToolInner {
-            name: def.name.to_owned(),
-            description_text: def.description.to_owned(),
-            version: def.version.map(str::to_owned),
-            safety: def.safety,
-            categories: def.categories.iter().map(|c| (*c).to_owned()).collect(),
-            tags: def.tags.iter().map(|t| (*t).to_owned()).collect(),
-            priority: def.priority,
-            source: def.source.clone(),
-            handler,
-            preview: def.preview.map(|f| Arc::new(f) as crate::tool::PreviewFn),
-            described: Description::Lazy {
-                def,
-                cell: OnceLock::new(),
-            },
-            exports: Default::default(),
-        }),
-    }
-}
-
-/// The spec and parameters of a `#[tool]`: its schemas, generated from its Rust types.
-pub(crate) fn describe(def: &ToolDef) -> Described {
-    let mut generator = crate::input_schema::generator();
-    let mut params = (def.params)(&mut generator);
-    let definitions = generator.take_definitions(true);
-    let input_schema = crate::input_schema::object_schema(&params, definitions);
-    for param in &mut params {
-        let expected = crate::input_schema::describe(param.schema(), &input_schema);
-        param.set_expected(expected);
-    }
-    let output_schema =
-        (def.output_schema)(&mut crate::input_schema::generator()).map(Schema::to_value);
-    Described {
-        spec: ToolSpec {
-            name: def.name.to_owned(),
-            description: def.description.to_owned(),
-            version: def.version.map(str::to_owned),
-            safety: def.safety,
-            categories: def.categories.iter().map(|c| (*c).to_owned()).collect(),
-            tags: def.tags.iter().map(|t| (*t).to_owned()).collect(),
-            input_schema,
-            output_schema,
-        },
-        params,
-    }
+/// The error for a parameter that `Arguments::finish` accepted but that has no value;
+/// unreachable unless generated code is wrong, and then a failure instead of a panic.
+pub fn missing_value(tool: &'static str, name: &str) -> ToolError {
+    ToolError::new(format!(
+        "internal error in tool `{tool}`: parameter `{name}` was accepted but has no value"
+    ))
 }
 
 /// One parameter's schema, from its type, with its description and default.
-pub fn param<T: crate::ToolParam>(
+pub fn param<T: ToolParam>(
     generator: &mut SchemaGenerator,
     name: &str,
     description: Option<&str>,
@@ -212,7 +203,7 @@ pub struct ParamOps<T> {
     pub with_default: fn(&mut Arguments, usize, fn() -> T) -> Option<T>,
 }
 
-pub const fn param_ops<T: crate::ToolParam>() -> ParamOps<T> {
+pub const fn param_ops<T: ToolParam>() -> ParamOps<T> {
     ParamOps {
         schema: param::<T>,
         required: Arguments::required::<T>,

@@ -6,7 +6,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ToolError;
+use crate::error::ToolError;
 
 /// The result of a successful tool call: the text the model reads and, for tools that
 /// return [`Json<T>`], the same value as structured JSON.

@@ -4,12 +4,19 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use jiff::Timestamp;
+pub use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use std::any::Any;
+use std::borrow::Cow;
+
+use tool_names::did_you_mean;
+
+use crate::context::ToolContext;
+use crate::meta::ToolSource;
+use crate::safety::SafetyLevel;
 use crate::search::SearchIndex;
-use crate::suggest::did_you_mean;
-use crate::{SafetyLevel, Tool, ToolSource, ToolSpec};
+use crate::tool::{Tool, ToolSpec};
 
 /// Why the registry refused an operation.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -160,7 +167,7 @@ impl ToolFilter {
         self
     }
 
-    /// Only the tools named in `names` (like the plugin registry's `get_openai_tools(ids)`).
+    /// Only the tools named in `names` (for exporting exactly the tools offered in one request).
     ///
     /// ```
     /// # use tool_runtime::ToolFilter;
@@ -213,10 +220,10 @@ impl ToolFilter {
     /// assert!(!ToolFilter::new().matches(&wipe, false));
     /// ```
     pub fn matches(&self, tool: &Tool, enabled: bool) -> bool {
-        fn any_of(wanted: &Option<Vec<String>>, have: &[String]) -> bool {
+        fn any_of(wanted: &Option<Vec<String>>, have: &[Cow<'static, str>]) -> bool {
             wanted
                 .as_ref()
-                .is_none_or(|wanted| wanted.iter().any(|w| have.contains(w)))
+                .is_none_or(|wanted| wanted.iter().any(|w| have.iter().any(|h| h == w)))
         }
         (enabled || self.include_disabled)
             && self.max_safety.is_none_or(|max| tool.safety() <= max)
@@ -229,12 +236,10 @@ impl ToolFilter {
     }
 }
 
-/// One line of [`ToolRegistry::tools_info`]: the plugin registry's `list_tools_info` shape
-/// (`id`, `name`, `description`, `enabled`, `priority`) plus safety and categories.
+/// One line of [`ToolRegistry::tools_info`]: a tool's name, description, state in the
+/// registry, safety and categories, serializable for an admin page or a log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolInfo {
-    /// The tool's name (the plugin registry's id).
-    pub id: String,
     /// The tool's name.
     pub name: String,
     /// What the tool does.
@@ -417,7 +422,8 @@ impl ToolRegistry {
         }
     }
 
-    /// Registers `tool` under its name, with the versioning rules of tool-registry-v2:
+    /// Registers `tool` under its name. Two registrations are the same tool when their
+    /// [`ToolSpec`]s are equal; versions decide what replaces what:
     ///
     /// - a new name registers, enabled;
     /// - the same spec again returns the existing registration unchanged;
@@ -512,6 +518,16 @@ impl ToolRegistry {
             .map(|entry| entry.tool.clone())
     }
 
+    /// The tool named `name` and whether it is enabled, in one read of the registry (a
+    /// tool disabled between two reads cannot slip through).
+    pub(crate) fn lookup(&self, name: &str) -> Lookup {
+        match self.read().entries.get(name) {
+            Some(entry) if entry.enabled => Lookup::Enabled(entry.tool.clone()),
+            Some(entry) => Lookup::Disabled(entry.tool.clone()),
+            None => Lookup::Unknown,
+        }
+    }
+
     /// The registration of the tool named `name`.
     ///
     /// ```
@@ -564,8 +580,7 @@ impl ToolRegistry {
             .collect()
     }
 
-    /// Every tool, enabled or not, in the plugin registry's `list_tools_info` shape, by
-    /// priority then name.
+    /// Every tool, enabled or not, as a serializable summary, by priority then name.
     ///
     /// ```
     /// use tool_runtime::{tool, register_all_tools};
@@ -575,20 +590,24 @@ impl ToolRegistry {
     /// fn clock() -> &'static str { "noon" }
     ///
     /// let info = register_all_tools().unwrap().tools_info();
-    /// let clock = info.iter().find(|t| t.id == "clock").unwrap();
+    /// let clock = info.iter().find(|t| t.name == "clock").unwrap();
     /// assert_eq!((clock.priority, clock.enabled), (100, true));
     /// ```
     pub fn tools_info(&self) -> Vec<ToolInfo> {
         self.registrations(&ToolFilter::new().include_disabled(true))
             .into_iter()
             .map(|entry| ToolInfo {
-                id: entry.tool.name().to_owned(),
                 name: entry.tool.name().to_owned(),
                 description: entry.tool.description().to_owned(),
                 enabled: entry.enabled,
                 priority: entry.priority,
                 safety: entry.tool.safety(),
-                categories: entry.tool.categories().to_vec(),
+                categories: entry
+                    .tool
+                    .categories()
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect(),
             })
             .collect()
     }
@@ -860,6 +879,64 @@ fn unknown<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> RegistryE
         name: name.to_owned(),
         suggestion: did_you_mean(name, known.map(String::as_str)).map(str::to_owned),
     }
+}
+
+/// What a registry holds under a name.
+pub(crate) enum Lookup {
+    Enabled(Tool),
+    Disabled(Tool),
+    Unknown,
+}
+
+/// The registry a call runs under, for tools that look at the other tools (an executor sets
+/// it). Declared here rather than in `context`, which sits below the registry.
+impl ToolContext {
+    /// The same context, running under `registry` with the safety ceiling `max_safety` (the
+    /// executor sets both, so tools can look up the tools a model may call).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_runtime::{SafetyLevel, ToolContext, ToolRegistry};
+    ///
+    /// let ctx = ToolContext::new().with_registry(Arc::new(ToolRegistry::new()), SafetyLevel::Safe);
+    /// assert!(ctx.registry().unwrap().is_empty());
+    /// assert_eq!(ctx.visible_tools().safety_ceiling(), Some(SafetyLevel::Safe));
+    /// ```
+    pub fn with_registry(self, registry: Arc<ToolRegistry>, max_safety: SafetyLevel) -> Self {
+        self.with_registry_handle(&registry_handle(registry), max_safety)
+    }
+
+    /// [`with_registry`](Self::with_registry) with a handle made once by [`registry_handle`].
+    pub(crate) fn with_registry_handle(
+        mut self,
+        handle: &Arc<dyn Any + Send + Sync>,
+        max_safety: SafetyLevel,
+    ) -> Self {
+        self.registry = Some(Arc::clone(handle));
+        self.max_safety = max_safety;
+        self
+    }
+
+    /// The registry the call runs under, when run by an executor.
+    pub fn registry(&self) -> Option<&Arc<ToolRegistry>> {
+        self.registry.as_ref()?.downcast_ref::<Arc<ToolRegistry>>()
+    }
+
+    /// The filter for the tools a model may call here: enabled, under the ceiling.
+    ///
+    /// ```
+    /// use tool_runtime::{SafetyLevel, ToolContext};
+    /// let filter = ToolContext::new().visible_tools();
+    /// assert_eq!(filter.safety_ceiling(), Some(SafetyLevel::Dangerous));
+    /// ```
+    pub fn visible_tools(&self) -> ToolFilter {
+        ToolFilter::new().max_safety(self.max_safety())
+    }
+}
+
+/// The form in which a context holds a registry (made once per executor, not per call).
+pub(crate) fn registry_handle(registry: Arc<ToolRegistry>) -> Arc<dyn Any + Send + Sync> {
+    Arc::new(registry)
 }
 
 /// Every linked `#[tool]`, sorted by name, or the first pair that shares a name.

@@ -1,18 +1,28 @@
-//! The model of a tool: what it is called, what it does, what it takes, how safe it is,
-//! and the adapter that runs it on a model's JSON arguments.
+//! The model of a tool: its metadata, its parameters and schemas, and the handler that runs
+//! it on a model's JSON arguments.
+//!
+//! The lowest layer of the runtime's tool model: it knows nothing of how tools are
+//! declared (`#[tool]`, [`ToolBuilder`](crate::ToolBuilder)), kept (the registry), exported
+//! (`schema`) or policed (the executor).
 
+use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{SafetyLevel, ToolContext, ToolError, ToolOutput};
+use crate::context::ToolContext;
+use crate::error::ToolError;
+use crate::meta::{ToolMeta, ToolSource};
+use crate::output::ToolOutput;
+use crate::param::ParamInfo;
+use crate::safety::SafetyLevel;
 
-/// The future an async tool handler returns.
+/// The future an async tool's handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// A handler that runs on the calling thread.
@@ -26,168 +36,17 @@ pub(crate) type AsyncHandler = Arc<
         + Sync,
 >;
 
-/// Renders what a dangerous call would do, for the person approving it.
-pub(crate) type PreviewFn =
+/// Renders what a call would do, for the person approving it.
+pub(crate) type PreviewHandler =
     Arc<dyn Fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError> + Send + Sync>;
 
-/// How a tool's function is run.
+/// The function that runs a tool on the model's JSON arguments.
 #[derive(Clone)]
 pub(crate) enum Handler {
-    /// A blocking function; the executor runs it off the async runtime's workers.
+    /// A blocking function; the executor runs it on a thread of its own.
     Sync(SyncHandler),
     /// An async function.
     Async(AsyncHandler),
-}
-
-/// Where a tool was defined: the crate, module, file and line of its `#[tool]` function,
-/// or of the code that built it at run time.
-///
-/// ```
-/// use tool_runtime::ToolSource;
-///
-/// let source = ToolSource::new("my-crate", "my_crate::tools", "src/tools.rs", 12);
-/// assert_eq!(source.to_string(), "my-crate (my_crate::tools) at src/tools.rs:12");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct ToolSource {
-    /// The Cargo package that defined the tool.
-    #[serde(rename = "crate")]
-    pub crate_name: Cow<'static, str>,
-    /// The module path of the definition.
-    pub module_path: Cow<'static, str>,
-    /// The source file of the definition.
-    pub file: Cow<'static, str>,
-    /// The line of the definition.
-    pub line: u32,
-}
-
-impl ToolSource {
-    /// A source location.
-    pub const fn new(
-        crate_name: &'static str,
-        module_path: &'static str,
-        file: &'static str,
-        line: u32,
-    ) -> Self {
-        ToolSource {
-            crate_name: Cow::Borrowed(crate_name),
-            module_path: Cow::Borrowed(module_path),
-            file: Cow::Borrowed(file),
-            line,
-        }
-    }
-}
-
-impl fmt::Display for ToolSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} ({}) at {}:{}",
-            self.crate_name, self.module_path, self.file, self.line
-        )
-    }
-}
-
-/// One parameter of a tool, as the model sees it.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use tool_runtime::{tool, register_all_tools};
-///
-/// /// Repeat a word.
-/// #[tool]
-/// fn repeat(
-///     /// The word to repeat
-///     word: String,
-///     /// How many times
-///     #[arg(default = 2)]
-///     times: u32,
-/// ) -> String {
-///     word.repeat(times as usize)
-/// }
-///
-/// let registry = register_all_tools().unwrap();
-/// let tool = registry.get("repeat").unwrap();
-/// let times = &tool.params()[1];
-/// assert_eq!(times.name(), "times");
-/// assert_eq!(times.description(), Some("How many times"));
-/// assert!(!times.is_required());
-/// assert_eq!(times.default_value(), Some(&serde_json::json!(2)));
-/// assert_eq!(times.expected_type(), "integer >= 0");
-/// # }
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ParamInfo {
-    name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
-    required: bool,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    secret: bool,
-    schema: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    default: Option<Value>,
-    expected: String,
-}
-
-impl ParamInfo {
-    /// The parameter's name in the JSON arguments.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The parameter's description, from its doc comment or `#[arg(description = "...")]`.
-    pub fn description(&self) -> Option<&str> {
-        self.description.as_deref()
-    }
-
-    /// Whether the model must send it.
-    pub fn is_required(&self) -> bool {
-        self.required
-    }
-
-    /// Whether its value is redacted from logs and approval requests (`#[arg(secret)]`).
-    pub fn is_secret(&self) -> bool {
-        self.secret
-    }
-
-    /// The parameter's JSON Schema (as it appears under `properties`).
-    pub fn schema(&self) -> &Value {
-        &self.schema
-    }
-
-    /// The default used when the parameter is absent, when it can be shown as JSON.
-    pub fn default_value(&self) -> Option<&Value> {
-        self.default.as_ref()
-    }
-
-    /// What the parameter accepts, in a few words (`string`, `array of integer`).
-    pub fn expected_type(&self) -> &str {
-        &self.expected
-    }
-
-    pub(crate) fn new(
-        name: &str,
-        description: Option<&str>,
-        required: bool,
-        secret: bool,
-        schema: Value,
-        default: Option<Value>,
-    ) -> Self {
-        ParamInfo {
-            name: name.to_owned(),
-            description: description.map(str::to_owned),
-            required,
-            secret,
-            schema,
-            default,
-            expected: String::new(),
-        }
-    }
-
-    pub(crate) fn set_expected(&mut self, expected: String) {
-        self.expected = expected;
-    }
 }
 
 /// The serializable description of a tool: everything a model or a registry snapshot
@@ -232,51 +91,87 @@ pub struct ToolSpec {
     pub output_schema: Option<Value>,
 }
 
-/// What a tool says about its parameters and output: its full spec and its parameters.
-pub(crate) struct Described {
-    pub(crate) spec: ToolSpec,
+/// A tool's schemas and parameters: what is generated from its Rust types (or checked
+/// from a runtime tool's JSON Schema).
+pub(crate) struct ToolSchemas {
+    pub(crate) input_schema: Value,
+    pub(crate) output_schema: Option<Value>,
     pub(crate) params: Vec<ParamInfo>,
 }
 
-/// A `#[tool]`'s schemas are generated on first use, not when the tool is collected:
-/// collecting thousands of tools at startup costs a pointer each.
-pub(crate) enum Description {
-    Ready(Described),
-    Lazy {
-        def: &'static crate::macro_support::ToolDef,
-        cell: std::sync::OnceLock<Described>,
-    },
+/// Makes a tool's schemas when they are first needed: collecting thousands of `#[tool]`s
+/// at startup costs a pointer each, and a tool nobody lists never generates its schemas.
+pub(crate) trait LazySchemas: Send + Sync {
+    /// The schemas; called at most once per process for each tool.
+    fn schemas(&self) -> ToolSchemas;
 }
 
-pub(crate) struct ToolInner {
-    pub(crate) name: String,
-    pub(crate) description_text: String,
-    pub(crate) version: Option<String>,
-    pub(crate) safety: SafetyLevel,
-    pub(crate) categories: Vec<String>,
-    pub(crate) tags: Vec<String>,
-    pub(crate) priority: i32,
+/// Where a tool's schemas come from.
+pub(crate) enum Schemas {
+    /// Already made (a runtime tool checks its schemas when it is built).
+    Ready(ToolSchemas),
+    /// Made on first use.
+    Lazy(&'static dyn LazySchemas),
+}
+
+/// Everything a [`Tool`] is made of.
+pub(crate) struct ToolParts {
+    pub(crate) meta: ToolMeta,
     pub(crate) source: ToolSource,
     pub(crate) handler: Handler,
-    pub(crate) preview: Option<PreviewFn>,
-    pub(crate) described: Description,
-    /// Exported schemas, one slot per format and option set (see `schema`).
-    pub(crate) exports: [std::sync::OnceLock<Result<Value, String>>; crate::schema::EXPORT_SLOTS],
+    pub(crate) preview: Option<PreviewHandler>,
+    pub(crate) schemas: Schemas,
 }
 
-impl ToolInner {
-    pub(crate) fn described(&self) -> &Described {
-        match &self.described {
-            Description::Ready(described) => described,
-            Description::Lazy { def, cell } => {
-                cell.get_or_init(|| crate::macro_support::describe(def))
-            }
+/// A tool's schemas, made or to be made.
+enum SchemaCell {
+    Ready(ToolSchemas),
+    Lazy(&'static dyn LazySchemas, OnceLock<ToolSchemas>),
+}
+
+struct ToolInner {
+    meta: ToolMeta,
+    source: ToolSource,
+    handler: Handler,
+    preview: Option<PreviewHandler>,
+    schemas: SchemaCell,
+    spec: OnceLock<ToolSpec>,
+    caches: Caches,
+}
+
+/// Values other modules derive from a tool and keep with it, one per type (the schema
+/// exports, for example): the module that computes a value owns its type.
+#[derive(Default)]
+struct Caches {
+    slots: RwLock<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>,
+}
+
+impl Caches {
+    fn get_or_default<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let find = |slots: &[(TypeId, Arc<dyn Any + Send + Sync>)]| {
+            slots
+                .iter()
+                .find(|(id, _)| *id == TypeId::of::<T>())
+                .and_then(|(_, value)| Arc::clone(value).downcast::<T>().ok())
+        };
+        if let Some(found) = find(&self.slots.read().unwrap_or_else(PoisonError::into_inner)) {
+            return found;
         }
+        let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = find(&slots) {
+            return found;
+        }
+        let value = Arc::new(T::default());
+        slots.push((
+            TypeId::of::<T>(),
+            Arc::clone(&value) as Arc<dyn Any + Send + Sync>,
+        ));
+        value
     }
 }
 
 /// A tool a model can call: its spec, its parameters, where it was defined, and the
-/// adapter that runs it. Cheap to clone.
+/// handler that runs it. Cheap to clone.
 ///
 /// Tools come from `#[tool]` functions (collected by
 /// [`register_all_tools`](crate::register_all_tools)).
@@ -302,54 +197,92 @@ impl ToolInner {
 /// ```
 #[derive(Clone)]
 pub struct Tool {
-    pub(crate) inner: Arc<ToolInner>,
+    inner: Arc<ToolInner>,
 }
 
 impl Tool {
+    /// A tool from its parts (`#[tool]`'s static and [`ToolBuilder`](crate::ToolBuilder)
+    /// both end here).
+    pub(crate) fn from_parts(parts: ToolParts) -> Tool {
+        let schemas = match parts.schemas {
+            Schemas::Ready(ready) => SchemaCell::Ready(ready),
+            Schemas::Lazy(lazy) => SchemaCell::Lazy(lazy, OnceLock::new()),
+        };
+        Tool {
+            inner: Arc::new(ToolInner {
+                meta: parts.meta,
+                source: parts.source,
+                handler: parts.handler,
+                preview: parts.preview,
+                schemas,
+                spec: OnceLock::new(),
+                caches: Caches::default(),
+            }),
+        }
+    }
+
+    fn schemas(&self) -> &ToolSchemas {
+        match &self.inner.schemas {
+            SchemaCell::Ready(schemas) => schemas,
+            SchemaCell::Lazy(lazy, cell) => cell.get_or_init(|| lazy.schemas()),
+        }
+    }
+
+    /// The value of type `T` kept with this tool, made with `T::default()` on first use.
+    /// For modules that derive something from a tool once (the schema exports).
+    pub(crate) fn cache<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        self.inner.caches.get_or_default::<T>()
+    }
+
+    /// The tool's name, description, version, safety, labels and priority.
+    pub fn meta(&self) -> &ToolMeta {
+        &self.inner.meta
+    }
+
     /// The snake_case name the model calls the tool by.
     pub fn name(&self) -> &str {
-        &self.inner.name
+        &self.inner.meta.name
     }
 
     /// What the tool does and when to use it.
     pub fn description(&self) -> &str {
-        &self.inner.description_text
+        &self.inner.meta.description
     }
 
     /// The tool's version, if it has one.
     pub fn version(&self) -> Option<&str> {
-        self.inner.version.as_deref()
+        self.inner.meta.version.as_deref()
     }
 
     /// How much the tool may change the world.
     pub fn safety(&self) -> SafetyLevel {
-        self.inner.safety
+        self.inner.meta.safety
     }
 
     /// The tool's categories.
-    pub fn categories(&self) -> &[String] {
-        &self.inner.categories
+    pub fn categories(&self) -> &[Cow<'static, str>] {
+        &self.inner.meta.categories
     }
 
     /// The tool's tags.
-    pub fn tags(&self) -> &[String] {
-        &self.inner.tags
+    pub fn tags(&self) -> &[Cow<'static, str>] {
+        &self.inner.meta.tags
     }
 
     /// The tool's default priority in listings (higher first); see
     /// [`priority`](crate::priority) for the usual values.
     pub fn priority(&self) -> i32 {
-        self.inner.priority
+        self.inner.meta.priority
     }
 
     /// The JSON Schema of the argument object.
     pub fn input_schema(&self) -> &Value {
-        &self.inner.described().spec.input_schema
+        &self.schemas().input_schema
     }
 
     /// The JSON Schema of the structured output, for tools that return [`Json<T>`](crate::Json).
     pub fn output_schema(&self) -> Option<&Value> {
-        self.inner.described().spec.output_schema.as_ref()
+        self.schemas().output_schema.as_ref()
     }
 
     /// The names of the parameters the model must send, in declaration order.
@@ -363,7 +296,7 @@ impl Tool {
 
     /// The tool's parameters, in declaration order.
     pub fn params(&self) -> &[ParamInfo] {
-        &self.inner.described().params
+        &self.schemas().params
     }
 
     /// Where the tool was defined.
@@ -373,11 +306,25 @@ impl Tool {
 
     /// The tool's serializable spec.
     pub fn spec(&self) -> &ToolSpec {
-        &self.inner.described().spec
+        self.inner.spec.get_or_init(|| {
+            let meta = &self.inner.meta;
+            let labels =
+                |labels: &[Cow<'static, str>]| labels.iter().map(|l| l.to_string()).collect();
+            ToolSpec {
+                name: meta.name.to_string(),
+                description: meta.description.to_string(),
+                version: meta.version.as_ref().map(|v| v.to_string()),
+                safety: meta.safety,
+                categories: labels(&meta.categories),
+                tags: labels(&meta.tags),
+                input_schema: self.input_schema().clone(),
+                output_schema: self.output_schema().cloned(),
+            }
+        })
     }
 
-    /// Whether the tool's function is async (sync tools are run on a blocking thread by the
-    /// executor).
+    /// Whether the tool's function is async (sync tools are run on a thread of their own by
+    /// the executor).
     pub fn is_async(&self) -> bool {
         matches!(self.inner.handler, Handler::Async(_))
     }
@@ -392,11 +339,12 @@ impl Tool {
     /// of a dangerous call, and a preview that fails fails the call without asking.
     ///
     /// ```
-    /// use serde_json::{json, Map, Value};
+    /// use serde_json::json;
     /// use tool_runtime::{tool, register_all_tools, ToolContext, ToolError};
     ///
-    /// fn rename_preview(_ctx: &ToolContext, args: &Map<String, Value>) -> Result<String, ToolError> {
-    ///     Ok(format!("rename {} -> {}", args["from"], args["to"]))
+    /// // The tool's parameters, read once for both, by reference and in order.
+    /// fn rename_preview(_ctx: &ToolContext, from: &str, to: &str) -> Result<String, ToolError> {
+    ///     Ok(format!("rename {from} -> {to}"))
     /// }
     ///
     /// /// Rename a thing.
@@ -406,7 +354,7 @@ impl Tool {
     /// let tool = register_all_tools().unwrap().get("rename_thing").unwrap();
     /// let args = json!({"from": "a", "to": "b"}).as_object().unwrap().clone();
     /// let preview = tool.preview(&ToolContext::new(), &args).unwrap().unwrap();
-    /// assert_eq!(preview, r#"rename "a" -> "b""#);
+    /// assert_eq!(preview, "rename a -> b");
     /// ```
     pub fn preview(
         &self,
@@ -416,10 +364,10 @@ impl Tool {
         self.inner
             .preview
             .as_ref()
-            .map(|preview| preview(context, arguments))
+            .map(|preview| preview(context, arguments).map_err(|e| self.name_parameters(e)))
     }
 
-    /// Runs the tool's adapter on a JSON argument object with an empty [`ToolContext`].
+    /// Runs the tool's handler on a JSON argument object with an empty [`ToolContext`].
     ///
     /// No safety policy applies here: this is the direct call a test or the executor makes.
     /// A sync tool runs on the current thread.
@@ -427,7 +375,7 @@ impl Tool {
         self.call_with(ToolContext::new(), arguments).await
     }
 
-    /// Runs the tool's adapter with `context`.
+    /// Runs the tool's handler with `context`.
     pub async fn call_with(
         &self,
         context: ToolContext,
@@ -437,10 +385,10 @@ impl Tool {
             Handler::Sync(handler) => handler(&context, arguments),
             Handler::Async(handler) => handler(context, arguments).await,
         };
-        result.map_err(|error| self.describe_error(error))
+        result.map_err(|error| self.name_parameters(error))
     }
 
-    /// Runs a sync tool's adapter on the current thread; `None` for an async tool.
+    /// Runs a sync tool's handler on the current thread; `None` for an async tool.
     ///
     /// ```
     /// use serde_json::json;
@@ -464,17 +412,18 @@ impl Tool {
     ) -> Option<Result<ToolOutput, ToolError>> {
         match &self.inner.handler {
             Handler::Sync(handler) => {
-                Some(handler(context, arguments).map_err(|error| self.describe_error(error)))
+                Some(handler(context, arguments).map_err(|error| self.name_parameters(error)))
             }
             Handler::Async(_) => None,
         }
     }
 
-    /// Names the tool and fills in each bad parameter's type and description.
-    fn describe_error(&self, error: ToolError) -> ToolError {
+    /// Names the tool in an argument error and fills in each bad parameter's expected type
+    /// and description, which the handler does not know.
+    fn name_parameters(&self, error: ToolError) -> ToolError {
         match error {
             ToolError::InvalidArguments(mut invalid) => {
-                invalid.describe_with(self.name(), self.params());
+                invalid.fill_in(self.name(), self.params());
                 ToolError::InvalidArguments(invalid)
             }
             other => other,

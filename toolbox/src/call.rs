@@ -10,21 +10,14 @@ use serde_json::Value;
 use tool_runtime::{
     ApprovalDecision, ApprovalRequest, CallOptions, Executor, SafetyLevel, ToolCall,
 };
-use tools_std::Workspace;
 
-use crate::cli::{CallArgs, WorkspaceArgs};
-use crate::list::unknown_tool_message;
+use crate::cli::CallArgs;
+use crate::ending::{Outcome, UsageError, registry};
 use crate::spinner::Spinner;
-use crate::{Outcome, UsageError, registry};
+use crate::workspace::workspace;
 
 pub(crate) async fn call(args: CallArgs) -> Result<Outcome, UsageError> {
     let registry = registry()?;
-    if registry.get(&args.name).is_none() {
-        return Err(UsageError(unknown_tool_message(
-            &args.name,
-            &registry.names(),
-        )));
-    }
     let arguments = read_arguments(args.arguments.as_deref())?;
     let workspace = workspace(&args.workspace)?;
     let stdin_taken = args.arguments.as_deref() == Some("-");
@@ -57,10 +50,17 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, UsageError> {
         options = options.timeout(Duration::from_secs(seconds));
     }
     let spinner = Spinner::start(format!("running {}", args.name), asking);
-    let result = executor
-        .execute_with(ToolCall::new("cli", args.name.clone(), arguments), options)
+    let report = executor
+        .execute_report(ToolCall::new("cli", args.name.clone(), arguments), options)
         .await;
     spinner.stop().await;
+    let result = report.result;
+    if report.outcome == tool_runtime::executor::Outcome::UnknownTool {
+        // A name that is not a tool is the user's mistake, not the tool's: a usage error.
+        return Err(UsageError(
+            result.error.unwrap_or(result.content) + "; `toolbox list` shows them all",
+        ));
+    }
 
     if args.json {
         println!(
@@ -116,21 +116,6 @@ fn read_arguments(given: Option<&str>) -> Result<Value, UsageError> {
         )));
     }
     Ok(value)
-}
-
-pub(crate) fn workspace(args: &WorkspaceArgs) -> Result<Workspace, UsageError> {
-    let root = match &args.root {
-        Some(root) => root.clone(),
-        None => std::env::current_dir()
-            .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?,
-    };
-    let workspace = Workspace::new(&root).map_err(|e| UsageError(e.to_string()))?;
-    Ok(workspace
-        .allow_commands(args.allow_commands.iter().cloned())
-        .allow_shell(args.allow_shell)
-        .allow_network(args.allow_network)
-        .allow_git_writes(args.allow_git_writes)
-        .allow_unconfined_commands(args.allow_unconfined))
 }
 
 /// Shows the call on stderr and asks on the terminal.

@@ -7,7 +7,7 @@ use tool_runtime::schema::{SchemaOptions, tools_to_schema_with};
 use tool_runtime::{Tool, ToolFilter};
 
 use crate::cli::{ListArgs, SchemaArgs};
-use crate::{Outcome, UsageError, registry};
+use crate::ending::{Outcome, UsageError, registry};
 
 pub(crate) fn list(args: ListArgs) -> Result<Outcome, UsageError> {
     let registry = registry()?;
@@ -181,15 +181,7 @@ pub(crate) fn schema(args: SchemaArgs) -> Result<Outcome, UsageError> {
 
 /// "no tool named `x`; did you mean `y`?" with the closest registered names.
 pub(crate) fn unknown_tool_message(name: &str, names: &[String]) -> String {
-    let mut close: Vec<&String> = names
-        .iter()
-        .filter(|candidate| {
-            candidate.contains(name)
-                || name.contains(candidate.as_str())
-                || shares_words(name, candidate)
-        })
-        .collect();
-    close.truncate(3);
+    let close = tool_names::close_names(name, names.iter().map(String::as_str), 3);
     if close.is_empty() {
         format!("no tool named `{name}`; `toolbox list` shows them all")
     } else {
@@ -202,15 +194,4 @@ pub(crate) fn unknown_tool_message(name: &str, names: &[String]) -> String {
                 .join(" or ")
         )
     }
-}
-
-fn shares_words(a: &str, b: &str) -> bool {
-    let words = |s: &str| {
-        s.split(['_', '-'])
-            .filter(|w| w.len() > 2)
-            .map(str::to_owned)
-            .collect::<Vec<_>>()
-    };
-    let b_words = words(b);
-    words(a).iter().any(|w| b_words.contains(w))
 }

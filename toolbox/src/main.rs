@@ -5,25 +5,18 @@
 
 mod call;
 mod cli;
+mod ending;
 mod list;
 mod serve;
 mod spinner;
+mod workspace;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 use cli::{Cli, Command};
-
-/// A usage error: a message for the person at the terminal; exits with status 2.
-#[derive(Debug)]
-pub(crate) struct UsageError(pub(crate) String);
-
-/// How a command ended.
-pub(crate) enum Outcome {
-    Success,
-    ToolFailed,
-}
+use ending::{Outcome, UsageError};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -74,9 +67,4 @@ fn init_logging(verbose: u8) {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
-}
-
-/// The registry of every linked tool, or a usage-level error.
-pub(crate) fn registry() -> Result<tool_runtime::ToolRegistry, UsageError> {
-    tools_std::registry().map_err(|error| UsageError(error.to_string()))
 }

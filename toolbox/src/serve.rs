@@ -6,9 +6,9 @@ use std::time::Duration;
 use tool_mcp::McpServer;
 use tool_runtime::{Executor, SafetyLevel};
 
-use crate::call::workspace;
 use crate::cli::ServeArgs;
-use crate::{Outcome, UsageError, registry};
+use crate::ending::{Outcome, UsageError, registry};
+use crate::workspace::workspace;
 
 pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     let registry = registry()?;

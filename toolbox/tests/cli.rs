@@ -229,7 +229,7 @@ fn call_usage_errors_exit_2() {
     let output = toolbox(&["call", "calculat", r#"{"expression": "1"}"#]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("no tool named `calculat`; did you mean `calculate`?"),
+        stderr(&output).contains("unknown tool `calculat`; did you mean `calculate`?"),
         "{}",
         stderr(&output)
     );

@@ -49,27 +49,23 @@ pub struct CommandOutput {
     pub confined: bool,
 }
 
-/// The arguments of `run_command`, for its preview.
-#[derive(Deserialize)]
-struct RunArgs {
-    program: String,
-    args: Option<Vec<String>>,
-    cwd: Option<String>,
-    shell: Option<bool>,
-}
-
-/// What `run_command` would run, and where.
+/// What `run_command` would run, and where. Takes `run_command`'s parameters, read once
+/// for both.
 pub fn run_command_preview(
     _ctx: &ToolContext,
-    args: &serde_json::Map<String, serde_json::Value>,
+    program: &str,
+    args: &Option<Vec<String>>,
+    cwd: &Option<String>,
+    _timeout_secs: &Option<u64>,
+    _stdin: &Option<String>,
+    shell: &Option<bool>,
 ) -> Result<String, ToolError> {
-    let args: RunArgs = serde_json::from_value(serde_json::Value::Object(args.clone()))?;
-    let cwd = args.cwd.unwrap_or_else(|| ".".to_owned());
-    Ok(if args.shell.unwrap_or(false) {
-        format!("run the shell script `{}` in `{cwd}`", args.program)
+    let cwd = cwd.as_deref().unwrap_or(".");
+    Ok(if shell.unwrap_or(false) {
+        format!("run the shell script `{program}` in `{cwd}`")
     } else {
-        let line: Vec<String> = std::iter::once(args.program)
-            .chain(args.args.unwrap_or_default())
+        let line: Vec<&str> = std::iter::once(program)
+            .chain(args.iter().flatten().map(String::as_str))
             .collect();
         format!("run `{}` in `{cwd}`", line.join(" "))
     })

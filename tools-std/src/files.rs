@@ -14,15 +14,14 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cap_fs_ext::{DirExt, OpenOptionsMaybeDirExt};
+use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, OpenOptions};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use tool_runtime::{Json, ToolContext, ToolError, tool};
 
 use crate::names::escape;
-use crate::walk::{Kind, Step, WalkOptions, walk};
+use crate::walk::{Kind, Step, WalkOptions, open_options_nonblocking, walk};
 use crate::{PathError, Workspace, workspace};
 
 /// How much of a file is sniffed for NUL bytes to tell binary from text.
@@ -35,20 +34,6 @@ const MAX_DEPTH: u32 = 10;
 const CANCEL_CHECK_LINES: u64 = 1024;
 /// Read buffer: large enough for few system calls, small enough to keep memory bounded.
 const READ_BUFFER: usize = 64 * 1024;
-
-/// Options that open a file for reading without blocking: a FIFO opens at once (and is then
-/// refused by type), a terminal does not become the controlling one.
-pub(crate) fn open_options_nonblocking() -> OpenOptions {
-    let mut options = OpenOptions::new();
-    options.read(true).maybe_dir(true);
-    #[cfg(unix)]
-    {
-        use cap_std::fs::OpenOptionsExt;
-        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
-        options.custom_flags(flags.bits() as i32);
-    }
-    options
-}
 
 /// `relative` as the cap-std calls take it: `.` for the root itself.
 fn in_root(relative: &Path) -> &Path {
@@ -881,27 +866,22 @@ fn rename_no_replace(dir: &Dir, from: &str, to: &OsStr) -> std::io::Result<()> {
     dir.remove_file(from)
 }
 
-/// The arguments of `write_file`, for its preview.
-#[derive(Deserialize)]
-struct WriteArgs {
-    path: String,
-    content: String,
-}
-
 /// What `write_file` would do: a diff against the current file, or the new file's size.
+/// Takes `write_file`'s parameters, read once for both.
 pub fn write_file_preview(
     ctx: &ToolContext,
-    args: &Map<String, Value>,
+    path: &str,
+    content: &str,
+    _overwrite: &Option<bool>,
+    _create_parents: &Option<bool>,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
-    let args: WriteArgs = serde_json::from_value(Value::Object(args.clone()))?;
-    match read_text(ws, &args.path) {
-        Ok(old) => Ok(unified_diff(&args.path, &old, &args.content)),
+    match read_text(ws, path) {
+        Ok(old) => Ok(unified_diff(path, &old, content)),
         Err(_) => Ok(format!(
-            "create `{}` ({} bytes, {} lines)",
-            args.path,
-            args.content.len(),
-            args.content.lines().count()
+            "create `{path}` ({} bytes, {} lines)",
+            content.len(),
+            content.lines().count()
         )),
     }
 }
@@ -1006,33 +986,32 @@ pub(crate) fn unified_diff(path: &str, old: &str, new: &str) -> String {
     }
 }
 
-/// The arguments of `edit_file`.
-#[derive(Deserialize)]
-struct EditArgs {
-    path: String,
-    old_text: Option<String>,
-    new_text: Option<String>,
-    diff: Option<String>,
+/// The edit `edit_file` was asked for: an exact replacement or a unified diff.
+struct EditRequest<'a> {
+    path: &'a str,
+    old_text: Option<&'a str>,
+    new_text: Option<&'a str>,
+    diff: Option<&'a str>,
 }
 
 /// The file's current text, and its text after the edit.
-fn plan_edit(ws: &Workspace, args: &EditArgs) -> Result<(String, String), ToolError> {
-    let old = read_text(ws, &args.path)?;
-    let new = match (&args.old_text, &args.new_text, &args.diff) {
+fn plan_edit(ws: &Workspace, args: &EditRequest<'_>) -> Result<(String, String), ToolError> {
+    let old = read_text(ws, args.path)?;
+    let new = match (args.old_text, args.new_text, args.diff) {
         (Some(old_text), Some(new_text), None) => {
             if old_text.is_empty() {
                 return Err(ToolError::new(
                     "`old_text` is empty; give the exact text to replace (use write_file to write a whole file)",
                 ));
             }
-            match old.matches(old_text.as_str()).count() {
+            match old.matches(old_text).count() {
                 0 => {
                     return Err(ToolError::new(format!(
                         "`old_text` was not found in `{}`; read the file and copy the text exactly, whitespace included",
                         args.path
                     )));
                 }
-                1 => old.replacen(old_text.as_str(), new_text, 1),
+                1 => old.replacen(old_text, new_text, 1),
                 n => {
                     return Err(ToolError::new(format!(
                         "`old_text` occurs {n} times in `{}`; include more surrounding lines so it matches once",
@@ -1072,15 +1051,24 @@ fn plan_edit(ws: &Workspace, args: &EditArgs) -> Result<(String, String), ToolEr
     Ok((old, new))
 }
 
-/// What `edit_file` would do: the unified diff of the change.
+/// What `edit_file` would do: the unified diff of the change. Takes `edit_file`'s
+/// parameters, read once for both.
 pub fn edit_file_preview(
     ctx: &ToolContext,
-    args: &Map<String, Value>,
+    path: &str,
+    old_text: &Option<String>,
+    new_text: &Option<String>,
+    diff: &Option<String>,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
-    let args: EditArgs = serde_json::from_value(Value::Object(args.clone()))?;
-    let (old, new) = plan_edit(ws, &args)?;
-    Ok(unified_diff(&args.path, &old, &new))
+    let request = EditRequest {
+        path,
+        old_text: old_text.as_deref(),
+        new_text: new_text.as_deref(),
+        diff: diff.as_deref(),
+    };
+    let (old, new) = plan_edit(ws, &request)?;
+    Ok(unified_diff(path, &old, &new))
 }
 
 /// Edit a text file in the workspace, either by replacing an exact piece of text that must
@@ -1099,11 +1087,11 @@ pub fn edit_file(
     diff: Option<String>,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
-    let args = EditArgs {
-        path,
-        old_text,
-        new_text,
-        diff,
+    let args = EditRequest {
+        path: &path,
+        old_text: old_text.as_deref(),
+        new_text: new_text.as_deref(),
+        diff: diff.as_deref(),
     };
     let (old, new) = plan_edit(ws, &args)?;
     if old == new {
@@ -1112,7 +1100,7 @@ pub fn edit_file(
             args.path
         ));
     }
-    let target = write_target(ws, &args.path, false)?;
+    let target = write_target(ws, args.path, false)?;
     write_atomically(
         &target.parent,
         &target.name,
@@ -1124,7 +1112,7 @@ pub fn edit_file(
     Ok(format!(
         "edited `{}`\n{}",
         args.path,
-        unified_diff(&args.path, &old, &new)
+        unified_diff(args.path, &old, &new)
     ))
 }
 
@@ -1158,12 +1146,6 @@ pub fn create_directory(
             other => other.into(),
         })?;
     Ok(format!("created `{}`", display(&relative)))
-}
-
-/// The arguments of `delete_path`, for its preview.
-#[derive(Deserialize)]
-struct DeleteArgs {
-    path: String,
 }
 
 /// What `delete_path` would remove: the directory that holds it and its name there.
@@ -1207,14 +1189,14 @@ fn delete_target(ws: &Workspace, path: &str) -> Result<DeleteTarget, ToolError> 
     })
 }
 
-/// What `delete_path` would delete.
+/// What `delete_path` would delete. Takes `delete_path`'s parameters, read once for both.
 pub fn delete_path_preview(
     ctx: &ToolContext,
-    args: &Map<String, Value>,
+    path: &str,
+    _recursive: &Option<bool>,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
-    let args: DeleteArgs = serde_json::from_value(Value::Object(args.clone()))?;
-    let target = delete_target(ws, &args.path)?;
+    let target = delete_target(ws, path)?;
     let shown = display(&target.relative);
     Ok(match target.kind {
         Kind::Symlink => format!("delete the symbolic link `{shown}` (not what it points to)"),

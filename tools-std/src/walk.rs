@@ -7,11 +7,9 @@ use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use cap_fs_ext::DirExt;
-use cap_std::fs::{Dir, Metadata};
+use cap_fs_ext::{DirExt, OpenOptionsMaybeDirExt};
+use cap_std::fs::{Dir, Metadata, OpenOptions};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-
-use crate::files::open_options_nonblocking;
 
 /// Deepest a walk descends, whatever was asked: each level holds a directory handle open.
 const MAX_WALK_DEPTH: usize = 64;
@@ -192,4 +190,18 @@ fn ignore_rules(dir: &Dir, relative: &Path) -> Option<Gitignore> {
         return None;
     }
     builder.build().ok()
+}
+
+/// Options that open a file for reading without blocking: a FIFO opens at once (and is then
+/// refused by type), a terminal does not become the controlling one.
+pub(crate) fn open_options_nonblocking() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options.read(true).maybe_dir(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        options.custom_flags(flags.bits() as i32);
+    }
+    options
 }

@@ -3,7 +3,8 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tool_runtime::{BlockingExecutor, CallOptions, CancellationToken, ToolCall};
+use tool_runtime::executor::BlockingExecutor;
+use tool_runtime::{CallOptions, CancellationToken, ToolCall};
 
 use crate::tools::{Greeting, call, executor, runs};
 

@@ -5,9 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde_json::{Value, json};
+use tool_runtime::registry::{ApplyReport, Timestamp};
 use tool_runtime::{
-    ApplyReport, RegistryError, RegistrySnapshot, SafetyLevel, Timestamp, Tool, ToolFilter,
-    ToolRegistry, priority, register_all_tools,
+    RegistryError, RegistrySnapshot, SafetyLevel, Tool, ToolFilter, ToolRegistry, priority,
+    register_all_tools,
 };
 
 /// A registry whose clock ticks one second per registration, from a fixed time.
@@ -86,7 +87,8 @@ fn schema_with(property: &str, ty: &str) -> Value {
     json!({"type": "object", "properties": {property: {"type": ty}}})
 }
 
-// tool-registry-v2.md, "Registration rules".
+// Registration: a new name registers enabled; the same spec returns the existing
+// registration; a new version replaces it; the same version with another spec conflicts.
 
 #[test]
 fn a_new_name_registers_enabled_with_created_at() {
@@ -449,7 +451,7 @@ fn list_orders_by_priority_descending_then_name() {
 }
 
 #[test]
-fn tools_info_has_the_plugin_registry_shape() {
+fn tools_info_summarizes_every_registration() {
     let registry = registry();
     registry
         .register(
@@ -465,9 +467,9 @@ fn tools_info_has_the_plugin_registry_shape() {
     assert_eq!(
         info,
         json!([
-            {"id": "web_search", "name": "web_search", "description": "The web_search tool.",
+            {"name": "web_search", "description": "The web_search tool.",
              "enabled": true, "priority": 100, "safety": "safe", "categories": ["web"]},
-            {"id": "calculator", "name": "calculator", "description": "The calculator tool.",
+            {"name": "calculator", "description": "The calculator tool.",
              "enabled": false, "priority": 10, "safety": "safe", "categories": []}
         ])
     );

@@ -5,7 +5,8 @@ use std::future::Future;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{BoxFuture, SafetyLevel};
+use crate::safety::SafetyLevel;
+use crate::tool::BoxFuture;
 
 /// What an approval handler is asked: which tool, how dangerous, with which arguments
 /// (`#[arg(secret)]` values redacted), for which call.

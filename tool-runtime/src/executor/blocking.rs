@@ -1,13 +1,15 @@
 //! The executor for programs without an async runtime.
 
-use crate::{Executor, MetricsSnapshot, ToolCall, ToolResult};
+use super::{Executor, MetricsSnapshot};
+use crate::call::{ToolCall, ToolResult};
 
 /// An [`Executor`] with a Tokio runtime of its own, for programs that are not async.
 ///
 /// ```
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_runtime::{tool, register_all_tools, BlockingExecutor, Executor, ToolCall};
+/// use tool_runtime::{tool, register_all_tools, Executor, ToolCall};
+/// use tool_runtime::executor::BlockingExecutor;
 ///
 /// /// Say hi.
 /// #[tool]

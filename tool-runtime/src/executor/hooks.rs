@@ -1,12 +1,29 @@
 //! Observability hooks: code that runs before and after every call.
 
 use std::io::Write;
-use std::sync::Mutex;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{SafetyLevel, ToolResult};
+use super::run::panic_message;
+use crate::call::ToolResult;
+use crate::safety::SafetyLevel;
+
+/// Runs `call` on every hook in order; a hook that panics is logged and the others still run.
+pub(super) fn run_all(
+    hooks: &[Arc<dyn ToolHook>],
+    phase: &'static str,
+    call: impl Fn(&dyn ToolHook),
+) {
+    for hook in hooks {
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| call(hook.as_ref())));
+        if let Err(payload) = outcome {
+            tracing::error!(phase, "a tool hook panicked: {}", panic_message(&*payload));
+        }
+    }
+}
 
 /// What a hook is told about a call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -31,7 +48,8 @@ pub struct HookEvent {
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use tool_runtime::{HookEvent, ToolHook, ToolResult};
+/// use tool_runtime::{ToolResult};
+/// use tool_runtime::executor::{HookEvent, ToolHook};
 ///
 /// #[derive(Default)]
 /// struct CountFailures(AtomicUsize);
@@ -64,7 +82,7 @@ pub trait ToolHook: Send + Sync + 'static {
 /// secret arguments redacted.
 ///
 /// ```
-/// use tool_runtime::AuditLog;
+/// use tool_runtime::executor::AuditLog;
 ///
 /// let log = AuditLog::new(std::io::stderr());
 /// # let _ = log;

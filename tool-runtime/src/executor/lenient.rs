@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::Tool;
-use crate::args::describe_value;
+use crate::args::summarize_value;
+use crate::tool::Tool;
 
 /// Coerces top-level arguments toward their parameter's schema: a number or boolean sent
 /// as a string, a single value where an array was expected. Returns what it changed.
@@ -18,7 +18,7 @@ pub(crate) fn coerce(tool: &Tool, arguments: &mut Map<String, Value>) -> Vec<Str
         if types.is_empty() || types.iter().any(|ty| matches_type(ty, value)) {
             continue;
         }
-        let before = describe_value(value);
+        let before = summarize_value(value);
         let fixed = types
             .iter()
             .find_map(|ty| convert(ty, value, schema, tool.input_schema()));
@@ -26,7 +26,7 @@ pub(crate) fn coerce(tool: &Tool, arguments: &mut Map<String, Value>) -> Vec<Str
             changes.push(format!(
                 "`{}`: {before} -> {}",
                 param.name(),
-                describe_value(&fixed)
+                summarize_value(&fixed)
             ));
             *value = fixed;
         }

@@ -5,17 +5,10 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use super::outcome::Outcome;
+
 /// Latencies kept per tool for percentiles: the most recent calls.
 const LATENCY_WINDOW: usize = 1024;
-
-/// How one call ended, for the metrics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
-    Success,
-    Failure,
-    Denied,
-    TimedOut,
-}
 
 #[derive(Default)]
 struct ToolCounters {
@@ -44,7 +37,7 @@ impl Metrics {
         counters.calls += 1;
         match outcome {
             Outcome::Success => counters.successes += 1,
-            Outcome::Failure => counters.failures += 1,
+            Outcome::Failure | Outcome::Cancelled | Outcome::UnknownTool => counters.failures += 1,
             Outcome::Denied => {
                 counters.failures += 1;
                 counters.denials += 1;

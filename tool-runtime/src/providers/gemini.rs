@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{ProviderError, result_text, string_field};
-use crate::{ToolCall, ToolResult};
+use crate::call::{ToolCall, ToolResult};
 
 const GEMINI: &str = "Gemini response";
 

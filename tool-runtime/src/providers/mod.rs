@@ -27,6 +27,8 @@ pub mod openai;
 
 use serde_json::{Map, Value};
 
+use crate::call::ToolResult;
+
 /// A provider message whose structure is not what the provider sends.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{provider}: {problem} at `{path}`")]
@@ -69,7 +71,7 @@ pub(crate) fn string_field<'a>(object: &'a Value, key: &str) -> Option<&'a str> 
 }
 
 /// The result's text for the model: its content (on failure, the error).
-pub(crate) fn result_text(result: &crate::ToolResult) -> String {
+pub(crate) fn result_text(result: &ToolResult) -> String {
     match (&result.error, result.success) {
         (Some(error), false) => error.clone(),
         _ => result.content.clone(),

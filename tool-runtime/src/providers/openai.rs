@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{ProviderError, arguments_from_string, result_text, string_field};
-use crate::{ToolCall, ToolResult};
+use crate::call::{ToolCall, ToolResult};
 
 const CHAT: &str = "OpenAI chat message";
 const RESPONSES: &str = "OpenAI responses output";

@@ -24,10 +24,12 @@ mod strict;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
-use crate::{SafetyLevel, Tool};
+use crate::safety::SafetyLevel;
+use crate::tool::Tool;
 
 /// A model API's tool format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -257,15 +259,25 @@ pub fn tool_to_schema(
         .map(|mut values| values.remove(0))
 }
 
-/// Cached exports per tool: one per format, strict or not, inlined or not.
-pub(crate) const EXPORT_SLOTS: usize = Format::ALL.len() * 4;
+/// A tool's exports, kept with the tool: one per format, strict or not, inlined or not.
+struct ExportCache {
+    slots: [OnceLock<Result<Value, String>>; Format::ALL.len() * 4],
+}
+
+impl Default for ExportCache {
+    fn default() -> Self {
+        ExportCache {
+            slots: std::array::from_fn(|_| OnceLock::new()),
+        }
+    }
+}
 
 /// The tool in `format`, computed once per tool, format and options and then copied: a
 /// tool's schema never changes, and an application exports the same tools on every request.
 fn cached_export(tool: &Tool, format: Format, strict: bool, inline: bool) -> Result<Value, String> {
     let format_index = Format::ALL.iter().position(|f| *f == format).unwrap_or(0);
     let slot = format_index * 4 + usize::from(strict) * 2 + usize::from(inline);
-    tool.inner.exports[slot]
+    tool.cache::<ExportCache>().slots[slot]
         .get_or_init(|| {
             let mut schema = parameters(tool, inline);
             if strict {
@@ -391,7 +403,7 @@ pub fn mcp_annotations(tool: &Tool) -> Value {
         .categories()
         .iter()
         .chain(tool.tags())
-        .any(|label| matches!(label.as_str(), "network" | "web" | "internet"));
+        .any(|label| matches!(label.as_ref(), "network" | "web" | "internet"));
     json!({
         "title": title(tool.name()),
         "readOnlyHint": read_only,

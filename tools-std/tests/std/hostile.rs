@@ -305,9 +305,7 @@ async fn delete_path_removes_links_never_their_targets() {
         let mut state = tool_runtime::ToolState::new();
         state.insert(tools_std::Workspace::new(h.root()).unwrap());
         let ctx = tool_runtime::ToolContext::new().with_state(state);
-        let preview =
-            tools_std::files::delete_path_preview(&ctx, json!({"path": path}).as_object().unwrap())
-                .unwrap();
+        let preview = tools_std::files::delete_path_preview(&ctx, path, &Some(true)).unwrap();
         assert!(preview.contains("symbolic link"), "{path}: {preview}");
         let done = h
             .ok("delete_path", json!({"path": path, "recursive": true}))

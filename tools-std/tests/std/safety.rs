@@ -12,7 +12,7 @@ fn every_std_tool_with_its_safety_level_and_category() {
             (
                 tool.name().to_owned(),
                 tool.safety(),
-                tool.categories().to_vec(),
+                tool.categories().iter().map(|c| c.to_string()).collect(),
             )
         })
         .collect();

@@ -7,7 +7,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::suggest::did_you_mean;
+use tool_names::did_you_mean;
+
+use crate::param::ParamInfo;
+
+mod schema_check;
+pub(crate) use schema_check::SchemaChecker;
 
 /// A type a tool parameter can have: anything [`serde::de::DeserializeOwned`] (to read
 /// the model's JSON) and [`schemars::JsonSchema`] (to describe it to the model).
@@ -105,7 +110,7 @@ impl ArgumentError {
     }
 
     /// Fills in what a parameter accepts and its description, from the tool's parameters.
-    pub(crate) fn describe_with(&mut self, params: &[crate::ParamInfo]) {
+    pub(crate) fn fill_in(&mut self, params: &[ParamInfo]) {
         let lookup = |name: &str| params.iter().find(|p| p.name() == name);
         match self {
             ArgumentError::Missing {
@@ -251,12 +256,12 @@ impl InvalidArguments {
         &self.errors
     }
 
-    pub(crate) fn describe_with(&mut self, tool: &str, params: &[crate::ParamInfo]) {
+    pub(crate) fn fill_in(&mut self, tool: &str, params: &[ParamInfo]) {
         if self.tool.is_empty() {
             self.tool = tool.to_owned();
         }
         for error in &mut self.errors {
-            error.describe_with(params);
+            error.fill_in(params);
         }
     }
 }
@@ -279,7 +284,7 @@ impl fmt::Display for InvalidArguments {
 }
 
 /// A short rendering of a JSON value for an error message: its kind and, when short, its text.
-pub(crate) fn describe_value(value: &Value) -> String {
+pub(crate) fn summarize_value(value: &Value) -> String {
     const MAX: usize = 60;
     let kind = match value {
         Value::Null => return "null".to_owned(),
@@ -392,7 +397,7 @@ impl Arguments {
                 self.errors.push(ArgumentError::Invalid {
                     param: self.name(index),
                     expected: None,
-                    got: describe_value(&value),
+                    got: summarize_value(&value),
                     reason: error.to_string(),
                 });
                 None
@@ -416,14 +421,6 @@ impl Arguments {
         } else {
             Err(InvalidArguments::new(self.tool, self.errors))
         }
-    }
-
-    /// The error for a parameter that `finish` accepted but that has no value; unreachable
-    /// unless generated code is wrong, and then a failure instead of a panic.
-    pub fn internal_error(tool: &'static str, name: &str) -> crate::ToolError {
-        crate::ToolError::new(format!(
-            "internal error in tool `{tool}`: parameter `{name}` was accepted but has no value"
-        ))
     }
 }
 
@@ -470,7 +467,7 @@ mod tests {
     #[test]
     fn long_values_are_shortened() {
         let long = Value::String("x".repeat(500));
-        let text = describe_value(&long);
+        let text = summarize_value(&long);
         assert!(text.starts_with("string \"xxx"));
         assert!(text.ends_with("..."));
         assert!(text.len() < 80);

@@ -1,0 +1,86 @@
+//! How a call ended: the typed outcome front ends read instead of guessing it from the
+//! result's text, and the stop that ends a call early.
+
+use serde::{Deserialize, Serialize};
+
+use crate::call::ToolResult;
+use crate::tool::Tool;
+
+/// How a call ended. The executor decides it once; metrics count it, and front ends (an MCP
+/// server, a command line) answer by it instead of reading the error text.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use std::sync::Arc;
+/// use serde_json::json;
+/// use tool_runtime::{CallOptions, Executor, ToolCall, ToolRegistry};
+/// use tool_runtime::executor::Outcome;
+///
+/// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+/// let report = executor.execute_report(ToolCall::new("1", "nothing", json!({})), CallOptions::new()).await;
+/// assert_eq!(report.outcome, Outcome::UnknownTool);
+/// assert!(report.tool.is_none());
+/// assert!(!report.result.success);
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The tool ran and returned output.
+    Success,
+    /// The tool ran and failed (its error, a panic, arguments that do not fit).
+    Failure,
+    /// The call was refused: above the safety ceiling, disabled, or not approved.
+    Denied,
+    /// The call ran out of time (running, or waiting for a slot or a thread).
+    TimedOut,
+    /// The caller cancelled the call.
+    Cancelled,
+    /// No tool has the name the call gave (or the name is not a tool name at all).
+    UnknownTool,
+}
+
+/// One call's result with what the executor knows about it: how it ended and which tool
+/// it named. Made by [`Executor::execute_report`](super::Executor::execute_report).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CallReport {
+    /// The result, in the execution contract's shape.
+    pub result: ToolResult,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// The tool the call named, when the registry has it (enabled or not).
+    pub tool: Option<Tool>,
+}
+
+/// Why a call ended without output: the message for the model, and what the metrics and
+/// the result's metadata record.
+pub(super) struct Stopped {
+    pub(super) message: String,
+    pub(super) outcome: Outcome,
+    /// `Some(false)` when the call was refused by the policy or the approver.
+    pub(super) approved: Option<bool>,
+}
+
+impl Stopped {
+    pub(super) fn new(outcome: Outcome, message: String) -> Self {
+        Stopped {
+            message,
+            outcome,
+            approved: None,
+        }
+    }
+
+    pub(super) fn failed(message: String) -> Self {
+        Stopped::new(Outcome::Failure, message)
+    }
+
+    pub(super) fn denied(message: String) -> Self {
+        Stopped {
+            message,
+            outcome: Outcome::Denied,
+            approved: Some(false),
+        }
+    }
+}

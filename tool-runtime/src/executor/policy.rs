@@ -1,0 +1,313 @@
+//! The executor's policy: which tool a call names, which arguments it runs with, whether
+//! it may run at all (enabled, under the safety ceiling, approved), and the context it
+//! runs in.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::approval::{ApprovalDecision, ApprovalRequest};
+use super::hooks::{self, HookEvent};
+use super::options::CallOptions;
+use super::outcome::{Outcome, Stopped};
+use super::run::{AbortOnDrop, cancelled, failed};
+use super::{CallRecord, Executor, REDACTED, lenient, no_runtime};
+use crate::args::summarize_value;
+use crate::context::ToolContext;
+use crate::output::ToolOutput;
+use crate::registry::Lookup;
+use crate::safety::SafetyLevel;
+use crate::tool::Tool;
+
+impl Executor {
+    /// Everything between receiving a call and having its output: the registry read, the
+    /// arguments, the policy, approval, hooks, the run itself.
+    pub(super) async fn admit_and_run(
+        &self,
+        record: &mut CallRecord,
+        arguments: Value,
+        options: &CallOptions,
+    ) -> Result<ToolOutput, Stopped> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(Stopped::failed(no_runtime(&record.id).content));
+        }
+        let name = record.name.as_str();
+        let (tool, enabled) = match self.inner.registry.lookup(name) {
+            Lookup::Enabled(tool) => (tool, true),
+            Lookup::Disabled(tool) => (tool, false),
+            Lookup::Unknown => return Err(self.unknown_tool(name)),
+        };
+        record.tool = Some(tool.clone());
+        record.event.safety = Some(tool.safety());
+        tracing::Span::current().record("safety", tool.safety().as_str());
+
+        let mut arguments = self.arguments_object(name, arguments, &mut record.coerced)?;
+        if self.inner.lenient {
+            record
+                .coerced
+                .extend(lenient::coerce(&tool, &mut arguments));
+        }
+        record.event.arguments = redact(&tool, &arguments);
+
+        if !enabled {
+            return Err(Stopped::denied(format!(
+                "tool `{name}` is disabled and cannot be called now"
+            )));
+        }
+        if tool.safety() > self.inner.max_safety {
+            return Err(Stopped::denied(format!(
+                "tool `{name}` is {}, above this executor's limit of {}; it was not run",
+                tool.safety(),
+                self.inner.max_safety
+            )));
+        }
+        match tool.safety() {
+            SafetyLevel::Safe => {}
+            SafetyLevel::Cautious => {
+                tracing::info!(
+                    tool = name,
+                    call_id = record.id,
+                    arguments = %record.event.arguments,
+                    "running a cautious tool"
+                );
+            }
+            SafetyLevel::Dangerous => {
+                arguments = self
+                    .approve(&tool, &record.id, arguments, &mut record.event, options)
+                    .await?;
+            }
+        }
+        record.event.approved = Some(true);
+
+        hooks::run_all(&self.inner.hooks, "before", |hook| {
+            hook.before(&record.event)
+        });
+        self.run_tool(&tool, &record.id, arguments, options).await
+    }
+
+    /// The call's arguments as a JSON object, or why they are not one.
+    fn arguments_object(
+        &self,
+        name: &str,
+        arguments: Value,
+        coerced: &mut Vec<String>,
+    ) -> Result<Map<String, Value>, Stopped> {
+        match arguments {
+            Value::Object(map) => Ok(map),
+            // Providers send arguments as JSON text; a provider parser passes text that is not
+            // JSON through unchanged, so the model learns what was wrong with it.
+            Value::String(text) => match serde_json::from_str::<Value>(&text) {
+                Err(error) => Err(Stopped::failed(format!(
+                    "the arguments for tool `{name}` are not valid JSON ({error}); send a JSON \
+                     object of named parameters"
+                ))),
+                Ok(Value::Object(map)) if self.inner.lenient => {
+                    coerced.push("arguments: a JSON string -> the object it contains".to_owned());
+                    Ok(map)
+                }
+                Ok(_) => Err(not_an_object(name, &Value::String(text))),
+            },
+            Value::Null if self.inner.lenient => {
+                coerced.push("arguments: null -> {}".to_owned());
+                Ok(Map::new())
+            }
+            other => Err(not_an_object(name, &other)),
+        }
+    }
+
+    /// The failure for a name the registry does not have: a suggestion among the tools the
+    /// model may call, or the list of them when it is short.
+    fn unknown_tool(&self, name: &str) -> Stopped {
+        let visible: Vec<String> = self
+            .available_tools()
+            .iter()
+            .map(|tool| tool.name().to_owned())
+            .collect();
+        let normalized = tool_names::normalize(name);
+        let suggestion = if visible.contains(&normalized) {
+            Some(normalized.as_str())
+        } else {
+            tool_names::did_you_mean(&normalized, visible.iter().map(String::as_str))
+        };
+        let mut message = if tool_names::check_tool_name(name).is_ok() {
+            format!("unknown tool `{name}`")
+        } else {
+            format!(
+                "invalid tool name `{}`: tool names are lowercase letters, digits and `_`, \
+                 starting with a letter",
+                shorten(name)
+            )
+        };
+        match suggestion {
+            Some(close) => message.push_str(&format!("; did you mean `{close}`?")),
+            None if visible.is_empty() => message.push_str("; no tools are available"),
+            None if visible.len() <= 20 => message.push_str(&format!(
+                "; available tools: {}",
+                visible
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            None => message.push_str(&format!(
+                "; none of the {} available tools has a similar name",
+                visible.len()
+            )),
+        }
+        Stopped::new(Outcome::UnknownTool, message)
+    }
+
+    /// Asks the approval handler; the arguments to run with, or why not.
+    async fn approve(
+        &self,
+        tool: &Tool,
+        id: &str,
+        arguments: Map<String, Value>,
+        event: &mut HookEvent,
+        options: &CallOptions,
+    ) -> Result<Map<String, Value>, Stopped> {
+        let name = tool.name();
+        let Some(handler) = options
+            .approval
+            .clone()
+            .or_else(|| self.inner.approval.clone())
+        else {
+            return Err(Stopped::denied(format!(
+                "tool `{name}` is dangerous and needs approval, but no approval handler is \
+                 configured; it was not run"
+            )));
+        };
+        let preview = self.preview(tool, id, &arguments, options).await?;
+        let request = ApprovalRequest {
+            call_id: id.to_owned(),
+            tool: name.to_owned(),
+            description: tool.description().to_owned(),
+            safety: tool.safety(),
+            arguments: event.arguments.clone(),
+            preview,
+        };
+        // On a task of its own, so a panicking handler is caught and a dropped call stops it.
+        let decision = AbortOnDrop(tokio::spawn(
+            async move { handler.approve(request).await }.in_current_span(),
+        ));
+        let cancelled = cancelled(options.cancellation.as_ref());
+        let decision = tokio::select! {
+            joined = decision.join() => joined,
+            () = cancelled => return Err(Stopped::failed(format!("the call of `{name}` was cancelled while waiting for approval"))),
+        };
+        match decision {
+            Err(panic) => {
+                tracing::error!(
+                    tool = name,
+                    call_id = id,
+                    "approval handler panicked: {panic}"
+                );
+                Err(Stopped::denied(format!(
+                    "tool `{name}` was not run: the approval handler failed"
+                )))
+            }
+            Ok(ApprovalDecision::Approved) => Ok(arguments),
+            Ok(ApprovalDecision::Denied { reason }) => Err(Stopped::denied(format!(
+                "tool `{name}` was not run: approval denied ({reason})"
+            ))),
+            Ok(ApprovalDecision::Modified {
+                arguments: modified,
+            }) => {
+                let Value::Object(mut modified) = modified else {
+                    return Err(Stopped::denied(format!(
+                        "tool `{name}` was not run: the approver's modified arguments are not a JSON object"
+                    )));
+                };
+                // A secret the approver saw redacted and left alone keeps its value.
+                for param in tool.params().iter().filter(|p| p.is_secret()) {
+                    if modified.get(param.name()).and_then(Value::as_str) == Some(REDACTED)
+                        && let Some(original) = arguments.get(param.name())
+                    {
+                        modified.insert(param.name().to_owned(), original.clone());
+                    }
+                }
+                event.arguments = redact(tool, &modified);
+                Ok(modified)
+            }
+        }
+    }
+
+    /// The tool's preview of the call, computed off the async workers (it may read files). A
+    /// preview that fails fails the call: there is nothing sensible to approve.
+    async fn preview(
+        &self,
+        tool: &Tool,
+        id: &str,
+        arguments: &Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<Option<String>, Stopped> {
+        if !tool.has_preview() {
+            return Ok(None);
+        }
+        let (tool_for_task, context, arguments) = (
+            tool.clone(),
+            self.context(id, CancellationToken::new(), options),
+            arguments.clone(),
+        );
+        let joined =
+            tokio::task::spawn_blocking(move || tool_for_task.preview(&context, &arguments)).await;
+        let name = tool.name();
+        match joined {
+            Ok(Some(Ok(preview))) => Ok(Some(preview)),
+            Ok(None) => Ok(None),
+            Ok(Some(Err(error))) => Err(failed(name, &error)),
+            Err(_) => Err(Stopped::failed(format!(
+                "tool `{name}` was not run: its preview crashed"
+            ))),
+        }
+    }
+
+    /// The context a call of this executor runs with.
+    pub(super) fn context(
+        &self,
+        id: &str,
+        token: CancellationToken,
+        options: &CallOptions,
+    ) -> ToolContext {
+        let context = ToolContext::new()
+            .with_call_id(id)
+            .with_state(Arc::clone(&self.inner.state))
+            .with_registry_handle(&self.inner.registry_handle, self.inner.max_safety)
+            .with_cancellation(token);
+        match &options.progress {
+            Some(reporter) => context.with_progress(Arc::clone(reporter)),
+            None => context,
+        }
+    }
+}
+
+/// The arguments with every secret parameter's value replaced by [`REDACTED`].
+fn redact(tool: &Tool, arguments: &Map<String, Value>) -> Value {
+    let mut redacted = arguments.clone();
+    for param in tool.params().iter().filter(|p| p.is_secret()) {
+        if let Some(value) = redacted.get_mut(param.name())
+            && !value.is_null()
+        {
+            *value = Value::String(REDACTED.to_owned());
+        }
+    }
+    Value::Object(redacted)
+}
+
+fn not_an_object(name: &str, arguments: &Value) -> Stopped {
+    Stopped::failed(format!(
+        "arguments for tool `{name}` must be a JSON object of named parameters, got {}",
+        summarize_value(arguments)
+    ))
+}
+
+fn shorten(text: &str) -> String {
+    const MAX: usize = 80;
+    if text.chars().count() <= MAX {
+        text.to_owned()
+    } else {
+        format!("{}...", text.chars().take(MAX).collect::<String>())
+    }
+}

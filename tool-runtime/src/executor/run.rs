@@ -1,0 +1,265 @@
+//! Running a tool once it is admitted: on the caller's task (async tools) or a thread of
+//! the executor's pool (sync tools), under the call's timeout, cancellation and the
+//! executor's limits, with panics caught.
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::Executor;
+use super::options::CallOptions;
+use super::outcome::{Outcome, Stopped};
+use super::pool::{JobHandle, Pool};
+use crate::context::ToolContext;
+use crate::error::ToolError;
+use crate::output::ToolOutput;
+use crate::tool::{BoxFuture, Tool};
+
+/// Where a call is, for the message of a timeout.
+const STAGE_RUNNING: u8 = 0;
+const STAGE_WAITING_FOR_CALL: u8 = 1;
+const STAGE_WAITING_FOR_THREAD: u8 = 2;
+
+impl Executor {
+    /// Runs the tool on the caller's task (async) or a thread of the pool (sync), with the timeout
+    /// and cancellation applied.
+    pub(super) async fn run_tool(
+        &self,
+        tool: &Tool,
+        id: &str,
+        arguments: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<ToolOutput, Stopped> {
+        let name = tool.name();
+        let token = CancellationToken::new();
+        let context = self.context(id, token.clone(), options);
+        // Where the call is: waiting for a call slot, for a thread (sync tools), or running;
+        // a timeout while waiting says which limit was full.
+        let stage = Arc::new(AtomicU8::new(STAGE_RUNNING));
+        let task: BoxFuture<Returned> = if tool.is_async() {
+            // Polled right here rather than spawned: no hop to another worker thread, and
+            // dropping the call drops the tool's future. A panic is caught as it unwinds.
+            let tool = tool.clone();
+            Box::pin(CatchUnwind(Box::pin(
+                async move { tool.call_with(context, arguments).await }.in_current_span(),
+            )))
+        } else {
+            // A thread of our pool rather than Tokio's blocking pool: a sync tool that never
+            // returns would otherwise hold up the runtime's shutdown (and the program's exit)
+            // forever. On timeout or cancellation the thread is left to finish on its own;
+            // its context is cancelled, so a cooperative tool stops early.
+            let pool = Arc::clone(&self.inner.pool);
+            let tool = tool.clone();
+            let stage = Arc::clone(&stage);
+            Box::pin(async move {
+                stage.store(STAGE_WAITING_FOR_THREAD, Ordering::SeqCst);
+                let slot = pool.slot().await;
+                stage.store(STAGE_RUNNING, Ordering::SeqCst);
+                match run_on_thread(&pool, slot, &tool, context, arguments) {
+                    Ok((handle, receiver)) => {
+                        let returned = receiver.await.unwrap_or_else(|_| {
+                            Returned::Panicked("its thread ended without a result".to_owned())
+                        });
+                        handle.completed();
+                        returned
+                    }
+                    Err(error) => Returned::Value(Err(ToolError::new(format!(
+                        "no thread could be started for it ({error}); try again"
+                    )))),
+                }
+            })
+        };
+        // Under the executor's limit of concurrent calls, a call first waits for a slot.
+        let task: BoxFuture<Returned> = match &self.inner.call_limit {
+            Some(limit) => {
+                let limit = Arc::clone(limit);
+                let stage = Arc::clone(&stage);
+                stage.store(STAGE_WAITING_FOR_CALL, Ordering::SeqCst);
+                Box::pin(async move {
+                    let _slot = limit.acquire_owned().await.ok();
+                    stage.store(STAGE_RUNNING, Ordering::SeqCst);
+                    task.await
+                })
+            }
+            None => task,
+        };
+        // Whatever happens below, the tool is told to stop when the call ends early.
+        let _stop = token.clone().drop_guard();
+        let timeout = options.timeout.or(self.inner.timeout);
+        let timed_out = async {
+            match timeout {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
+        let cancelled = cancelled(options.cancellation.as_ref());
+        let joined = tokio::select! {
+            joined = task => joined,
+            () = timed_out => {
+                let limit = timeout.unwrap_or_default();
+                if stage.load(Ordering::SeqCst) == STAGE_WAITING_FOR_CALL {
+                    let limit_calls = self.inner.max_concurrent_calls;
+                    return Err(Stopped::new(Outcome::TimedOut, format!(
+                            "tool `{name}` could not start within {}: the executor is already \
+                             running its limit of {limit_calls} concurrent calls; try again \
+                             later (the application can raise \
+                             `ExecutorBuilder::max_concurrent_calls`)",
+                            format_duration(limit)
+                        )));
+                }
+                if stage.load(Ordering::SeqCst) == STAGE_WAITING_FOR_THREAD {
+                    let stats = self.inner.pool.stats();
+                    return Err(Stopped::new(Outcome::TimedOut, format!(
+                            "tool `{name}` could not start within {}: all {} threads for sync \
+                             tools are busy ({} of them still running calls that timed out or \
+                             were cancelled); try again later (the application can raise \
+                             `ExecutorBuilder::max_sync_threads`)",
+                            format_duration(limit),
+                            stats.limit,
+                            stats.abandoned
+                        )));
+                }
+                return Err(Stopped::new(Outcome::TimedOut, format!(
+                    "tool `{name}` timed out after {} and was stopped; try a smaller request",
+                    format_duration(limit)
+                )));
+            }
+            () = cancelled => {
+                return Err(Stopped::new(Outcome::Cancelled, format!("the call of `{name}` was cancelled")));
+            }
+        };
+        match joined {
+            Returned::Value(Ok(output)) => Ok(output),
+            Returned::Value(Err(error)) => Err(failed(name, &error)),
+            Returned::Panicked(panic) => {
+                tracing::error!(tool = name, call_id = id, "tool panicked: {panic}");
+                Err(Stopped::failed(format!(
+                    "tool `{name}` crashed ({panic}); this is a bug in the tool, not in the arguments"
+                )))
+            }
+        }
+    }
+}
+
+/// How a tool's function came back: with its result, or with a panic (its message).
+pub(super) enum Returned {
+    Value(Result<ToolOutput, ToolError>),
+    Panicked(String),
+}
+
+/// The failure for a tool's error: argument errors speak for themselves (they name the tool).
+pub(super) fn failed(name: &str, error: &ToolError) -> Stopped {
+    Stopped::failed(match error {
+        ToolError::InvalidArguments(_) => error.to_string(),
+        _ => format!("tool `{name}` failed: {error}"),
+    })
+}
+
+/// Runs a sync tool on a worker thread of `pool`; the receiver gets its result or its panic
+/// message, and dropping the handle before that marks the call abandoned.
+fn run_on_thread(
+    pool: &Arc<Pool>,
+    slot: tokio::sync::OwnedSemaphorePermit,
+    tool: &Tool,
+    context: ToolContext,
+    arguments: Map<String, Value>,
+) -> std::io::Result<(JobHandle, tokio::sync::oneshot::Receiver<Returned>)> {
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    let tool = tool.clone();
+    let span = tracing::Span::current();
+    let handle = pool.run(slot, move || {
+        let _entered = span.enter();
+        let returned = match std::panic::catch_unwind(AssertUnwindSafe(|| {
+            tool.call_blocking(&context, arguments).unwrap_or_else(|| {
+                Err(ToolError::new(
+                    "internal error: an async tool was run as sync",
+                ))
+            })
+        })) {
+            Ok(value) => Returned::Value(value),
+            Err(payload) => Returned::Panicked(format!("panicked: {}", panic_message(&*payload))),
+        };
+        // The caller may have stopped waiting (timeout, cancellation); that is fine.
+        let _ = sender.send(returned);
+    })?;
+    Ok((handle, receiver))
+}
+
+/// A future whose panics become `Err(message)` instead of unwinding into the executor.
+struct CatchUnwind<F>(std::pin::Pin<Box<F>>);
+
+impl<F: std::future::Future<Output = Result<ToolOutput, ToolError>>> std::future::Future
+    for CatchUnwind<F>
+{
+    type Output = Returned;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let future = self.0.as_mut();
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(value)) => std::task::Poll::Ready(Returned::Value(value)),
+            Err(payload) => std::task::Poll::Ready(Returned::Panicked(format!(
+                "panicked: {}",
+                panic_message(&*payload)
+            ))),
+        }
+    }
+}
+
+/// A spawned task that is aborted if the call stops waiting for it.
+pub(super) struct AbortOnDrop<T>(pub(super) JoinHandle<T>);
+
+impl<T> AbortOnDrop<T> {
+    /// The task's value, or its panic message.
+    pub(super) async fn join(mut self) -> Result<T, String> {
+        match (&mut self.0).await {
+            Ok(value) => Ok(value),
+            Err(error) if error.is_panic() => {
+                Err(format!("panicked: {}", panic_message(&*error.into_panic())))
+            }
+            Err(error) => Err(error.to_string()),
+        }
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+pub(super) async fn cancelled(token: Option<&CancellationToken>) {
+    match token {
+        Some(token) => token.cancelled().await,
+        None => std::future::pending().await,
+    }
+}
+
+pub(super) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+fn format_duration(duration: Duration) -> String {
+    let seconds = duration.as_secs_f64();
+    if seconds >= 1.0 {
+        format!("{seconds:.1} s")
+    } else {
+        format!("{} ms", duration.as_millis())
+    }
+}

@@ -1,0 +1,125 @@
+//! What a tool is, apart from its code and schemas: its name, description, version,
+//! safety, labels and priority ([`ToolMeta`]), and where it was defined ([`ToolSource`]).
+//!
+//! One value serves every way a tool is made: the static a `#[tool]` expands to holds it
+//! with borrowed strings (collecting a tool allocates nothing), [`ToolBuilder`] fills it
+//! with owned ones, and a [`Tool`] keeps it as given.
+//!
+//! [`ToolBuilder`]: crate::ToolBuilder
+//! [`Tool`]: crate::Tool
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::safety::SafetyLevel;
+
+/// A tool's name, description, version, safety level, categories, tags and priority.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use tool_runtime::{SafetyLevel, ToolMeta};
+///
+/// let meta = ToolMeta::new("lookup_city", "Look up a city.")
+///     .with_safety(SafetyLevel::Cautious);
+/// assert_eq!(meta.name, "lookup_city");
+/// assert_eq!(meta.priority, tool_runtime::priority::DEFAULT);
+/// assert!(meta.categories.is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolMeta {
+    /// The snake_case name the model calls the tool by.
+    pub name: Cow<'static, str>,
+    /// What the tool does and when to use it, for the model.
+    pub description: Cow<'static, str>,
+    /// The tool's version, if it has one.
+    pub version: Option<Cow<'static, str>>,
+    /// How much the tool may change the world.
+    pub safety: SafetyLevel,
+    /// Categories for filtering, e.g. `filesystem`.
+    pub categories: Cow<'static, [Cow<'static, str>]>,
+    /// Free-form tags for filtering and search.
+    pub tags: Cow<'static, [Cow<'static, str>]>,
+    /// The default priority in listings, higher first (see [`priority`](crate::priority)).
+    pub priority: i32,
+}
+
+impl ToolMeta {
+    /// A safe tool without version, labels or priority of its own.
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        ToolMeta {
+            name: name.into(),
+            description: description.into(),
+            version: None,
+            safety: SafetyLevel::Safe,
+            categories: Cow::Borrowed(&[]),
+            tags: Cow::Borrowed(&[]),
+            priority: crate::priority::DEFAULT,
+        }
+    }
+
+    /// The same metadata with `safety` as the safety level.
+    ///
+    /// ```
+    /// # use tool_runtime::{SafetyLevel, ToolMeta};
+    /// assert_eq!(ToolMeta::new("a", "b").with_safety(SafetyLevel::Dangerous).safety, SafetyLevel::Dangerous);
+    /// ```
+    #[must_use]
+    pub fn with_safety(mut self, safety: SafetyLevel) -> Self {
+        self.safety = safety;
+        self
+    }
+}
+
+/// Where a tool was defined: the crate, module, file and line of its `#[tool]` function,
+/// or of the code that built it at run time.
+///
+/// ```
+/// use tool_runtime::ToolSource;
+///
+/// let source = ToolSource::new("my-crate", "my_crate::tools", "src/tools.rs", 12);
+/// assert_eq!(source.to_string(), "my-crate (my_crate::tools) at src/tools.rs:12");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ToolSource {
+    /// The Cargo package that defined the tool.
+    #[serde(rename = "crate")]
+    pub crate_name: Cow<'static, str>,
+    /// The module path of the definition.
+    pub module_path: Cow<'static, str>,
+    /// The source file of the definition.
+    pub file: Cow<'static, str>,
+    /// The line of the definition.
+    pub line: u32,
+}
+
+impl ToolSource {
+    /// A source location.
+    pub const fn new(
+        crate_name: &'static str,
+        module_path: &'static str,
+        file: &'static str,
+        line: u32,
+    ) -> Self {
+        ToolSource {
+            crate_name: Cow::Borrowed(crate_name),
+            module_path: Cow::Borrowed(module_path),
+            file: Cow::Borrowed(file),
+            line,
+        }
+    }
+}
+
+impl fmt::Display for ToolSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}) at {}:{}",
+            self.crate_name, self.module_path, self.file, self.line
+        )
+    }
+}
