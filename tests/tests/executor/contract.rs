@@ -5,7 +5,7 @@ use tool_runtime::{ResultMetadata, SafetyLevel, ToolCall, ToolResult};
 
 use crate::tools::{approve_all, call, executor};
 
-/// The JSON Schema of tool-execution-contract.md, verbatim.
+/// The JSON Schema of a tool result, as the execution contract gives it, verbatim.
 fn contract_schema() -> Value {
     json!({
       "$schema": "http://json-schema.org/draft-07/schema#",
