@@ -14,6 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{McpServer, ServeError};
 
+/// The largest request body taken.
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
 /// A running streamable HTTP server.
 ///
 /// ```no_run
@@ -77,7 +80,11 @@ impl HttpServer {
                 Arc::new(LocalSessionManager::default()),
                 config,
             );
-        let router = axum::Router::new().nest_service("/mcp", service);
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(|request, next| {
+                crate::http_guard::check_post(MAX_BODY_BYTES, request, next)
+            }));
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
         let accepted = Arc::new(AcceptedConnections::default());

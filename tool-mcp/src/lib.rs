@@ -37,7 +37,10 @@
 
 mod approval;
 mod http;
+mod http_guard;
+mod jsonrpc;
 mod server;
+mod stdio;
 
 pub use http::{HttpServer, nodelay_listener};
 pub use server::McpServer;

@@ -117,8 +117,44 @@ impl McpServer {
     ///
     /// When initialization fails or the streams fail.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves newline-delimited JSON-RPC (the stdio transport) on any pair of streams, until
+    /// `input` ends: a pipe, a socket, a child's stdio. Lines that are not JSON-RPC messages
+    /// get their JSON-RPC error (`-32700`, `-32600`, `-32602` for `tools/call` arguments that
+    /// are not an object), and a request reusing the id of one still in flight is refused.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    /// use tool_mcp::McpServer;
+    /// use tool_runtime::{Executor, ToolRegistry};
+    ///
+    /// let server = McpServer::new(Executor::builder(Arc::new(ToolRegistry::new())).build());
+    /// let (mut client, server_in) = tokio::io::duplex(4096);
+    /// let (server_out, client_out) = tokio::io::duplex(4096);
+    /// let serving = tokio::spawn(server.serve_io(server_in, server_out));
+    /// client.write_all(b"{not json\n").await.unwrap();
+    /// let mut reply = String::new();
+    /// BufReader::new(client_out).read_line(&mut reply).await.unwrap();
+    /// assert!(reply.contains("-32700"), "{reply}");
+    /// drop(client);
+    /// let _ = serving.await;
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When initialization fails or the streams fail.
+    pub async fn serve_io<R, W>(self, input: R, output: W) -> Result<(), ServeError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(crate::stdio::guard(input, output))
             .await
             .map_err(|error| ServeError::Protocol(error.to_string()))?;
         running

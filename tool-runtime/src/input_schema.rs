@@ -1,16 +1,95 @@
 //! The JSON Schema of a tool's parameters, built from the Rust types through `schemars`.
 
-use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
+use schemars::transform::RecursiveTransform;
+use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use crate::param::ParamInfo;
 
-/// The generator every tool's schemas come from: JSON Schema 2020-12, `$defs` for named types.
+/// The generator every tool's schemas come from: JSON Schema 2020-12, `$defs` for named
+/// types, and no formats that JSON Schema does not define.
 pub(crate) fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
         .with(|settings| settings.meta_schema = None)
+        .with_transform(RecursiveTransform(numeric_formats_as_bounds))
         .into_generator()
+}
+
+/// Whether a `minimum` / `maximum` is worth telling a model: the limits of 32- and 64-bit
+/// integers (which every integer parameter now carries) say nothing it needs; smaller ones do.
+pub(crate) fn is_meaningful_bound(bound: &Value) -> bool {
+    bound
+        .as_f64()
+        .is_some_and(|b| b.abs() < f64::from(i32::MAX))
+}
+
+/// `schema` with the generator's transforms applied: schemars applies them to root schemas
+/// and `$defs`, not to the inline schema of one parameter.
+pub(crate) fn normalized(mut schema: Schema) -> Schema {
+    use schemars::transform::Transform;
+    RecursiveTransform(numeric_formats_as_bounds).transform(&mut schema);
+    schema
+}
+
+/// The range of each integer format schemars writes (`uint64`, `int32`, ...), which JSON
+/// Schema does not define (validators warn "unknown format ... ignored").
+const INTEGER_FORMATS: [(&str, i128, i128); 12] = [
+    ("int8", i8::MIN as i128, i8::MAX as i128),
+    ("uint8", 0, u8::MAX as i128),
+    ("int16", i16::MIN as i128, i16::MAX as i128),
+    ("uint16", 0, u16::MAX as i128),
+    ("int32", i32::MIN as i128, i32::MAX as i128),
+    ("uint32", 0, u32::MAX as i128),
+    ("int64", i64::MIN as i128, i64::MAX as i128),
+    ("uint64", 0, u64::MAX as i128),
+    ("int", i64::MIN as i128, i64::MAX as i128),
+    ("uint", 0, u64::MAX as i128),
+    ("int128", i64::MIN as i128, i64::MAX as i128),
+    ("uint128", 0, u64::MAX as i128),
+];
+
+/// Replaces an integer `format` that JSON Schema does not define with the `minimum` and
+/// `maximum` it stands for (keeping tighter bounds already there), and drops `float` /
+/// `double`, which say nothing a JSON number does not.
+fn numeric_formats_as_bounds(schema: &mut Schema) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    let Some(format) = object.get("format").and_then(Value::as_str) else {
+        return;
+    };
+    if matches!(format, "float" | "double") {
+        object.remove("format");
+        return;
+    }
+    let Some((_, low, high)) = INTEGER_FORMATS.iter().find(|(name, ..)| *name == format) else {
+        return;
+    };
+    object.remove("format");
+    let bound = |value: i128| -> Value {
+        // Every bound fits an i64 or a u64 (128-bit integers are clamped to 64 bits, which
+        // is what JSON numbers carry exactly).
+        match i64::try_from(value) {
+            Ok(value) => json!(value),
+            Err(_) => json!(u64::try_from(value).unwrap_or(u64::MAX)),
+        }
+    };
+    let tighter = |existing: Option<&Value>, limit: i128, keep_larger: bool| -> bool {
+        existing.and_then(Value::as_f64).is_some_and(|existing| {
+            if keep_larger {
+                existing >= limit as f64
+            } else {
+                existing <= limit as f64
+            }
+        })
+    };
+    if !tighter(object.get("minimum"), *low, true) {
+        object.insert("minimum".into(), bound(*low));
+    }
+    if !tighter(object.get("maximum"), *high, false) {
+        object.insert("maximum".into(), bound(*high));
+    }
 }
 
 /// `{"type":"object","properties":...,"required":[...],"additionalProperties":false}` for
@@ -119,10 +198,10 @@ fn expected_type_of(ty: &str, object: &Map<String, Value>, root: &Value, depth: 
         },
         "integer" | "number" => {
             let mut text = ty.to_owned();
-            if let Some(min) = object.get("minimum") {
+            if let Some(min) = object.get("minimum").filter(|b| is_meaningful_bound(b)) {
                 text.push_str(&format!(" >= {min}"));
             }
-            if let Some(max) = object.get("maximum") {
+            if let Some(max) = object.get("maximum").filter(|b| is_meaningful_bound(b)) {
                 text.push_str(&format!(" <= {max}"));
             }
             text
@@ -160,5 +239,40 @@ mod tests {
         for (schema, expected) in cases {
             assert_eq!(expected_type(&schema, &root), expected, "{schema}");
         }
+    }
+
+    #[test]
+    fn integer_formats_become_bounds() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code, reason = "only its schema is used")]
+        struct Numbers {
+            big: u64,
+            signed: i32,
+            small: u8,
+            ratio: f64,
+            maybe: Option<u32>,
+            #[schemars(range(min = 1, max = 7))]
+            days: u16,
+        }
+        let schema = generator().into_root_schema_for::<Numbers>().to_value();
+        let text = schema.to_string();
+        assert!(!text.contains("\"format\""), "{text}");
+        let property = |name: &str| schema["properties"][name].clone();
+        assert_eq!(property("big")["minimum"], json!(0));
+        assert_eq!(property("big")["maximum"], json!(u64::MAX));
+        assert_eq!(property("signed")["minimum"], json!(i32::MIN));
+        assert_eq!(property("signed")["maximum"], json!(i32::MAX));
+        assert_eq!(property("small")["maximum"], json!(255));
+        assert_eq!(property("ratio"), json!({"type": "number"}));
+        // Tighter bounds the author gave are kept.
+        assert_eq!(property("days")["minimum"], json!(1));
+        assert_eq!(property("days")["maximum"], json!(7));
+        // What the model is told: small limits, not 64-bit ones.
+        assert_eq!(expected_type(&property("big"), &schema), "integer >= 0");
+        assert_eq!(
+            expected_type(&property("small"), &schema),
+            "integer >= 0 <= 255"
+        );
+        assert_eq!(expected_type(&property("signed"), &schema), "integer");
     }
 }

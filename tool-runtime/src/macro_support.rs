@@ -141,7 +141,7 @@ pub fn param<T: ToolParam>(
     secret: bool,
     default: Option<Value>,
 ) -> ParamInfo {
-    let mut schema = generator.subschema_for::<T>();
+    let mut schema = crate::input_schema::normalized(generator.subschema_for::<T>());
     if let Some(description) = description {
         schema.insert("description".into(), Value::String(description.to_owned()));
     }

@@ -279,8 +279,11 @@ fn cautious_calls_are_logged_with_tool_call_id_and_arguments() {
     );
     assert!(line.contains("call_log"), "{line}");
     assert!(line.contains(r#""value":3"#), "{line}");
-    // Inside the call's span, which names the tool, the call and the safety level.
-    assert!(line.contains("tool_call{"), "{line}");
+    // Inside the call's span, named per the OpenTelemetry GenAI conventions, which names the
+    // tool, the call and the safety level.
+    assert!(line.contains("execute_tool{"), "{line}");
+    assert!(line.contains("gen_ai.tool.name=change_setting"), "{line}");
+    assert!(line.contains("gen_ai.tool.call.id=call_log"), "{line}");
     assert!(
         line.contains("safety=cautious") || line.contains("safety=\"cautious\""),
         "{line}"

@@ -176,10 +176,15 @@ impl Executor {
     /// answer differently by outcome (an MCP server turns an unknown tool into a protocol
     /// error and attaches structured content only for tools that declare an output schema).
     pub async fn execute_report(&self, call: ToolCall, options: CallOptions) -> CallReport {
+        // Named and attributed per the OpenTelemetry semantic conventions for generative AI
+        // (`execute_tool`, `gen_ai.tool.*`); `otel.name` is the span name exporters show.
         let span = tracing::info_span!(
-            "tool_call",
-            tool = %call.name,
-            call_id = %call.id,
+            "execute_tool",
+            otel.name = %format_args!("execute_tool {}", call.name),
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = %call.name,
+            gen_ai.tool.call.id = %call.id,
+            gen_ai.tool.type = "function",
             safety = tracing::field::Empty,
         );
         self.run(call, options).instrument(span).await

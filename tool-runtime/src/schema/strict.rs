@@ -21,6 +21,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::input_schema::is_meaningful_bound;
+
 /// Keywords strict mode rejects but whose meaning can be kept as words in the description.
 pub(crate) const MOVED_TO_DESCRIPTION: &[&str] = &[
     "minLength",
@@ -148,7 +150,10 @@ fn rewrite(schema: &Value, path: &str, depth: usize, count: &mut usize) -> Resul
             continue;
         }
         if MOVED_TO_DESCRIPTION.contains(&key) {
-            notes.push(format!("{key}: {}", note_value(value)));
+            let bound = matches!(key, "minimum" | "maximum");
+            if !bound || is_meaningful_bound(value) {
+                notes.push(format!("{key}: {}", note_value(value)));
+            }
             continue;
         }
         if key == "format" {
