@@ -31,6 +31,9 @@
 //! - Dangerous tools: the client's user is asked through MCP elicitation when the client
 //!   supports it; otherwise the server's policy applies: denied, unless
 //!   [`McpServer::allow_dangerous`] (or the executor's own approval handler) says otherwise.
+//! - Replicas: with the `redis` feature, `RedisSessionStore` keeps sessions in Redis, so
+//!   several servers behind a load balancer serve one session and a session outlives the
+//!   server that started it.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -40,10 +43,14 @@ mod http;
 mod http_guard;
 mod jsonrpc;
 mod server;
+#[cfg(feature = "redis")]
+mod session_store;
 mod stdio;
 
 pub use http::{HttpServer, nodelay_listener};
 pub use server::McpServer;
+#[cfg(feature = "redis")]
+pub use session_store::{DEFAULT_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError};
 
 use std::net::SocketAddr;
 

@@ -1,0 +1,626 @@
+//! `RedisSessionStore` against a real `redis-server` (on a Unix socket in a temporary
+//! directory), and two rmcp streamable HTTP servers sharing sessions through it.
+//!
+//! Without `redis-server` installed these tests say so and pass, unless
+//! `TOOLBOX_REQUIRE_SERVICES=1` (as in CI), where they fail.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Once};
+use std::time::Duration;
+
+use rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::{SessionState, SessionStore};
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tool_mcp::{DEFAULT_KEY_PREFIX, McpServer, RedisSessionStore, RedisStoreError};
+use tool_runtime::{Executor, register_all_tools, tool};
+
+/// How long anything may take before a test gives up: generous, so a loaded machine
+/// does not fail a test; nothing is asserted on durations.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// Say a greeting back, twice.
+#[tool]
+fn echo_twice(text: String) -> String {
+    format!("{text} {text}")
+}
+
+// ---------------------------------------------------------------------------------------
+// A redis-server of our own.
+
+/// A `redis-server` on a Unix socket in a temporary directory, killed on drop.
+struct Redis {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Redis {
+    /// Starts one and waits until it answers PING; `None` (after saying why) when
+    /// `redis-server` is not installed and the environment does not require it.
+    async fn start() -> Option<Redis> {
+        let binary = redis_server_binary()?;
+        let dir = tempfile::tempdir().unwrap();
+        let log = std::fs::File::create(dir.path().join("redis.log")).unwrap();
+        let child = Command::new(&binary)
+            .args(["--port", "0", "--unixsocket"])
+            .arg(dir.path().join("redis.sock"))
+            .args([
+                "--unixsocketperm",
+                "700",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .args(["--daemonize", "no", "--logfile", ""])
+            .arg("--dir")
+            .arg(dir.path())
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let mut redis = Redis { child, dir };
+        redis.wait_until_ready().await;
+        Some(redis)
+    }
+
+    fn url(&self) -> String {
+        format!(
+            "redis+unix://{}",
+            self.dir.path().join("redis.sock").display()
+        )
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("redis.log")).unwrap_or_default()
+    }
+
+    /// Polls PING on the socket until it answers (the event), failing at once if the
+    /// server exits, or after the overall deadline.
+    async fn wait_until_ready(&mut self) {
+        let client = redis::Client::open(self.url()).unwrap();
+        let started = tokio::time::Instant::now();
+        loop {
+            if let Ok(mut connection) = client.get_multiplexed_async_connection().await
+                && let Ok(answer) = redis::cmd("PING")
+                    .query_async::<String>(&mut connection)
+                    .await
+            {
+                assert_eq!(answer, "PONG");
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "redis-server exited ({status}) before answering:\n{}",
+                    self.log()
+                );
+            }
+            assert!(
+                started.elapsed() < DEADLINE,
+                "redis-server did not answer PING at {}:\n{}",
+                self.url(),
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// A plain connection, to look at what the store wrote.
+    async fn connection(&self) -> redis::aio::MultiplexedConnection {
+        redis::Client::open(self.url())
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap()
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn redis_server_binary() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .map(|dir| dir.join("redis-server"))
+        .find(|candidate| candidate.is_file());
+    if found.is_none() {
+        if std::env::var("TOOLBOX_REQUIRE_SERVICES").as_deref() == Ok("1") {
+            panic!(
+                "redis-server is not installed and TOOLBOX_REQUIRE_SERVICES=1: install it \
+                 (`apt-get install redis-server`) to run the session store tests"
+            );
+        }
+        // Straight to stderr, past the test harness's capture, once: a skip must be seen.
+        static SAID: Once = Once::new();
+        SAID.call_once(|| {
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: redis-server is not installed, so the Redis session store tests \
+                 that need it pass without running (`apt-get install redis-server`; \
+                 TOOLBOX_REQUIRE_SERVICES=1 makes this a failure)"
+            );
+        });
+    }
+    found
+}
+
+fn session_state(client_name: &str) -> SessionState {
+    SessionState::new(InitializeRequestParams::new(
+        ClientCapabilities::default(),
+        Implementation::new(client_name, "1.0.0"),
+    ))
+}
+
+fn json_of(state: &SessionState) -> Value {
+    serde_json::to_value(state).unwrap()
+}
+
+// ---------------------------------------------------------------------------------------
+// The store on its own.
+
+#[tokio::test]
+async fn store_load_delete_round_trip() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    assert_eq!(store.prefix(), DEFAULT_KEY_PREFIX);
+    assert!(store.load("unknown").await.unwrap().is_none());
+
+    let state = session_state("round-trip");
+    store.store("s-1", &state).await.unwrap();
+    let loaded = store.load("s-1").await.unwrap().unwrap();
+    assert_eq!(json_of(&loaded), json_of(&state));
+
+    // Stored as JSON, under the prefix.
+    let mut connection = redis.connection().await;
+    let raw: String = redis::cmd("GET")
+        .arg("toolbox:mcp:session:s-1")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&raw).unwrap(),
+        json_of(&state)
+    );
+
+    store.delete("s-1").await.unwrap();
+    assert!(store.load("s-1").await.unwrap().is_none());
+    // Deleting what is not there is not an error (a DELETE may come twice).
+    store.delete("s-1").await.unwrap();
+}
+
+#[tokio::test]
+async fn entries_have_a_ttl_that_loads_and_touches_restart() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = RedisSessionStore::connect(&redis.url())
+        .await
+        .unwrap()
+        .key_prefix("test:ttl:")
+        .ttl(Duration::from_secs(600));
+    assert_eq!(store.time_to_live(), Duration::from_secs(600));
+    store.store("s-ttl", &session_state("ttl")).await.unwrap();
+
+    let mut connection = redis.connection().await;
+    let ttl = |connection: &mut redis::aio::MultiplexedConnection| {
+        let mut connection = connection.clone();
+        async move {
+            redis::cmd("TTL")
+                .arg("test:ttl:s-ttl")
+                .query_async::<i64>(&mut connection)
+                .await
+                .unwrap()
+        }
+    };
+    let set = ttl(&mut connection).await;
+    assert!(set > 0 && set <= 600, "TTL after store: {set}");
+
+    // Shorten it by hand, then a load restarts it (10 vs 600 s: not a timing assertion).
+    let _: () = redis::cmd("EXPIRE")
+        .arg("test:ttl:s-ttl")
+        .arg(10)
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(store.load("s-ttl").await.unwrap().is_some());
+    let after_load = ttl(&mut connection).await;
+    assert!(after_load > 10, "TTL after load: {after_load}");
+
+    let _: () = redis::cmd("EXPIRE")
+        .arg("test:ttl:s-ttl")
+        .arg(10)
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(store.touch("s-ttl").await.unwrap());
+    let after_touch = ttl(&mut connection).await;
+    assert!(after_touch > 10, "TTL after touch: {after_touch}");
+    assert!(!store.touch("no-such-session").await.unwrap());
+
+    // A load of a missing session creates nothing.
+    assert!(store.load("no-such-session").await.unwrap().is_none());
+    let exists: i64 = redis::cmd("EXISTS")
+        .arg("test:ttl:no-such-session")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(exists, 0);
+}
+
+#[tokio::test]
+async fn two_stores_see_each_others_sessions() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let a = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    let b = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    let state = session_state("shared");
+    a.store("shared-1", &state).await.unwrap();
+    assert_eq!(
+        json_of(&b.load("shared-1").await.unwrap().unwrap()),
+        json_of(&state)
+    );
+    b.delete("shared-1").await.unwrap();
+    assert!(a.load("shared-1").await.unwrap().is_none());
+
+    // Another prefix is another set of sessions.
+    let other = RedisSessionStore::connect(&redis.url())
+        .await
+        .unwrap()
+        .key_prefix("other-app:");
+    a.store("shared-2", &state).await.unwrap();
+    assert!(other.load("shared-2").await.unwrap().is_none());
+    assert!(b.load("shared-2").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn an_entry_that_is_not_a_session_is_an_error_naming_the_key() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    let mut connection = redis.connection().await;
+    let _: () = redis::cmd("SET")
+        .arg("toolbox:mcp:session:garbage")
+        .arg("not json")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let error = store.load("garbage").await.unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("`toolbox:mcp:session:garbage`"),
+        "{message}"
+    );
+    assert!(message.contains(&redis.url()), "{message}");
+    assert!(message.contains("key prefix"), "{message}");
+}
+
+/// Needs no redis-server: nothing listens on the socket.
+#[tokio::test]
+async fn a_dead_socket_is_an_error_naming_the_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!(
+        "redis+unix://{}",
+        dir.path().join("nobody-listens.sock").display()
+    );
+    let error = RedisSessionStore::connect(&url).await.unwrap_err();
+    let message = error.to_string();
+    assert!(
+        matches!(error, RedisStoreError::Connect { .. }),
+        "{message}"
+    );
+    assert!(message.contains(&format!("`{url}`")), "{message}");
+    assert!(
+        message.contains("check that redis-server is running"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_password_in_the_url_is_not_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("nobody-listens.sock");
+    let url = format!("redis+unix://{}?pass=hunter2", socket.display());
+    let message = RedisSessionStore::connect(&url)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(!message.contains("hunter2"), "{message}");
+    assert!(
+        message.contains(&format!("{}?pass=***", socket.display())),
+        "{message}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Two rmcp servers, one session.
+
+/// An rmcp streamable HTTP server (no toolbox) serving `McpServer` at `/mcp`.
+struct Replica {
+    addr: SocketAddr,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Replica {
+    async fn start(store: Option<Arc<dyn SessionStore>>) -> Replica {
+        let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
+        let server = McpServer::new(executor);
+        let stop = CancellationToken::new();
+        let mut config =
+            StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+        config.session_store = store;
+        let service: StreamableHttpService<McpServer, LocalSessionManager> =
+            StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+        let router = axum::Router::new().nest_service("/mcp", service);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let until = stop.clone();
+        let task = tokio::spawn(async move {
+            axum::serve(tool_mcp::nodelay_listener(listener), router)
+                .with_graceful_shutdown(async move { until.cancelled_owned().await })
+                .await
+        });
+        Replica { addr, stop, task }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// Stops it and waits until it no longer serves.
+    async fn shut_down(self) {
+        self.stop.cancel();
+        tokio::time::timeout(DEADLINE, self.task)
+            .await
+            .expect("the replica did not stop")
+            .unwrap()
+            .unwrap();
+    }
+}
+
+/// A client speaking JSON-RPC over plain POSTs, so each request can go to any replica.
+struct RawClient {
+    http: reqwest::Client,
+    next_id: u64,
+}
+
+const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// One answer: its status, its session id header, and the JSON-RPC message in its body.
+struct Answer {
+    status: reqwest::StatusCode,
+    session_id: Option<String>,
+    body: String,
+}
+
+impl Answer {
+    /// The JSON-RPC response carried by the body (JSON, or the SSE event holding it).
+    fn message(&self) -> Value {
+        if let Ok(value) = serde_json::from_str::<Value>(&self.body) {
+            return value;
+        }
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|message| message.get("id").is_some())
+            .unwrap_or_else(|| panic!("no JSON-RPC response in: {}", self.body))
+    }
+}
+
+impl RawClient {
+    fn new() -> RawClient {
+        RawClient {
+            http: reqwest::Client::builder()
+                .timeout(DEADLINE)
+                .build()
+                .unwrap(),
+            next_id: 1,
+        }
+    }
+
+    async fn post(&self, url: &str, session_id: Option<&str>, body: &Value) -> Answer {
+        let mut request = self
+            .http
+            .post(url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .header("MCP-Protocol-Version", PROTOCOL_VERSION)
+            .body(body.to_string());
+        if let Some(id) = session_id {
+            request = request.header("Mcp-Session-Id", id);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let session_id = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = response.text().await.unwrap();
+        Answer {
+            status,
+            session_id,
+            body,
+        }
+    }
+
+    async fn request(
+        &mut self,
+        url: &str,
+        session_id: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Answer {
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.post(url, session_id, &body).await
+    }
+
+    /// `initialize` and `notifications/initialized`; returns the session id.
+    async fn initialize(&mut self, url: &str) -> String {
+        let answer = self
+            .request(
+                url,
+                None,
+                "initialize",
+                json!({
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "capabilities": {},
+                    "clientInfo": {"name": "replica-test", "version": "1.0.0"}
+                }),
+            )
+            .await;
+        assert_eq!(answer.status, 200, "initialize: {}", answer.body);
+        assert_eq!(
+            answer.message()["result"]["serverInfo"]["name"],
+            "tool-mcp",
+            "{}",
+            answer.body
+        );
+        let session_id = answer
+            .session_id
+            .expect("initialize gave no Mcp-Session-Id");
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let answer = self.post(url, Some(&session_id), &initialized).await;
+        assert_eq!(answer.status, 202, "initialized: {}", answer.body);
+        session_id
+    }
+
+    async fn list_tools(&mut self, url: &str, session_id: &str) -> Answer {
+        self.request(url, Some(session_id), "tools/list", json!({}))
+            .await
+    }
+
+    async fn echo(&mut self, url: &str, session_id: &str, text: &str) -> Answer {
+        self.request(
+            url,
+            Some(session_id),
+            "tools/call",
+            json!({"name": "echo_twice", "arguments": {"text": text}}),
+        )
+        .await
+    }
+}
+
+fn assert_tools_listed(answer: &Answer, server: &str) {
+    assert_eq!(
+        answer.status, 200,
+        "tools/list on {server}: {}",
+        answer.body
+    );
+    let message = answer.message();
+    let names: Vec<&str> = message["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("tools/list on {server}: {message}"))
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, ["echo_twice"], "tools/list on {server}");
+}
+
+fn assert_echoed(answer: &Answer, text: &str, server: &str) {
+    assert_eq!(
+        answer.status, 200,
+        "tools/call on {server}: {}",
+        answer.body
+    );
+    let message = answer.message();
+    assert_eq!(
+        message["result"]["isError"], false,
+        "tools/call on {server}: {message}"
+    );
+    assert_eq!(
+        message["result"]["content"][0]["text"],
+        format!("{text} {text}"),
+        "tools/call on {server}: {message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_started_on_one_replica_is_served_by_another() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    // Each replica has its own store (its own connection), as separate processes would.
+    let store_a = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    let store_b = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    let store_c = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    let a = Replica::start(Some(Arc::new(store_a.clone()))).await;
+    let b = Replica::start(Some(Arc::new(store_b))).await;
+    let mut client = RawClient::new();
+
+    let session = client.initialize(&a.url()).await;
+    // rmcp wrote the session to Redis after the handshake.
+    assert!(store_a.load(&session).await.unwrap().is_some());
+
+    // B never saw this session: it restores it from Redis and serves it.
+    assert_tools_listed(&client.list_tools(&b.url(), &session).await, "B");
+    assert_echoed(
+        &client.echo(&b.url(), &session, "hello").await,
+        "hello",
+        "B",
+    );
+    // And A still serves it too: requests may alternate.
+    assert_echoed(
+        &client.echo(&a.url(), &session, "again").await,
+        "again",
+        "A",
+    );
+
+    // A goes away; B carries on with the session.
+    a.shut_down().await;
+    assert_echoed(
+        &client.echo(&b.url(), &session, "after A").await,
+        "after A",
+        "B",
+    );
+
+    // A replica started after A died has never seen the session either, and serves it.
+    let c = Replica::start(Some(Arc::new(store_c))).await;
+    assert_echoed(&client.echo(&c.url(), &session, "on C").await, "on C", "C");
+
+    // The control: a replica without the store does not know the session (404), which is
+    // what the store fixes.
+    let lone = Replica::start(None).await;
+    let answer = client.echo(&lone.url(), &session, "lost").await;
+    assert_eq!(answer.status, 404, "without the store: {}", answer.body);
+
+    // The client ends the session (on B): the entry is gone, so a new replica refuses it.
+    let ended = client
+        .http
+        .delete(b.url())
+        .header("Mcp-Session-Id", &session)
+        .header("MCP-Protocol-Version", PROTOCOL_VERSION)
+        .send()
+        .await
+        .unwrap();
+    assert!(ended.status().is_success(), "DELETE: {}", ended.status());
+    assert!(store_a.load(&session).await.unwrap().is_none());
+    let d = Replica::start(Some(Arc::new(store_a))).await;
+    let answer = client.echo(&d.url(), &session, "ended").await;
+    assert_eq!(answer.status, 404, "after DELETE: {}", answer.body);
+
+    for replica in [b, c, lone, d] {
+        replica.shut_down().await;
+    }
+}
