@@ -80,11 +80,12 @@ impl HttpServer {
                 Arc::new(LocalSessionManager::default()),
                 config,
             );
-        let router = axum::Router::new()
-            .nest_service("/mcp", service)
-            .layer(axum::middleware::from_fn(|request, next| {
-                crate::http_guard::check_post(MAX_BODY_BYTES, request, next)
-            }));
+        let router =
+            axum::Router::new()
+                .nest_service("/mcp", service)
+                .layer(axum::middleware::from_fn(|request, next| {
+                    crate::http_guard::check_post(MAX_BODY_BYTES, request, next)
+                }));
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
         let accepted = Arc::new(AcceptedConnections::default());

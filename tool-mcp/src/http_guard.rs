@@ -31,7 +31,8 @@ pub(crate) async fn check_post(limit: usize, request: Request, next: Next) -> Re
     if let Err(rejection) = jsonrpc::check(&bytes) {
         return reject(&rejection);
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// The JSON-RPC error as the response: `400` for a message that is not a valid request,

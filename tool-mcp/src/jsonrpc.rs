@@ -2,6 +2,11 @@
 //! client that sends something malformed gets the JSON-RPC error the specification names
 //! (rmcp 3.9 answers some of these with nothing, or with the wrong code).
 
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// JSON-RPC's "Parse error": the text is not JSON.
@@ -44,28 +49,62 @@ impl Rejection {
 pub(crate) enum Incoming {
     /// A request, with its id as canonical JSON text (for in-flight bookkeeping).
     Request { id: String },
-    /// A notification or a response to a request of the server's.
+    /// `notifications/cancelled` for the request with this id (canonical JSON text).
+    Cancelled { request_id: String },
+    /// Another notification, or a response to a request of the server's.
     Other,
+}
+
+/// The members of a JSON-RPC message the checks look at, borrowed from the text (checking
+/// a message costs a scan, not a tree: it runs on every request).
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CancelParams<'a> {
+    #[serde(default, borrow, rename = "requestId")]
+    request_id: Option<&'a RawValue>,
+}
+
+/// `Some` whenever the member is there, `null` included (`Option` alone reads `null` as
+/// absent, and `"id": null` must not pass for a notification).
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
 }
 
 /// Reads and checks one message: JSON, one object (MCP removed batches), `"jsonrpc":
 /// "2.0"`, a request id that is a string or a number, and `tools/call` arguments that are
 /// an object.
-pub(crate) fn check(text: &[u8]) -> Result<(Value, Incoming), Rejection> {
-    let value: Value = serde_json::from_slice(text).map_err(|error| {
+pub(crate) fn check(text: &[u8]) -> Result<Incoming, Rejection> {
+    let parse_error = |error: serde_json::Error| {
         Rejection::new(
             Value::Null,
             PARSE_ERROR,
             format!("Parse error: the message is not valid JSON ({error})"),
         )
-    })?;
-    let incoming = check_value(&value)?;
-    Ok((value, incoming))
-}
-
-fn check_value(value: &Value) -> Result<Incoming, Rejection> {
-    let Some(object) = value.as_object() else {
-        let what = if value.is_array() {
+    };
+    let first = text.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if first != Some(b'{') {
+        // Not an object: say so when it is JSON, and that it is not JSON otherwise.
+        serde_json::from_slice::<IgnoredAny>(text).map_err(parse_error)?;
+        let what = if first == Some(b'[') {
             "a batch (an array); MCP takes one JSON-RPC message at a time"
         } else {
             "not a JSON object"
@@ -75,21 +114,22 @@ fn check_value(value: &Value) -> Result<Incoming, Rejection> {
             INVALID_REQUEST,
             format!("Invalid Request: the message is {what}"),
         ));
-    };
-    let id = object.get("id").cloned();
+    }
+    let envelope: Envelope<'_> = serde_json::from_slice(text).map_err(parse_error)?;
+    let id = envelope.id.map(raw_value);
     let reply_id = id.clone().filter(is_valid_id).unwrap_or(Value::Null);
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if envelope.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
         return Err(Rejection::new(
             reply_id,
             INVALID_REQUEST,
             "Invalid Request: `jsonrpc` must be \"2.0\"",
         ));
     }
-    let Some(method) = object.get("method") else {
+    let Some(method) = envelope.method else {
         // A response to one of the server's requests (or garbage rmcp will ignore).
         return Ok(Incoming::Other);
     };
-    let Some(method) = method.as_str() else {
+    let Ok(method) = serde_json::from_str::<Cow<'_, str>>(method.get()) else {
         return Err(Rejection::new(
             reply_id,
             INVALID_REQUEST,
@@ -97,6 +137,16 @@ fn check_value(value: &Value) -> Result<Incoming, Rejection> {
         ));
     };
     let Some(id) = id else {
+        if method == "notifications/cancelled"
+            && let Some(params) = envelope.params
+            && let Ok(CancelParams {
+                request_id: Some(request_id),
+            }) = serde_json::from_str(params.get())
+        {
+            return Ok(Incoming::Cancelled {
+                request_id: raw_value(request_id).to_string(),
+            });
+        }
         return Ok(Incoming::Other);
     };
     if !is_valid_id(&id) {
@@ -106,23 +156,26 @@ fn check_value(value: &Value) -> Result<Incoming, Rejection> {
             format!("Invalid Request: a request id must be a string or a number, got {id}"),
         ));
     }
-    if method == "tools/call" {
-        let arguments = object
-            .get("params")
-            .and_then(|params| params.get("arguments"));
-        if let Some(arguments) = arguments.filter(|a| !a.is_object() && !a.is_null()) {
-            let name = object
-                .get("params")
-                .and_then(|params| params.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or("the tool");
+    if method == "tools/call"
+        && let Some(params) = envelope.params
+        && let Ok(call) = serde_json::from_str::<CallParams<'_>>(params.get())
+        && let Some(arguments) = call.arguments
+    {
+        let kind = match arguments.get().as_bytes().first() {
+            Some(b'{') | Some(b'n') => None,
+            Some(b'"') => Some("a string"),
+            Some(b'[') => Some("an array"),
+            Some(b't' | b'f') => Some("a boolean"),
+            _ => Some("a number"),
+        };
+        if let Some(kind) = kind {
+            let name = call.name.as_deref().unwrap_or("the tool");
             return Err(Rejection::new(
                 id,
                 INVALID_PARAMS,
                 format!(
                     "Invalid params: the arguments of `{name}` must be a JSON object of named \
-                     parameters, got {}",
-                    kind(arguments)
+                     parameters, got {kind}"
                 ),
             ));
         }
@@ -130,19 +183,13 @@ fn check_value(value: &Value) -> Result<Incoming, Rejection> {
     Ok(Incoming::Request { id: id.to_string() })
 }
 
-fn is_valid_id(id: &Value) -> bool {
-    id.is_string() || id.is_number()
+/// A raw value as a `Value` (it came from valid JSON, so this cannot fail; `null` if it did).
+fn raw_value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+fn is_valid_id(id: &Value) -> bool {
+    id.is_string() || id.is_number()
 }
 
 /// The id of a response the server sends, as canonical JSON text (`None` for anything that
@@ -191,7 +238,7 @@ mod tests {
 
     #[test]
     fn tool_arguments_must_be_an_object() {
-        for arguments in [r#""x=1""#, "[1]", "3", "true"] {
+        for arguments in [r#""x=1""#, "[1]", "3", "-3", "true"] {
             let text = format!(
                 r#"{{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{{"name":"add","arguments":{arguments}}}}}"#
             );
@@ -202,7 +249,7 @@ mod tests {
         }
         let fine = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}"#;
         assert_eq!(
-            check(fine.as_bytes()).unwrap().1,
+            check(fine.as_bytes()).unwrap(),
             Incoming::Request { id: "2".into() }
         );
         let absent = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add"}}"#;
@@ -212,9 +259,25 @@ mod tests {
     #[test]
     fn notifications_and_responses_pass() {
         let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-        assert_eq!(check(note.as_bytes()).unwrap().1, Incoming::Other);
+        assert_eq!(check(note.as_bytes()).unwrap(), Incoming::Other);
         let response = r#"{"jsonrpc":"2.0","id":0,"result":{}}"#;
-        assert_eq!(check(response.as_bytes()).unwrap().1, Incoming::Other);
+        assert_eq!(check(response.as_bytes()).unwrap(), Incoming::Other);
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r1"}}"#;
+        assert_eq!(
+            check(cancel.as_bytes()).unwrap(),
+            Incoming::Cancelled {
+                request_id: "\"r1\"".into()
+            }
+        );
+        // Ids are compared as canonical JSON: an escaped spelling is the same id.
+        let escaped = r#"{"jsonrpc":"2.0","id":"\u0061b","method":"ping"}"#;
+        assert_eq!(
+            check(escaped.as_bytes()).unwrap(),
+            Incoming::Request {
+                id: "\"ab\"".into()
+            }
+        );
         assert_eq!(response_id(response.as_bytes()), Some("0".into()));
         assert_eq!(response_id(note.as_bytes()), None);
         assert_eq!(

@@ -106,21 +106,22 @@ async fn check_input<R: AsyncRead + Unpin>(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let verdict = jsonrpc::check(&line).and_then(|(message, incoming)| {
-            note_cancellation(&message, &in_flight);
-            match incoming {
-                Incoming::Request { id } if !lock(&in_flight).insert(id.clone()) => {
-                    Err(Rejection {
-                        id: message.get("id").cloned().unwrap_or(Value::Null),
-                        code: INVALID_REQUEST,
-                        message: format!(
-                            "Invalid Request: a request with id {id} is still being answered; \
-                             use a new id for each request"
-                        ),
-                    })
-                }
-                _ => Ok(()),
+        let verdict = jsonrpc::check(&line).and_then(|incoming| match incoming {
+            Incoming::Request { id } if !lock(&in_flight).insert(id.clone()) => Err(Rejection {
+                id: serde_json::from_str(&id).unwrap_or(Value::Null),
+                code: INVALID_REQUEST,
+                message: format!(
+                    "Invalid Request: a request with id {id} is still being answered; use a \
+                     new id for each request"
+                ),
+            }),
+            // A cancelled request gets no response (the specification says so): its id is
+            // free again.
+            Incoming::Cancelled { request_id } => {
+                lock(&in_flight).remove(&request_id);
+                Ok(())
             }
+            _ => Ok(()),
         });
         let sent = match verdict {
             Ok(()) => {
@@ -135,15 +136,6 @@ async fn check_input<R: AsyncRead + Unpin>(
         if !sent {
             return;
         }
-    }
-}
-
-/// A cancelled request gets no response (the specification says so): its id is free again.
-fn note_cancellation(message: &Value, in_flight: &InFlight) {
-    if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
-        && let Some(id) = message.pointer("/params/requestId")
-    {
-        lock(in_flight).remove(&id.to_string());
     }
 }
 
