@@ -1,44 +1,197 @@
 #!/usr/bin/env bash
-# Serving benchmark: `toolbox serve --http` against a bare rmcp server (with and without
-# TCP_NODELAY), driven by a keep-alive MCP client at 1, 16 and 64 concurrent requests.
-# Not run in CI (its numbers depend on the machine). Usage:
-#   bash benches/serve_http.sh [SECONDS]            (default: 5 seconds per cell)
-# Prints one JSON line per (server, concurrency): requests per second, p50 and p99 latency,
-# and calls that failed or got no answer within 10 s. Each worker keeps one connection open;
-# all workers share one MCP session, except in the "session per worker" rows.
-# All servers are measured in the same run, so compare ratios, not absolute numbers.
+# Serving benchmark: `toolbox serve` against a bare rmcp server and the official Python MCP
+# SDK's server, all on this machine in one run. Not run in CI (its numbers depend on the
+# machine). Usage:
+#   bash benches/serve_http.sh [SECONDS]        (default: 5 seconds per cell)
+# Environment: SESSIONS (idle sessions opened per server, default 1000), SPAWNS (stdio
+# start-ups timed, default 20; PY_SPAWNS for the Python server, default 10).
+#
+# Measures, printing one JSON line each (`"server"` names the server):
+# - streamable HTTP: `tools/call calculate {"expression": "1+2"}` from 1, 16 and 64
+#   keep-alive clients for SECONDS each (`benches/src/bin/mcp_http_load.rs`): requests per
+#   second, p50 and p99 latency, calls that failed, and the server's resident memory (VmRSS)
+#   after the cell. All clients share one MCP session, except in the "session per worker"
+#   rows. Servers: `toolbox serve --http` (release), the bare rmcp server
+#   (`benches/src/bin/bare_rmcp_http.rs`) with and without TCP_NODELAY, and `MCPServer` of
+#   the Python SDK, mcp==2.3.0 (`benches/python_server.py`, in a virtual environment under
+#   the target directory), answering with event streams (its default) and with JSON.
+# - memory: the server's VmRSS just after it started, and per idle session: on a fresh
+#   server, SESSIONS sessions opened (`initialize` and `notifications/initialized` each),
+#   (VmRSS after - VmRSS before) / SESSIONS; also `toolbox serve --http --stateless` if
+#   this toolbox has that flag.
+# - stdio (`benches/src/bin/mcp_stdio_load.rs`): median time from spawning the server to
+#   its `initialize` reply, and `tools/call` calls per second over one session, one at a
+#   time and with 16 in flight; toolbox and the Python SDK.
+# Then prints a summary in markdown (`benches/serve_summary.py`), with the ratios. The
+# load client runs on the same cores as the server: compare ratios, not absolute numbers.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-5}"
+sessions="${SESSIONS:-1000}"
+spawns="${SPAWNS:-20}"
+py_spawns="${PY_SPAWNS:-10}"
+start_timeout=60 # seconds a server gets to say where it listens
 cd "$here"
-cargo build --quiet --release -p toolbox -p benches --bin toolbox --bin bare_rmcp_http --bin mcp_http_load
-target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release"
+
+fail() { echo "serve_http.sh: $*" >&2; exit 1; }
+note() { echo "serve_http.sh: $*" >&2; }
+[[ "$seconds" =~ ^[0-9]+([.][0-9]+)?$ ]] || fail "SECONDS must be a number, not '$seconds'"
+for n in "$sessions" "$spawns" "$py_spawns"; do
+    [[ "$n" =~ ^[0-9]+$ ]] || fail "SESSIONS, SPAWNS and PY_SPAWNS must be whole numbers, not '$n'"
+done
+[ "$spawns" -gt 0 ] && [ "$py_spawns" -gt 0 ] || fail "SPAWNS and PY_SPAWNS must be at least 1"
+[ -r /proc/self/status ] || fail "needs /proc (Linux) to read the servers' memory"
+
+note "building (release)"
+cargo build --quiet --release -p toolbox -p benches \
+    --bin toolbox --bin bare_rmcp_http --bin mcp_http_load --bin mcp_stdio_load
+target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+
+venv="$target_dir/serve-bench-venv"
+python_ok=""
+setup_python() {
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || return 1
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==2.3.0" uvicorn || return 1
+}
+if setup_python >&2; then python_ok=1; else note "cannot install mcp==2.3.0 into $venv: the Python rows are skipped"; fi
+
 workdir="$(mktemp -d)"
+results="$workdir/results.jsonl"
+: > "$results"
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$workdir"; }
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$workdir"
+}
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; exit 1; }
+# Copies of the binaries just built: a build from another checkout sharing the target
+# directory cannot replace them during the run.
+bin="$workdir/bin"
+mkdir "$bin"
+for name in toolbox bare_rmcp_http mcp_http_load mcp_stdio_load; do
+    cp "$target_dir/release/$name" "$bin/"
+done
 
-run() { # label command...
-    local label="$1"; shift
-    local port; port="$(free_port)"
-    "$@" "127.0.0.1:$port" > "$workdir/$label.log" 2>&1 &
-    local pid=$!
-    pids+=("$pid")
-    wait_port "$port"
-    for c in 1 16 64; do
-        printf '%-28s ' "$label"
-        "$target/mcp_http_load" "http://127.0.0.1:$port/mcp" "$c" "$seconds" ${LOAD_ARGS:-}
+emit() { echo "$1"; echo "$1" >> "$results"; }
+skip() { emit "{\"server\": \"$1\", \"skipped\": \"$2\"}"; note "$1: skipped: $2"; }
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# Copies a server's output to its log; writes the URL it says it listens on (or EXITED,
+# if it ends without saying) to the fifo the caller waits on.
+watch_ready() { # LOG FIFO
+    local log="$1" fifo="$2" found="" line
+    local re='listening on (http://)?([0-9.]+:[0-9]+)'
+    while IFS= read -r line; do
+        printf '%s\n' "$line" >> "$log"
+        if [ -z "$found" ] && [[ "$line" =~ $re ]]; then
+            found=1
+            echo "http://${BASH_REMATCH[2]}/mcp" 1<>"$fifo"
+        fi
     done
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    [ -n "$found" ] || echo EXITED 1<>"$fifo"
 }
 
-toolbox_http() { "$target/toolbox" serve --root "$workdir" --http "$1"; }
-run "toolbox serve --http" toolbox_http
-LOAD_ARGS=--session-per-worker run "toolbox, session per worker" toolbox_http
-run "bare rmcp (axum::serve)" "$target/bare_rmcp_http"
-bare_nodelay() { "$target/bare_rmcp_http" "$1" --nodelay; }
-run "bare rmcp + TCP_NODELAY" bare_nodelay
+# Starts a server (COMMAND listening on 127.0.0.1:0, a port the OS picks) and waits until it
+# says where it listens. Sets server_pid, server_url and server_log.
+start_server() { # NAME COMMAND...
+    local name="$1"; shift
+    server_log="$workdir/$name.log"
+    : > "$server_log"
+    local fifo="$workdir/$name.ready" fd
+    rm -f "$fifo"; mkfifo "$fifo"
+    exec {fd}<>"$fifo"
+    "$@" > >(watch_ready "$server_log" "$fifo") 2>&1 &
+    server_pid=$!
+    pids+=("$server_pid")
+    if ! read -r -t "$start_timeout" -u "$fd" server_url; then
+        server_url=TIMEOUT
+    fi
+    exec {fd}<&-
+    rm -f "$fifo"
+    case "$server_url" in
+        EXITED) tail -20 "$server_log" >&2; fail "$name exited before listening (log above)";;
+        TIMEOUT) tail -20 "$server_log" >&2; fail "$name did not say where it listens within ${start_timeout}s";;
+    esac
+    # The memory read must be the server's, not a shell's around it.
+    [ "$(readlink "/proc/$server_pid/exe")" != "$(readlink /proc/$$/exe)" ] \
+        || fail "$name: process $server_pid is a shell, not the server"
+}
+
+stop_server() {
+    kill "$server_pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done
+    kill -KILL "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    local kept=() pid
+    for pid in "${pids[@]}"; do [ "$pid" = "$server_pid" ] || kept+=("$pid"); done
+    pids=("${kept[@]}")
+}
+
+# Runs a client; emits its JSON line, or shows the server's log and stops.
+client() { # CLIENT ARGS...
+    local out
+    if ! out="$("$@")"; then
+        [ -n "${server_log:-}" ] && { echo "--- end of the server's log:" >&2; tail -20 "$server_log" >&2; }
+        fail "failed: $*"
+    fi
+    emit "$out"
+}
+
+# HTTP measurements of one server: with SESSIONS_TOO=yes, its memory just after start and
+# per idle session; then, on a fresh server, the load cells.
+measure_http() { # LABEL COMMAND... (environment: SESSIONS_TOO, LOAD_ARGS)
+    local label="$1"; shift
+    local name="${label//[^a-zA-Z0-9]/_}"
+    start_server "$name" "$@"
+    if [ "${SESSIONS_TOO:-}" = yes ]; then
+        emit "{\"server\": \"$label\", \"idle_rss_kib\": $(rss_kib "$server_pid")}"
+        if [ "$sessions" -gt 0 ]; then
+            client "$bin/mcp_http_load" "$server_url" --idle-sessions "$sessions" --pid "$server_pid" --label "$label"
+        fi
+        stop_server
+        start_server "$name" "$@"
+    fi
+    for c in 1 16 64; do
+        # shellcheck disable=SC2086 # LOAD_ARGS: words
+        client "$bin/mcp_http_load" "$server_url" "$c" "$seconds" --pid "$server_pid" --label "$label" ${LOAD_ARGS:-}
+    done
+    stop_server
+}
+
+addr=127.0.0.1:0
+toolbox_http=("$bin/toolbox" serve --root "$workdir" --http "$addr")
+python_server=("$venv/bin/python" benches/python_server.py)
+
+note "HTTP: $seconds s per cell"
+SESSIONS_TOO=yes measure_http "toolbox" "${toolbox_http[@]}"
+LOAD_ARGS=--session-per-worker measure_http "toolbox, session per worker" "${toolbox_http[@]}"
+if "$bin/toolbox" serve --help | grep -q -- '--stateless'; then
+    SESSIONS_TOO=yes measure_http "toolbox --stateless" "${toolbox_http[@]}" --stateless
+else
+    skip "toolbox --stateless" "this toolbox serve has no --stateless flag"
+fi
+SESSIONS_TOO=yes measure_http "bare rmcp + TCP_NODELAY" "$bin/bare_rmcp_http" "$addr" --nodelay
+measure_http "bare rmcp" "$bin/bare_rmcp_http" "$addr"
+if [ -n "$python_ok" ]; then
+    SESSIONS_TOO=yes measure_http "Python SDK" "${python_server[@]}" http "$addr"
+    measure_http "Python SDK, JSON responses" "${python_server[@]}" http "$addr" --json-response
+else
+    skip "Python SDK" "mcp==2.3.0 could not be installed"
+fi
+
+note "stdio"
+server_log=""
+toolbox_stdio=("$bin/toolbox" serve --root "$workdir")
+client "$bin/mcp_stdio_load" startup "$spawns" --label toolbox -- "${toolbox_stdio[@]}"
+client "$bin/mcp_stdio_load" calls "$seconds" 1 --label toolbox -- "${toolbox_stdio[@]}"
+client "$bin/mcp_stdio_load" calls "$seconds" 16 --label toolbox -- "${toolbox_stdio[@]}"
+if [ -n "$python_ok" ]; then
+    client "$bin/mcp_stdio_load" startup "$py_spawns" --label "Python SDK" -- "${python_server[@]}" stdio
+    client "$bin/mcp_stdio_load" calls "$seconds" 1 --label "Python SDK" -- "${python_server[@]}" stdio
+    client "$bin/mcp_stdio_load" calls "$seconds" 16 --label "Python SDK" -- "${python_server[@]}" stdio
+fi
+
+echo
+python3 benches/serve_summary.py "$results" "$seconds" "$(nproc)"

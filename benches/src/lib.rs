@@ -1,5 +1,6 @@
 //! Shared pieces of the benchmarks: the tools measured, written four ways, and an rmcp
-//! server whose `#[tool_router]` dispatch is measured beside ours.
+//! server whose `#[tool_router]` dispatch is measured beside ours; in [`serving`], what the
+//! serving benchmark's clients share.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -14,6 +15,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tool_runtime::{Tool, ToolError};
+
+pub mod serving;
 
 /// The function every dispatch benchmark ends in.
 #[inline(never)]

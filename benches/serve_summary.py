@@ -1,0 +1,108 @@
+"""The summary of a `serve_http.sh` run, in markdown: its JSON lines as tables, and the ratios
+the serving goals are stated in.
+
+Usage: python3 serve_summary.py RESULTS.jsonl SECONDS CORES
+"""
+
+import json
+import sys
+
+TOOLBOX, BARE, PYTHON = "toolbox", "bare rmcp + TCP_NODELAY", "Python SDK"
+
+
+def mib(kib):
+    return f"{kib / 1024:,.1f}"
+
+
+def main() -> None:
+    path, seconds, cores = sys.argv[1:4]
+    lines = [json.loads(line) for line in open(path) if line.strip()]
+    load = [l for l in lines if "concurrency" in l]
+    idle = {l["server"]: l["idle_rss_kib"] for l in lines if "idle_rss_kib" in l}
+    sessions = {l["server"]: l for l in lines if "idle_sessions" in l}
+    stdio = [l for l in lines if "stdio" in l]
+    skipped = [l for l in lines if "skipped" in l]
+    cell = {(l["server"], l["concurrency"]): l for l in load}
+    out = []
+
+    out.append(
+        f"Streamable HTTP, `tools/call calculate {{\"expression\": \"1+2\"}}`, {seconds} s per cell, "
+        f"client and server on the same {cores} cores:\n"
+    )
+    out.append("| server | clients | req/s | p50 ms | p99 ms | failed | server RSS after, MiB |")
+    out.append("|---|---|---|---|---|---|---|")
+    for l in load:
+        out.append(
+            f"| {l['server']} | {l['concurrency']} | {l['rps']:,.0f} | {l['p50_ms']:.2f} | {l['p99_ms']:.2f} "
+            f"| {l['failed_or_timed_out']} | {mib(l['server_rss_kib'])} |"
+        )
+
+    out.append("\nMemory (VmRSS) just after start, and per idle session (`initialize` + `notifications/initialized`):\n")
+    out.append("| server | idle RSS, MiB | idle sessions | RSS before → after, MiB | KiB per idle session |")
+    out.append("|---|---|---|---|---|")
+    for server, kib in idle.items():
+        s = sessions.get(server)
+        if s:
+            per = f"{s['bytes_per_session'] / 1024:,.1f}"
+            if s["without_session_id"]:
+                per += f" ({s['without_session_id']:,} got no session id)"
+            if s.get("refused"):
+                per += f" ({s['refused']:,} refused: {s.get('first_refusal', '')})"
+            out.append(
+                f"| {server} | {mib(kib)} | {s['idle_sessions']:,} | {mib(s['server_rss_before_kib'])} → "
+                f"{mib(s['server_rss_after_kib'])} | {per} |"
+            )
+        else:
+            out.append(f"| {server} | {mib(kib)} | | | |")
+    per_session = []
+    for other in (BARE, PYTHON):
+        if TOOLBOX in sessions and other in sessions and sessions[other]["bytes_per_session"] > 0:
+            times = sessions[TOOLBOX]["bytes_per_session"] / sessions[other]["bytes_per_session"]
+            per_session.append(f"toolbox / {other}: {times:.2f}x")
+    if per_session:
+        out.append("\nMemory per idle session, " + "; ".join(per_session) + ".")
+
+    def ratio(a, b, key, c):
+        x, y = cell.get((a, c)), cell.get((b, c))
+        if not x or not y or not y[key]:
+            return "n/a"
+        return f"{x[key] / y[key]:.2f}x"
+
+    out.append("\nRatios (same run):\n")
+    out.append("| ratio | c=1 | c=16 | c=64 |")
+    out.append("|---|---|---|---|")
+    for title, a, b, key in (
+        ("toolbox / bare rmcp + TCP_NODELAY, req/s", TOOLBOX, BARE, "rps"),
+        ("toolbox / Python SDK, req/s", TOOLBOX, PYTHON, "rps"),
+        ("toolbox p99 / bare rmcp + TCP_NODELAY p99", TOOLBOX, BARE, "p99_ms"),
+    ):
+        row = [ratio(a, b, key, c) for c in (1, 16, 64)]
+        out.append(f"| {title} | " + " | ".join(row) + " |")
+
+    if stdio:
+        out.append("\nstdio, one server process per row:\n")
+        out.append("| server | spawn → `initialize` reply, median (min–max) | calls one at a time: calls/s, p50, p99 "
+                   "| 16 calls in flight: calls/s, p50, p99 | server RSS after, MiB |")
+        out.append("|---|---|---|---|---|")
+        servers = list(dict.fromkeys(l["server"] for l in stdio))
+        for server in servers:
+            start = next((l for l in stdio if l["server"] == server and "spawns" in l), None)
+            calls = {l["in_flight"]: l for l in stdio if l["server"] == server and "in_flight" in l}
+            row = [server]
+            row.append(
+                f"{start['median_ms']:,.1f} ms ({start['min_ms']:,.1f}–{start['max_ms']:,.1f}), {start['spawns']} spawns"
+                if start else "")
+            for n in (1, 16):
+                l = calls.get(n)
+                row.append(f"{l['rps']:,.0f}/s, {l['p50_ms']:.2f} ms, {l['p99_ms']:.2f} ms" if l else "")
+            rss = [l["server_rss_kib"] for l in calls.values()]
+            row.append(mib(max(rss)) if rss else "")
+            out.append("| " + " | ".join(row) + " |")
+
+    for l in skipped:
+        out.append(f"\nNot measured: {l['server']}: {l['skipped']}.")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
