@@ -1,10 +1,15 @@
 //! JSON-RPC hygiene for streamable HTTP: a POST whose body is not one JSON-RPC message gets
 //! `400 Bad Request` with the JSON-RPC error in the body (rmcp 3.9 answers malformed JSON,
 //! batches and `id: null` with a plain-text `415`), and `tools/call` arguments that are not
-//! an object get `-32602` (rmcp answers `-32601`, "method not found").
+//! an object get `-32602` (rmcp answers `-32601`, "method not found"); a `DELETE` of a
+//! session nobody knows gets `404` (rmcp answers `202 Accepted` whatever the id).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 use axum::body::{Body, to_bytes};
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -49,4 +54,33 @@ fn reject(rejection: &Rejection) -> Response {
         rejection.to_json().to_string(),
     )
         .into_response()
+}
+
+/// Whether a session id is known here or in the shared store.
+pub(crate) type SessionKnown =
+    Arc<dyn Fn(String) -> Pin<Box<dyn Future<Output = bool> + Send>> + Send + Sync>;
+
+/// `404 Not Found` for a `DELETE` of a session that is neither open here nor in the shared
+/// session store (the specification's answer for an unknown session); anything else passes.
+pub(crate) async fn check_delete(
+    State(known): State<SessionKnown>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::DELETE {
+        return next.run(request).await;
+    }
+    let id = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    match id {
+        Some(id) if !known(id).await => (
+            StatusCode::NOT_FOUND,
+            "no such session: it ended, expired, or never existed; start a new one with `initialize`",
+        )
+            .into_response(),
+        _ => next.run(request).await,
+    }
 }
