@@ -315,7 +315,9 @@ async fn a_call_s_own_ceiling_lowers_the_executor_s() {
     assert_eq!(report.outcome, Outcome::Denied);
     assert_eq!(
         report.result.error.as_deref(),
-        Some("tool `change_setting` is cautious, above this caller's limit of safe; it was not run")
+        Some(
+            "tool `change_setting` is cautious, above this caller's limit of safe; it was not run"
+        )
     );
     assert_eq!(report.result.metadata.approved, Some(false));
     let report = executor
@@ -336,7 +338,11 @@ async fn a_call_s_own_ceiling_lowers_the_executor_s() {
     // Under it: runs.
     let report = executor
         .execute_report(
-            call("c3", "read_number", json!({"key": "call-ceiling-s", "n": 1})),
+            call(
+                "c3",
+                "read_number",
+                json!({"key": "call-ceiling-s", "n": 1}),
+            ),
             safe_only(),
         )
         .await;
@@ -376,7 +382,9 @@ async fn a_call_s_ceiling_never_raises_the_executor_s() {
     assert_eq!(report.outcome, Outcome::Denied);
     assert_eq!(
         report.result.error.as_deref(),
-        Some("tool `change_setting` is cautious, above this executor's limit of safe; it was not run")
+        Some(
+            "tool `change_setting` is cautious, above this executor's limit of safe; it was not run"
+        )
     );
     assert_eq!(runs("call-ceiling-raise"), 0);
 }

@@ -277,9 +277,9 @@ impl Executor {
     /// The highest safety level a call with `options` may run: the lower of the executor's
     /// ceiling and the call's own.
     pub(super) fn ceiling(&self, options: &CallOptions) -> SafetyLevel {
-        options
-            .max_safety
-            .map_or(self.inner.max_safety, |limit| limit.min(self.inner.max_safety))
+        options.max_safety.map_or(self.inner.max_safety, |limit| {
+            limit.min(self.inner.max_safety)
+        })
     }
 
     /// The context a call of this executor runs with.
