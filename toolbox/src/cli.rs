@@ -184,8 +184,8 @@ pub(crate) struct HttpArgs {
     /// The audience (aud) JWTs must name (default: --resource-url).
     #[arg(long, value_name = "AUD", requires = "jwks")]
     pub(crate) jwt_audience: Option<String>,
-    /// The public URL clients reach this server at (e.g. https://tools.example.com): the
-    /// resource of the OAuth metadata, and a Host accepted.
+    /// The public URL clients reach this server at (the https URL of your proxy, say): the
+    /// resource of the OAuth metadata; its host is accepted as Host.
     #[arg(long, value_name = "URL", requires = "http")]
     pub(crate) resource_url: Option<String>,
     /// Serve a non-loopback address without authentication: anyone who can reach the port
@@ -196,8 +196,8 @@ pub(crate) struct HttpArgs {
         conflicts_with_all = ["auth_token_file", "auth_token_env", "jwks_file", "jwks_url"]
     )]
     pub(crate) insecure_no_auth: bool,
-    /// Accept requests from web pages of this origin (scheme://host[:port]; repeat for
-    /// several). Requests from other origins are refused.
+    /// Accept requests from web pages of this origin (scheme://host or scheme://host:port,
+    /// :* for any port; repeat for several). Requests from other origins are refused.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     pub(crate) allow_origins: Vec<String>,
     /// Accept requests for this Host (name or name:port; repeat for several), besides
