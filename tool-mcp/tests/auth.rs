@@ -524,6 +524,46 @@ async fn a_caller_s_own_approval_counts_only_with_tools_approve() {
 }
 
 #[tokio::test]
+async fn scopes_apply_in_stateless_mode_too() {
+    let http = start(HttpOptions::new().stateless(true), |s| s).await;
+    let web = reqwest::Client::new();
+    let request = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let list = post(&web, &http.url(), &request(1, "tools/list", json!({})))
+        .bearer_auth(SAFE_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(list.status(), StatusCode::OK);
+    let list: Value = list.json().await.unwrap();
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["look"]);
+    let call = post(
+        &web,
+        &http.url(),
+        &request(2, "tools/call", json!({"name": "tweak", "arguments": {}})),
+    )
+    .bearer_auth(SAFE_TOKEN)
+    .send()
+    .await
+    .unwrap();
+    let call: Value = call.json().await.unwrap();
+    assert_eq!(call["result"]["isError"], true, "{call}");
+    assert!(
+        call["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("above this caller's limit of safe"),
+        "{call}"
+    );
+    http.shutdown();
+}
+
+#[tokio::test]
 async fn a_session_belongs_to_the_token_that_started_it() {
     let http = start(HttpOptions::new(), |s| s).await;
     let web = reqwest::Client::new();
