@@ -1,38 +1,85 @@
-//! Streamable HTTP, mounted at `/mcp` on axum.
+//! Streamable HTTP, mounted at `/mcp` on axum, with authentication, the ops endpoints
+//! (`/healthz`, `/readyz`, `/metrics`) and a graceful drain.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use axum::http::Uri;
+use axum::middleware::from_fn_with_state;
+use axum::routing::get;
 use axum::serve::{Listener, ListenerExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::common::server_side_http::SessionId;
+use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::session::store::SessionStore;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::{McpServer, ServeError};
+use crate::auth::{self, AuthState, SessionOwners};
+use crate::ops::{self, Ops, PrometheusMetrics};
+use crate::http_guard::{self, SessionKnown};
+use crate::sessions::{self, LimitedSessionManager};
+use crate::{HttpOptions, McpServer, ServeError};
 
-/// The largest request body taken.
-const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// How long the server may take to close its connections once told to stop, before its task
+/// is ended.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// A running streamable HTTP server.
+/// A running streamable HTTP server: MCP at `/mcp`, and `/healthz`, `/readyz`, `/metrics`
+/// (and, with authentication, `/.well-known/oauth-protected-resource`) on the same listener.
 ///
 /// ```no_run
 /// # async fn run(executor: tool_runtime::Executor) -> Result<(), tool_mcp::ServeError> {
+/// use std::time::Duration;
+///
 /// let server = tool_mcp::serve_http(executor, "127.0.0.1:8080".parse().unwrap()).await?;
 /// println!("MCP endpoint: {}", server.url());
-/// server.wait().await
+/// tokio::signal::ctrl_c().await?;
+/// let report = server.drain(Duration::from_secs(30)).await?;
+/// println!("stopped; {} calls did not finish in time", report.unfinished_calls);
+/// # Ok(())
 /// # }
 /// ```
 pub struct HttpServer {
     local_addr: SocketAddr,
     shutdown: CancellationToken,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
+    ops: Arc<Ops>,
     // Read by the tests only: the regression test of TCP_NODELAY.
     #[cfg_attr(not(test), allow(dead_code))]
     accepted: Arc<AcceptedConnections>,
+}
+
+/// How a [drain](HttpServer::drain) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DrainReport {
+    /// Tool calls still running at the deadline (they were cancelled).
+    pub unfinished_calls: usize,
+    /// Requests to `/mcp` still being answered at the deadline.
+    pub unfinished_requests: usize,
+}
+
+impl DrainReport {
+    /// Whether everything in flight finished before the deadline.
+    ///
+    /// ```
+    /// # async fn run(server: tool_mcp::HttpServer) -> Result<(), tool_mcp::ServeError> {
+    /// let report = server.drain(std::time::Duration::from_secs(30)).await?;
+    /// if !report.is_clean() {
+    ///     eprintln!("{} calls were cut short", report.unfinished_calls);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn is_clean(&self) -> bool {
+        self.unfinished_calls == 0 && self.unfinished_requests == 0
+    }
 }
 
 /// Counts of accepted connections, read back from the sockets themselves (so a test can
@@ -69,25 +116,121 @@ fn set_nodelay(stream: &TcpStream) {
 }
 
 impl HttpServer {
-    pub(crate) async fn start(server: McpServer, addr: SocketAddr) -> Result<Self, ServeError> {
-        let shutdown = CancellationToken::new();
-        let config = StreamableHttpServerConfig::default()
-            .with_cancellation_token(shutdown.child_token())
-            .with_sse_keep_alive(Some(Duration::from_secs(15)));
-        let service: StreamableHttpService<McpServer, LocalSessionManager> =
-            StreamableHttpService::new(
-                move || Ok(server.clone()),
-                Arc::new(LocalSessionManager::default()),
-                config,
-            );
-        let router =
-            axum::Router::new()
-                .nest_service("/mcp", service)
-                .layer(axum::middleware::from_fn(|request, next| {
-                    crate::http_guard::check_post(MAX_BODY_BYTES, request, next)
-                }));
+    pub(crate) async fn start(
+        server: McpServer,
+        addr: SocketAddr,
+        options: HttpOptions,
+    ) -> Result<Self, ServeError> {
+        let loopback = addr.ip().is_loopback();
+        match &options.auth {
+            Some(auth) if auth.is_empty() => {
+                return Err(ServeError::Config(
+                    "authentication is on but accepts no token: add static tokens or a JWT \
+                     configuration to the AuthConfig"
+                        .to_owned(),
+                ));
+            }
+            None if !loopback && !options.insecure_no_auth => {
+                return Err(ServeError::Config(format!(
+                    "refusing to serve {addr} without authentication: anyone who can reach it \
+                     could call the tools; configure HttpOptions::auth (static tokens or JWTs), \
+                     or allow it knowingly with HttpOptions::insecure_no_auth(true)"
+                )));
+            }
+            None if !loopback => {
+                tracing::warn!(%addr, "serving MCP without authentication on a non-loopback address");
+            }
+            _ => {}
+        }
+
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
+        let resource = options
+            .resource_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{local_addr}"));
+        let metadata_url = metadata_url(&resource)?;
+
+        let mut allowed_hosts = options.allowed_hosts.clone();
+        if !loopback {
+            allowed_hosts.push(addr.ip().to_string());
+        }
+        let shutdown = CancellationToken::new();
+        let mut config = StreamableHttpServerConfig::default()
+            .with_cancellation_token(shutdown.child_token())
+            .with_sse_keep_alive(Some(Duration::from_secs(15)))
+            .with_allowed_hosts(allowed_hosts)
+            .with_allowed_origins(options.allowed_origins.clone())
+            .enforce_origin_validation()
+            .with_max_request_body_bytes(options.max_request_body_bytes)
+            .with_legacy_session_mode(!options.stateless)
+            .with_json_response(options.stateless);
+        config.session_store = options.session_store.clone();
+
+        let owners = Arc::new(SessionOwners::default());
+        let mut local = LocalSessionManager::default();
+        local.session_config.keep_alive = Some(options.session_idle);
+        let sessions = Arc::new(LimitedSessionManager::new(
+            local,
+            options.max_sessions,
+            Arc::clone(&owners),
+        ));
+        let ops = Arc::new(Ops {
+            draining: AtomicBool::new(false),
+            requests: ops::InFlight::default(),
+            calls: server.calls.clone(),
+            sessions: Arc::clone(&sessions),
+            metrics: options
+                .metrics
+                .clone()
+                .unwrap_or_else(|| Arc::new(PrometheusMetrics::new())),
+            executor: server.executor().clone(),
+            max_body: options.max_request_body_bytes,
+        });
+
+        let service: StreamableHttpService<McpServer, LimitedSessionManager> =
+            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
+        // Innermost first: the JSON-RPC checks run after authentication (below), so an
+        // anonymous client cannot make the server parse bodies.
+        let max_body = options.max_request_body_bytes;
+        let known = session_known(Arc::clone(&sessions), options.session_store.clone());
+        let mut mcp = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(from_fn_with_state(
+                options.max_sessions,
+                sessions::limit_answers,
+            ))
+            .layer(axum::middleware::from_fn(move |request, next| {
+                http_guard::check_post(max_body, request, next)
+            }))
+            .layer(from_fn_with_state(known, http_guard::check_delete));
+        let mut router = axum::Router::new()
+            .route("/healthz", get(ops::healthz))
+            .route("/readyz", get(ops::readyz))
+            .route("/metrics", get(ops::metrics))
+            .with_state(Arc::clone(&ops));
+        if let Some(auth) = options.auth.clone() {
+            let state = Arc::new(AuthState {
+                config: auth,
+                resource: resource.clone(),
+                metadata_url: metadata_url.clone(),
+                owners,
+            });
+            mcp = mcp.layer(from_fn_with_state(Arc::clone(&state), auth::authenticate));
+            let mut paths = vec!["/.well-known/oauth-protected-resource".to_owned()];
+            let suffix = resource_path(&resource);
+            if !suffix.is_empty() {
+                paths.push(format!("/.well-known/oauth-protected-resource{suffix}"));
+            }
+            let mut metadata = axum::Router::new();
+            for path in paths {
+                metadata = metadata.route(&path, get(auth::metadata));
+            }
+            router = router.merge(metadata.with_state(state));
+        }
+        let mcp = mcp.layer(from_fn_with_state(Arc::clone(&ops), ops::gate));
+        let router = router.merge(mcp);
+
         let accepted = Arc::new(AcceptedConnections::default());
         let counts = Arc::clone(&accepted);
         let listener = listener.tap_io(move |stream: &mut TcpStream| {
@@ -108,6 +251,7 @@ impl HttpServer {
             local_addr,
             shutdown,
             task,
+            ops,
             accepted,
         })
     }
@@ -122,9 +266,88 @@ impl HttpServer {
         format!("http://{}/mcp", self.local_addr)
     }
 
-    /// Stops accepting connections and ends every session.
+    /// Sessions open now.
+    pub fn open_sessions(&self) -> usize {
+        self.ops.sessions.open_sessions()
+    }
+
+    /// Tool calls running now.
+    pub fn calls_in_flight(&self) -> usize {
+        self.ops.calls.count()
+    }
+
+    /// Whether the server is draining (see [`drain`](Self::drain)).
+    pub fn is_draining(&self) -> bool {
+        self.ops.is_draining()
+    }
+
+    /// Stops at once: stops accepting connections and ends every session; calls in flight
+    /// are cancelled. [`drain`](Self::drain) lets them finish first.
     pub fn shutdown(&self) {
         self.shutdown.cancel();
+    }
+
+    /// Stops gracefully. As soon as this is called (before the future is polled), new
+    /// requests to `/mcp` get `503` and `/readyz` answers `503`, so a load balancer sends
+    /// traffic elsewhere; what existing sessions need to finish their calls still passes
+    /// (answers to approval requests, cancellations, closing a session). The future waits
+    /// until every tool call and request in flight has finished, or `deadline` has passed
+    /// (then they are cancelled), and then shuts the server down.
+    ///
+    /// ```no_run
+    /// # async fn run(server: tool_mcp::HttpServer) -> Result<(), tool_mcp::ServeError> {
+    /// let report = server.drain(std::time::Duration::from_secs(30)).await?;
+    /// assert!(report.is_clean());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When the server had failed.
+    pub fn drain(
+        self,
+        deadline: Duration,
+    ) -> impl Future<Output = Result<DrainReport, ServeError>> + Send + 'static {
+        self.ops.draining.store(true, Ordering::SeqCst);
+        tracing::info!(
+            calls = self.ops.calls.count(),
+            requests = self.ops.requests.count(),
+            "draining: new requests are refused; waiting for the calls in flight"
+        );
+        async move {
+            let finished = tokio::time::timeout(deadline, self.ops.idle())
+                .await
+                .is_ok();
+            let report = if finished {
+                DrainReport {
+                    unfinished_calls: 0,
+                    unfinished_requests: 0,
+                }
+            } else {
+                let report = DrainReport {
+                    unfinished_calls: self.ops.calls.count(),
+                    unfinished_requests: self.ops.requests.count(),
+                };
+                tracing::warn!(
+                    calls = report.unfinished_calls,
+                    requests = report.unfinished_requests,
+                    "the drain deadline passed; cancelling what is still running"
+                );
+                report
+            };
+            self.shutdown.cancel();
+            let mut task = self.task;
+            match tokio::time::timeout(SHUTDOWN_GRACE, &mut task).await {
+                Ok(joined) => joined_result(joined)?,
+                Err(_) => {
+                    tracing::warn!("connections did not close in time; closing them");
+                    task.abort();
+                }
+            }
+            tracing::info!("drained and stopped");
+            Ok(report)
+        }
     }
 
     /// Waits until the server stops (after [`shutdown`](Self::shutdown), or on an error).
@@ -133,13 +356,49 @@ impl HttpServer {
     ///
     /// When the server failed.
     pub async fn wait(self) -> Result<(), ServeError> {
-        match self.task.await {
-            Ok(result) => result.map_err(ServeError::Io),
-            Err(error) => Err(ServeError::Protocol(format!(
-                "the server task failed: {error}"
-            ))),
-        }
+        joined_result(self.task.await)
     }
+}
+
+fn joined_result(
+    joined: Result<std::io::Result<()>, tokio::task::JoinError>,
+) -> Result<(), ServeError> {
+    match joined {
+        Ok(result) => result.map_err(ServeError::Io),
+        Err(error) => Err(ServeError::Protocol(format!(
+            "the server task failed: {error}"
+        ))),
+    }
+}
+
+/// The path of the resource URL, without a trailing slash (`""` for none).
+fn resource_path(resource: &str) -> String {
+    resource
+        .parse::<Uri>()
+        .ok()
+        .map(|uri| uri.path().trim_end_matches('/').to_owned())
+        .unwrap_or_default()
+}
+
+/// Where the protected resource metadata of `resource` is, by RFC 9728: the well-known path
+/// between the origin and the resource's path.
+fn metadata_url(resource: &str) -> Result<String, ServeError> {
+    let uri: Uri = resource.parse().map_err(|error| {
+        ServeError::Config(format!(
+            "the resource URL `{resource}` is not a URL ({error}); give the public URL clients \
+             reach the server at, such as https://tools.example.com"
+        ))
+    })?;
+    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+        return Err(ServeError::Config(format!(
+            "the resource URL `{resource}` needs a scheme and a host, such as \
+             https://tools.example.com"
+        )));
+    };
+    Ok(format!(
+        "{scheme}://{authority}/.well-known/oauth-protected-resource{}",
+        resource_path(resource)
+    ))
 }
 
 #[cfg(test)]
@@ -153,9 +412,13 @@ mod tests {
     async fn accepted_connections_have_nodelay() {
         let registry = tool_runtime::ToolRegistry::new();
         let executor = tool_runtime::Executor::builder(Arc::new(registry)).build();
-        let server = HttpServer::start(McpServer::new(executor), "127.0.0.1:0".parse().unwrap())
-            .await
-            .unwrap();
+        let server = HttpServer::start(
+            McpServer::new(executor),
+            "127.0.0.1:0".parse().unwrap(),
+            HttpOptions::new(),
+        )
+        .await
+        .unwrap();
         let addr = server.local_addr();
         // Three connections, each answered, so each was accepted (and tapped) first.
         let answers = tokio::task::spawn_blocking(move || {
@@ -182,6 +445,23 @@ mod tests {
         server.wait().await.unwrap();
     }
 
+    #[test]
+    fn metadata_urls_follow_rfc_9728() {
+        assert_eq!(
+            metadata_url("https://tools.example.com").unwrap(),
+            "https://tools.example.com/.well-known/oauth-protected-resource"
+        );
+        assert_eq!(
+            metadata_url("https://example.com:8443/team/mcp").unwrap(),
+            "https://example.com:8443/.well-known/oauth-protected-resource/team/mcp"
+        );
+        let error = metadata_url("tools.example.com").unwrap_err();
+        assert!(
+            error.to_string().contains("needs a scheme and a host"),
+            "{error}"
+        );
+    }
+
     /// The public helper sets it too.
     #[tokio::test]
     async fn nodelay_listener_sets_the_option() {
@@ -193,4 +473,26 @@ mod tests {
         assert!(stream.nodelay().unwrap());
         drop(client.await.unwrap());
     }
+}
+
+/// Whether a session is open here or, with a shared store, open anywhere.
+fn session_known(
+    sessions: Arc<LimitedSessionManager>,
+    store: Option<Arc<dyn SessionStore>>,
+) -> SessionKnown {
+    Arc::new(move |id: String| {
+        let sessions = Arc::clone(&sessions);
+        let store = store.clone();
+        Box::pin(async move {
+            let session_id: SessionId = id.clone().into();
+            if sessions.has_session(&session_id).await.unwrap_or(false) {
+                return true;
+            }
+            match store {
+                // A store that cannot be read: let rmcp answer as it would.
+                Some(store) => store.load(&id).await.map_or(true, |state| state.is_some()),
+                None => false,
+            }
+        })
+    })
 }

@@ -75,12 +75,14 @@ pub(crate) async fn check_delete(
         .get("mcp-session-id")
         .and_then(|value| value.to_str().ok())
         .map(str::to_owned);
-    match id {
-        Some(id) if !known(id).await => (
+    if let Some(id) = id
+        && !known(id).await
+    {
+        return (
             StatusCode::NOT_FOUND,
             "no such session: it ended, expired, or never existed; start a new one with `initialize`",
         )
-            .into_response(),
-        _ => next.run(request).await,
+            .into_response();
     }
+    next.run(request).await
 }

@@ -39,15 +39,22 @@
 #![warn(missing_docs)]
 
 mod approval;
+pub mod auth;
 mod http;
 mod http_guard;
 mod jsonrpc;
+mod ops;
+mod options;
 mod server;
 #[cfg(feature = "redis")]
 mod session_store;
+mod sessions;
 mod stdio;
 
-pub use http::{HttpServer, nodelay_listener};
+pub use auth::{AuthConfig, AuthError, JwtConfig, Principal, TokenRejected};
+pub use http::{DrainReport, HttpServer, nodelay_listener};
+pub use ops::PrometheusMetrics;
+pub use options::HttpOptions;
 pub use server::McpServer;
 #[cfg(feature = "redis")]
 pub use session_store::{DEFAULT_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError};
@@ -69,6 +76,12 @@ pub enum ServeError {
     /// The tool registry could not be built.
     #[error(transparent)]
     Registry(#[from] tool_runtime::RegistryError),
+    /// The server's options cannot be used as given (the message says what to change).
+    #[error("cannot serve MCP: {0}")]
+    Config(String),
+    /// An authentication setting could not be used.
+    #[error(transparent)]
+    Auth(#[from] AuthError),
 }
 
 /// Serves `executor` over stdio (the process's stdin and stdout) until the client
@@ -81,13 +94,46 @@ pub async fn serve_stdio(executor: Executor) -> Result<(), ServeError> {
     McpServer::new(executor).serve_stdio().await
 }
 
-/// Serves `executor` over streamable HTTP at `http://{addr}/mcp` (use a loopback address:
-/// the server accepts requests for `localhost`, `127.0.0.1` and `::1` only). Returns once the
-/// server listens; the [`HttpServer`] handle gives its address and shuts it down.
+/// Serves `executor` over streamable HTTP at `http://{addr}/mcp` with the default
+/// [`HttpOptions`]: a loopback address, no authentication, requests for `localhost`,
+/// `127.0.0.1` and `::1` only, none from web pages of other origins. Returns once the server
+/// listens; the [`HttpServer`] handle gives its address, drains it and shuts it down.
 ///
 /// # Errors
 ///
-/// When the address cannot be bound.
+/// When the address cannot be bound, or is not a loopback address (serving others needs
+/// authentication: [`serve_http_with`]).
 pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServer, ServeError> {
     McpServer::new(executor).serve_http(addr).await
+}
+
+/// Serves `executor` over streamable HTTP at `http://{addr}/mcp` as `options` say.
+///
+/// ```no_run
+/// # async fn run(executor: tool_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
+/// use tool_mcp::{AuthConfig, HttpOptions, JwtConfig};
+///
+/// let jwt = JwtConfig::from_jwks_file(
+///     "/etc/toolbox/jwks.json", "https://login.example.com", "https://tools.example.com")?;
+/// let options = HttpOptions::new()
+///     .auth(AuthConfig::new().jwt(jwt))
+///     .resource_url("https://tools.example.com")
+///     .allow_host("tools.example.com");
+/// let server = tool_mcp::serve_http_with(executor, "0.0.0.0:8080".parse()?, options).await?;
+/// server.wait().await?;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Errors
+///
+/// As [`McpServer::serve_http_with`].
+pub async fn serve_http_with(
+    executor: Executor,
+    addr: SocketAddr,
+    options: HttpOptions,
+) -> Result<HttpServer, ServeError> {
+    McpServer::new(executor)
+        .serve_http_with(addr, options)
+        .await
 }

@@ -13,10 +13,14 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tool_runtime::executor::{Outcome, Progress};
 use tool_runtime::schema::{Format, mcp_output_schema, tools_to_schema};
-use tool_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
+use tool_runtime::{
+    ApprovalDecision, ApprovalRequest, CallOptions, Executor, SafetyLevel, ToolCall,
+};
 
 use crate::approval::ElicitationApproval;
-use crate::{HttpServer, ServeError};
+use crate::auth::SCOPE_APPROVE;
+use crate::ops::InFlight;
+use crate::{HttpOptions, HttpServer, Principal, ServeError};
 
 /// Tools per `tools/list` page.
 const DEFAULT_PAGE_SIZE: usize = 100;
@@ -41,6 +45,8 @@ const DEFAULT_PAGE_SIZE: usize = 100;
 pub struct McpServer {
     executor: Executor,
     options: Arc<Options>,
+    /// Tool calls running, over every clone (an HTTP server's drain waits for them).
+    pub(crate) calls: InFlight,
 }
 
 #[derive(Clone)]
@@ -66,6 +72,7 @@ impl McpServer {
                 allow_dangerous: false,
                 elicitation: true,
             }),
+            calls: InFlight::default(),
         }
     }
 
@@ -164,18 +171,57 @@ impl McpServer {
         Ok(())
     }
 
-    /// Serves over streamable HTTP at `http://{addr}/mcp`; returns once listening.
+    /// Serves over streamable HTTP at `http://{addr}/mcp` with the default
+    /// [`HttpOptions`] (no authentication, so a loopback address only); returns once
+    /// listening.
     ///
     /// # Errors
     ///
-    /// When the address cannot be bound.
+    /// When the address cannot be bound, or is not a loopback address.
     pub async fn serve_http(self, addr: std::net::SocketAddr) -> Result<HttpServer, ServeError> {
-        HttpServer::start(self, addr).await
+        self.serve_http_with(addr, HttpOptions::default()).await
+    }
+
+    /// Serves over streamable HTTP at `http://{addr}/mcp` as `options` say; returns once
+    /// listening. The same listener answers `/healthz`, `/readyz` and `/metrics`.
+    ///
+    /// ```no_run
+    /// # async fn run(executor: tool_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
+    /// use tool_mcp::{AuthConfig, HttpOptions, McpServer};
+    ///
+    /// let options = HttpOptions::new()
+    ///     .auth(AuthConfig::new().tokens_from_file("/etc/toolbox/tokens")?)
+    ///     .resource_url("https://tools.example.com")
+    ///     .allow_host("tools.example.com");
+    /// let server = McpServer::new(executor)
+    ///     .serve_http_with("0.0.0.0:8080".parse()?, options)
+    ///     .await?;
+    /// server.wait().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When the address cannot be bound; a non-loopback address without authentication
+    /// (unless [`HttpOptions::insecure_no_auth`]); authentication that accepts no token; a
+    /// resource URL that is not a URL.
+    pub async fn serve_http_with(
+        self,
+        addr: std::net::SocketAddr,
+        options: HttpOptions,
+    ) -> Result<HttpServer, ServeError> {
+        HttpServer::start(self, addr, options).await
     }
 
     /// The tools a client may call, as MCP tool entries.
-    fn tools(&self) -> Vec<McpTool> {
-        let tools = self.executor.available_tools();
+    fn tools(&self, ceiling: SafetyLevel) -> Vec<McpTool> {
+        let tools: Vec<_> = self
+            .executor
+            .available_tools()
+            .into_iter()
+            .filter(|tool| tool.safety() <= ceiling)
+            .collect();
         tools_to_schema(&tools, Format::Mcp)
             .into_iter()
             .filter_map(|value| match serde_json::from_value::<McpTool>(value) {
@@ -189,8 +235,16 @@ impl McpServer {
     }
 
     /// The approval to use for a dangerous call from this client, if not the executor's.
-    fn approval_for(&self, context: &RequestContext<RoleServer>) -> Option<CallOptions> {
-        let can_ask = self.options.elicitation
+    /// A caller authenticated without `tools:approve` is not asked: its own approval would
+    /// not count.
+    fn approval_for(
+        &self,
+        context: &RequestContext<RoleServer>,
+        principal: Option<&Principal>,
+    ) -> Option<CallOptions> {
+        let may_approve = principal.is_none_or(Principal::can_approve);
+        let can_ask = may_approve
+            && self.options.elicitation
             && context
                 .peer
                 .peer_info()
@@ -208,6 +262,21 @@ impl McpServer {
         }
         if self.executor.has_approval_handler() {
             return None;
+        }
+        if !may_approve {
+            return Some(
+                CallOptions::new().approval(|request: ApprovalRequest| async move {
+                    ApprovalDecision::Denied {
+                        reason: format!(
+                            "`{}` is dangerous, and your access token lacks the `{SCOPE_APPROVE}` \
+                         scope needed to approve it; ask for a token with that scope (the \
+                         server refuses dangerous tools to such callers unless started with \
+                         --allow-dangerous)",
+                            request.tool
+                        ),
+                    }
+                }),
+            );
         }
         Some(CallOptions::new().approval(|request: ApprovalRequest| async move {
             ApprovalDecision::Denied {
@@ -265,9 +334,10 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.tools();
+        let ceiling = ceiling(principal(&context))?;
+        let tools = self.tools(ceiling);
         let start = match request.and_then(|r| r.cursor) {
             None => 0,
             Some(cursor) => cursor
@@ -290,7 +360,9 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {
-        self.tools().into_iter().find(|tool| tool.name == name)
+        self.tools(SafetyLevel::Dangerous)
+            .into_iter()
+            .find(|tool| tool.name == name)
     }
 
     async fn call_tool(
@@ -298,11 +370,14 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let _running = self.calls.enter();
         let name = request.name.to_string();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let principal = principal(&context);
+        let ceiling = ceiling(principal)?;
         // Who approves if the tool is dangerous: the executor asks only for dangerous calls.
-        let mut options = self.approval_for(&context).unwrap_or_default();
-        options = options.cancellation(context.ct.clone());
+        let mut options = self.approval_for(&context, principal).unwrap_or_default();
+        options = options.cancellation(context.ct.clone()).max_safety(ceiling);
         if let Some(token) = context.meta.get_progress_token() {
             let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
             let peer = context.peer.clone();
@@ -351,5 +426,33 @@ impl ServerHandler for McpServer {
             )])
         };
         Ok(response.into())
+    }
+}
+
+/// Who made the request, when the HTTP server authenticated it: rmcp puts the request's
+/// `http::request::Parts` in the context's extensions, and the authentication middleware put
+/// the [`Principal`] in the extensions of those parts.
+fn principal(context: &RequestContext<RoleServer>) -> Option<&Principal> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+}
+
+/// The highest safety level the caller may use: its token's, or every level for a caller
+/// that was not authenticated (stdio, or HTTP without authentication).
+fn ceiling(principal: Option<&Principal>) -> Result<SafetyLevel, McpError> {
+    match principal {
+        None => Ok(SafetyLevel::Dangerous),
+        Some(principal) => principal.max_safety().ok_or_else(|| {
+            McpError::invalid_request(
+                format!(
+                    "the access token of `{}` grants no tools: it needs one of the scopes \
+                     tools:safe, tools:cautious or tools:dangerous",
+                    principal.subject()
+                ),
+                None,
+            )
+        }),
     }
 }

@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use tool_runtime::SafetyLevel;
 use tool_runtime::schema::Format;
 
@@ -16,6 +16,19 @@ pub(crate) struct Cli {
     /// Log more to stderr (-v info, -vv debug); RUST_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub(crate) verbose: u8,
+    /// How logs are written to stderr: text for people, json (one object per line) for a log
+    /// collector.
+    #[arg(long, global = true, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
+    pub(crate) log_format: LogFormat,
+}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LogFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -27,7 +40,7 @@ pub(crate) enum Command {
     /// Call one tool with JSON arguments, through the executor's safety policy.
     Call(CallArgs),
     /// Serve the tools over MCP (stdio by default, or streamable HTTP).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -109,8 +122,10 @@ pub(crate) struct CallArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("jwks").args(["jwks_file", "jwks_url"]).requires("jwt_issuer")))]
 pub(crate) struct ServeArgs {
-    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080).
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080). A
+    /// non-loopback address needs authentication (or --insecure-no-auth).
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<SocketAddr>,
     #[command(flatten)]
@@ -119,7 +134,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "LEVEL")]
     pub(crate) max_safety: Option<SafetyLevel>,
     /// Run dangerous tools without approval when the client cannot ask its user (MCP
-    /// elicitation); without it they are refused.
+    /// elicitation), or when its token lacks the tools:approve scope; without it they are
+    /// refused.
     #[arg(long)]
     pub(crate) allow_dangerous: bool,
     /// Seconds before a call is stopped (a call waiting for a free slot counts too).
@@ -133,4 +149,76 @@ pub(crate) struct ServeArgs {
     /// tool returns (the standard tools return promptly when cancelled).
     #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) max_sync_threads: u64,
+    #[command(flatten)]
+    pub(crate) http_options: HttpArgs,
+}
+
+/// How `serve --http` authenticates, what it accepts, and how it stops.
+#[derive(Debug, Args)]
+pub(crate) struct HttpArgs {
+    /// Accept the bearer tokens of this file: one per line, optionally followed by
+    /// space-separated scopes (tools:safe, tools:cautious, tools:dangerous, tools:approve;
+    /// none: all of them). Lines starting with # are comments.
+    #[arg(long, value_name = "PATH", requires = "http")]
+    pub(crate) auth_token_file: Option<PathBuf>,
+    /// Accept the bearer token in this environment variable (with every scope). Tokens are
+    /// never given on the command line.
+    #[arg(long, value_name = "VAR", requires = "http")]
+    pub(crate) auth_token_env: Option<String>,
+    /// Accept JWT access tokens signed by a key of this JWKS file (needs --jwt-issuer).
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "http",
+        conflicts_with = "jwks_url"
+    )]
+    pub(crate) jwks_file: Option<PathBuf>,
+    /// Accept JWT access tokens signed by a key published at this URL (https; needs
+    /// --jwt-issuer).
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub(crate) jwks_url: Option<String>,
+    /// The issuer (iss) JWTs must name; also listed as the authorization server in the
+    /// metadata.
+    #[arg(long, value_name = "ISS", requires = "jwks")]
+    pub(crate) jwt_issuer: Option<String>,
+    /// The audience (aud) JWTs must name (default: --resource-url).
+    #[arg(long, value_name = "AUD", requires = "jwks")]
+    pub(crate) jwt_audience: Option<String>,
+    /// The public URL clients reach this server at (the https URL of your proxy, say): the
+    /// resource of the OAuth metadata; its host is accepted as Host.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub(crate) resource_url: Option<String>,
+    /// Serve a non-loopback address without authentication: anyone who can reach the port
+    /// can call the tools. Only on a network you trust.
+    #[arg(
+        long,
+        requires = "http",
+        conflicts_with_all = ["auth_token_file", "auth_token_env", "jwks_file", "jwks_url"]
+    )]
+    pub(crate) insecure_no_auth: bool,
+    /// Accept requests from web pages of this origin (scheme://host or scheme://host:port,
+    /// :* for any port; repeat for several). Requests from other origins are refused.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    pub(crate) allow_origins: Vec<String>,
+    /// Accept requests for this Host (name or name:port; repeat for several), besides
+    /// localhost, 127.0.0.1, ::1 and the address served.
+    #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+    pub(crate) allow_hosts: Vec<String>,
+    /// The largest request body accepted, in bytes; larger ones get 413.
+    #[arg(long, value_name = "N", default_value_t = 4 * 1024 * 1024, requires = "http")]
+    pub(crate) max_body_bytes: usize,
+    /// The most MCP sessions open at once; one more gets 503.
+    #[arg(long, value_name = "N", default_value_t = 1024, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_sessions: u64,
+    /// Seconds a session may go without a request before it ends.
+    #[arg(long, value_name = "N", default_value_t = 600, requires = "http")]
+    pub(crate) session_idle_secs: u64,
+    /// No sessions: every request is answered on its own, with JSON (for several servers
+    /// behind a load balancer; no approvals through elicitation).
+    #[arg(long, requires = "http")]
+    pub(crate) stateless: bool,
+    /// On SIGTERM or Ctrl-C, seconds to let calls in flight finish (new requests get 503
+    /// meanwhile) before stopping.
+    #[arg(long, value_name = "SECS", default_value_t = 30, requires = "http")]
+    pub(crate) drain_timeout: u64,
 }

@@ -15,12 +15,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use cli::{Cli, Command};
+use cli::{Cli, Command, LogFormat};
 use ending::{Outcome, UsageError};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.verbose);
+    init_logging(cli.verbose, cli.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -36,7 +36,7 @@ fn main() -> ExitCode {
             Command::List(args) => list::list(args),
             Command::Schema(args) => list::schema(args),
             Command::Call(args) => call::call(args).await,
-            Command::Serve(args) => serve::serve(args).await,
+            Command::Serve(args) => serve::serve(*args).await,
         }
     });
     // A sync tool that never returned must not keep the program alive.
@@ -51,8 +51,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr (stdout carries results, and the MCP protocol over stdio).
-fn init_logging(verbose: u8) {
+/// Logs go to stderr (stdout carries results, and the MCP protocol over stdio), as text or
+/// one JSON object per line.
+fn init_logging(verbose: u8, format: LogFormat) {
     // rmcp logs every error response it sends (an unknown tool, say) as a warning; for
     // toolbox those are answers, not problems.
     let default = match verbose {
@@ -62,9 +63,13 @@ fn init_logging(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+        LogFormat::Json => builder.json().with_current_span(false).try_init(),
+    };
 }

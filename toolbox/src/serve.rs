@@ -1,25 +1,33 @@
-//! `toolbox serve`: the tools over MCP.
+//! `toolbox serve`: the tools over MCP, on stdio or streamable HTTP.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tool_mcp::McpServer;
+use tool_mcp::{AuthConfig, HttpOptions, JwtConfig, McpServer, PrometheusMetrics};
 use tool_runtime::{Executor, SafetyLevel};
 
-use crate::cli::ServeArgs;
+use crate::cli::{HttpArgs, ServeArgs};
 use crate::ending::{Outcome, UsageError, registry};
 use crate::workspace::workspace;
 
 pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
+    // Options first: a deployment mistake is reported before anything starts.
+    let options = match args.http {
+        Some(addr) => Some(http_options(&args.http_options, addr).await?),
+        None => None,
+    };
     let registry = registry()?;
     let workspace = workspace(&args.workspace)?;
     let root = workspace.root().display().to_string();
+    let metrics = Arc::new(PrometheusMetrics::new());
     let executor = Executor::builder(Arc::new(registry))
         .max_safety(args.max_safety.unwrap_or(SafetyLevel::Dangerous))
         .state(workspace)
         .timeout(Duration::from_secs(args.timeout))
         .max_concurrent_calls(usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX))
         .max_sync_threads(usize::try_from(args.max_sync_threads).unwrap_or(usize::MAX))
+        .shared_hook(metrics.clone())
         .build();
     let server = McpServer::new(executor)
         .name("toolbox", env!("CARGO_PKG_VERSION"))
@@ -28,30 +36,146 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
              commands, maths, time. Paths are relative to that directory."
         ))
         .allow_dangerous(args.allow_dangerous);
-    match args.http {
-        None => {
-            tracing::info!(%root, "serving MCP over stdio");
-            server
-                .serve_stdio()
-                .await
-                .map_err(|e| UsageError(e.to_string()))?;
-        }
-        Some(addr) => {
-            if !addr.ip().is_loopback() {
-                tracing::warn!(%addr, "serving on a non-loopback address; MCP clients on other hosts are refused by the Host check");
-            }
-            let http = server
-                .serve_http(addr)
-                .await
-                .map_err(|e| UsageError(format!("cannot serve on {addr}: {e}")))?;
-            eprintln!(
-                "toolbox: MCP server listening on {} (Ctrl-C to stop)",
-                http.url()
-            );
-            let _ = tokio::signal::ctrl_c().await;
-            http.shutdown();
-            http.wait().await.map_err(|e| UsageError(e.to_string()))?;
-        }
+    let (Some(addr), Some(options)) = (args.http, options) else {
+        tracing::info!(%root, "serving MCP over stdio");
+        server
+            .serve_stdio()
+            .await
+            .map_err(|e| UsageError(e.to_string()))?;
+        return Ok(Outcome::Success);
+    };
+    let drain_timeout = Duration::from_secs(args.http_options.drain_timeout);
+    let http = server
+        .serve_http_with(addr, options.metrics(metrics))
+        .await
+        .map_err(|e| UsageError(format!("cannot serve on {addr}: {e}")))?;
+    eprintln!(
+        "toolbox: MCP server listening on {} (Ctrl-C or SIGTERM to stop)",
+        http.url()
+    );
+    let signal = stop_signal().await;
+    eprintln!(
+        "toolbox: {signal}: draining (new requests get 503; calls in flight have up to {}s)",
+        drain_timeout.as_secs()
+    );
+    let report = http
+        .drain(drain_timeout)
+        .await
+        .map_err(|e| UsageError(e.to_string()))?;
+    if report.is_clean() {
+        eprintln!("toolbox: stopped");
+    } else {
+        eprintln!(
+            "toolbox: stopped; {} calls were still running at the deadline and were cancelled",
+            report.unfinished_calls
+        );
     }
     Ok(Outcome::Success)
+}
+
+/// What `serve --http` runs with, from its flags; a usage error for an unsafe or incomplete
+/// configuration.
+async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, UsageError> {
+    let mut auth = AuthConfig::new();
+    if let Some(path) = &args.auth_token_file {
+        auth = auth
+            .tokens_from_file(path)
+            .map_err(|e| UsageError(e.to_string()))?;
+    }
+    if let Some(var) = &args.auth_token_env {
+        auth = auth
+            .token_from_env(var)
+            .map_err(|e| UsageError(e.to_string()))?;
+    }
+    if args.jwks_file.is_some() || args.jwks_url.is_some() {
+        let issuer = args.jwt_issuer.clone().unwrap_or_default();
+        let Some(audience) = args.jwt_audience.clone().or(args.resource_url.clone()) else {
+            return Err(UsageError(
+                "JWTs need an audience to check: give --jwt-audience, or --resource-url (used \
+                 as the audience)"
+                    .to_owned(),
+            ));
+        };
+        let jwt = match (&args.jwks_file, &args.jwks_url) {
+            (Some(path), _) => JwtConfig::from_jwks_file(path, issuer, audience),
+            (None, Some(url)) => JwtConfig::from_jwks_url(url, issuer, audience).await,
+            (None, None) => unreachable!("one of them is set"),
+        }
+        .map_err(|e| UsageError(e.to_string()))?;
+        auth = auth.jwt(jwt);
+    }
+
+    let loopback = addr.ip().is_loopback();
+    let mut options = HttpOptions::new()
+        .max_request_body_bytes(args.max_body_bytes)
+        .max_sessions(usize::try_from(args.max_sessions).unwrap_or(usize::MAX))
+        .session_idle_timeout(Duration::from_secs(args.session_idle_secs))
+        .stateless(args.stateless);
+    for host in &args.allow_hosts {
+        options = options.allow_host(host);
+    }
+    for origin in &args.allow_origins {
+        options = options.allow_origin(origin);
+    }
+    if let Some(url) = &args.resource_url {
+        options = options.resource_url(url);
+        if let Some(host) = authority(url) {
+            options = options.allow_host(host);
+        }
+    }
+    if auth.is_empty() {
+        if !loopback && !args.insecure_no_auth {
+            return Err(UsageError(format!(
+                "refusing to serve {addr} without authentication: anyone who can reach it could \
+                 call the tools. Give --auth-token-file PATH or --auth-token-env VAR (static \
+                 tokens), or --jwks-file PATH / --jwks-url URL with --jwt-issuer (JWTs); or, on a \
+                 network you trust, --insecure-no-auth"
+            )));
+        }
+        options = options.insecure_no_auth(args.insecure_no_auth);
+    } else {
+        if !loopback && args.resource_url.is_none() {
+            tracing::warn!(
+                %addr,
+                "no --resource-url: the OAuth metadata names http://{addr}, which clients on \
+                 other hosts may not reach; give the public URL of this server"
+            );
+        }
+        options = options.auth(auth);
+    }
+    Ok(options)
+}
+
+/// The `host[:port]` of a URL (`https://tools.example.com/mcp` -> `tools.example.com`).
+fn authority(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    (!authority.is_empty()).then_some(authority)
+}
+
+/// Waits for Ctrl-C or SIGTERM; which one came.
+async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => tokio::select! {
+                _ = tokio::signal::ctrl_c() => "Ctrl-C",
+                _ = terminate.recv() => "SIGTERM",
+            },
+            Err(error) => {
+                tracing::warn!(%error, "cannot listen for SIGTERM; stop with Ctrl-C");
+                let _ = tokio::signal::ctrl_c().await;
+                "Ctrl-C"
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-C"
+    }
 }

@@ -4,7 +4,8 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tool_runtime::{ApprovalDecision, ApprovalRequest, SafetyLevel};
+use tool_runtime::executor::Outcome;
+use tool_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, SafetyLevel};
 
 use crate::tools::{approve_all, call, executor, runs};
 
@@ -289,4 +290,104 @@ fn cautious_calls_are_logged_with_tool_call_id_and_arguments() {
         "{line}"
     );
     assert_eq!(runs("log"), 1);
+}
+
+#[tokio::test]
+async fn a_call_s_own_ceiling_lowers_the_executor_s() {
+    let asked = Arc::new(Mutex::new(0));
+    let counter = Arc::clone(&asked);
+    let executor = executor()
+        .approval(move |_req: ApprovalRequest| {
+            *counter.lock().unwrap() += 1;
+            async { ApprovalDecision::Approved }
+        })
+        .build();
+    let safe_only = || CallOptions::new().max_safety(SafetyLevel::Safe);
+
+    // Above the caller's ceiling: denied, never run, never asked.
+    let report = executor
+        .execute_report(
+            call(
+                "c1",
+                "change_setting",
+                json!({"key": "call-ceiling-c", "value": 1}),
+            ),
+            safe_only(),
+        )
+        .await;
+    assert_eq!(report.outcome, Outcome::Denied);
+    assert_eq!(
+        report.result.error.as_deref(),
+        Some(
+            "tool `change_setting` is cautious, above this caller's limit of safe; it was not run"
+        )
+    );
+    assert_eq!(report.result.metadata.approved, Some(false));
+    let report = executor
+        .execute_report(
+            call(
+                "c2",
+                "wipe_path",
+                json!({"key": "call-ceiling-d", "path": "/"}),
+            ),
+            safe_only(),
+        )
+        .await;
+    assert_eq!(report.outcome, Outcome::Denied);
+    assert_eq!(runs("call-ceiling-c") + runs("call-ceiling-d"), 0);
+    assert_eq!(*asked.lock().unwrap(), 0);
+    assert_eq!(executor.metrics().tools["wipe_path"].denials, 1);
+
+    // Under it: runs.
+    let report = executor
+        .execute_report(
+            call(
+                "c3",
+                "read_number",
+                json!({"key": "call-ceiling-s", "n": 1}),
+            ),
+            safe_only(),
+        )
+        .await;
+    assert_eq!(report.outcome, Outcome::Success);
+    assert_eq!(runs("call-ceiling-s"), 1);
+
+    // An unknown name is not answered with a tool above the caller's ceiling.
+    let report = executor
+        .execute_report(call("c4", "wipe_pat", json!({})), safe_only())
+        .await;
+    assert_eq!(report.outcome, Outcome::UnknownTool);
+    let message = report.result.error.unwrap_or_default();
+    assert!(!message.contains("wipe_path"), "{message}");
+    let report = executor
+        .execute_report(call("c5", "wipe_pat", json!({})), CallOptions::new())
+        .await;
+    let message = report.result.error.unwrap_or_default();
+    assert!(message.contains("did you mean `wipe_path`?"), "{message}");
+}
+
+#[tokio::test]
+async fn a_call_s_ceiling_never_raises_the_executor_s() {
+    let executor = executor()
+        .max_safety(SafetyLevel::Safe)
+        .approval(approve_all())
+        .build();
+    let report = executor
+        .execute_report(
+            call(
+                "c1",
+                "change_setting",
+                json!({"key": "call-ceiling-raise", "value": 1}),
+            ),
+            CallOptions::new().max_safety(SafetyLevel::Dangerous),
+        )
+        .await;
+    assert_eq!(report.outcome, Outcome::Denied);
+    assert_eq!(
+        report.result.error.as_deref(),
+        Some(
+            "tool `change_setting` is cautious, above this executor's limit of safe; it was not run"
+        )
+    );
+    assert_eq!(runs("call-ceiling-raise"), 0);
 }

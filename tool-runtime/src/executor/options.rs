@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval::ApprovalHandler;
 use crate::context::{Progress, ProgressReporter};
+use crate::safety::SafetyLevel;
 
 /// Options for one call: its own timeout and a cancellation token.
 ///
@@ -24,6 +25,7 @@ pub struct CallOptions {
     pub(super) cancellation: Option<CancellationToken>,
     pub(super) approval: Option<Arc<dyn ApprovalHandler>>,
     pub(super) progress: Option<ProgressReporter>,
+    pub(super) max_safety: Option<SafetyLevel>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -33,6 +35,7 @@ impl std::fmt::Debug for CallOptions {
             .field("cancellation", &self.cancellation)
             .field("approval", &self.approval.is_some())
             .field("progress", &self.progress.is_some())
+            .field("max_safety", &self.max_safety)
             .finish()
     }
 }
@@ -60,6 +63,40 @@ impl CallOptions {
     /// server asks the user of the client that made the call).
     pub fn approval(mut self, handler: impl ApprovalHandler) -> Self {
         self.approval = Some(Arc::new(handler));
+        self
+    }
+
+    /// The highest safety level this call may run, for a caller allowed less than the
+    /// executor's [`max_safety`](crate::ExecutorBuilder::max_safety) (an MCP client whose
+    /// token grants only `tools:safe`, say). The lower of the two applies: a tool above it is
+    /// refused as denied without running, and the tool's context lists only the tools under
+    /// it. It never raises the executor's ceiling.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use serde_json::json;
+    /// use tool_runtime::executor::Outcome;
+    /// use tool_runtime::{tool, register_all_tools, CallOptions, Executor, SafetyLevel, ToolCall};
+    ///
+    /// /// Rename a file.
+    /// #[tool(safety = "cautious")]
+    /// fn rename_file(from: String, to: String) -> String { format!("{from} -> {to}") }
+    ///
+    /// let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
+    /// let call = ToolCall::new("1", "rename_file", json!({"from": "a", "to": "b"}));
+    /// let report = executor
+    ///     .execute_report(call, CallOptions::new().max_safety(SafetyLevel::Safe))
+    ///     .await;
+    /// assert_eq!(report.outcome, Outcome::Denied);
+    /// assert_eq!(
+    ///     report.result.error.as_deref(),
+    ///     Some("tool `rename_file` is cautious, above this caller's limit of safe; it was not run")
+    /// );
+    /// # }
+    /// ```
+    pub fn max_safety(mut self, level: SafetyLevel) -> Self {
+        self.max_safety = Some(level);
         self
     }
 

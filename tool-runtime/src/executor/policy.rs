@@ -17,7 +17,7 @@ use super::{CallRecord, Executor, REDACTED, lenient, no_runtime};
 use crate::args::summarize_value;
 use crate::context::ToolContext;
 use crate::output::ToolOutput;
-use crate::registry::Lookup;
+use crate::registry::{Lookup, ToolFilter};
 use crate::safety::SafetyLevel;
 use crate::tool::Tool;
 
@@ -37,7 +37,7 @@ impl Executor {
         let (tool, enabled) = match self.inner.registry.lookup(name) {
             Lookup::Enabled(tool) => (tool, true),
             Lookup::Disabled(tool) => (tool, false),
-            Lookup::Unknown => return Err(self.unknown_tool(name)),
+            Lookup::Unknown => return Err(self.unknown_tool(name, self.ceiling(options))),
         };
         record.tool = Some(tool.clone());
         record.event.safety = Some(tool.safety());
@@ -61,6 +61,14 @@ impl Executor {
                 "tool `{name}` is {}, above this executor's limit of {}; it was not run",
                 tool.safety(),
                 self.inner.max_safety
+            )));
+        }
+        if let Some(limit) = options.max_safety
+            && tool.safety() > limit
+        {
+            return Err(Stopped::denied(format!(
+                "tool `{name}` is {}, above this caller's limit of {limit}; it was not run",
+                tool.safety(),
             )));
         }
         match tool.safety() {
@@ -119,9 +127,11 @@ impl Executor {
 
     /// The failure for a name the registry does not have: a suggestion among the tools the
     /// model may call, or the list of them when it is short.
-    fn unknown_tool(&self, name: &str) -> Stopped {
+    fn unknown_tool(&self, name: &str, ceiling: SafetyLevel) -> Stopped {
         let visible: Vec<String> = self
-            .available_tools()
+            .inner
+            .registry
+            .list(&ToolFilter::new().max_safety(ceiling))
             .iter()
             .map(|tool| tool.name().to_owned())
             .collect();
@@ -264,6 +274,14 @@ impl Executor {
         }
     }
 
+    /// The highest safety level a call with `options` may run: the lower of the executor's
+    /// ceiling and the call's own.
+    pub(super) fn ceiling(&self, options: &CallOptions) -> SafetyLevel {
+        options.max_safety.map_or(self.inner.max_safety, |limit| {
+            limit.min(self.inner.max_safety)
+        })
+    }
+
     /// The context a call of this executor runs with.
     pub(super) fn context(
         &self,
@@ -274,7 +292,7 @@ impl Executor {
         let context = ToolContext::new()
             .with_call_id(id)
             .with_state(Arc::clone(&self.inner.state))
-            .with_registry_handle(&self.inner.registry_handle, self.inner.max_safety)
+            .with_registry_handle(&self.inner.registry_handle, self.ceiling(options))
             .with_cancellation(token);
         match &options.progress {
             Some(reporter) => context.with_progress(Arc::clone(reporter)),

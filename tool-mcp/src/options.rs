@@ -1,0 +1,200 @@
+//! How the streamable HTTP server runs: authentication, the Host and Origin checks, limits,
+//! sessions.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::transport::streamable_http_server::session::SessionStore;
+
+use crate::{AuthConfig, PrometheusMetrics};
+
+/// How [`McpServer::serve_http_with`](crate::McpServer::serve_http_with) serves: a builder.
+///
+/// The defaults suit a server for this machine only: no authentication (and then only a
+/// loopback address may be bound), `Host` must be `localhost`, `127.0.0.1` or `::1`,
+/// requests that carry an `Origin` header are refused (browsers' cross-site requests; allow
+/// origins with [`allow_origin`](Self::allow_origin)), bodies up to 4 MiB, at most 1,024
+/// sessions, a session ends after 10 minutes without a request.
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_mcp::{AuthConfig, HttpOptions};
+///
+/// # fn main() -> Result<(), tool_mcp::AuthError> {
+/// let options = HttpOptions::new()
+///     .auth(AuthConfig::new().token("0123456789abcdef0123456789abcdef", ["tools:safe"])?)
+///     .resource_url("https://tools.example.com")
+///     .allow_host("tools.example.com")
+///     .allow_origin("https://chat.example.com")
+///     .max_request_body_bytes(1024 * 1024)
+///     .max_sessions(200)
+///     .session_idle_timeout(Duration::from_secs(300));
+/// assert_eq!(options.max_sessions_limit(), 200);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(crate) auth: Option<AuthConfig>,
+    pub(crate) insecure_no_auth: bool,
+    pub(crate) allowed_hosts: Vec<String>,
+    pub(crate) allowed_origins: Vec<String>,
+    pub(crate) max_request_body_bytes: usize,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle: Duration,
+    pub(crate) stateless: bool,
+    pub(crate) session_store: Option<Arc<dyn SessionStore>>,
+    pub(crate) resource_url: Option<String>,
+    pub(crate) metrics: Option<Arc<PrometheusMetrics>>,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("auth", &self.auth)
+            .field("insecure_no_auth", &self.insecure_no_auth)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("max_request_body_bytes", &self.max_request_body_bytes)
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle", &self.session_idle)
+            .field("stateless", &self.stateless)
+            .field("session_store", &self.session_store.is_some())
+            .field("resource_url", &self.resource_url)
+            .field("metrics", &self.metrics.is_some())
+            .finish()
+    }
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            auth: None,
+            insecure_no_auth: false,
+            allowed_hosts: ["localhost", "127.0.0.1", "::1"]
+                .map(str::to_owned)
+                .to_vec(),
+            allowed_origins: Vec::new(),
+            max_request_body_bytes: HttpOptions::DEFAULT_MAX_REQUEST_BODY_BYTES,
+            max_sessions: HttpOptions::DEFAULT_MAX_SESSIONS,
+            session_idle: HttpOptions::DEFAULT_SESSION_IDLE,
+            stateless: false,
+            session_store: None,
+            resource_url: None,
+            metrics: None,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The default largest request body: 4 MiB.
+    pub const DEFAULT_MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
+    /// The default most open sessions: 1,024.
+    pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+    /// The default time a session may go without a request before it ends: 10 minutes.
+    pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
+
+    /// The defaults (see the type's documentation).
+    pub fn new() -> Self {
+        HttpOptions::default()
+    }
+
+    /// Requests to `/mcp` must carry a bearer token that `auth` accepts; the token's scopes
+    /// set what the caller may see and call. Serves the protected resource metadata at
+    /// `/.well-known/oauth-protected-resource`.
+    pub fn auth(mut self, auth: AuthConfig) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
+    /// Serve without authentication on a non-loopback address (anyone who can reach the
+    /// port can call every tool the executor allows). Without it, binding such an address
+    /// without [`auth`](Self::auth) fails.
+    pub fn insecure_no_auth(mut self, allow: bool) -> Self {
+        self.insecure_no_auth = allow;
+        self
+    }
+
+    /// Also accept requests whose `Host` is `host` (a name or `name:port`), besides the
+    /// loopback names. Serving on a non-loopback address accepts that address too.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Accept exactly these `Host` values, instead of the loopback names. An empty list
+    /// accepts any `Host`: only behind a proxy that checks it.
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new().allowed_hosts(["tools.example.com"]);
+    /// # let _ = options;
+    /// ```
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Accept requests from web pages of `origin` (`scheme://host[:port]`, `:*` for any
+    /// port). Requests with an `Origin` header not in the list are refused with `403`;
+    /// requests without one (programs, not browsers) are not affected.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// The largest request body accepted; larger ones get `413` (default 4 MiB).
+    pub fn max_request_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_request_body_bytes = bytes;
+        self
+    }
+
+    /// The most sessions open at once (default 1,024, at least 1); a client that would open
+    /// one more gets `503`. Sessions that end (closed by the client, idle too long) free
+    /// their slot.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max.max(1);
+        self
+    }
+
+    /// The most sessions open at once.
+    pub fn max_sessions_limit(&self) -> usize {
+        self.max_sessions
+    }
+
+    /// How long a session may go without a request before it ends (default 10 minutes).
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
+    /// No sessions: every POST is answered on its own, with JSON (`tools/call` works without
+    /// `initialize` or `Mcp-Session-Id`). For a fleet of servers behind a load balancer.
+    /// Without a session the server cannot ask the client anything (no elicitation, so
+    /// dangerous tools follow the server's policy), nor send notifications later.
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
+
+    /// Keep what is needed to restore a session in `store` (shared by several servers), so a
+    /// client's session survives a restart or a move to another server.
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = Some(store);
+        self
+    }
+
+    /// The public URL of this server as clients reach it (`https://tools.example.com`), the
+    /// `resource` of the protected resource metadata and the base of the metadata URL in
+    /// `WWW-Authenticate`. Default: `http://` and the address the server listens on.
+    pub fn resource_url(mut self, url: impl Into<String>) -> Self {
+        self.resource_url = Some(url.into().trim_end_matches('/').to_owned());
+        self
+    }
+
+    /// The latency histograms `/metrics` shows (give the executor the same value as a hook).
+    /// Without it, `/metrics` shows the executor's counters and the server's gauges only.
+    pub fn metrics(mut self, metrics: Arc<PrometheusMetrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+}
