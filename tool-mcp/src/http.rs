@@ -13,16 +13,16 @@ use axum::routing::get;
 use axum::serve::{Listener, ListenerExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::common::server_side_http::SessionId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::store::SessionStore;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::{self, AuthState, SessionOwners};
-use crate::ops::{self, Ops, PrometheusMetrics};
 use crate::http_guard::{self, SessionKnown};
+use crate::ops::{self, Ops, PrometheusMetrics};
 use crate::sessions::{self, LimitedSessionManager};
 use crate::{HttpOptions, McpServer, ServeError};
 
@@ -401,6 +401,28 @@ fn metadata_url(resource: &str) -> Result<String, ServeError> {
     ))
 }
 
+/// Whether a session is open here or, with a shared store, open anywhere.
+fn session_known(
+    sessions: Arc<LimitedSessionManager>,
+    store: Option<Arc<dyn SessionStore>>,
+) -> SessionKnown {
+    Arc::new(move |id: String| {
+        let sessions = Arc::clone(&sessions);
+        let store = store.clone();
+        Box::pin(async move {
+            let session_id: SessionId = id.clone().into();
+            if sessions.has_session(&session_id).await.unwrap_or(false) {
+                return true;
+            }
+            match store {
+                // A store that cannot be read: let rmcp answer as it would.
+                Some(store) => store.load(&id).await.map_or(true, |state| state.is_some()),
+                None => false,
+            }
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::{Read, Write};
@@ -473,26 +495,4 @@ mod tests {
         assert!(stream.nodelay().unwrap());
         drop(client.await.unwrap());
     }
-}
-
-/// Whether a session is open here or, with a shared store, open anywhere.
-fn session_known(
-    sessions: Arc<LimitedSessionManager>,
-    store: Option<Arc<dyn SessionStore>>,
-) -> SessionKnown {
-    Arc::new(move |id: String| {
-        let sessions = Arc::clone(&sessions);
-        let store = store.clone();
-        Box::pin(async move {
-            let session_id: SessionId = id.clone().into();
-            if sessions.has_session(&session_id).await.unwrap_or(false) {
-                return true;
-            }
-            match store {
-                // A store that cannot be read: let rmcp answer as it would.
-                Some(store) => store.load(&id).await.map_or(true, |state| state.is_some()),
-                None => false,
-            }
-        })
-    })
 }

@@ -2,7 +2,8 @@
 //! `400 Bad Request` with the JSON-RPC error in the body (rmcp 3.9 answers malformed JSON,
 //! batches and `id: null` with a plain-text `415`), and `tools/call` arguments that are not
 //! an object get `-32602` (rmcp answers `-32601`, "method not found"); a `DELETE` of a
-//! session nobody knows gets `404` (rmcp answers `202 Accepted` whatever the id).
+//! session nobody knows gets `404`, and one that was closed `200` (rmcp answers `202 Accepted`
+//! whatever the id).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -61,7 +62,8 @@ pub(crate) type SessionKnown =
     Arc<dyn Fn(String) -> Pin<Box<dyn Future<Output = bool> + Send>> + Send + Sync>;
 
 /// `404 Not Found` for a `DELETE` of a session that is neither open here nor in the shared
-/// session store (the specification's answer for an unknown session); anything else passes.
+/// session store (the specification's answer for an unknown session), `200 OK` once a
+/// session is closed; other methods pass untouched.
 pub(crate) async fn check_delete(
     State(known): State<SessionKnown>,
     request: Request,
@@ -84,5 +86,11 @@ pub(crate) async fn check_delete(
         )
             .into_response();
     }
-    next.run(request).await
+    let mut response = next.run(request).await;
+    // The session is closed when rmcp answers: say so with `200 OK` (rmcp's `202 Accepted`
+    // reads to the Python SDK as a failed termination).
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
 }

@@ -217,6 +217,16 @@ pub(crate) struct HttpArgs {
     /// behind a load balancer; no approvals through elicitation).
     #[arg(long, requires = "http")]
     pub(crate) stateless: bool,
+    /// Share MCP sessions with other replicas through Redis, so any replica behind a load
+    /// balancer serves any session: `redis://HOST:PORT/DB` or `redis+unix:///PATH` (a
+    /// password goes in the URL and is never printed).
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "http",
+        conflicts_with = "stateless"
+    )]
+    pub(crate) session_store: Option<String>,
     /// On SIGTERM or Ctrl-C, seconds to let calls in flight finish (new requests get 503
     /// meanwhile) before stopping.
     #[arg(long, value_name = "SECS", default_value_t = 30, requires = "http")]

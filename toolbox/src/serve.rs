@@ -123,6 +123,16 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
             options = options.allow_host(host);
         }
     }
+    if let Some(url) = &args.session_store {
+        // Entries live as long as an idle session would, and a replica that restores one
+        // restarts the clock.
+        let store = tool_mcp::RedisSessionStore::connect(url)
+            .await
+            .map_err(|e| UsageError(e.to_string()))?
+            .ttl(Duration::from_secs(args.session_idle_secs.max(1)));
+        tracing::info!(store = store.url(), "MCP sessions are shared through Redis");
+        options = options.session_store(Arc::new(store));
+    }
     if auth.is_empty() {
         if !loopback && !args.insecure_no_auth {
             return Err(UsageError(format!(
