@@ -58,17 +58,54 @@ use subtle::ConstantTimeEq;
 use tool_runtime::SafetyLevel;
 
 /// The scope that lets a caller see and call safe tools.
+///
+/// ```
+/// use tool_runtime::SafetyLevel;
+/// let p = tool_mcp::Principal::new("me", [tool_mcp::auth::SCOPE_SAFE]);
+/// assert_eq!(p.max_safety(), Some(SafetyLevel::Safe));
+/// ```
 pub const SCOPE_SAFE: &str = "tools:safe";
 /// The scope that lets a caller see and call safe and cautious tools.
+///
+/// ```
+/// use tool_runtime::SafetyLevel;
+/// let p = tool_mcp::Principal::new("me", [tool_mcp::auth::SCOPE_CAUTIOUS]);
+/// assert_eq!(p.max_safety(), Some(SafetyLevel::Cautious));
+/// ```
 pub const SCOPE_CAUTIOUS: &str = "tools:cautious";
 /// The scope that lets a caller see and call every tool (dangerous ones still need approval).
+///
+/// ```
+/// use tool_runtime::SafetyLevel;
+/// let p = tool_mcp::Principal::new("me", [tool_mcp::auth::SCOPE_DANGEROUS]);
+/// assert_eq!(p.max_safety(), Some(SafetyLevel::Dangerous));
+/// ```
 pub const SCOPE_DANGEROUS: &str = "tools:dangerous";
 /// The scope that lets a caller approve its own dangerous calls through MCP elicitation.
+///
+/// ```
+/// let p = tool_mcp::Principal::new("me", ["tools:dangerous", tool_mcp::auth::SCOPE_APPROVE]);
+/// assert!(p.can_approve());
+/// ```
 pub const SCOPE_APPROVE: &str = "tools:approve";
-/// Every scope this server knows, from the lowest ceiling up, then approval.
+/// Every scope this server knows, from the lowest ceiling up, then approval (what a static
+/// token listed without scopes gets, and the metadata's `scopes_supported`).
+///
+/// ```
+/// assert_eq!(
+///     tool_mcp::auth::ALL_SCOPES,
+///     ["tools:safe", "tools:cautious", "tools:dangerous", "tools:approve"]
+/// );
+/// ```
 pub const ALL_SCOPES: [&str; 4] = [SCOPE_SAFE, SCOPE_CAUTIOUS, SCOPE_DANGEROUS, SCOPE_APPROVE];
 
 /// Static tokens shorter than this are refused when loaded: they could be guessed.
+///
+/// ```
+/// use tool_mcp::{AuthConfig, auth::MIN_STATIC_TOKEN_LEN};
+/// assert!(AuthConfig::new().token("x".repeat(MIN_STATIC_TOKEN_LEN - 1), ["tools:safe"]).is_err());
+/// assert!(AuthConfig::new().token("x".repeat(MIN_STATIC_TOKEN_LEN), ["tools:safe"]).is_ok());
+/// ```
 pub const MIN_STATIC_TOKEN_LEN: usize = 16;
 
 /// The HTTP header rmcp gives a session's id in.
@@ -97,6 +134,11 @@ pub struct Principal {
 
 impl Principal {
     /// A principal with a subject and scopes.
+    ///
+    /// ```
+    /// let p = tool_mcp::Principal::new("alice", ["tools:safe"]);
+    /// assert!(p.has_scope("tools:safe"));
+    /// ```
     pub fn new(
         subject: impl Into<String>,
         scopes: impl IntoIterator<Item = impl Into<String>>,
@@ -108,6 +150,10 @@ impl Principal {
     }
 
     /// Who the token was issued to (a JWT's `sub`, or the static token's place in its source).
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::Principal::new("tokens:3", ["tools:safe"]).subject(), "tokens:3");
+    /// ```
     pub fn subject(&self) -> &str {
         &self.subject
     }
@@ -163,6 +209,14 @@ impl Principal {
 
 /// Why an authentication setting could not be used. Each message says what is wrong and
 /// what to do.
+///
+/// ```
+/// let error = tool_mcp::AuthConfig::new()
+///     .token("0123456789abcdef0123", ["tools:everything"])
+///     .unwrap_err();
+/// assert!(matches!(error, tool_mcp::AuthError::UnknownScope { .. }));
+/// assert!(error.to_string().starts_with("unknown scope `tools:everything`"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AuthError {
@@ -278,6 +332,11 @@ impl fmt::Debug for AuthConfig {
 
 impl AuthConfig {
     /// No way to authenticate yet: add tokens or a JWT configuration.
+    ///
+    /// ```
+    /// let auth = tool_mcp::AuthConfig::new();
+    /// assert!(auth.is_empty());
+    /// ```
     pub fn new() -> Self {
         AuthConfig::default()
     }
@@ -291,7 +350,16 @@ impl AuthConfig {
         self.tokens.is_empty() && self.jwt.is_none()
     }
 
-    /// Accepts `token` with `scopes` (none: every scope).
+    /// Accepts `token` with `scopes` (none: every scope). Its subject is `static token #N`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), tool_mcp::AuthError> {
+    /// let auth = tool_mcp::AuthConfig::new()
+    ///     .token("0123456789abcdef0123", ["tools:safe", "tools:approve"])?;
+    /// # let _ = auth;
+    /// # Ok(())
+    /// # }
+    /// ```
     ///
     /// # Errors
     ///
@@ -384,6 +452,16 @@ impl AuthConfig {
     }
 
     /// Accepts JWT access tokens as `jwt` says.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), tool_mcp::AuthError> {
+    /// use tool_mcp::{AuthConfig, JwtConfig};
+    /// let auth = AuthConfig::new().jwt(JwtConfig::from_jwks_file(
+    ///     "/etc/toolbox/jwks.json", "https://login.example.com", "https://tools.example.com")?);
+    /// assert!(!auth.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn jwt(mut self, jwt: JwtConfig) -> Self {
         self.jwt = Some(Arc::new(jwt));
         self
@@ -490,6 +568,11 @@ pub struct TokenRejected {
 
 impl TokenRejected {
     /// A refusal for `reason`.
+    ///
+    /// ```
+    /// let rejected = tool_mcp::TokenRejected::new("the token has expired");
+    /// # let _ = rejected;
+    /// ```
     pub fn new(reason: impl Into<String>) -> Self {
         TokenRejected {
             reason: reason.into(),
@@ -542,6 +625,14 @@ struct Keys {
 
 impl JwtConfig {
     /// Validates against the keys of a JWKS document (`{"keys": [...]}`).
+    ///
+    /// ```
+    /// let error = tool_mcp::JwtConfig::from_jwks_json(
+    ///     r#"{"keys": []}"#, "https://login.example.com", "https://tools.example.com",
+    /// )
+    /// .unwrap_err();
+    /// assert!(error.to_string().contains("has no RSA, EC (P-256, P-384) or Ed25519 public key"));
+    /// ```
     ///
     /// # Errors
     ///
@@ -644,17 +735,43 @@ impl JwtConfig {
     }
 
     /// Seconds of clock difference allowed when checking `exp` and `nbf` (default 60).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), tool_mcp::AuthError> {
+    /// let jwt = tool_mcp::JwtConfig::from_jwks_file(
+    ///     "jwks.json", "https://login.example.com", "https://tools.example.com")?
+    ///     .leeway_secs(5);
+    /// # let _ = jwt;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn leeway_secs(mut self, seconds: u64) -> Self {
         self.leeway = seconds;
         self
     }
 
     /// The issuer tokens must name (`iss`).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), tool_mcp::AuthError> {
+    /// let jwt = tool_mcp::JwtConfig::from_jwks_file("jwks.json", "https://login.example.com", "aud")?;
+    /// assert_eq!(jwt.issuer(), "https://login.example.com");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn issuer(&self) -> &str {
         &self.issuer
     }
 
     /// The audience tokens must name (`aud`).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), tool_mcp::AuthError> {
+    /// let jwt = tool_mcp::JwtConfig::from_jwks_file("jwks.json", "iss", "https://tools.example.com")?;
+    /// assert_eq!(jwt.audience(), "https://tools.example.com");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn audience(&self) -> &str {
         &self.audience
     }

@@ -56,6 +56,14 @@ pub struct HttpServer {
 }
 
 /// How a [drain](HttpServer::drain) ended.
+///
+/// ```no_run
+/// # async fn run(server: tool_mcp::HttpServer) -> Result<(), tool_mcp::ServeError> {
+/// let report = server.drain(std::time::Duration::from_secs(30)).await?;
+/// println!("{} calls cut short", report.unfinished_calls);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DrainReport {
@@ -257,6 +265,12 @@ impl HttpServer {
     }
 
     /// The address the server listens on.
+    ///
+    /// ```no_run
+    /// # fn run(server: &tool_mcp::HttpServer) {
+    /// println!("health: http://{}/healthz", server.local_addr());
+    /// # }
+    /// ```
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
     }
@@ -267,16 +281,34 @@ impl HttpServer {
     }
 
     /// Sessions open now.
+    ///
+    /// ```no_run
+    /// # fn run(server: &tool_mcp::HttpServer) {
+    /// println!("{} sessions", server.open_sessions());
+    /// # }
+    /// ```
     pub fn open_sessions(&self) -> usize {
         self.ops.sessions.open_sessions()
     }
 
     /// Tool calls running now.
+    ///
+    /// ```no_run
+    /// # fn run(server: &tool_mcp::HttpServer) {
+    /// println!("{} calls running", server.calls_in_flight());
+    /// # }
+    /// ```
     pub fn calls_in_flight(&self) -> usize {
         self.ops.calls.count()
     }
 
     /// Whether the server is draining (see [`drain`](Self::drain)).
+    ///
+    /// ```no_run
+    /// # fn run(server: &tool_mcp::HttpServer) {
+    /// assert!(!server.is_draining());
+    /// # }
+    /// ```
     pub fn is_draining(&self) -> bool {
         self.ops.is_draining()
     }

@@ -81,6 +81,11 @@ impl std::fmt::Debug for PrometheusMetrics {
 
 impl PrometheusMetrics {
     /// Empty histograms.
+    ///
+    /// ```
+    /// let metrics = tool_mcp::PrometheusMetrics::new();
+    /// # let _ = metrics;
+    /// ```
     pub fn new() -> Self {
         PrometheusMetrics {
             latency: Family::new_with_constructor(latency_histogram),

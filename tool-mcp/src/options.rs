@@ -88,13 +88,31 @@ impl Default for HttpOptions {
 
 impl HttpOptions {
     /// The default largest request body: 4 MiB.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_MAX_REQUEST_BODY_BYTES, 4 * 1024 * 1024);
+    /// ```
     pub const DEFAULT_MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
     /// The default most open sessions: 1,024.
+    ///
+    /// ```
+    /// use tool_mcp::HttpOptions;
+    /// assert_eq!(HttpOptions::new().max_sessions_limit(), HttpOptions::DEFAULT_MAX_SESSIONS);
+    /// ```
     pub const DEFAULT_MAX_SESSIONS: usize = 1024;
     /// The default time a session may go without a request before it ends: 10 minutes.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_SESSION_IDLE.as_secs(), 600);
+    /// ```
     pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
 
     /// The defaults (see the type's documentation).
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new();
+    /// assert_eq!(options.max_sessions_limit(), 1024);
+    /// ```
     pub fn new() -> Self {
         HttpOptions::default()
     }
@@ -102,6 +120,16 @@ impl HttpOptions {
     /// Requests to `/mcp` must carry a bearer token that `auth` accepts; the token's scopes
     /// set what the caller may see and call. Serves the protected resource metadata at
     /// `/.well-known/oauth-protected-resource`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), tool_mcp::AuthError> {
+    /// use tool_mcp::{AuthConfig, HttpOptions};
+    /// let options = HttpOptions::new()
+    ///     .auth(AuthConfig::new().token("0123456789abcdef0123", ["tools:safe"])?);
+    /// # let _ = options;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn auth(mut self, auth: AuthConfig) -> Self {
         self.auth = Some(auth);
         self
@@ -110,6 +138,16 @@ impl HttpOptions {
     /// Serve without authentication on a non-loopback address (anyone who can reach the
     /// port can call every tool the executor allows). Without it, binding such an address
     /// without [`auth`](Self::auth) fails.
+    ///
+    /// ```no_run
+    /// # async fn run(executor: tool_runtime::Executor) -> Result<(), tool_mcp::ServeError> {
+    /// // Only on a network you trust.
+    /// let options = tool_mcp::HttpOptions::new().insecure_no_auth(true);
+    /// let server = tool_mcp::serve_http_with(executor, "0.0.0.0:8080".parse().unwrap(), options).await?;
+    /// # let _ = server;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn insecure_no_auth(mut self, allow: bool) -> Self {
         self.insecure_no_auth = allow;
         self
@@ -117,6 +155,11 @@ impl HttpOptions {
 
     /// Also accept requests whose `Host` is `host` (a name or `name:port`), besides the
     /// loopback names. Serving on a non-loopback address accepts that address too.
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new().allow_host("tools.example.com");
+    /// # let _ = options;
+    /// ```
     pub fn allow_host(mut self, host: impl Into<String>) -> Self {
         self.allowed_hosts.push(host.into());
         self
@@ -137,12 +180,24 @@ impl HttpOptions {
     /// Accept requests from web pages of `origin` (`scheme://host[:port]`, `:*` for any
     /// port). Requests with an `Origin` header not in the list are refused with `403`;
     /// requests without one (programs, not browsers) are not affected.
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new()
+    ///     .allow_origin("https://chat.example.com")
+    ///     .allow_origin("http://localhost:*");
+    /// # let _ = options;
+    /// ```
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins.push(origin.into());
         self
     }
 
     /// The largest request body accepted; larger ones get `413` (default 4 MiB).
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new().max_request_body_bytes(256 * 1024);
+    /// # let _ = options;
+    /// ```
     pub fn max_request_body_bytes(mut self, bytes: usize) -> Self {
         self.max_request_body_bytes = bytes;
         self
@@ -151,17 +206,31 @@ impl HttpOptions {
     /// The most sessions open at once (default 1,024, at least 1); a client that would open
     /// one more gets `503`. Sessions that end (closed by the client, idle too long) free
     /// their slot.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::new().max_sessions(0).max_sessions_limit(), 1);
+    /// ```
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max.max(1);
         self
     }
 
     /// The most sessions open at once.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::new().max_sessions(8).max_sessions_limit(), 8);
+    /// ```
     pub fn max_sessions_limit(&self) -> usize {
         self.max_sessions
     }
 
     /// How long a session may go without a request before it ends (default 10 minutes).
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new()
+    ///     .session_idle_timeout(std::time::Duration::from_secs(120));
+    /// # let _ = options;
+    /// ```
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle = idle;
         self
@@ -171,6 +240,11 @@ impl HttpOptions {
     /// `initialize` or `Mcp-Session-Id`). For a fleet of servers behind a load balancer.
     /// Without a session the server cannot ask the client anything (no elicitation, so
     /// dangerous tools follow the server's policy), nor send notifications later.
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new().stateless(true);
+    /// # let _ = options;
+    /// ```
     pub fn stateless(mut self, stateless: bool) -> Self {
         self.stateless = stateless;
         self
@@ -178,6 +252,16 @@ impl HttpOptions {
 
     /// Keep what is needed to restore a session in `store` (shared by several servers), so a
     /// client's session survives a restart or a move to another server.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use rmcp::transport::streamable_http_server::session::SessionStore;
+    ///
+    /// # fn redis_store() -> Arc<dyn SessionStore> { unimplemented!() }
+    /// let store: Arc<dyn SessionStore> = redis_store();
+    /// let options = tool_mcp::HttpOptions::new().session_store(store);
+    /// # let _ = options;
+    /// ```
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.session_store = Some(store);
         self
@@ -186,6 +270,11 @@ impl HttpOptions {
     /// The public URL of this server as clients reach it (`https://tools.example.com`), the
     /// `resource` of the protected resource metadata and the base of the metadata URL in
     /// `WWW-Authenticate`. Default: `http://` and the address the server listens on.
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new().resource_url("https://tools.example.com");
+    /// # let _ = options;
+    /// ```
     pub fn resource_url(mut self, url: impl Into<String>) -> Self {
         self.resource_url = Some(url.into().trim_end_matches('/').to_owned());
         self
@@ -193,6 +282,13 @@ impl HttpOptions {
 
     /// The latency histograms `/metrics` shows (give the executor the same value as a hook).
     /// Without it, `/metrics` shows the executor's counters and the server's gauges only.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let metrics = Arc::new(tool_mcp::PrometheusMetrics::new());
+    /// let options = tool_mcp::HttpOptions::new().metrics(metrics);
+    /// # let _ = options;
+    /// ```
     pub fn metrics(mut self, metrics: Arc<PrometheusMetrics>) -> Self {
         self.metrics = Some(metrics);
         self
