@@ -23,6 +23,7 @@ use tokio::sync::watch;
 use tool_runtime::executor::{HookEvent, ToolHook, UNKNOWN_TOOL_METRIC};
 use tool_runtime::{Executor, ToolResult};
 
+use crate::jsonrpc::Incoming;
 use crate::sessions::LimitedSessionManager;
 
 /// Label sets: `[("tool", name)]` or `[("state", ...)]`.
@@ -373,13 +374,12 @@ async fn finishing_work(request: Request, max_body: usize) -> Result<Request, Re
     let Ok(bytes) = axum::body::to_bytes(body, max_body).await else {
         return Err(refusal());
     };
-    let starts_work = match serde_json::from_slice::<serde_json::Value>(&bytes) {
-        // A request has both a method and an id; answers and notifications do not.
-        Ok(serde_json::Value::Object(message)) => {
-            message.contains_key("method") && message.contains_key("id")
-        }
-        _ => true,
-    };
+    // A request starts work; answers and notifications (a cancellation) help finish it.
+    // What is not a valid message is refused here too.
+    let starts_work = !matches!(
+        crate::jsonrpc::check(&bytes),
+        Ok(Incoming::Other | Incoming::Cancelled { .. })
+    );
     if starts_work {
         return Err(refusal());
     }
