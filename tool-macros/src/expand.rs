@@ -56,19 +56,34 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, ItemFn, Type};
 
 use crate::signature::{Input, Param, Signature};
-use crate::validate::ToolModel;
+use crate::validate::{PreviewTarget, ToolModel};
+
+/// How the generated code reaches the function.
+#[derive(Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// A free function, by its name.
+    Free(&'a Ident),
+    /// A method of a `#[tool_set]`, through the `__ToolSelf` alias of the impl's type; with
+    /// `receiver`, it takes `&self`.
+    Method { ident: &'a Ident, receiver: bool },
+}
+
+impl Target<'_> {
+    fn ident(&self) -> &Ident {
+        match self {
+            Target::Free(ident) | Target::Method { ident, .. } => ident,
+        }
+    }
+
+    fn needs_instance(&self) -> bool {
+        matches!(self, Target::Method { receiver: true, .. })
+    }
+}
 
 /// The function, then the `const` block that defines and registers its tool.
 pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel) -> TokenStream {
     let krate = &model.krate;
-    let params: Vec<&Param> = signature.params().collect();
-    let defaults = default_fns(&params);
-    let params_fn = params_fn(&params);
-    let output_schema_fn = output_schema_fn(&signature.output);
-    let read_fn = read_fn(&model.name, &params);
-    let (call_fn, handler) = call_fn(function, signature, &params);
-    let (preview_fn, preview) = preview_fn(model, &params);
-    let tool_static = tool_static(&function.sig.ident, model, &handler, &preview);
+    let items = tool_items(Target::Free(&function.sig.ident), signature, model).items;
     quote! {
         #function
 
@@ -77,6 +92,37 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
         const _: () = {
             use #krate::__private as __tool_rt;
 
+            #items
+        };
+    }
+}
+
+/// A tool's generated items, and for a method of a set the expressions of its
+/// `SetHandler` and `SetPreviewFn` (the functions that run it on an instance).
+pub(crate) struct ToolItems {
+    pub(crate) items: TokenStream,
+    pub(crate) set_handler: TokenStream,
+    pub(crate) set_preview: TokenStream,
+}
+
+/// Everything that defines and registers one tool, for a `const` block (or a function body)
+/// where `__tool_rt` names the runtime's `__private` module.
+pub(crate) fn tool_items(
+    target: Target<'_>,
+    signature: &Signature,
+    model: &ToolModel,
+) -> ToolItems {
+    let params: Vec<&Param> = signature.params().collect();
+    let defaults = default_fns(&params);
+    let params_fn = params_fn(&params);
+    let output_schema_fn = output_schema_fn(&signature.output);
+    let read_fn = read_fn(&model.name, &params);
+    let (call_fns, handler, set_handler) = call_fn(target, signature, &params, &model.name);
+    let (preview_fns, preview, set_preview) = preview_fn(model, &params);
+    let state_list = state_list(target, signature);
+    let tool_static = tool_static(target.ident(), model, &handler, &preview, &state_list);
+    ToolItems {
+        items: quote! {
             #(#defaults)*
 
             #params_fn
@@ -85,17 +131,34 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
 
             #read_fn
 
-            #call_fn
+            #call_fns
 
-            #preview_fn
+            #preview_fns
 
             #tool_static
 
             __tool_rt::inventory::submit! {
                 __tool_rt::LinkedTool(&__TOOL)
             }
-        };
+        },
+        set_handler,
+        set_preview,
     }
+}
+
+/// The types of state the tool reads: `Self` for a method taking `&self`, then the
+/// `#[state]` parameters' types.
+fn state_list(target: Target<'_>, signature: &Signature) -> TokenStream {
+    let own = target
+        .needs_instance()
+        .then(|| quote!(__tool_rt::StateType::of::<__ToolSelf>()));
+    let params = signature.states().filter_map(|state| {
+        let ty = state.state_type()?;
+        Some(quote!(__tool_rt::StateType::of::<#ty>()))
+    });
+    let all = own.into_iter().chain(params);
+    // A `const` block: a reference to the array lives for the whole program.
+    quote!(const { &[#(#all),*] })
 }
 
 /// One function per `#[arg(default = ...)]`, so the expression is written once and its
@@ -170,55 +233,140 @@ fn bindings(params: &[&Param]) -> Vec<Ident> {
         .collect()
 }
 
-/// `__tool_call`, the handler from the model's JSON arguments to a call of the function,
-/// and the `StaticHandler` (sync or async) that names it.
+/// The functions that run the tool from the model's JSON arguments, the `StaticHandler` of
+/// the linked tool, and (for a method taking `&self`) the `SetHandler` that runs it on an
+/// instance.
+///
+/// A free function or an associated function gets `__tool_call(ctx, args)`. A method taking
+/// `&self` gets `__tool_call_on(this, ctx, args)`, and `__tool_call(ctx, args)` finds `this`
+/// in the executor's state and calls it.
 fn call_fn(
-    function: &ItemFn,
+    target: Target<'_>,
     signature: &Signature,
     params: &[&Param],
-) -> (TokenStream, TokenStream) {
-    let fn_ident = &function.sig.ident;
+    tool_name: &str,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let fn_ident = target.ident();
     let output = &signature.output;
     let bindings = bindings(params);
     let call_args = call_args(signature, &bindings);
-    let read = quote! {
-        let (#(#bindings,)*) = __tool_read(__tool_args)?;
+    let callee = match target {
+        Target::Free(ident) => quote!(#ident),
+        Target::Method { ident, .. } => quote!(__ToolSelf::#ident),
     };
+    let context = if signature.is_async {
+        quote!(&__tool_ctx)
+    } else {
+        quote!(__tool_ctx)
+    };
+    let states = signature.states().enumerate().filter_map(|(i, state)| {
+        let ty = state.state_type()?;
+        let binding = state_binding(i);
+        Some(quote! {
+            let #binding: &#ty = __tool_rt::state_of::<#ty>(#context, #tool_name)?;
+        })
+    });
+    let body = quote! {
+        let (#(#bindings,)*) = __tool_read(__tool_args)?;
+        #(#states)*
+    };
+    let args_ty = quote!(__tool_rt::Map<__tool_rt::String, __tool_rt::Value>);
+    let result_ty = quote!(__tool_rt::Result<__tool_rt::ToolOutput, __tool_rt::ToolError>);
     if signature.is_async {
         // Spanned at the function's name, so a non-`Send` future is reported there.
         let future = quote_spanned! {fn_ident.span()=>
             __tool_rt::assert_send(async move {
-                #read
-                let __tool_out: #output = #fn_ident(#(#call_args),*).await;
+                #body
+                let __tool_out: #output = #callee(#(#call_args),*).await;
                 <#output as __tool_rt::IntoToolOutput>::into_tool_output(__tool_out)
             })
         };
+        let handler = quote!(__tool_rt::StaticHandler::Async(__tool_call));
+        if !target.needs_instance() {
+            return (
+                quote! {
+                    fn __tool_call(
+                        __tool_ctx: __tool_rt::ToolContext,
+                        __tool_args: #args_ty,
+                    ) -> __tool_rt::BoxFuture<#result_ty> {
+                        __tool_rt::Box::pin(#future)
+                    }
+                },
+                handler,
+                quote!(__tool_rt::None),
+            );
+        }
         (
             quote! {
-                fn __tool_call(
+                fn __tool_call_on(
+                    __tool_this: __tool_rt::Arc<__ToolSelf>,
                     __tool_ctx: __tool_rt::ToolContext,
-                    __tool_args: __tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
-                ) -> __tool_rt::BoxFuture<__tool_rt::Result<__tool_rt::ToolOutput, __tool_rt::ToolError>> {
+                    __tool_args: #args_ty,
+                ) -> __tool_rt::BoxFuture<#result_ty> {
                     __tool_rt::Box::pin(#future)
                 }
-            },
-            quote!(__tool_rt::StaticHandler::Async(__tool_call)),
-        )
-    } else {
-        (
-            quote! {
                 fn __tool_call(
-                    __tool_ctx: &__tool_rt::ToolContext,
-                    __tool_args: __tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
-                ) -> __tool_rt::Result<__tool_rt::ToolOutput, __tool_rt::ToolError> {
-                    #read
-                    let __tool_out: #output = #fn_ident(#(#call_args),*);
-                    <#output as __tool_rt::IntoToolOutput>::into_tool_output(__tool_out)
+                    __tool_ctx: __tool_rt::ToolContext,
+                    __tool_args: #args_ty,
+                ) -> __tool_rt::BoxFuture<#result_ty> {
+                    match __tool_rt::shared_instance_of::<__ToolSelf>(&__tool_ctx, #tool_name) {
+                        __tool_rt::Ok(__tool_this) => __tool_call_on(__tool_this, __tool_ctx, __tool_args),
+                        __tool_rt::Err(__tool_error) => __tool_rt::failed_future(__tool_error),
+                    }
                 }
             },
-            quote!(__tool_rt::StaticHandler::Sync(__tool_call)),
+            handler,
+            quote!(__tool_rt::Some(__tool_rt::SetHandler::Async(
+                __tool_call_on
+            ))),
+        )
+    } else {
+        let handler = quote!(__tool_rt::StaticHandler::Sync(__tool_call));
+        let run = quote! {
+            #body
+            let __tool_out: #output = #callee(#(#call_args),*);
+            <#output as __tool_rt::IntoToolOutput>::into_tool_output(__tool_out)
+        };
+        if !target.needs_instance() {
+            return (
+                quote! {
+                    fn __tool_call(
+                        __tool_ctx: &__tool_rt::ToolContext,
+                        __tool_args: #args_ty,
+                    ) -> #result_ty {
+                        #run
+                    }
+                },
+                handler,
+                quote!(__tool_rt::None),
+            );
+        }
+        (
+            quote! {
+                fn __tool_call_on(
+                    __tool_this: &__ToolSelf,
+                    __tool_ctx: &__tool_rt::ToolContext,
+                    __tool_args: #args_ty,
+                ) -> #result_ty {
+                    #run
+                }
+                fn __tool_call(
+                    __tool_ctx: &__tool_rt::ToolContext,
+                    __tool_args: #args_ty,
+                ) -> #result_ty {
+                    let __tool_this = __tool_rt::instance_of::<__ToolSelf>(__tool_ctx, #tool_name)?;
+                    __tool_call_on(__tool_this, __tool_ctx, __tool_args)
+                }
+            },
+            handler,
+            quote!(__tool_rt::Some(__tool_rt::SetHandler::Sync(__tool_call_on))),
         )
     }
+}
+
+/// The binding that holds the `i`th `#[state]` parameter.
+fn state_binding(i: usize) -> Ident {
+    format_ident!("__tool_state_{}", i)
 }
 
 /// `__tool_read`: every argument read by position into its parameter's type, all problems
@@ -278,26 +426,38 @@ fn read_fn(tool_name: &str, params: &[&Param]) -> TokenStream {
     }
 }
 
-/// The arguments of the call, in the function's order: the context (by reference in an
-/// async handler, which owns it) or the next binding.
+/// The arguments of the call, in the function's order: the instance, the context (by
+/// reference in an async handler, which owns it), a `#[state]` value or the next binding.
 fn call_args(signature: &Signature, bindings: &[Ident]) -> Vec<TokenStream> {
     let context = if signature.is_async {
         quote!(&__tool_ctx)
     } else {
         quote!(__tool_ctx)
     };
+    let instance = if signature.is_async {
+        quote!(&*__tool_this)
+    } else {
+        quote!(__tool_this)
+    };
     let mut next_binding = bindings.iter();
+    let mut next_state = 0;
     signature
         .inputs
         .iter()
         .filter_map(|input| match input {
+            Input::Receiver(_) => Some(instance.clone()),
             Input::Context(_) => Some(context.clone()),
+            Input::State(_) => {
+                let binding = state_binding(next_state);
+                next_state += 1;
+                Some(quote!(#binding))
+            }
             Input::Param(_) => {
                 let binding = next_binding.next();
                 Some(quote!(#binding))
             }
             // Rejected by `validate`: there is no handler for such a function.
-            Input::Receiver(_) | Input::Unnamed(_) => None,
+            Input::Unnamed(_) => None,
         })
         .collect()
 }
@@ -309,6 +469,7 @@ fn tool_static(
     model: &ToolModel,
     handler: &TokenStream,
     preview: &TokenStream,
+    state: &TokenStream,
 ) -> TokenStream {
     let name = &model.name;
     let description = &model.description;
@@ -348,37 +509,82 @@ fn tool_static(
             output_schema: __tool_output_schema,
             handler: #handler,
             preview: #preview,
+            state: #state,
         });
     }
 }
 
-/// With `preview = path`: `__tool_preview`, which reads the arguments like the call does and
-/// calls `path(ctx, &arg_0, ..)`, and the `preview` field that names it (`None` without one).
-/// The call is spanned at the path's last segment, so a function of the wrong shape is
-/// reported there.
-fn preview_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream) {
-    let Some(path) = &model.preview else {
-        return (TokenStream::new(), quote!(__tool_rt::None));
+/// With `preview = ...`: `__tool_preview`, which reads the arguments like the call does and
+/// calls the preview function with `ctx, &arg_0, ..`, and the `preview` field that names it
+/// (`None` without one). A set's method whose preview takes `&self` also gets
+/// `__tool_preview_on(this, ctx, args)`, returned as its `SetPreviewFn`. The call is spanned
+/// at the function's name, so a function of the wrong shape is reported there.
+fn preview_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream, TokenStream) {
+    let none = || quote!(__tool_rt::None);
+    let Some(target) = &model.preview else {
+        return (TokenStream::new(), none(), none());
     };
-    let span = path
-        .segments
-        .last()
-        .map_or_else(Span::call_site, |s| s.ident.span());
     let bindings = bindings(params);
-    let call = quote_spanned! {span=>
-        #path(__tool_ctx, #(&#bindings),*)
+    let read = quote! {
+        let (#(#bindings,)*) = __tool_read(__tool_args.clone())?;
     };
+    let args_ty = quote!(&__tool_rt::Map<__tool_rt::String, __tool_rt::Value>);
+    let result_ty = quote!(__tool_rt::Result<__tool_rt::String, __tool_rt::ToolError>);
+    let (call, receiver) = match target {
+        PreviewTarget::Path(path) => {
+            let span = path
+                .segments
+                .last()
+                .map_or_else(Span::call_site, |s| s.ident.span());
+            (
+                quote_spanned!(span=> #path(__tool_ctx, #(&#bindings),*)),
+                false,
+            )
+        }
+        PreviewTarget::Method { ident, receiver } => {
+            let this = receiver.then(|| quote!(__tool_this,));
+            (
+                quote_spanned!(ident.span()=> __ToolSelf::#ident(#this __tool_ctx, #(&#bindings),*)),
+                *receiver,
+            )
+        }
+    };
+    if !receiver {
+        return (
+            quote! {
+                fn __tool_preview(
+                    __tool_ctx: &__tool_rt::ToolContext,
+                    __tool_args: #args_ty,
+                ) -> #result_ty {
+                    #read
+                    #call
+                }
+            },
+            quote!(__tool_rt::Some(__tool_preview)),
+            none(),
+        );
+    }
+    let name = &model.name;
     (
         quote! {
+            fn __tool_preview_on(
+                __tool_this: &__ToolSelf,
+                __tool_ctx: &__tool_rt::ToolContext,
+                __tool_args: #args_ty,
+            ) -> #result_ty {
+                #read
+                #call
+            }
             fn __tool_preview(
                 __tool_ctx: &__tool_rt::ToolContext,
-                __tool_args: &__tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
-            ) -> __tool_rt::Result<__tool_rt::String, __tool_rt::ToolError> {
-                let (#(#bindings,)*) = __tool_read(__tool_args.clone())?;
-                #call
+                __tool_args: #args_ty,
+            ) -> #result_ty {
+                let __tool_this = __tool_rt::instance_of::<__ToolSelf>(__tool_ctx, #name)?;
+                __tool_preview_on(__tool_this, __tool_ctx, __tool_args)
             }
         },
         quote!(__tool_rt::Some(__tool_preview)),
+        quote!(__tool_rt::Some(__tool_preview_on)),
     )
 }
 

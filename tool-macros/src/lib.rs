@@ -2,14 +2,19 @@
 //! parses, checks and generates, and the generated code names `tool_runtime::__private` (or
 //! the `__private` of the path given with `#[tool(crate = ...)]`).
 //!
+//! `#[tool_set]` on an `impl` block does the same for each `#[tool]` method (`tool_set`),
+//! reaching the method through an alias of the impl's type.
+//!
 //! The stages: `attr` reads the options, `signature` reads the function (taking the
 //! `#[arg]`s off its parameters), `validate` checks both into a `ToolModel`, and `expand`
 //! writes the code. Every error is gathered in `errors::Errors` and reported at once.
 
 mod attr;
+mod enclosing;
 mod errors;
 mod expand;
 mod signature;
+mod tool_set;
 mod validate;
 
 use proc_macro::TokenStream;
@@ -17,12 +22,20 @@ use proc_macro::TokenStream;
 /// Turns a function into a tool a language model can call. See `tool_runtime::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_tool(args.into(), input.into()).into()
+    expand_tool(args.into(), input.into(), proc_macro::Span::call_site()).into()
+}
+
+/// Makes the `#[tool]` methods of an inherent `impl` block tools that share the instance.
+/// See `tool_runtime::tool_set`.
+#[proc_macro_attribute]
+pub fn tool_set(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool_set::expand_tool_set(args.into(), input.into()).into()
 }
 
 fn expand_tool(
     args: proc_macro2::TokenStream,
     input: proc_macro2::TokenStream,
+    call_site: proc_macro::Span,
 ) -> proc_macro2::TokenStream {
     let mut errors = errors::Errors::default();
     let attr = attr::ToolAttr::parse(args, &mut errors);
@@ -39,8 +52,37 @@ fn expand_tool(
         // Not an item we can read: let rustc report the syntax error on the original tokens.
         Err(_) => return input,
     };
-    let signature = signature::analyze(&mut function);
-    let model = validate::validate(&attr, &function, &signature, &mut errors);
+    let signature = signature::analyze(&mut function.sig);
+    // A method shows itself by `self`, which `validate` reports; an associated function
+    // without one is found by its place in the source.
+    if !signature.has_receiver()
+        && let Some(block) = enclosing::enclosing_block(call_site, &function.sig.ident.to_string())
+    {
+        let message = match block {
+            enclosing::Enclosing::Impl => {
+                "`#[tool]` on an associated function needs `#[tool_set]` on its `impl` block \
+                 (`#[tool_set] impl Service { #[tool] fn ... }`), or make it a free function"
+            }
+            enclosing::Enclosing::Trait => {
+                "`#[tool]` cannot go on a trait's function: put it on a free function, or on \
+                 the methods of an inherent `impl` block marked `#[tool_set]`"
+            }
+        };
+        errors.at(&function.sig.ident, message);
+        // The function without `#[tool]`: nothing that would not parse in the block.
+        return with_errors(quote::quote!(#function), errors);
+    }
+    let written = validate::Written {
+        attrs: &function.attrs,
+        sig: &function.sig,
+    };
+    let model = validate::validate(
+        &attr,
+        &written,
+        &signature,
+        validate::Place::Free,
+        &mut errors,
+    );
     if !errors.is_empty() {
         // Keep the function so the rest of the crate, and the IDE, still see it.
         return with_errors(quote::quote!(#function), errors);
@@ -48,7 +90,10 @@ fn expand_tool(
     expand::expand(&function, &signature, &model)
 }
 
-fn with_errors(item: proc_macro2::TokenStream, errors: errors::Errors) -> proc_macro2::TokenStream {
+pub(crate) fn with_errors(
+    item: proc_macro2::TokenStream,
+    errors: errors::Errors,
+) -> proc_macro2::TokenStream {
     match errors.into_result() {
         Ok(()) => item,
         Err(error) => {
@@ -59,7 +104,7 @@ fn with_errors(item: proc_macro2::TokenStream, errors: errors::Errors) -> proc_m
 }
 
 /// The first tokens of an item, up to its name, so "not a function" underlines `struct Foo`.
-fn item_head(item: &syn::Item) -> proc_macro2::TokenStream {
+pub(crate) fn item_head(item: &syn::Item) -> proc_macro2::TokenStream {
     use quote::quote;
     match item {
         syn::Item::Struct(s) => {

@@ -4,7 +4,7 @@
 //! `validate` checks the model.
 
 use proc_macro2::{Span, TokenStream};
-use syn::{Attribute, Expr, FnArg, GenericArgument, ItemFn, Pat, PathArguments, Token, Type};
+use syn::{Attribute, Expr, FnArg, GenericArgument, Pat, PathArguments, Type};
 
 use crate::attr::{ArgAttr, ident_name};
 use crate::errors::Errors;
@@ -45,6 +45,28 @@ pub(crate) struct ContextParam {
     pub(crate) arg_errors: Errors,
 }
 
+/// A `#[state]` parameter: filled in from the executor's state by type, not part of the
+/// schema.
+pub(crate) struct StateParam {
+    pub(crate) ty: Type,
+    /// The `#[state]` attribute, for errors about it.
+    pub(crate) attr: Attribute,
+    /// Its `#[arg]` options, which it cannot take.
+    pub(crate) arg: ArgAttr,
+    /// The problems found in its `#[arg]` attributes.
+    pub(crate) arg_errors: Errors,
+}
+
+impl StateParam {
+    /// `T` when the parameter is `&T`, the one way state is taken.
+    pub(crate) fn state_type(&self) -> Option<&Type> {
+        match &self.ty {
+            Type::Reference(reference) if reference.mutability.is_none() => Some(&reference.elem),
+            _ => None,
+        }
+    }
+}
+
 /// A parameter whose pattern is not a plain name (`(a, b): (i64, i64)`, `ref x`, `_`), so
 /// it has no key in the model's JSON arguments.
 pub(crate) struct UnnamedParam {
@@ -56,8 +78,9 @@ pub(crate) struct UnnamedParam {
 /// A function input, in order, as written.
 pub(crate) enum Input {
     /// `self` in any form.
-    Receiver(Token![self]),
+    Receiver(Box<syn::Receiver>),
     Context(Box<ContextParam>),
+    State(Box<StateParam>),
     Unnamed(Box<UnnamedParam>),
     Param(Box<Param>),
 }
@@ -73,16 +96,74 @@ impl Signature {
     pub(crate) fn params(&self) -> impl Iterator<Item = &Param> {
         self.inputs.iter().filter_map(|input| match input {
             Input::Param(param) => Some(&**param),
-            Input::Receiver(_) | Input::Context(_) | Input::Unnamed(_) => None,
+            _ => None,
         })
+    }
+
+    pub(crate) fn states(&self) -> impl Iterator<Item = &StateParam> {
+        self.inputs.iter().filter_map(|input| match input {
+            Input::State(state) => Some(&**state),
+            _ => None,
+        })
+    }
+
+    /// Whether the function takes `self` in some form.
+    pub(crate) fn has_receiver(&self) -> bool {
+        matches!(self.inputs.first(), Some(Input::Receiver(_)))
+    }
+
+    /// Replaces `Self` in every type and default the generated code names, for a method whose
+    /// tool is defined outside its `impl` block (where `__ToolSelf` names the type).
+    pub(crate) fn replace_self(&mut self, with: &syn::Ident) {
+        self.output = replace_self_in(&self.output, with);
+        for input in &mut self.inputs {
+            match input {
+                Input::Param(param) => {
+                    param.ty = replace_self_in(&param.ty, with);
+                    param.option_inner = param
+                        .option_inner
+                        .as_ref()
+                        .map(|t| replace_self_in(t, with));
+                    param.default = param.default.as_ref().map(|e| replace_self_in(e, with));
+                }
+                Input::State(state) => state.ty = replace_self_in(&state.ty, with),
+                Input::Receiver(_) | Input::Context(_) | Input::Unnamed(_) => {}
+            }
+        }
     }
 }
 
-/// Reads the function's signature, taking the `///` docs and `#[arg]` attributes off its
-/// parameters (rustc would reject them there once the macro is done). The problems in `#[arg]`
-/// attributes stay with their parameter, so `validate` reports them in the parameter's turn.
-pub(crate) fn analyze(function: &mut ItemFn) -> Signature {
-    let sig = &mut function.sig;
+/// `node` with every `Self` token replaced by `with`.
+pub(crate) fn replace_self_in<T>(node: &T, with: &syn::Ident) -> T
+where
+    T: syn::parse::Parse + quote::ToTokens + Clone,
+{
+    fn replace(tokens: TokenStream, with: &syn::Ident) -> TokenStream {
+        tokens
+            .into_iter()
+            .map(|token| match token {
+                proc_macro2::TokenTree::Ident(ident) if ident == "Self" => {
+                    proc_macro2::TokenTree::Ident(syn::Ident::new(&with.to_string(), ident.span()))
+                }
+                proc_macro2::TokenTree::Group(group) => {
+                    let mut new =
+                        proc_macro2::Group::new(group.delimiter(), replace(group.stream(), with));
+                    new.set_span(group.span());
+                    proc_macro2::TokenTree::Group(new)
+                }
+                other => other,
+            })
+            .collect()
+    }
+    // The same tokens with one identifier changed for another parse the same way.
+    syn::parse2(replace(node.to_token_stream(), with)).unwrap_or_else(|_| node.clone())
+}
+
+/// Reads the function's signature, taking the `///` docs, `#[arg]` and `#[state]` attributes
+/// off its parameters (rustc would reject them there once the macro is done). The problems in
+/// `#[arg]` attributes stay with their parameter, so `validate` reports them in the parameter's
+/// turn.
+pub(crate) fn analyze(sig: &mut syn::Signature) -> Signature {
     let output = match &sig.output {
         syn::ReturnType::Default => syn::parse_quote!(()),
         syn::ReturnType::Type(_, ty) => (**ty).clone(),
@@ -97,11 +178,19 @@ pub(crate) fn analyze(function: &mut ItemFn) -> Signature {
 /// One input, with its docs and `#[arg]` attributes taken off (a receiver keeps its own).
 fn read_input(input: &mut FnArg) -> Input {
     let pat_type = match input {
-        FnArg::Receiver(receiver) => return Input::Receiver(receiver.self_token),
+        FnArg::Receiver(receiver) => return Input::Receiver(Box::new(receiver.clone())),
         FnArg::Typed(pat_type) => pat_type,
     };
     let mut arg_errors = Errors::default();
-    let (description, arg) = take_param_attrs(&mut pat_type.attrs, &mut arg_errors);
+    let (description, arg, state) = take_param_attrs(&mut pat_type.attrs, &mut arg_errors);
+    if let Some(attr) = state {
+        return Input::State(Box::new(StateParam {
+            ty: (*pat_type.ty).clone(),
+            attr,
+            arg,
+            arg_errors,
+        }));
+    }
     if let Some(kind) = context_kind(&pat_type.ty) {
         return Input::Context(Box::new(ContextParam {
             ty: (*pat_type.ty).clone(),
@@ -139,12 +228,26 @@ fn read_input(input: &mut FnArg) -> Input {
     }))
 }
 
-/// Removes `///` docs and `#[arg(...)]` from a parameter, returning the doc text and options.
-fn take_param_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> (Option<String>, ArgAttr) {
+/// Removes `///` docs, `#[arg(...)]` and `#[state]` from a parameter, returning the doc text,
+/// the options and the `#[state]` attribute.
+fn take_param_attrs(
+    attrs: &mut Vec<Attribute>,
+    errors: &mut Errors,
+) -> (Option<String>, ArgAttr, Option<Attribute>) {
     let mut arg = ArgAttr::empty();
     let mut docs = Vec::new();
+    let mut state = None;
     attrs.retain(|attr| {
-        if attr.path().is_ident("doc") {
+        if attr.path().is_ident("state") {
+            if !matches!(attr.meta, syn::Meta::Path(_)) {
+                errors.at(
+                    attr,
+                    "`#[state]` takes no options: write `#[state] name: &Type`",
+                );
+            }
+            state = Some(attr.clone());
+            false
+        } else if attr.path().is_ident("doc") {
             docs.push(attr.clone());
             false
         } else if attr.path().is_ident("arg") {
@@ -154,7 +257,7 @@ fn take_param_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> (Option<
             true
         }
     });
-    (doc_text(&docs), arg)
+    (doc_text(&docs), arg, state)
 }
 
 /// The text of `///` comments, as Markdown reads it: one leading space per line removed,

@@ -4,12 +4,27 @@ use std::collections::HashSet;
 
 use proc_macro2::Span;
 use quote::quote;
-use syn::{Expr, Ident, ItemFn, LitStr, Path, Type};
+use syn::{Attribute, Expr, Ident, LitStr, Path, Type};
 use tool_names::{MAX_NAME_LEN, NAME_RULE, NameError, did_you_mean};
 
 use crate::attr::{ListItem, Opt, ToolAttr, ident_name};
 use crate::errors::Errors;
-use crate::signature::{ContextKind, ContextParam, Input, Param, Signature, doc_text};
+use crate::signature::{ContextKind, ContextParam, Input, Param, Signature, StateParam, doc_text};
+
+/// Where the function under `#[tool]` is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// A free function (`#[tool]` alone).
+    Free,
+    /// A method of a `#[tool_set]` impl block.
+    SetMethod,
+}
+
+/// The function as written: its attributes (for the docs) and its signature.
+pub(crate) struct Written<'a> {
+    pub(crate) attrs: &'a [Attribute],
+    pub(crate) sig: &'a syn::Signature,
+}
 
 /// Everything `expand` needs, checked.
 pub(crate) struct ToolModel {
@@ -21,7 +36,15 @@ pub(crate) struct ToolModel {
     pub(crate) version: Option<String>,
     pub(crate) priority: Option<Expr>,
     pub(crate) krate: Path,
-    pub(crate) preview: Option<Path>,
+    pub(crate) preview: Option<PreviewTarget>,
+}
+
+/// The function `preview = ...` names.
+pub(crate) enum PreviewTarget {
+    /// A function called as `path(ctx, &arg_0, ..)`.
+    Path(Path),
+    /// A method of the tool's set, called on the instance when it takes `&self`.
+    Method { ident: Ident, receiver: bool },
 }
 
 /// Checks everything, in the order the errors are reported: the signature (as written, input
@@ -29,13 +52,14 @@ pub(crate) struct ToolModel {
 /// `required(...)`, the categories and tags, the version.
 pub(crate) fn validate(
     attr: &ToolAttr,
-    function: &ItemFn,
+    function: &Written<'_>,
     signature: &Signature,
+    place: Place,
     errors: &mut Errors,
 ) -> ToolModel {
-    let params = check_signature(function, signature, errors);
+    let params = check_signature(function, signature, place, errors);
     let name = check_name(attr, &function.sig.ident, errors);
-    let description = check_description(attr, function, errors);
+    let description = check_description(attr, function.attrs, &function.sig.ident, errors);
     let safety = check_safety(attr.safety.get(), errors);
     check_params(attr, &params, errors);
     let categories = check_list(&attr.categories, "a category", errors);
@@ -56,7 +80,7 @@ pub(crate) fn validate(
             .get()
             .cloned()
             .unwrap_or_else(|| syn::parse_quote!(::tool_runtime)),
-        preview: attr.preview.get().cloned(),
+        preview: attr.preview.get().cloned().map(PreviewTarget::Path),
     }
 }
 
@@ -64,21 +88,28 @@ pub(crate) fn validate(
 /// a parameter's `#[arg]` attributes first, then the checks on it); returns the parameters
 /// the model can send.
 fn check_signature<'a>(
-    function: &ItemFn,
+    function: &Written<'_>,
     signature: &'a Signature,
+    place: Place,
     errors: &mut Errors,
 ) -> Vec<&'a Param> {
-    check_head(&function.sig, errors);
+    check_head(function.sig, errors);
+    if place == Place::Free && !signature.has_receiver() && mentions_self(function.sig) {
+        errors.at(
+            &function.sig.ident,
+            "`#[tool]` on an associated function needs `#[tool_set]` on its `impl` block \
+             (`#[tool_set] impl Service { #[tool] fn ... }`), or make it a free function",
+        );
+    }
     let mut params = Vec::new();
     let mut context_seen = false;
     for input in &signature.inputs {
         match input {
-            Input::Receiver(self_token) => errors.at(
-                self_token,
-                "a tool cannot take `self`: put `#[tool]` on a free function (not a method \
-                 or an associated function), and share state through `ToolContext::state` \
-                 (`ctx: &ToolContext`)",
-            ),
+            Input::Receiver(receiver) => check_receiver(receiver, place, errors),
+            Input::State(state) => {
+                errors.append(&state.arg_errors);
+                check_state(state, errors);
+            }
             Input::Context(context) => {
                 errors.append(&context.arg_errors);
                 check_context(context, &mut context_seen, errors);
@@ -137,6 +168,98 @@ fn check_head(sig: &syn::Signature, errors: &mut Errors) {
              `String`, `serde_json::Value` or `Json<MyOutput>`)",
         );
     }
+}
+
+/// A method of a set takes `&self`; a free `#[tool]` takes no `self` at all.
+fn check_receiver(receiver: &syn::Receiver, place: Place, errors: &mut Errors) {
+    if place == Place::Free {
+        errors.at(
+            receiver,
+            "`#[tool]` on a method needs `#[tool_set]` on its `impl` block \
+             (`#[tool_set] impl Service { #[tool] fn name(&self, ...) }`): the executor then \
+             finds the instance in its state, or `ToolRegistry::register_set` binds one",
+        );
+        return;
+    }
+    let message = match &receiver.kind {
+        syn::ReceiverKind::Reference(_, None, None) => return,
+        syn::ReceiverKind::Reference(_, _, Some(_)) => {
+            "a tool method takes `&self`, not `&mut self`: calls run concurrently on one shared \
+             instance; keep what changes behind a `Mutex`, an `RwLock` or an atomic"
+        }
+        syn::ReceiverKind::Value => {
+            "a tool method takes `&self`, not `self`: every call shares the one instance, so no \
+             call can take it by value"
+        }
+        _ => "a tool method takes `&self`: every call shares the one instance",
+    };
+    errors.at(receiver, message);
+}
+
+/// A `#[state]` parameter is `&T` for a concrete `T`, with no `#[arg]` options.
+fn check_state(state: &StateParam, errors: &mut Errors) {
+    match &state.ty {
+        ty if context_like(ty) => errors.at(
+            &state.attr,
+            "the context is not state: remove `#[state]` (`ctx: &ToolContext` is filled in \
+             on its own)",
+        ),
+        Type::Reference(reference) if reference.mutability.is_some() => errors.at(
+            &state.ty,
+            "take state by shared reference (`&T`, not `&mut T`): calls run concurrently on \
+             the one value; keep what changes behind a `Mutex`, an `RwLock` or an atomic",
+        ),
+        Type::Reference(reference) => {
+            if contains_impl_trait(&reference.elem)
+                || matches!(&*reference.elem, Type::TraitObject(_))
+            {
+                errors.at(
+                    &reference.elem,
+                    "state is found by its type: name a concrete type (for a trait object, \
+                     store an `Arc<dyn Trait>` and take `&Arc<dyn Trait>`)",
+                );
+            }
+        }
+        _ => errors.at(
+            &state.ty,
+            "a `#[state]` parameter is a shared reference to the state's type (`#[state] db: \
+             &Pool`): the executor holds one value and lends it to every call",
+        ),
+    }
+    let arg = &state.arg;
+    if let Some(tokens) = arg
+        .rename
+        .tokens()
+        .or(arg.default.tokens())
+        .or(arg.secret.tokens())
+        .or(arg.description.tokens())
+    {
+        errors.at(
+            tokens,
+            "a `#[state]` parameter is not sent by the model and takes no `#[arg]` options",
+        );
+    }
+}
+
+/// Whether `ty` is `ToolContext` or a reference to it.
+fn context_like(ty: &Type) -> bool {
+    let ty = match ty {
+        Type::Reference(reference) => &*reference.elem,
+        other => other,
+    };
+    matches!(ty, Type::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "ToolContext"))
+}
+
+/// Whether the signature names `Self` (so the function is in an `impl` block).
+fn mentions_self(sig: &syn::Signature) -> bool {
+    fn has_self(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => ident == "Self",
+            proc_macro2::TokenTree::Group(group) => has_self(group.stream()),
+            _ => false,
+        })
+    }
+    has_self(quote!(#sig))
 }
 
 /// The context is taken once, by shared reference, and without `#[arg]` options.
@@ -258,7 +381,12 @@ fn check_list(opt: &Opt<Vec<ListItem>>, what: &str, errors: &mut Errors) -> Vec<
     values
 }
 
-fn check_description(attr: &ToolAttr, function: &ItemFn, errors: &mut Errors) -> String {
+fn check_description(
+    attr: &ToolAttr,
+    attrs: &[Attribute],
+    fn_ident: &Ident,
+    errors: &mut Errors,
+) -> String {
     if let Some(lit) = attr.description.get() {
         let text = lit.value().trim().to_owned();
         if text.is_empty() {
@@ -269,13 +397,13 @@ fn check_description(attr: &ToolAttr, function: &ItemFn, errors: &mut Errors) ->
         }
         return text;
     }
-    match doc_text(&function.attrs) {
+    match doc_text(attrs) {
         Some(text) => text,
         // A misspelt `description = ...` was reported already.
         None if attr.misspelt.contains(&"description") => String::new(),
         None => {
             errors.at(
-                &function.sig.ident,
+                fn_ident,
                 "a tool needs a description, which the model reads to decide when to use it: \
                  add a doc comment (`/// What the tool does`) or `#[tool(description = \"...\")]`",
             );

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::args::SchemaChecker;
-use crate::context::ToolContext;
+use crate::context::{StateType, ToolContext};
 use crate::definition::{ToolDefinitionError, check_meta, check_schema, params_of};
 use crate::error::ToolError;
 use crate::meta::{ToolMeta, ToolSource};
@@ -49,6 +49,7 @@ pub struct ToolBuilder {
     source: ToolSource,
     handler: Option<Handler>,
     preview: Option<PreviewHandler>,
+    state: Vec<StateType>,
 }
 
 impl Tool {
@@ -68,6 +69,7 @@ impl Tool {
             },
             handler: None,
             preview: None,
+            state: Vec::new(),
         }
     }
 }
@@ -242,6 +244,31 @@ impl ToolBuilder {
         self
     }
 
+    /// Declares that the handler reads a `T` from the executor's state
+    /// ([`ToolContext::require_state`]), so an executor without one is refused when it is
+    /// built ([`ExecutorBuilder::try_build`](crate::executor::ExecutorBuilder::try_build))
+    /// rather than when a model first calls the tool.
+    ///
+    /// ```
+    /// use tool_runtime::{StateType, Tool};
+    ///
+    /// struct Pool;
+    /// let tool = Tool::builder("count_rows")
+    ///     .description("Count the rows of the table.")
+    ///     .needs_state::<Pool>()
+    ///     .handler_with_context(|ctx, _| async move { ctx.require_state::<Pool>().map(|_| 0) })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(tool.required_state(), [StateType::of::<Pool>()]);
+    /// ```
+    pub fn needs_state<T: Send + Sync + 'static>(mut self) -> Self {
+        let state = StateType::of::<T>();
+        if !self.state.contains(&state) {
+            self.state.push(state);
+        }
+        self
+    }
+
     /// What a call would do, shown to the person approving a dangerous call (a diff, a
     /// summary). A preview that fails fails the call without asking.
     pub fn preview<F>(mut self, preview: F) -> Self
@@ -288,6 +315,8 @@ impl ToolBuilder {
                 output_schema: self.output_schema,
                 params,
             }),
+            state: Cow::Owned(self.state),
+            origin: None,
         }))
     }
 }

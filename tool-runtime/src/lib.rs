@@ -64,11 +64,12 @@ mod safety;
 pub mod schema;
 mod search;
 mod tool;
+mod tool_set;
 
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::ToolBuilder;
 pub use call::{ResultMetadata, ToolCall, ToolResult};
-pub use context::{ToolContext, ToolState};
+pub use context::{StateType, ToolContext, ToolState};
 pub use definition::ToolDefinitionError;
 pub use error::ToolError;
 pub use executor::{
@@ -82,6 +83,7 @@ pub use registry::{
 };
 pub use safety::{ParseSafetyLevelError, SafetyLevel};
 pub use tool::{BoxFuture, Tool, ToolSpec};
+pub use tool_set::ToolSet;
 
 pub use tokio_util::sync::CancellationToken;
 
@@ -161,19 +163,83 @@ pub use tokio_util::sync::CancellationToken;
 /// ```
 pub use tool_macros::tool;
 
+/// Makes the `#[tool]` methods of an `impl` block tools that share one instance of the type:
+/// a database pool, an HTTP client, a cache.
+///
+/// Each `#[tool]` method takes `&self` (or no `self`), sync or async, and has everything a
+/// `#[tool]` function has: its doc comment as the description, `#[arg]`, `#[state]`, every
+/// option of `#[tool(...)]` (a `preview` may name a method of the set, called on the same
+/// instance) and the same compile-time checks. Methods without `#[tool]` are left alone.
+///
+/// The set's tools are collected at link time like any tool
+/// ([`register_all_tools`]) and find the instance in the executor's state, so the
+/// executor must be given one: [`ExecutorBuilder::try_build`](executor::ExecutorBuilder::try_build)
+/// refuses to build without it, naming every tool that needs it. A program that makes
+/// several instances binds each with [`ToolRegistry::register_set`] (or [`ToolSet::tools`]).
+///
+/// The one option is `#[tool_set(crate = path::to::tool_runtime)]`, for a re-exported
+/// runtime. The `impl` must be inherent (not `impl Trait for Type`) and not generic.
+///
+/// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
+/// ```rust,standalone_crate
+/// use std::collections::BTreeMap;
+/// use std::sync::{Arc, Mutex};
+/// use serde_json::json;
+/// use tool_runtime::{tool, tool_set, register_all_tools, Executor, ToolCall, ToolError};
+///
+/// /// A tiny key-value store the tools share.
+/// #[derive(Default)]
+/// struct Notes {
+///     entries: Mutex<BTreeMap<String, String>>,
+/// }
+///
+/// #[tool_set]
+/// impl Notes {
+///     /// Save a note under a key, replacing any earlier note.
+///     #[tool(safety = "cautious")]
+///     fn save_note(&self, /// The note's key
+///                  key: String, /// The text to keep
+///                  text: String) -> String {
+///         self.entries.lock().unwrap().insert(key.clone(), text);
+///         format!("saved `{key}`")
+///     }
+///
+///     /// Read the note saved under a key.
+///     #[tool]
+///     async fn read_note(&self, key: String) -> Result<String, ToolError> {
+///         let entries = self.entries.lock().unwrap();
+///         entries.get(&key).cloned().ok_or_else(|| ToolError::new(format!("no note `{key}`")))
+///     }
+/// }
+///
+/// # #[tokio::main] async fn main() {
+/// let registry = Arc::new(register_all_tools().unwrap());
+/// // Without a `Notes` in its state, the executor is not built.
+/// assert!(Executor::builder(Arc::clone(&registry)).try_build().is_err());
+///
+/// let executor = Executor::builder(registry).state(Notes::default()).build();
+/// executor.execute(ToolCall::new("1", "save_note", json!({"key": "a", "text": "hello"}))).await;
+/// let result = executor.execute(ToolCall::new("2", "read_note", json!({"key": "a"}))).await;
+/// assert_eq!(result.content, "hello");
+/// # }
+/// ```
+pub use tool_macros::tool_set;
+
 // Not public API: the items generated code names.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::args::Arguments;
     pub use crate::macro_support::{
         AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize, LinkedTool,
-        ParamOps, PreviewHandlerFn, StaticHandler, SyncHandlerFn, ToolDef, ToolFactory,
-        assert_send, missing_value, param, param_ops,
+        ParamOps, PreviewHandlerFn, SetHandler, SetPreviewFn, SetTool, StaticHandler,
+        SyncHandlerFn, ToolDef, ToolFactory, assert_send, failed_future, missing_value, param,
+        param_ops, state_of,
     };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
+    pub use crate::tool_set::{instance_of, shared_instance_of};
     pub use crate::{
-        BoxFuture, IntoToolOutput, ParamInfo, SafetyLevel, ToolContext, ToolError, ToolMeta,
-        ToolOutput, ToolParam, ToolSource,
+        BoxFuture, IntoToolOutput, ParamInfo, SafetyLevel, StateType, ToolContext, ToolError,
+        ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
     };
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};
@@ -183,5 +249,6 @@ pub mod __private {
     pub use std::option::Option::{self, None, Some};
     pub use std::result::Result::{self, Err, Ok};
     pub use std::string::String;
+    pub use std::sync::Arc;
     pub use std::vec::Vec;
 }

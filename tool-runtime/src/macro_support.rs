@@ -3,14 +3,14 @@
 //! `tool_runtime::__private`.
 #![allow(missing_docs)]
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::args::{Arguments, ToolParam};
-use crate::context::ToolContext;
+use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
 use crate::meta::{ToolMeta, ToolSource};
 use crate::output::ToolOutput;
@@ -46,6 +46,9 @@ pub struct ToolDef {
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     pub handler: StaticHandler,
     pub preview: Option<PreviewHandlerFn>,
+    /// The state the tool reads from the executor: its set's `Self` (first, for a method
+    /// taking `&self`), then its `#[state]` parameters' types.
+    pub state: &'static [StateType],
 }
 
 impl LazySchemas for ToolDef {
@@ -107,8 +110,124 @@ impl ToolFactory {
                 .preview
                 .map(|f| std::sync::Arc::new(f) as PreviewHandler),
             schemas: Schemas::Lazy(def),
+            state: std::borrow::Cow::Borrowed(def.state),
+            origin: Some(self.origin()),
         })
     }
+
+    /// The identity of the definition: the static's address.
+    fn origin(&'static self) -> usize {
+        std::ptr::from_ref(self) as usize
+    }
+}
+
+/// The handler of a sync `#[tool_set]` method taking `&self`.
+pub type SetSyncFn<S> = fn(&S, &ToolContext, Map<String, Value>) -> Result<ToolOutput, ToolError>;
+
+/// The handler of an async `#[tool_set]` method taking `&self`: the future owns a handle.
+pub type SetAsyncFn<S> =
+    fn(Arc<S>, ToolContext, Map<String, Value>) -> BoxFuture<Result<ToolOutput, ToolError>>;
+
+/// A method of a `#[tool_set]` that takes `&self`, run on the instance given.
+pub enum SetHandler<S> {
+    Sync(SetSyncFn<S>),
+    Async(SetAsyncFn<S>),
+}
+
+/// The preview of a `#[tool_set]` method whose preview function takes `&self`.
+pub type SetPreviewFn<S> = fn(&S, &ToolContext, &Map<String, Value>) -> Result<String, ToolError>;
+
+/// One `#[tool]` method of a `#[tool_set]`: the linked tool (which finds `Self` in the
+/// executor's state) and, for a method taking `&self`, the functions that run it on an
+/// instance given by `ToolRegistry::register_set`.
+pub struct SetTool<S: 'static> {
+    linked: &'static ToolFactory,
+    handler: Option<SetHandler<S>>,
+    preview: Option<SetPreviewFn<S>>,
+}
+
+impl<S: 'static> SetTool<S> {
+    // No `Send + Sync` bound here: a set whose type is not `Sync` is reported once, at the
+    // `ToolSet` impl, not again at every use.
+    pub const fn new(
+        linked: &'static ToolFactory,
+        handler: Option<SetHandler<S>>,
+        preview: Option<SetPreviewFn<S>>,
+    ) -> Self {
+        SetTool {
+            linked,
+            handler,
+            preview,
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> SetTool<S> {
+    /// The tool, run on `instance`: the linked tool's metadata and schemas (made once per
+    /// process), a handler that holds the instance, and the state it still needs (its
+    /// `#[state]` parameters; not `Self`, which it holds).
+    pub(crate) fn bind(&'static self, instance: &Arc<S>) -> Tool {
+        let linked = self.linked.tool();
+        let Some(handler) = &self.handler else {
+            // An associated function without `self`: nothing to bind.
+            return linked;
+        };
+        let def = &self.linked.def;
+        let handler = match *handler {
+            SetHandler::Sync(f) => {
+                let instance = Arc::clone(instance);
+                Handler::Sync(Arc::new(move |ctx: &ToolContext, args| {
+                    f(&instance, ctx, args)
+                }))
+            }
+            SetHandler::Async(f) => {
+                let instance = Arc::clone(instance);
+                Handler::Async(Arc::new(move |ctx, args| {
+                    f(Arc::clone(&instance), ctx, args)
+                }))
+            }
+        };
+        let preview = match (self.preview, def.preview) {
+            (Some(f), _) => {
+                let instance = Arc::clone(instance);
+                Some(
+                    Arc::new(move |ctx: &ToolContext, args: &Map<String, Value>| {
+                        f(&instance, ctx, args)
+                    }) as PreviewHandler,
+                )
+            }
+            (None, linked_preview) => linked_preview.map(|f| Arc::new(f) as PreviewHandler),
+        };
+        let own = StateType::of::<S>();
+        let state: Vec<StateType> = def.state.iter().copied().filter(|s| *s != own).collect();
+        Tool::from_parts(ToolParts {
+            meta: def.meta.clone(),
+            source: def.source.clone(),
+            handler,
+            preview,
+            schemas: Schemas::SameAs(linked),
+            state: std::borrow::Cow::Owned(state),
+            origin: Some(self.linked.origin()),
+        })
+    }
+}
+
+/// A value of the executor's state for a tool: `#[state]` parameters and a tool set's
+/// `Self`, by reference.
+pub fn state_of<'a, T: Send + Sync + 'static>(
+    ctx: &'a ToolContext,
+    tool: &str,
+) -> Result<&'a T, ToolError> {
+    ctx.state::<T>().ok_or_else(|| missing_state::<T>(tool))
+}
+
+pub(crate) fn missing_state<T>(tool: &str) -> ToolError {
+    ToolError::new(format!(
+        "tool `{tool}` is not configured: it needs a `{}` in the executor's state; the \
+         application adds it with `Executor::builder(..).state(value)` (an executor built \
+         with `try_build` reports this before any call)",
+        std::any::type_name::<T>()
+    ))
 }
 
 /// What `inventory` collects: a reference to a `#[tool]`'s static (the static holds the
@@ -210,4 +329,10 @@ pub const fn param_ops<T: ToolParam>() -> ParamOps<T> {
         optional: Arguments::optional::<T>,
         with_default: Arguments::with_default::<T>,
     }
+}
+
+/// An async handler's answer when it fails before its future is made (a tool set's `Self`
+/// missing from the state).
+pub fn failed_future(error: ToolError) -> BoxFuture<Result<ToolOutput, ToolError>> {
+    Box::pin(std::future::ready(Err(error)))
 }

@@ -17,6 +17,7 @@ use crate::meta::ToolSource;
 use crate::safety::SafetyLevel;
 use crate::search::SearchIndex;
 use crate::tool::{Tool, ToolSpec};
+use crate::tool_set::ToolSet;
 
 /// Why the registry refused an operation.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -492,6 +493,83 @@ impl ToolRegistry {
         drop(state);
         self.changed();
         registration
+    }
+
+    /// Registers the tools of a [`#[tool_set]`](crate::tool_set), each run on `instance`
+    /// (see [`ToolSet::tools`]), and returns their registrations in the order the methods
+    /// are written.
+    ///
+    /// A tool of the set already registered (its link-time form, from
+    /// [`register_all_tools`], which looks for `Self` in the executor's state, or a binding
+    /// to another instance) is replaced, keeping its enabled flag and priority. Any other tool of the same name is
+    /// [`RegistryError::DuplicateTool`], and then nothing is registered.
+    ///
+    /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
+    /// ```rust,standalone_crate
+    /// use std::sync::Arc;
+    /// use tool_runtime::{tool, tool_set, ToolRegistry};
+    ///
+    /// struct Tenant {
+    ///     name: String,
+    /// }
+    ///
+    /// #[tool_set]
+    /// impl Tenant {
+    ///     /// The name of the tenant this session serves.
+    ///     #[tool]
+    ///     fn tenant_name(&self) -> String {
+    ///         self.name.clone()
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// // One registry per tenant, each with its own instance.
+    /// let acme = ToolRegistry::new();
+    /// acme.register_set(Arc::new(Tenant { name: "acme".into() })).unwrap();
+    /// let tool = acme.get("tenant_name").unwrap();
+    /// assert!(tool.required_state().is_empty()); // it holds its instance
+    /// assert_eq!(tool.call(Default::default()).await.unwrap().content, "acme");
+    /// # }
+    /// ```
+    pub fn register_set<S: ToolSet>(
+        &self,
+        instance: Arc<S>,
+    ) -> Result<Vec<Registration>, RegistryError> {
+        let tools = S::tools(&instance);
+        let mut state = self.write();
+        for tool in &tools {
+            if let Some(existing) = state.entries.get(tool.name())
+                && (existing.tool.origin().is_none() || existing.tool.origin() != tool.origin())
+            {
+                return Err(RegistryError::DuplicateTool {
+                    name: tool.name().to_owned(),
+                    first: Box::new(existing.tool.source().clone()),
+                    second: Box::new(tool.source().clone()),
+                });
+            }
+        }
+        let registrations = tools
+            .into_iter()
+            .map(|tool| {
+                // A rebinding keeps what the application decided about the tool.
+                let kept = state
+                    .entries
+                    .get(tool.name())
+                    .map(|existing| (existing.enabled, existing.priority));
+                let mut registration = self.insert(&mut state, tool);
+                if let Some((enabled, priority)) = kept
+                    && let Some(entry) = state.entries.get_mut(registration.tool.name())
+                {
+                    entry.enabled = enabled;
+                    entry.priority = priority;
+                    registration = entry.clone();
+                }
+                registration
+            })
+            .collect();
+        drop(state);
+        self.changed();
+        Ok(registrations)
     }
 
     fn insert(&self, state: &mut State, tool: Tool) -> Registration {

@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::context::ToolContext;
+use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
 use crate::meta::{ToolMeta, ToolSource};
 use crate::output::ToolOutput;
@@ -112,6 +112,9 @@ pub(crate) enum Schemas {
     Ready(ToolSchemas),
     /// Made on first use.
     Lazy(&'static dyn LazySchemas),
+    /// Those of another tool of the same definition (a tool set's method bound to an
+    /// instance shares the linked tool's schemas, made once per process).
+    SameAs(Tool),
 }
 
 /// Everything a [`Tool`] is made of.
@@ -121,12 +124,18 @@ pub(crate) struct ToolParts {
     pub(crate) handler: Handler,
     pub(crate) preview: Option<PreviewHandler>,
     pub(crate) schemas: Schemas,
+    /// The state the executor must provide.
+    pub(crate) state: Cow<'static, [StateType]>,
+    /// The definition the tool comes from, when it is one of a `#[tool]`'s statics: tools
+    /// of the same origin are one tool bound differently (see `ToolRegistry::register_set`).
+    pub(crate) origin: Option<usize>,
 }
 
 /// A tool's schemas, made or to be made.
 enum SchemaCell {
     Ready(ToolSchemas),
     Lazy(&'static dyn LazySchemas, OnceLock<ToolSchemas>),
+    SameAs(Tool),
 }
 
 struct ToolInner {
@@ -135,6 +144,8 @@ struct ToolInner {
     handler: Handler,
     preview: Option<PreviewHandler>,
     schemas: SchemaCell,
+    state: Cow<'static, [StateType]>,
+    origin: Option<usize>,
     spec: OnceLock<ToolSpec>,
     caches: Caches,
 }
@@ -207,6 +218,7 @@ impl Tool {
         let schemas = match parts.schemas {
             Schemas::Ready(ready) => SchemaCell::Ready(ready),
             Schemas::Lazy(lazy) => SchemaCell::Lazy(lazy, OnceLock::new()),
+            Schemas::SameAs(tool) => SchemaCell::SameAs(tool),
         };
         Tool {
             inner: Arc::new(ToolInner {
@@ -215,6 +227,8 @@ impl Tool {
                 handler: parts.handler,
                 preview: parts.preview,
                 schemas,
+                state: parts.state,
+                origin: parts.origin,
                 spec: OnceLock::new(),
                 caches: Caches::default(),
             }),
@@ -225,7 +239,13 @@ impl Tool {
         match &self.inner.schemas {
             SchemaCell::Ready(schemas) => schemas,
             SchemaCell::Lazy(lazy, cell) => cell.get_or_init(|| lazy.schemas()),
+            SchemaCell::SameAs(tool) => tool.schemas(),
         }
+    }
+
+    /// The definition the tool comes from, for `#[tool]`s (one per static).
+    pub(crate) fn origin(&self) -> Option<usize> {
+        self.inner.origin
     }
 
     /// The value of type `T` kept with this tool, made with `T::default()` on first use.
@@ -321,6 +341,31 @@ impl Tool {
                 output_schema: self.output_schema().cloned(),
             }
         })
+    }
+
+    /// The types of state the tool needs from the executor: its tool set's `Self` (when it
+    /// is a method collected at link time) and its `#[state]` parameters' types. An
+    /// executor is built only when its state holds them all
+    /// ([`ExecutorBuilder::try_build`](crate::executor::ExecutorBuilder::try_build)).
+    ///
+    /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
+    /// ```rust,standalone_crate
+    /// use tool_runtime::{tool, register_all_tools, StateType};
+    ///
+    /// struct Greeting(String);
+    ///
+    /// /// Greet someone with the configured greeting.
+    /// #[tool]
+    /// fn greet(#[state] greeting: &Greeting, name: String) -> String {
+    ///     format!("{}, {name}!", greeting.0)
+    /// }
+    ///
+    /// let tool = register_all_tools().unwrap().get("greet").unwrap();
+    /// assert_eq!(tool.required_state(), [StateType::of::<Greeting>()]);
+    /// assert_eq!(tool.required(), ["name"]); // state is not in the schema
+    /// ```
+    pub fn required_state(&self) -> &[StateType] {
+        &self.inner.state
     }
 
     /// Whether the tool's function is async (sync tools are run on a thread of their own by

@@ -20,6 +20,7 @@ const LAYERS: &[&str] = &[
     "input_schema",
     "tool",
     "macro_support",
+    "tool_set",
     "definition",
     "builder",
     "search",

@@ -44,7 +44,10 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, UsageError> {
                 decision
             }
         })
-        .build();
+        // A tool linked into the binary that needs state toolbox does not have is a usage
+        // error naming it, not a panic.
+        .try_build()
+        .map_err(|e| UsageError(e.to_string()))?;
     let mut options = CallOptions::new();
     if let Some(seconds) = args.timeout {
         options = options.timeout(Duration::from_secs(seconds));

@@ -28,7 +28,10 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         .max_concurrent_calls(usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX))
         .max_sync_threads(usize::try_from(args.max_sync_threads).unwrap_or(usize::MAX))
         .shared_hook(metrics.clone())
-        .build();
+        // A tool linked into the binary that needs state toolbox does not have is a usage
+        // error naming it, not a panic.
+        .try_build()
+        .map_err(|e| UsageError(e.to_string()))?;
     let server = McpServer::new(executor)
         .name("toolbox", env!("CARGO_PKG_VERSION"))
         .instructions(format!(

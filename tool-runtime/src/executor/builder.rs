@@ -9,8 +9,49 @@ use super::metrics::Metrics;
 use super::pool::{DEFAULT_SYNC_THREADS, Pool};
 use super::{Executor, Inner};
 use crate::context::ToolState;
-use crate::registry::{ToolRegistry, registry_handle};
+use crate::registry::{ToolFilter, ToolRegistry, registry_handle};
 use crate::safety::SafetyLevel;
+
+/// Why an executor was not built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExecutorBuildError {
+    /// Tools need state the builder was not given.
+    #[error("{}", missing_state_message(.0))]
+    MissingState(Vec<MissingState>),
+}
+
+/// One type of state one tool needs and the executor lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingState {
+    /// The tool's name.
+    pub tool: String,
+    /// The type it needs, as Rust writes it.
+    pub type_name: &'static str,
+}
+
+fn missing_state_message(missing: &[MissingState]) -> String {
+    let mut tools: Vec<&str> = missing.iter().map(|m| m.tool.as_str()).collect();
+    tools.dedup();
+    let mut message = format!(
+        "{} {} state the executor was not given:",
+        tools.len(),
+        if tools.len() == 1 {
+            "tool needs"
+        } else {
+            "tools need"
+        }
+    );
+    for m in missing {
+        message.push_str(&format!("\n  - `{}` needs `{}`", m.tool, m.type_name));
+    }
+    message.push_str(
+        "\nadd each with `Executor::builder(..).state(value)` (or `.shared_state(arc)`), bind a \
+         tool set to an instance with `ToolRegistry::register_set`, or remove the tools from the \
+         registry",
+    );
+    message
+}
 
 /// How many calls of one `execute_tool_calls` run at once unless configured.
 const DEFAULT_CONCURRENCY: usize = 16;
@@ -146,6 +187,25 @@ impl ExecutorBuilder {
         self
     }
 
+    /// Shares a value the application already holds with the tools, as [`state`](Self::state)
+    /// does for a value it hands over: a tool set's instance the application also uses, a
+    /// pool cloned elsewhere. Tools read it as a `&T` (`#[state]`, `&self` of a set's method).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// struct Pool;
+    /// let pool = Arc::new(Pool);
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
+    ///     .shared_state(Arc::clone(&pool))
+    ///     .build();
+    /// # let _ = executor;
+    /// ```
+    pub fn shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.state.insert_shared(value);
+        self
+    }
+
     /// Accept the argument mistakes models make most (a number or boolean sent as a string,
     /// one value where an array was expected, an object sent as a JSON string) and record
     /// what was changed in the result's `metadata.coerced`. Off by default.
@@ -154,7 +214,56 @@ impl ExecutorBuilder {
         self
     }
 
-    /// The executor.
+    /// The executor, after checking that its state holds every type of state the registry's
+    /// tools need ([`Tool::required_state`](crate::Tool::required_state): tool sets' `Self`, `#[state]` parameters,
+    /// [`ToolBuilder::needs_state`](crate::ToolBuilder::needs_state)), disabled tools
+    /// included since they can be enabled later. Tools registered after the build are not
+    /// checked: a call to one whose state is missing fails with a message naming the type.
+    ///
+    /// # Errors
+    ///
+    /// [`ExecutorBuildError::MissingState`], listing every tool and the state it lacks.
+    ///
+    /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
+    /// ```rust,standalone_crate
+    /// use std::sync::Arc;
+    /// use tool_runtime::{tool, Executor, ToolRegistry};
+    /// use tool_runtime::executor::ExecutorBuildError;
+    ///
+    /// struct Pool;
+    ///
+    /// /// Count the rows of the table.
+    /// #[tool]
+    /// fn count_rows(#[state] pool: &Pool) -> u64 {
+    ///     let _ = pool;
+    ///     0
+    /// }
+    ///
+    /// let registry = Arc::new(tool_runtime::register_all_tools().unwrap());
+    /// let error = Executor::builder(Arc::clone(&registry)).try_build().unwrap_err();
+    /// let ExecutorBuildError::MissingState(missing) = &error else { unreachable!() };
+    /// assert_eq!(missing[0].tool, "count_rows");
+    /// assert!(error.to_string().contains("`count_rows` needs"));
+    ///
+    /// assert!(Executor::builder(registry).state(Pool).try_build().is_ok());
+    /// ```
+    pub fn try_build(self) -> Result<Executor, ExecutorBuildError> {
+        let missing = self.missing_state();
+        if missing.is_empty() {
+            Ok(self.build_unchecked())
+        } else {
+            Err(ExecutorBuildError::MissingState(missing))
+        }
+    }
+
+    /// The executor; [`try_build`](Self::try_build) without the `Result`, for programs whose
+    /// tools' state is fixed at compile time.
+    ///
+    /// # Panics
+    ///
+    /// When a tool needs state the builder was not given, with the message of
+    /// [`ExecutorBuildError`] (every tool and type missing): a configuration mistake found
+    /// when the program starts, not when a model first calls the tool.
     ///
     /// ```
     /// # use std::sync::Arc;
@@ -163,6 +272,32 @@ impl ExecutorBuilder {
     /// assert!(!executor.has_approval_handler());
     /// ```
     pub fn build(self) -> Executor {
+        match self.try_build() {
+            Ok(executor) => executor,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Every registered tool's state the builder does not hold, by tool name.
+    fn missing_state(&self) -> Vec<MissingState> {
+        let mut missing = Vec::new();
+        for registration in self
+            .registry
+            .registrations(&ToolFilter::new().include_disabled(true))
+        {
+            for state in registration.tool.required_state() {
+                if !self.state.contains(*state) {
+                    missing.push(MissingState {
+                        tool: registration.tool.name().to_owned(),
+                        type_name: state.type_name(),
+                    });
+                }
+            }
+        }
+        missing
+    }
+
+    fn build_unchecked(self) -> Executor {
         Executor {
             inner: Arc::new(Inner {
                 registry_handle: registry_handle(Arc::clone(&self.registry)),

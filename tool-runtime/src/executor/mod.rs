@@ -28,7 +28,7 @@ use tracing::Instrument;
 pub use crate::context::Progress;
 pub use approval::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
 pub use blocking::BlockingExecutor;
-pub use builder::ExecutorBuilder;
+pub use builder::{ExecutorBuildError, ExecutorBuilder, MissingState};
 pub use hooks::{AuditLog, HookEvent, ToolHook};
 pub use metrics::{LatencyStats, MetricsSnapshot, ToolMetrics};
 pub use options::CallOptions;
@@ -116,6 +116,22 @@ struct Inner {
     /// At most this many calls run at once, when set.
     call_limit: Option<Arc<tokio::sync::Semaphore>>,
     max_concurrent_calls: usize,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inner = &self.inner;
+        f.debug_struct("Executor")
+            .field("tools", &inner.registry.len())
+            .field("max_safety", &inner.max_safety)
+            .field("approval", &inner.approval.is_some())
+            .field("hooks", &inner.hooks.len())
+            .field("timeout", &inner.timeout)
+            .field("concurrency", &inner.concurrency)
+            .field("state", &inner.state)
+            .field("lenient", &inner.lenient)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What is known about a call as it goes through the executor.

@@ -2,7 +2,7 @@
 #![forbid(unsafe_code)]
 #![deny(warnings, unused, nonstandard_style, rust_2018_idioms, unreachable_pub)]
 
-use tool_runtime::{ToolContext, ToolError, tool};
+use tool_runtime::{ToolContext, ToolError, tool, tool_set};
 
 /// A sync tool.
 #[tool(categories(lint), required("a"))]
@@ -26,10 +26,30 @@ mod inner {
     }
 }
 
+/// A private set, with a `#[state]` parameter.
+struct Set(i64);
+
+struct Offset(i64);
+
+#[tool_set]
+impl Set {
+    /// A set's sync tool.
+    #[tool(categories(lint))]
+    fn set_sync(&self, #[state] offset: &Offset) -> i64 {
+        self.0 + offset.0
+    }
+
+    /// A set's async tool.
+    #[tool(categories(lint))]
+    async fn set_async(&self, ctx: &ToolContext) -> String {
+        format!("{}{}", self.0, ctx.call_id())
+    }
+}
+
 fn main() {
     let registry = tool_runtime::register_all_tools().unwrap();
     let lint = registry.list(&tool_runtime::ToolFilter::new().categories(["lint"]));
     let names: Vec<&str> = lint.iter().map(|tool| tool.name()).collect();
-    assert_eq!(names, ["async_tool", "inner_tool", "sync_tool"]);
+    assert_eq!(names, ["async_tool", "inner_tool", "set_async", "set_sync", "sync_tool"]);
     assert!(registry.get("inner_tool").unwrap().source().module_path.ends_with("::inner"));
 }

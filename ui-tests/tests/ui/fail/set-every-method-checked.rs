@@ -1,0 +1,26 @@
+// Every problem of every method is reported at once, as for free functions.
+use tool_runtime::{tool, tool_set};
+
+struct Service;
+
+#[tool_set]
+impl Service {
+    #[tool]
+    fn undocumented(&self) -> String {
+        String::new()
+    }
+
+    /// Risky.
+    #[tool(safety = "dangerus")]
+    fn risky(&self, path: &str) -> String {
+        path.to_owned()
+    }
+
+    /// Generic.
+    #[tool]
+    fn generic<T>(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,19 @@
+// A set's instance is shared by concurrent calls: it must be `Send + Sync`.
+use std::cell::Cell;
+
+use tool_runtime::{tool, tool_set};
+
+struct Service {
+    count: Cell<u32>,
+}
+
+#[tool_set]
+impl Service {
+    /// Count.
+    #[tool]
+    fn count(&self) -> u32 {
+        self.count.get()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use tool_runtime::tool;
+
+trait Files {
+    /// Read a file.
+    #[tool]
+    fn read_file(path: String) -> String {
+        path
+    }
+}
+
+fn main() {}
