@@ -40,11 +40,17 @@
 //!     static __TOOL: ToolFactory = ToolFactory::new(ToolDef {
 //!         meta: ToolMeta { name: Cow::Borrowed("read_file"), categories: Cow::Borrowed(&[..]), .. },
 //!         source: ToolSource::new(..), params: __tool_params, output_schema: __tool_output_schema,
-//!         handler: StaticHandler::Sync(__tool_call), preview: None,
+//!         handler: StaticHandler::Sync(__tool_call), preview: None, state: const { &[] },
 //!     });
 //!     inventory::submit! { LinkedTool(&__TOOL) }
 //! };
 //! ```
+//!
+//! A `#[state] pool: &Pool` parameter is read after the arguments with
+//! `let __tool_state_0: &Pool = state_of::<Pool>(ctx, "read_file")?;` and listed in the
+//! static's `state`. For a method of a `#[tool_set]` (see `tool_set.rs`) the call is
+//! `__ToolSelf::method(..)`, and a method taking `&self` also gets `__tool_call_on(this, ctx,
+//! args)`, which `__tool_call` calls with the instance found in the executor's state.
 //!
 //! An `async fn`'s `__tool_call` takes the context by value and returns
 //! `Box::pin(assert_send(async move { .. }))` (the same body, calling with `&ctx` and

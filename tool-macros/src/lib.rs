@@ -43,11 +43,11 @@ fn expand_tool(
         Ok(syn::Item::Fn(function)) => function,
         Ok(item) => {
             errors.at(
-                item_head(&item),
+                errors::item_head(&item),
                 "`#[tool]` can only be applied to a function: write a `fn` that does the work \
                  and put `#[tool]` on it",
             );
-            return with_errors(input, errors);
+            return errors::with_errors(input, errors);
         }
         // Not an item we can read: let rustc report the syntax error on the original tokens.
         Err(_) => return input,
@@ -70,7 +70,7 @@ fn expand_tool(
         };
         errors.at(&function.sig.ident, message);
         // The function without `#[tool]`: nothing that would not parse in the block.
-        return with_errors(quote::quote!(#function), errors);
+        return errors::with_errors(quote::quote!(#function), errors);
     }
     let written = validate::Written {
         attrs: &function.attrs,
@@ -85,65 +85,7 @@ fn expand_tool(
     );
     if !errors.is_empty() {
         // Keep the function so the rest of the crate, and the IDE, still see it.
-        return with_errors(quote::quote!(#function), errors);
+        return errors::with_errors(quote::quote!(#function), errors);
     }
     expand::expand(&function, &signature, &model)
-}
-
-pub(crate) fn with_errors(
-    item: proc_macro2::TokenStream,
-    errors: errors::Errors,
-) -> proc_macro2::TokenStream {
-    match errors.into_result() {
-        Ok(()) => item,
-        Err(error) => {
-            let error = error.to_compile_error();
-            quote::quote!(#item #error)
-        }
-    }
-}
-
-/// The first tokens of an item, up to its name, so "not a function" underlines `struct Foo`.
-pub(crate) fn item_head(item: &syn::Item) -> proc_macro2::TokenStream {
-    use quote::quote;
-    match item {
-        syn::Item::Struct(s) => {
-            let (t, i) = (&s.struct_token, &s.ident);
-            quote!(#t #i)
-        }
-        syn::Item::Enum(e) => {
-            let (t, i) = (&e.enum_token, &e.ident);
-            quote!(#t #i)
-        }
-        syn::Item::Const(c) => {
-            let (t, i) = (&c.const_token, &c.ident);
-            quote!(#t #i)
-        }
-        syn::Item::Static(s) => {
-            let (t, i) = (&s.static_token, &s.ident);
-            quote!(#t #i)
-        }
-        syn::Item::Mod(m) => {
-            let (t, i) = (&m.mod_token, &m.ident);
-            quote!(#t #i)
-        }
-        syn::Item::Trait(t) => {
-            let (k, i) = (&t.trait_token, &t.ident);
-            quote!(#k #i)
-        }
-        syn::Item::Type(t) => {
-            let (k, i) = (&t.type_token, &t.ident);
-            quote!(#k #i)
-        }
-        syn::Item::Impl(i) => {
-            let k = &i.impl_token;
-            let ty = &i.self_ty;
-            quote!(#k #ty)
-        }
-        syn::Item::Use(u) => {
-            let k = &u.use_token;
-            quote!(#k)
-        }
-        other => quote!(#other),
-    }
 }

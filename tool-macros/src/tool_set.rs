@@ -56,11 +56,11 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream) -> TokenStr
         Ok(syn::Item::Impl(item)) => item,
         Ok(other) => {
             errors.at(
-                crate::item_head(&other),
+                crate::errors::item_head(&other),
                 "`#[tool_set]` goes on an `impl` block whose `#[tool]` methods are tools: \
                  `#[tool_set] impl Service { #[tool] fn name(&self, ...) { ... } }`",
             );
-            return crate::with_errors(input, errors);
+            return crate::errors::with_errors(input, errors);
         }
         // Not an item we can read: let rustc report the syntax error on the original tokens.
         Err(_) => return input,
@@ -132,7 +132,7 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream) -> TokenStr
     };
     if !errors.is_empty() {
         // Keep the impl (attributes off) so the rest of the crate, and the IDE, still see it.
-        return crate::with_errors(quote!(#item const _: () = { #uses };), errors);
+        return crate::errors::with_errors(quote!(#item const _: () = { #uses };), errors);
     }
     let self_ty = &item.self_ty;
     let set_fns = methods.iter().enumerate().map(|(i, method)| {
