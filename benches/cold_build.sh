@@ -179,6 +179,7 @@ rmcp_crates=$crates rmcp_wall=$wall rmcp_cpu=$cpu rmcp_size=$size
 mb() { echo "scale=1; $1 / 1000000" | bc -l; }
 ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
 label="tool-runtime${features:+ ($features)}"
+md_label="\`tool-runtime\`${features:+ (\`$features\`)}"
 
 echo
 printf '%-40s %8s %10s %10s %12s\n' "crate" "crates" "wall s" "CPU s" "binary MB"
@@ -191,7 +192,7 @@ printf '%-40s %8s %10s %10s %12s\n' "ratio tool-runtime / rmcp" \
 echo
 echo "| one two-integer tool, cold debug build | crates compiled | wall | CPU | binary |"
 echo "| --- | --- | --- | --- | --- |"
-printf '| `%s` + tokio | %s | %.0f s | %.0f s | %s MB |\n' "$label" "$ours_crates" "$ours_wall" "$ours_cpu" "$(mb "$ours_size")"
+printf '| %s + tokio | %s | %.0f s | %.0f s | %s MB |\n' "$md_label" "$ours_crates" "$ours_wall" "$ours_cpu" "$(mb "$ours_size")"
 printf '| rmcp 3.9 (`server`, `macros`) + schemars + tokio | %s | %.0f s | %.0f s | %s MB |\n' "$rmcp_crates" "$rmcp_wall" "$rmcp_cpu" "$(mb "$rmcp_size")"
 printf '| ratio | %sx | %sx | %sx | %sx |\n' \
     "$(ratio "$ours_crates" "$rmcp_crates")" "$(ratio "$ours_wall" "$rmcp_wall")" \
