@@ -622,12 +622,7 @@ fn enum_message(value: &Value, options: &[Value]) -> String {
     let list = match shown.as_slice() {
         [] => "nothing".to_owned(),
         [only] => only.clone(),
-        all if all.len() <= SHOWN => {
-            let (last, rest) = all
-                .split_last()
-                .map_or((String::new(), &[][..]), |(l, r)| (l.clone(), r));
-            format!("{} or {last}", rest.join(", "))
-        }
+        [rest @ .., last] if shown.len() <= SHOWN => format!("{} or {last}", rest.join(", ")),
         all => format!(
             "{} or {} other candidates",
             all[..SHOWN - 1].join(", "),
