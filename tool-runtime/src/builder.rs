@@ -20,6 +20,11 @@ use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas
 ///
 /// Made by [`Tool::builder`]. The arguments a model sends are validated against the input
 /// schema before the handler runs; problems are reported like those of `#[tool]` functions.
+/// With the `schema-validation` feature that is full JSON Schema validation; without it
+/// (the default), the subset of JSON Schema tools' arguments use is checked: types,
+/// `required`, `additionalProperties`, `enum` / `const`, bounds and lengths, items and
+/// nested objects, `anyOf` / `oneOf` / `allOf`, local `$ref`s, but not `pattern` (see the
+/// README's "Cargo features").
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -301,7 +306,7 @@ impl ToolBuilder {
         }
         let params = params_of(&tool, &self.input_schema)?;
         let checker = SchemaChecker::new(&tool, &self.input_schema, &params)
-            .map_err(|error| invalid("input", error.to_string()))?;
+            .map_err(|message| invalid("input", message))?;
         let handler = self
             .handler
             .ok_or_else(|| ToolDefinitionError::MissingHandler { tool: tool.clone() })?;

@@ -1,5 +1,6 @@
 //! The checks a tool defined at run time passes before it is built: the same rules
-//! `#[tool]` checks at compile time, plus a valid JSON Schema.
+//! `#[tool]` checks at compile time, plus a valid JSON Schema (checked against the
+//! meta-schema with the `schema-validation` feature, by its shape without it).
 
 use serde_json::{Map, Value};
 use tool_names::{NAME_RULE, NameError, did_you_mean};
@@ -115,7 +116,8 @@ fn check_name(name: &str) -> Result<(), ToolDefinitionError> {
     })
 }
 
-/// A schema is valid JSON Schema (by its `$schema`, 2020-12 when absent).
+/// A schema is valid JSON Schema (by its `$schema`, 2020-12 when absent): against the
+/// meta-schema with the `schema-validation` feature, by its shape without it.
 pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
     const KNOWN: [&str; 5] = [
         "https://json-schema.org/draft/2020-12/schema",
@@ -140,6 +142,12 @@ pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
             summarize_value(schema)
         ));
     }
+    meta_check(schema)
+}
+
+/// The schema against its draft's meta-schema.
+#[cfg(feature = "schema-validation")]
+fn meta_check(schema: &Value) -> Result<(), String> {
     jsonschema::meta::validate(schema).map_err(|error| {
         let at = error.instance_path().to_string();
         if at.is_empty() {
@@ -148,6 +156,13 @@ pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
             format!("at `{at}`: {error}")
         }
     })
+}
+
+/// The schema's shape, without a JSON Schema library: every schema an object or a boolean,
+/// every keyword the argument check reads of the right kind.
+#[cfg(not(feature = "schema-validation"))]
+fn meta_check(schema: &Value) -> Result<(), String> {
+    crate::args::check_shape(schema)
 }
 
 /// The parameters described by an object schema's `properties` and `required`.

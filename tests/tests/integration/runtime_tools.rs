@@ -322,3 +322,147 @@ fn definitions_are_checked_like_the_macro_checks_them() {
         "{err:?}"
     );
 }
+
+/// A tool over `schema` whose handler echoes its arguments.
+fn echo(schema: Value) -> Tool {
+    Tool::builder("echo_args")
+        .description("Echo the arguments.")
+        .input_schema(schema)
+        .sync_handler(|_ctx: &ToolContext, args: Map<String, Value>| {
+            Ok::<_, ToolError>(Value::Object(args))
+        })
+        .build()
+        .unwrap()
+}
+
+/// The argument errors of a call, as the model reads them.
+async fn problems(tool: &Tool, value: Value) -> Vec<String> {
+    match tool.call(args(value)).await {
+        Ok(out) => panic!("accepted: {}", out.content),
+        Err(ToolError::InvalidArguments(invalid)) => {
+            invalid.errors().iter().map(ToString::to_string).collect()
+        }
+        Err(other) => panic!("{other:?}"),
+    }
+}
+
+// With or without the `schema-validation` feature (the subset checker or `jsonschema`), the
+// model reads the same errors for what a tool's arguments usually get wrong.
+#[tokio::test]
+async fn wrong_types_missing_unknown_and_enum_read_the_same_with_either_checker() {
+    let tool = echo(json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "unit": {"enum": ["celsius", "fahrenheit"]},
+            "days": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+            "where": {
+                "type": "object",
+                "properties": {"lat": {"type": "number"}},
+                "required": ["lat"],
+                "additionalProperties": false
+            }
+        },
+        "required": ["city"],
+        "additionalProperties": false
+    }));
+    assert_eq!(
+        problems(&tool, json!({"city": 7})).await,
+        [
+            "invalid value for parameter `city`: expected string, got number 7 (7 is not of type \"string\")"
+        ]
+    );
+    assert_eq!(
+        problems(&tool, json!({})).await,
+        ["missing required parameter `city` (expected string)"]
+    );
+    assert_eq!(
+        problems(&tool, json!({"city": "Oslo", "cty": "Oslo"})).await,
+        [
+            "unknown parameter `cty`: did you mean `city`? (valid parameters: `city`, `unit`, `days`, `where`)"
+        ]
+    );
+    assert_eq!(
+        problems(&tool, json!({"city": "Oslo", "unit": "kelvin"})).await,
+        [
+            "invalid value for parameter `unit`: expected one of \"celsius\", \"fahrenheit\", got string \"kelvin\" \
+          (\"kelvin\" is not one of \"celsius\" or \"fahrenheit\")"
+        ]
+    );
+    assert_eq!(
+        problems(&tool, json!({"city": "Oslo", "days": [1, 0, "2"]})).await,
+        [
+            "invalid value for parameter `days`: expected array of integer >= 1, got array [1,0,\"2\"] \
+             (at `/days/1`: 0 is less than the minimum of 1)",
+            "invalid value for parameter `days`: expected array of integer >= 1, got array [1,0,\"2\"] \
+             (at `/days/2`: \"2\" is not of type \"integer\")",
+        ]
+    );
+    let mut nested = problems(&tool, json!({"city": "Oslo", "where": {"lon": 1}})).await;
+    nested.sort();
+    assert_eq!(
+        nested,
+        [
+            "invalid value for parameter `where`: expected object, got object {\"lon\":1} \
+             (\"lat\" is a required property)",
+            "invalid value for parameter `where`: expected object, got object {\"lon\":1} \
+             (Additional properties are not allowed ('lon' was unexpected))",
+        ]
+    );
+    let out = tool
+        .call(args(
+            json!({"city": "Oslo", "days": [1, 2.0], "where": {"lat": 59.9}}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        out.content,
+        r#"{"city":"Oslo","days":[1,2.0],"where":{"lat":59.9}}"#
+    );
+}
+
+// Only the full validator reads regular expressions and other documents.
+#[cfg(feature = "schema-validation")]
+#[tokio::test]
+async fn the_full_validator_checks_patterns() {
+    let tool = echo(
+        json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}}),
+    );
+    assert_eq!(
+        problems(&tool, json!({"code": "oslo"})).await,
+        [
+            "invalid value for parameter `code`: expected string, got string \"oslo\" (\"oslo\" does not match \"^[A-Z]{3}$\")"
+        ]
+    );
+}
+
+// Without the feature: a `pattern` is not checked (documented in README, "Cargo features"),
+// and a `$ref` to another document is refused when the tool is built, naming the feature.
+#[cfg(not(feature = "schema-validation"))]
+#[tokio::test]
+async fn the_subset_checker_leaves_patterns_and_refuses_remote_references() {
+    let tool = echo(
+        json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}}),
+    );
+    assert!(tool.call(args(json!({"code": "oslo"}))).await.is_ok());
+    let err = build_error(
+        Tool::builder("remote_ref")
+            .description("x")
+            .input_schema(json!({
+                "type": "object",
+                "properties": {"a": {"$ref": "https://example.com/a.json"}}
+            }))
+            .handler(|_| async { "" }),
+    );
+    assert!(
+        matches!(
+            &err,
+            ToolDefinitionError::InvalidSchema { which: "input", .. }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("`schema-validation` feature"),
+        "{err}"
+    );
+}

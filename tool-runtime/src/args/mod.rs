@@ -12,7 +12,13 @@ use tool_names::did_you_mean;
 use crate::param::ParamInfo;
 
 mod schema_check;
+#[cfg(not(feature = "schema-validation"))]
+mod shape;
+#[cfg(not(feature = "schema-validation"))]
+mod subset;
 pub(crate) use schema_check::SchemaChecker;
+#[cfg(not(feature = "schema-validation"))]
+pub(crate) use shape::check_shape;
 
 /// A type a tool parameter can have: anything [`serde::de::DeserializeOwned`] (to read
 /// the model's JSON) and [`schemars::JsonSchema`] (to describe it to the model).

@@ -1,15 +1,53 @@
 //! Arguments of a tool defined at run time, checked against its JSON Schema.
+//!
+//! With the `schema-validation` feature the `jsonschema` crate checks them (all of JSON
+//! Schema); without it, [`super::subset`] does (the keywords a tool's arguments use, see
+//! there). Either way each problem becomes a [`Violation`], and every violation the same
+//! [`ArgumentError`], so the model reads the same kind of message.
 
 use serde_json::{Map, Value};
 
 use super::{ArgumentError, InvalidArguments, summarize_value};
 use crate::param::ParamInfo;
 
+#[cfg(not(feature = "schema-validation"))]
+type Engine = super::subset::Subset;
+#[cfg(feature = "schema-validation")]
+type Engine = jsonschema::Validator;
+
+/// One way an instance breaks a schema.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Violation {
+    /// JSON Pointer to the offending value in the instance, `""` for the whole of it.
+    pub(super) pointer: String,
+    /// What kind of problem it is, for the ones an argument error names.
+    pub(super) kind: ViolationKind,
+    /// What the schema requires there, in JSON Schema's words.
+    pub(super) message: String,
+}
+
+/// The kinds of [`Violation`] that become their own [`ArgumentError`] at the top level.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum ViolationKind {
+    /// `required` names `property`, which is absent.
+    Required {
+        /// The absent property.
+        property: String,
+    },
+    /// `additionalProperties` refuses these properties.
+    Additional {
+        /// The properties refused.
+        unexpected: Vec<String>,
+    },
+    /// Anything else.
+    Other,
+}
+
 /// Checks a runtime tool's arguments against its JSON Schema before its handler sees them,
 /// and reports every problem the way `#[tool]`'s typed reading does.
 pub(crate) struct SchemaChecker {
     tool: String,
-    validator: jsonschema::Validator,
+    engine: Engine,
     /// The properties, for "valid parameters" lists.
     names: Vec<String>,
     /// Properties not in `required`: `null` for them means absent, as for `#[tool]` functions
@@ -18,15 +56,12 @@ pub(crate) struct SchemaChecker {
 }
 
 impl SchemaChecker {
-    /// A checker for `schema`, whose parameters are `params`.
-    pub(crate) fn new(
-        tool: &str,
-        schema: &Value,
-        params: &[ParamInfo],
-    ) -> Result<Self, jsonschema::ValidationError<'static>> {
+    /// A checker for `schema`, whose parameters are `params`, or why `schema` cannot check
+    /// arguments (a `$ref` that does not resolve, ...).
+    pub(crate) fn new(tool: &str, schema: &Value, params: &[ParamInfo]) -> Result<Self, String> {
         Ok(SchemaChecker {
             tool: tool.to_owned(),
-            validator: jsonschema::validator_for(schema)?,
+            engine: engine(schema)?,
             names: params.iter().map(|p| p.name().to_owned()).collect(),
             optional: params
                 .iter()
@@ -41,60 +76,101 @@ impl SchemaChecker {
         &self,
         mut args: Map<String, Value>,
     ) -> Result<Map<String, Value>, InvalidArguments> {
-        use jsonschema::error::ValidationErrorKind as Kind;
-
         args.retain(|name, value| !(value.is_null() && self.optional.contains(name)));
         let instance = Value::Object(args);
         let mut errors = Vec::new();
-        for error in self.validator.iter_errors(&instance) {
-            let pointer = error.instance_path().to_string();
-            let depth = pointer.matches('/').count();
-            let param = pointer
-                .strip_prefix('/')
-                .map(|rest| rest.split('/').next().unwrap_or(rest))
-                .map(|segment| segment.replace("~1", "/").replace("~0", "~"));
-            let sent = param.as_ref().and_then(|name| instance.get(name));
-            let converted = match (error.kind(), param) {
-                (Kind::Required { property }, None) => ArgumentError::Missing {
-                    param: property
-                        .as_str()
-                        .map_or_else(|| property.to_string(), str::to_owned),
-                    expected: None,
-                    description: None,
-                },
-                (Kind::AdditionalProperties { unexpected }, None) => {
-                    errors.extend(unexpected.iter().map(|param| ArgumentError::Unknown {
-                        param: param.clone(),
-                        valid: self.names.clone(),
-                    }));
-                    continue;
-                }
-                (_, Some(param)) if depth == 1 && sent == Some(&Value::Null) => {
-                    ArgumentError::Null {
-                        param,
-                        expected: None,
-                    }
-                }
-                (_, Some(param)) => ArgumentError::Invalid {
-                    got: sent.map_or_else(|| "nothing".to_owned(), summarize_value),
-                    param,
-                    expected: None,
-                    reason: if depth > 1 {
-                        format!("at `{pointer}`: {error}")
-                    } else {
-                        error.to_string()
-                    },
-                },
-                (_, None) => ArgumentError::Schema {
-                    pointer,
-                    message: error.to_string(),
-                },
-            };
-            errors.push(converted);
+        for violation in violations(&self.engine, &instance) {
+            self.convert(violation, &instance, &mut errors);
         }
         match (errors.is_empty(), instance) {
             (true, Value::Object(args)) => Ok(args),
             _ => Err(InvalidArguments::new(self.tool.clone(), errors)),
         }
     }
+
+    /// The argument errors `violation` of `instance` stands for.
+    fn convert(&self, violation: Violation, instance: &Value, errors: &mut Vec<ArgumentError>) {
+        let Violation {
+            pointer,
+            kind,
+            message,
+        } = violation;
+        let depth = pointer.matches('/').count();
+        let param = pointer
+            .strip_prefix('/')
+            .map(|rest| rest.split('/').next().unwrap_or(rest))
+            .map(|segment| segment.replace("~1", "/").replace("~0", "~"));
+        let sent = param.as_ref().and_then(|name| instance.get(name));
+        errors.push(match (kind, param) {
+            (ViolationKind::Required { property }, None) => ArgumentError::Missing {
+                param: property,
+                expected: None,
+                description: None,
+            },
+            (ViolationKind::Additional { unexpected }, None) => {
+                errors.extend(unexpected.into_iter().map(|param| ArgumentError::Unknown {
+                    param,
+                    valid: self.names.clone(),
+                }));
+                return;
+            }
+            (_, Some(param)) if depth == 1 && sent == Some(&Value::Null) => ArgumentError::Null {
+                param,
+                expected: None,
+            },
+            (_, Some(param)) => ArgumentError::Invalid {
+                got: sent.map_or_else(|| "nothing".to_owned(), summarize_value),
+                param,
+                expected: None,
+                reason: if depth > 1 {
+                    format!("at `{pointer}`: {message}")
+                } else {
+                    message
+                },
+            },
+            (_, None) => ArgumentError::Schema { pointer, message },
+        });
+    }
+}
+
+#[cfg(not(feature = "schema-validation"))]
+fn engine(schema: &Value) -> Result<Engine, String> {
+    super::subset::Subset::new(schema)
+}
+
+#[cfg(not(feature = "schema-validation"))]
+fn violations(engine: &Engine, instance: &Value) -> Vec<Violation> {
+    engine.violations(instance)
+}
+
+#[cfg(feature = "schema-validation")]
+fn engine(schema: &Value) -> Result<Engine, String> {
+    jsonschema::validator_for(schema).map_err(|error| error.to_string())
+}
+
+#[cfg(feature = "schema-validation")]
+fn violations(engine: &Engine, instance: &Value) -> Vec<Violation> {
+    use jsonschema::error::ValidationErrorKind as Kind;
+
+    engine
+        .iter_errors(instance)
+        .map(|error| {
+            let kind = match error.kind() {
+                Kind::Required { property } => ViolationKind::Required {
+                    property: property
+                        .as_str()
+                        .map_or_else(|| property.to_string(), str::to_owned),
+                },
+                Kind::AdditionalProperties { unexpected } => ViolationKind::Additional {
+                    unexpected: unexpected.clone(),
+                },
+                _ => ViolationKind::Other,
+            };
+            Violation {
+                pointer: error.instance_path().to_string(),
+                kind,
+                message: error.to_string(),
+            }
+        })
+        .collect()
 }
