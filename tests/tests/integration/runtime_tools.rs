@@ -466,3 +466,65 @@ async fn the_subset_checker_leaves_patterns_and_refuses_remote_references() {
         "{err}"
     );
 }
+
+// A schema that refers back to itself without moving into the value (`{"$ref": "#"}`, or an
+// `anyOf` of `$ref`s back to the schema holding it) would make the checker recurse without
+// end: it is refused when the tool is built.
+#[cfg(not(feature = "schema-validation"))]
+#[test]
+fn schemas_that_loop_in_place_are_refused() {
+    let looping = [
+        json!({"type": "object", "properties": {"a": {"$ref": "#/properties/a"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}},
+               "$defs": {"n": {"anyOf": [{"$ref": "#/$defs/n"}, {"type": "string"}]}}}),
+        json!({"type": "object", "allOf": [{"$ref": "#"}]}),
+    ];
+    for schema in looping {
+        let err = build_error(
+            Tool::builder("looping")
+                .description("x")
+                .input_schema(schema.clone())
+                .handler(|_| async { "" }),
+        );
+        assert!(
+            err.to_string().contains("refers back to itself"),
+            "{schema}: {err}"
+        );
+    }
+}
+
+// A recursive schema that does move into the value (a tree) is fine, and a value built to
+// make a branching schema explode is stopped by the step budget rather than holding the
+// thread: the call fails, in bounded work. With `schema-validation` too: `jsonschema` has no
+// budget, the subset checker's guards it.
+#[tokio::test]
+async fn recursive_schemas_check_in_bounded_work() {
+    let tree = echo(json!({
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/node"}},
+        "$defs": {"node": {"type": "object", "properties": {
+            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}
+    }));
+    let ok = json!({"root": {"children": [{"children": []}, {"children": [{}]}]}});
+    assert!(tree.call(args(ok)).await.is_ok());
+
+    // Each level of `x` is checked against both branches of the `anyOf`, and each branch
+    // goes one level down again: 2^depth checks without a budget.
+    let branching = echo(json!({
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/n"}},
+        "$defs": {"n": {"anyOf": [
+            {"type": "object", "properties": {"x": {"$ref": "#/$defs/n"}}, "required": ["never"]},
+            {"type": "object", "properties": {"x": {"$ref": "#/$defs/n"}}}
+        ]}}
+    }));
+    let mut value = json!(1);
+    for _ in 0..60 {
+        value = json!({"x": value});
+    }
+    let problems = problems(&branching, value).await;
+    assert!(
+        problems.iter().any(|p| p.contains("too complex to check")),
+        "{problems:?}"
+    );
+}

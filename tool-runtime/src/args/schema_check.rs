@@ -12,8 +12,10 @@ use crate::param::ParamInfo;
 
 #[cfg(not(feature = "schema-validation"))]
 type Engine = super::subset::Subset;
+/// The full validator, behind the subset checker's step budget: `jsonschema` has no limit
+/// of its own on the work a value can make it do (`anyOf` branches that each recurse).
 #[cfg(feature = "schema-validation")]
-type Engine = jsonschema::Validator;
+type Engine = (jsonschema::Validator, super::subset::Subset);
 
 /// One way an instance breaks a schema.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,14 +147,19 @@ fn violations(engine: &Engine, instance: &Value) -> Vec<Violation> {
 
 #[cfg(feature = "schema-validation")]
 fn engine(schema: &Value) -> Result<Engine, String> {
-    jsonschema::validator_for(schema).map_err(|error| error.to_string())
+    let validator = jsonschema::validator_for(schema).map_err(|error| error.to_string())?;
+    Ok((validator, super::subset::Subset::guard(schema)))
 }
 
 #[cfg(feature = "schema-validation")]
 fn violations(engine: &Engine, instance: &Value) -> Vec<Violation> {
     use jsonschema::error::ValidationErrorKind as Kind;
 
-    engine
+    let (validator, guard) = engine;
+    if let Some(too_complex) = guard.too_complex(instance) {
+        return vec![too_complex];
+    }
+    validator
         .iter_errors(instance)
         .map(|error| {
             let kind = match error.kind() {

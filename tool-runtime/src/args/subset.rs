@@ -16,7 +16,9 @@
 //! full validator either), `dependentRequired` / `dependentSchemas`, `unevaluated*`,
 //! `$ref` to other documents or anchors (refused when the tool is built).
 
+use std::cell::Cell;
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
 
@@ -26,6 +28,14 @@ use super::schema_check::{Violation, ViolationKind};
 /// subschema and `$ref` is a level); past it, it reports that it stopped, so that a
 /// `$ref` cycle cannot recurse for ever.
 const MAX_DEPTH: usize = 256;
+
+/// How many (schema, value) pairs one check may visit. A schema whose combinators branch at
+/// every level (`anyOf` of two `$ref`s back up, through properties) takes time exponential in
+/// the value's depth; past the budget the check stops and fails rather than hold a thread.
+const MAX_STEPS: usize = 1_000_000;
+
+/// How the budget's violation begins.
+const TOO_COMPLEX: &str = "the arguments are too complex to check against this schema";
 
 /// The checker for one schema.
 pub(crate) struct Subset {
@@ -37,18 +47,51 @@ impl Subset {
     /// into the schema itself.
     pub(crate) fn new(schema: &Value) -> Result<Self, String> {
         local_refs_resolve(schema, schema, "")?;
+        no_loop_in_place(schema)?;
         Ok(Subset {
             schema: schema.clone(),
         })
     }
 
+    #[cfg_attr(not(feature = "schema-validation"), allow(dead_code))]
+    /// A checker used only for its step budget ([`Subset::too_complex`]): it follows the
+    /// `$ref`s it can resolve and accepts any schema.
+    pub(crate) fn guard(schema: &Value) -> Self {
+        Subset {
+            schema: schema.clone(),
+        }
+    }
+
+    #[cfg_attr(not(feature = "schema-validation"), allow(dead_code))]
+    /// The violation "too complex to check" when checking `instance` takes more than the
+    /// step budget; `None` when it fits. With the `schema-validation` feature it runs before
+    /// the full validator, which has no budget of its own and does about the same work.
+    pub(crate) fn too_complex(&self, instance: &Value) -> Option<Violation> {
+        let violations = self.violations(instance);
+        match violations.as_slice() {
+            [only] if only.message.starts_with(TOO_COMPLEX) => violations.into_iter().next(),
+            _ => None,
+        }
+    }
+
     /// Every way `instance` breaks the schema.
     pub(crate) fn violations(&self, instance: &Value) -> Vec<Violation> {
+        let steps = Cell::new(0);
         let mut walk = Walk {
             root: &self.schema,
             found: Vec::new(),
+            steps: &steps,
         };
         walk.check(&self.schema, instance, "", 0);
+        if steps.get() > MAX_STEPS {
+            return vec![Violation {
+                pointer: String::new(),
+                kind: ViolationKind::Other,
+                message: format!(
+                    "{TOO_COMPLEX} (more than {MAX_STEPS} steps); send a smaller value"
+                ),
+            }];
+        }
         walk.found
     }
 }
@@ -122,10 +165,101 @@ pub(super) fn child(pointer: &str, segment: &str) -> String {
     )
 }
 
+/// Refuses a schema in which applying a subschema leads back to itself without moving into
+/// the value (`{"$ref": "#"}`, or `anyOf` of a `$ref` to the schema holding it): no
+/// validator could finish with it.
+pub(crate) fn no_loop_in_place(root: &Value) -> Result<(), String> {
+    /// Where a subschema leads without moving into the value: `$ref`, the combinators,
+    /// `if`/`then`/`else`.
+    fn in_place_targets<'a>(
+        root: &'a Value,
+        schema: &'a Value,
+        pointer: &str,
+    ) -> Vec<(String, &'a Value)> {
+        let Value::Object(object) = schema else {
+            return Vec::new();
+        };
+        let mut targets = Vec::new();
+        if let Some(Value::String(reference)) = object.get("$ref")
+            && let Some(target) = resolve(root, reference)
+        {
+            let fragment = reference.strip_prefix('#').unwrap_or_default();
+            targets.push((percent_decode(fragment).unwrap_or_default(), target));
+        }
+        for keyword in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(schemas)) = object.get(keyword) {
+                for (i, subschema) in schemas.iter().enumerate() {
+                    let at = child(&child(pointer, keyword), &i.to_string());
+                    targets.push((at, subschema));
+                }
+            }
+        }
+        for keyword in ["not", "if", "then", "else"] {
+            if let Some(subschema) = object.get(keyword) {
+                targets.push((child(pointer, keyword), subschema));
+            }
+        }
+        targets
+    }
+    /// Every subschema of `schema` (where the walk may start a new in-place chain).
+    fn subschemas<'a>(schema: &'a Value, pointer: &str, found: &mut Vec<(String, &'a Value)>) {
+        found.push((pointer.to_owned(), schema));
+        match schema {
+            Value::Object(object) => {
+                for (keyword, value) in object {
+                    if !matches!(keyword.as_str(), "enum" | "const" | "default" | "examples") {
+                        subschemas(value, &child(pointer, keyword), found);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    subschemas(item, &child(pointer, &i.to_string()), found);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Depth-first over in-place edges, by pointer: 1 = on the current path, 2 = done.
+    fn visit<'a>(
+        root: &'a Value,
+        pointer: String,
+        schema: &'a Value,
+        state: &mut HashMap<String, u8>,
+    ) -> Result<(), String> {
+        match state.get(&pointer) {
+            Some(1) => {
+                return Err(format!(
+                    "at `{pointer}`: the schema refers back to itself without moving into the \
+                     value (a `$ref` loop through combinators), so no value can be checked \
+                     against it"
+                ));
+            }
+            Some(_) => return Ok(()),
+            None => {}
+        }
+        state.insert(pointer.clone(), 1);
+        for (target_pointer, target) in in_place_targets(root, schema, &pointer) {
+            visit(root, target_pointer, target, state)?;
+        }
+        state.insert(pointer, 2);
+        Ok(())
+    }
+    let mut all = Vec::new();
+    subschemas(root, "", &mut all);
+    let mut state = HashMap::new();
+    for (pointer, schema) in all {
+        visit(root, pointer, schema, &mut state)?;
+    }
+    Ok(())
+}
+
 /// One check of a value against a schema, collecting violations.
 struct Walk<'a> {
     root: &'a Value,
     found: Vec<Violation>,
+    /// The (schema, value) pairs visited so far, shared with the walks of `passes`.
+    steps: &'a Cell<usize>,
 }
 
 impl Walk<'_> {
@@ -142,6 +276,7 @@ impl Walk<'_> {
         let mut walk = Walk {
             root: self.root,
             found: Vec::new(),
+            steps: self.steps,
         };
         walk.check(schema, value, pointer, depth);
         walk.found.is_empty()
@@ -155,6 +290,12 @@ impl Walk<'_> {
             }
             _ => return,
         };
+        let steps = self.steps.get() + 1;
+        self.steps.set(steps);
+        if steps > MAX_STEPS {
+            // `violations` reports it once; what was found on the way may be partial.
+            return;
+        }
         if depth > MAX_DEPTH {
             return self.report(
                 pointer,
@@ -899,13 +1040,14 @@ mod tests {
         assert!(error.starts_with("at `/properties/a/$ref`:"), "{error}");
         assert!(Subset::new(&json!({"$ref": "#/$defs/missing"})).is_err());
         assert!(Subset::new(&json!({"enum": [{"$ref": "not followed"}]})).is_ok());
-        // A reference cycle that never reads into the value stops.
-        let found = messages(
-            json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}),
-            json!(1),
-        );
+        // A reference cycle that never reads into the value is refused up front, and a walk
+        // that meets one anyway (the guard of the full validator) stops.
+        let looping = json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
+        let error = Subset::new(&looping).err().unwrap();
+        assert!(error.contains("refers back to itself"), "{error}");
+        let found = Subset::guard(&looping).violations(&json!(1));
         assert_eq!(found.len(), 1);
-        assert!(found[0].1.contains("nested too deeply"), "{found:?}");
+        assert!(found[0].message.contains("nested too deeply"), "{found:?}");
     }
 
     #[test]
