@@ -137,6 +137,7 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/mcp-conformance.XXXXXX")"
 
 # ---- the server: the given URL, or a command started here that prints its URL
 if [ "${#command[@]}" -gt 0 ]; then
+    : >"$tmp/server.log"
     "${command[@]}" >"$tmp/server.log" 2>&1 &
     server_pid=$!
     say "started (pid $server_pid): ${command[*]}"
