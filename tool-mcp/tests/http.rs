@@ -119,7 +119,10 @@ async fn own_loopback_origin_is_served_and_rebinding_refused() {
         assert_eq!(served.status(), StatusCode::OK, "Origin: {own}");
     }
     let other_port = post(&client, &http.url(), &common::initialize_body())
-        .header("origin", format!("http://127.0.0.1:{}", port.wrapping_add(1)))
+        .header(
+            "origin",
+            format!("http://127.0.0.1:{}", port.wrapping_add(1)),
+        )
         .send()
         .await
         .unwrap();
