@@ -163,12 +163,16 @@ impl HttpServer {
         if !loopback {
             allowed_hosts.push(addr.ip().to_string());
         }
+        let mut allowed_origins = options.allowed_origins.clone();
+        if loopback {
+            allowed_origins.extend(own_loopback_origins(local_addr.port()));
+        }
         let shutdown = CancellationToken::new();
         let mut config = StreamableHttpServerConfig::default()
             .with_cancellation_token(shutdown.child_token())
             .with_sse_keep_alive(Some(Duration::from_secs(15)))
             .with_allowed_hosts(allowed_hosts)
-            .with_allowed_origins(options.allowed_origins.clone())
+            .with_allowed_origins(allowed_origins)
             .enforce_origin_validation()
             .with_max_request_body_bytes(options.max_request_body_bytes)
             .with_legacy_session_mode(!options.stateless)
@@ -410,6 +414,20 @@ fn resource_path(resource: &str) -> String {
         .ok()
         .map(|uri| uri.path().trim_end_matches('/').to_owned())
         .unwrap_or_default()
+}
+
+/// The origins of a server on a loopback address itself (`http://127.0.0.1:PORT`,
+/// `http://localhost:PORT`, `http://[::1]:PORT`): a request from one is same-origin, and is
+/// accepted like a request without `Origin`. A DNS-rebinding page comes with its own origin
+/// (`http://evil.example`), and other local origins (another port) stay refused; the `Host`
+/// check applies as before. The MCP conformance suite's `dns-rebinding-protection` scenario
+/// sends the server's own `Host` and `Origin` and expects `2xx`.
+fn own_loopback_origins(port: u16) -> [String; 3] {
+    [
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+        format!("http://[::1]:{port}"),
+    ]
 }
 
 /// Where the protected resource metadata of `resource` is, by RFC 9728: the well-known path

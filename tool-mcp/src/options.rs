@@ -13,8 +13,9 @@ use crate::{AuthConfig, PrometheusMetrics};
 /// The defaults suit a server for this machine only: no authentication (and then only a
 /// loopback address may be bound), `Host` must be `localhost`, `127.0.0.1` or `::1`,
 /// requests that carry an `Origin` header are refused (browsers' cross-site requests; allow
-/// origins with [`allow_origin`](Self::allow_origin)), bodies up to 4 MiB, at most 1,024
-/// sessions, a session ends after 10 minutes without a request.
+/// origins with [`allow_origin`](Self::allow_origin)) unless it is the server's own origin on
+/// a loopback address (`http://127.0.0.1:PORT`, `localhost`, `[::1]`: same-origin), bodies up
+/// to 4 MiB, at most 1,024 sessions, a session ends after 10 minutes without a request.
 ///
 /// ```
 /// use std::time::Duration;
@@ -179,7 +180,8 @@ impl HttpOptions {
 
     /// Accept requests from web pages of `origin` (`scheme://host[:port]`, `:*` for any
     /// port). Requests with an `Origin` header not in the list are refused with `403`;
-    /// requests without one (programs, not browsers) are not affected.
+    /// requests without one (programs, not browsers), and on a loopback address requests from
+    /// the server's own origin (`http://127.0.0.1:PORT` with its port), are not affected.
     ///
     /// ```
     /// let options = tool_mcp::HttpOptions::new()

@@ -98,6 +98,45 @@ async fn origin_validation_is_on_by_default() {
     http.shutdown();
 }
 
+/// The MCP conformance suite's `dns-rebinding-protection`: on a loopback address the
+/// server's own origin is same-origin and served; a rebinding page's Host and Origin, and
+/// another local port's origin, are refused.
+#[tokio::test]
+async fn own_loopback_origin_is_served_and_rebinding_refused() {
+    let http = start(HttpOptions::new()).await;
+    let port = http.local_addr().port();
+    let client = reqwest::Client::new();
+    for own in [
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+        format!("http://[::1]:{port}"),
+    ] {
+        let served = post(&client, &http.url(), &common::initialize_body())
+            .header("origin", &own)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(served.status(), StatusCode::OK, "Origin: {own}");
+    }
+    let other_port = post(&client, &http.url(), &common::initialize_body())
+        .header(
+            "origin",
+            format!("http://127.0.0.1:{}", port.wrapping_add(1)),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other_port.status(), StatusCode::FORBIDDEN);
+    let rebinding = post(&client, &http.url(), &common::initialize_body())
+        .header("host", "evil.example.com")
+        .header("origin", "http://evil.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebinding.status(), StatusCode::FORBIDDEN);
+    http.shutdown();
+}
+
 #[tokio::test]
 async fn a_foreign_host_is_refused_unless_allowed() {
     let http = start(HttpOptions::new().allow_host("tools.example")).await;

@@ -565,3 +565,38 @@ fn mcp_tools_carry_annotations_from_the_safety_level_and_meta() {
     assert_eq!(summary["outputSchema"]["type"], "object");
     assert_eq!(summary["outputSchema"]["required"], json!(["count"]));
 }
+
+/// A schema that declares its dialect keeps `$schema` (and `$defs`, `additionalProperties`)
+/// in MCP's format (SEP-1613, the MCP conformance suite's `json-schema-2020-12`); the
+/// providers' formats drop `$schema`.
+#[test]
+fn mcp_keeps_a_declared_dialect() {
+    let dialect = "https://json-schema.org/draft/2020-12/schema";
+    let tool = Tool::builder("with_dialect")
+        .description("A tool whose schema declares its dialect.")
+        .input_schema(json!({
+            "$schema": dialect,
+            "type": "object",
+            "$defs": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
+            "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+            "additionalProperties": false
+        }))
+        .handler(|_| async { "ok" })
+        .build()
+        .unwrap();
+    let tools = [tool];
+    for format in Format::ALL {
+        let exported = tools_to_schema(&tools, format);
+        let parameters = parameters_of(format, &exported[0]);
+        if format == Format::Mcp {
+            assert_eq!(parameters["$schema"], dialect);
+            assert!(parameters["$defs"]["address"].is_object());
+            assert_eq!(parameters["additionalProperties"], false);
+        } else {
+            assert!(
+                parameters.get("$schema").is_none(),
+                "{format}: {parameters}"
+            );
+        }
+    }
+}

@@ -279,7 +279,7 @@ fn cached_export(tool: &Tool, format: Format, strict: bool, inline: bool) -> Res
     let slot = format_index * 4 + usize::from(strict) * 2 + usize::from(inline);
     tool.cache::<ExportCache>().slots[slot]
         .get_or_init(|| {
-            let mut schema = parameters(tool, inline);
+            let mut schema = parameters(tool, format, inline);
             if strict {
                 schema = strict::make_strict(&schema)?;
             }
@@ -288,12 +288,16 @@ fn cached_export(tool: &Tool, format: Format, strict: bool, inline: bool) -> Res
         .clone()
 }
 
-/// The parameters schema as exported (no `$schema`, `{"type":"object","properties":{}}` for
-/// no parameters), optionally with references inlined.
-fn parameters(tool: &Tool, inline: bool) -> Value {
+/// The parameters schema as exported (`{"type":"object","properties":{}}` for no
+/// parameters), optionally with references inlined. `$schema` is dropped, except in MCP's
+/// format: there a schema keeps the dialect it declares (SEP-1613; the MCP conformance
+/// suite's `json-schema-2020-12` scenario checks it, with `$defs` and `additionalProperties`).
+fn parameters(tool: &Tool, format: Format, inline: bool) -> Value {
     let mut schema = tool.input_schema().clone();
     if let Some(object) = schema.as_object_mut() {
-        object.remove("$schema");
+        if format != Format::Mcp {
+            object.remove("$schema");
+        }
         let no_properties = object
             .get("properties")
             .and_then(Value::as_object)
