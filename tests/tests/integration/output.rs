@@ -44,6 +44,7 @@ fn json_output_is_structured_too() {
         ToolOutput {
             content: r#"{"x":1,"y":2}"#.into(),
             structured: Some(json!({"x": 1, "y": 2})),
+            blocks: Vec::new(),
         }
     );
 }

@@ -16,7 +16,7 @@ mod schema_check;
 mod shape;
 #[cfg(not(feature = "schema-validation"))]
 mod subset;
-pub(crate) use schema_check::SchemaChecker;
+pub(crate) use schema_check::{SchemaChecker, ValueChecker};
 #[cfg(not(feature = "schema-validation"))]
 pub(crate) use shape::check_shape;
 
