@@ -29,6 +29,53 @@ use serde::{Deserialize, Serialize};
 /// );
 /// assert_eq!(block.text_or_placeholder(), "[image: image/png, 4 bytes]");
 /// ```
+///
+/// The README's example ("Returning images and other content"):
+///
+/// ```rust,standalone_crate
+/// use tool_runtime::{tool, Content, EmbeddedResource, Image, IntoToolOutput, Json, ResourceLink, ToolOutput};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct ChartInfo { points: usize }
+///
+/// fn render(_numbers: &[f64]) -> Vec<u8> {
+///     vec![0x89, b'P', b'N', b'G'] // a real chart library here
+/// }
+///
+/// /// Draw a chart of the numbers.
+/// #[tool]
+/// fn draw_chart(numbers: Vec<f64>) -> (String, Image, Json<ChartInfo>) {
+///     let png = render(&numbers);
+///     (format!("{} points:", numbers.len()), Image::png(png), Json(ChartInfo { points: numbers.len() }))
+/// }
+///
+/// /// Find the reports of a year.
+/// #[tool]
+/// fn find_reports(year: u32) -> Vec<Content> {
+///     vec![
+///         Content::text(format!("Reports of {year}:")),
+///         ResourceLink::new(format!("file:///reports/{year}.pdf"), format!("{year}.pdf"))
+///             .with_mime_type("application/pdf")
+///             .into(),
+///         EmbeddedResource::text("file:///reports/README", "One PDF per year.").into(),
+///     ]
+/// }
+///
+/// /// The same with the builder, for anything else.
+/// #[tool]
+/// fn snapshot() -> ToolOutput {
+///     ToolOutput::text("The screen now:").block(Image::png(render(&[])))
+/// }
+///
+/// fn main() {
+///     let out = draw_chart(vec![1.0]).into_tool_output().unwrap();
+///     assert_eq!(out.content, "1 points:\n[image: image/png, 4 bytes]\n{\"points\":1}");
+///     assert_eq!(out.blocks.len(), 3);
+///     assert_eq!(out.structured, Some(serde_json::json!({"points": 1})));
+///     assert_eq!(find_reports(2024).into_tool_output().unwrap().blocks.len(), 3);
+///     assert_eq!(snapshot().blocks.len(), 2);
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
