@@ -142,18 +142,22 @@ impl ToolOutput {
     /// assert_eq!(ToolOutput::structured(serde_json::json!([1])).byte_len(), 3);
     /// ```
     pub fn byte_len(&self) -> usize {
-        let blocks = self.content_blocks();
-        let text: usize = blocks.iter().map(Content::byte_len).sum();
+        // Without copying the content: a text output is its content.
+        let text: usize = if self.blocks.is_empty() {
+            self.content.len()
+        } else {
+            self.blocks.iter().map(Content::byte_len).sum()
+        };
         let structured = self.structured.as_ref().map_or(0, |value| {
             let json = value.to_string();
-            if blocks
-                .iter()
-                .any(|block| block.as_text() == Some(json.as_str()))
-            {
-                0
+            let shown = if self.blocks.is_empty() {
+                self.content == json
             } else {
-                json.len()
-            }
+                self.blocks
+                    .iter()
+                    .any(|block| block.as_text() == Some(json.as_str()))
+            };
+            if shown { 0 } else { json.len() }
         });
         text + structured
     }
