@@ -4,9 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+    Tool as McpTool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -19,6 +19,7 @@ use tool_runtime::{
 
 use crate::approval::ElicitationApproval;
 use crate::auth::SCOPE_APPROVE;
+use crate::content::call_tool_result;
 use crate::ops::InFlight;
 use crate::{HttpOptions, HttpServer, Principal, ServeError};
 
@@ -413,19 +414,9 @@ impl ServerHandler for McpServer {
                 Some(json!({"tool": name})),
             ));
         }
-        let response = if result.success {
-            let mut response = CallToolResult::success(vec![ContentBlock::text(result.content)]);
-            // Structured content only where the tool declares an (object) output schema.
-            if report.tool.as_ref().and_then(mcp_output_schema).is_some() {
-                response.structured_content = result.structured_content;
-            }
-            response
-        } else {
-            CallToolResult::error(vec![ContentBlock::text(
-                result.error.unwrap_or(result.content),
-            )])
-        };
-        Ok(response.into())
+        // Structured content only where the tool declares an (object) output schema.
+        let structured = report.tool.as_ref().and_then(mcp_output_schema).is_some();
+        Ok(call_tool_result(result, structured).into())
     }
 }
 

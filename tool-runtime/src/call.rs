@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::content::Content;
+use crate::output::{ToolOutput, content_blocks};
 use crate::safety::SafetyLevel;
 
 /// One tool call a model asked for: `{"id", "name", "arguments"}`.
@@ -66,10 +68,17 @@ pub struct ResultMetadata {
     pub coerced: Vec<String>,
 }
 
-/// The result of one call: `{"id", "success", "content", "error"?, "metadata"}`.
+/// The result of one call: `{"id", "success", "content", "error"?, "structured_content"?,
+/// "blocks"?, "metadata"}`.
 ///
 /// `success` and `error` agree: a success has no `error`, a failure always has one (and its
 /// `content` is the same message, for clients that only show content).
+///
+/// `content` is always a string, as the execution contract says. A result with more than
+/// one text (an image, audio, a resource, several texts) also has `blocks`: every block in
+/// order (see [`Content`] for their JSON; binary data is base64), and its `content` is then
+/// their text, a placeholder such as `[image: image/png, 2048 bytes]` for each block that is
+/// not text. `blocks` is left out of the JSON when empty, so text results are unchanged.
 ///
 /// ```
 /// use tool_runtime::ToolResult;
@@ -94,6 +103,9 @@ pub struct ToolResult {
     /// Structured output, for tools with an output schema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<Value>,
+    /// Every content block in order, when the output is more than one text; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<Content>,
     /// How the call went.
     #[serde(default)]
     pub metadata: ResultMetadata,
@@ -108,7 +120,30 @@ impl ToolResult {
             content: content.into(),
             error: None,
             structured_content: None,
+            blocks: Vec::new(),
             metadata: ResultMetadata::default(),
+        }
+    }
+
+    /// The successful result of a call whose tool returned `output`: its content, structured
+    /// output and blocks.
+    ///
+    /// ```
+    /// use tool_runtime::{Image, ToolOutput, ToolResult};
+    ///
+    /// let result = ToolResult::from_output("call_1", ToolOutput::text("A dot:").block(Image::png(vec![1])));
+    /// assert!(result.success);
+    /// assert_eq!(result.blocks.len(), 2);
+    /// assert_eq!(
+    ///     serde_json::to_value(&result).unwrap()["blocks"][1],
+    ///     serde_json::json!({"type": "image", "data": "AQ==", "mime_type": "image/png"})
+    /// );
+    /// ```
+    pub fn from_output(id: impl Into<String>, output: ToolOutput) -> Self {
+        ToolResult {
+            structured_content: output.structured,
+            blocks: output.blocks,
+            ..ToolResult::success(id, output.content)
         }
     }
 
@@ -121,6 +156,7 @@ impl ToolResult {
             content: error.clone(),
             error: Some(error),
             structured_content: None,
+            blocks: Vec::new(),
             metadata: ResultMetadata::default(),
         }
     }
@@ -133,5 +169,20 @@ impl ToolResult {
     /// ```
     pub fn is_error(&self) -> bool {
         !self.success
+    }
+
+    /// Every block of a success: `blocks`, or the content as one text block (none when it is
+    /// empty). A failure is its error as one text block.
+    ///
+    /// ```
+    /// use tool_runtime::{Content, ToolResult};
+    /// assert_eq!(ToolResult::success("c", "hi").content_blocks().as_ref(), [Content::text("hi")]);
+    /// assert_eq!(ToolResult::failure("c", "no").content_blocks().as_ref(), [Content::text("no")]);
+    /// ```
+    pub fn content_blocks(&self) -> std::borrow::Cow<'_, [Content]> {
+        match (&self.error, self.success) {
+            (Some(error), false) => std::borrow::Cow::Owned(vec![Content::text(error.clone())]),
+            _ => content_blocks(&self.content, &self.blocks),
+        }
     }
 }

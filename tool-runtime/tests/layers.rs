@@ -13,6 +13,7 @@ const LAYERS: &[&str] = &[
     "param",
     "meta",
     "args",
+    "content",
     "error",
     "output",
     "call",

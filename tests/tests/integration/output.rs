@@ -44,6 +44,7 @@ fn json_output_is_structured_too() {
         ToolOutput {
             content: r#"{"x":1,"y":2}"#.into(),
             structured: Some(json!({"x": 1, "y": 2})),
+            blocks: Vec::new(),
         }
     );
 }
@@ -76,4 +77,109 @@ fn unserializable_structured_output_is_a_failure_not_a_panic() {
     let err = Json(Bad).into_tool_output().unwrap_err();
     assert!(err.to_string().contains("cannot serialize Bad"), "{err}");
     let _: Value = Value::Null;
+}
+
+#[test]
+fn content_blocks_and_tuples_become_blocks_in_order() {
+    use tool_runtime::{Audio, Content, EmbeddedResource, Image, ResourceLink};
+
+    // One block of text is plain text; anything else keeps its blocks.
+    assert_eq!(
+        Content::text("hi").into_tool_output().unwrap(),
+        ToolOutput::text("hi")
+    );
+    let image = Image::png(vec![1, 2, 3]).into_tool_output().unwrap();
+    assert_eq!(image.blocks, [Content::from(Image::png(vec![1, 2, 3]))]);
+    assert_eq!(image.content, "[image: image/png, 3 bytes]");
+    assert_eq!(
+        Audio::wav(vec![0]).into_tool_output().unwrap().content,
+        "[audio: audio/wav, 1 bytes]"
+    );
+    assert_eq!(
+        ResourceLink::new("https://example.com/a", "a")
+            .into_tool_output()
+            .unwrap()
+            .content,
+        "[resource link: a <https://example.com/a>]"
+    );
+    assert_eq!(
+        EmbeddedResource::text("file:///a", "text")
+            .into_tool_output()
+            .unwrap()
+            .blocks
+            .len(),
+        1
+    );
+    let two_texts = vec![Content::text("a"), Content::text("b")]
+        .into_tool_output()
+        .unwrap();
+    assert_eq!(
+        (two_texts.content.as_str(), two_texts.blocks.len()),
+        ("a\nb", 2)
+    );
+    assert_eq!(
+        Vec::<Content>::new().into_tool_output().unwrap(),
+        ToolOutput::default()
+    );
+
+    // A tuple: blocks in order, the structured output and schema of its `Json`.
+    #[derive(Serialize, JsonSchema)]
+    struct Meta {
+        pages: u32,
+    }
+    let out = (
+        "Cover:",
+        Image::jpeg(vec![9]),
+        Json(Meta { pages: 2 }),
+        Some(Audio::wav(vec![])),
+    )
+        .into_tool_output()
+        .unwrap();
+    assert_eq!(out.blocks.len(), 4);
+    assert_eq!(out.structured, Some(json!({"pages": 2})));
+    assert_eq!(
+        out.content,
+        "Cover:\n[image: image/jpeg, 1 bytes]\n{\"pages\":2}\n[audio: audio/wav, 0 bytes]"
+    );
+    let mut generator = schemars::SchemaGenerator::default();
+    let schema = <(&str, Image, Json<Meta>) as IntoToolOutput>::output_schema(&mut generator);
+    assert_eq!(
+        schema.unwrap().as_value()["properties"]["pages"]["type"],
+        "integer"
+    );
+    assert!(<(String, Image) as IntoToolOutput>::output_schema(&mut generator).is_none());
+
+    // A failing element fails the whole output.
+    let failed: (&str, Result<Image, String>) = ("x", Err("no camera".into()));
+    assert_eq!(
+        failed.into_tool_output().unwrap_err().to_string(),
+        "no camera"
+    );
+
+    // Blocks serialize with base64 data and read back.
+    let value = serde_json::to_value(&out).unwrap();
+    assert_eq!(
+        value["blocks"][1],
+        json!({"type": "image", "data": "CQ==", "mime_type": "image/jpeg"})
+    );
+    assert_eq!(serde_json::from_value::<ToolOutput>(value).unwrap(), out);
+}
+
+#[test]
+fn the_builder_adds_blocks_after_the_text() {
+    use tool_runtime::{Content, Image};
+
+    let out = ToolOutput::default().block(Image::png(vec![1]));
+    assert_eq!(
+        out.blocks,
+        [Content::from(Image::png(vec![1]))],
+        "no empty text first"
+    );
+    let out = ToolOutput::structured(json!({"a": 1}))
+        .block("and a picture")
+        .block(Image::gif(vec![2]));
+    assert_eq!(out.blocks.len(), 3);
+    assert_eq!(out.structured, Some(json!({"a": 1})));
+    assert_eq!(out.content_blocks().len(), 3);
+    assert_eq!(out.byte_len(), 7 + 13 + 1);
 }

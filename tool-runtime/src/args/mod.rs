@@ -18,7 +18,7 @@ mod shape;
 // `schema_check`).
 #[cfg_attr(feature = "schema-validation", allow(dead_code))]
 mod subset;
-pub(crate) use schema_check::SchemaChecker;
+pub(crate) use schema_check::{SchemaChecker, ValueChecker};
 #[cfg(not(feature = "schema-validation"))]
 pub(crate) use shape::check_shape;
 

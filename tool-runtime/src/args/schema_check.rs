@@ -135,6 +135,30 @@ impl SchemaChecker {
     }
 }
 
+/// Checks whole values against a JSON Schema (a tool's output schema) with the same engine
+/// as arguments, and says where each breaks it.
+pub(crate) struct ValueChecker {
+    engine: Engine,
+}
+
+impl ValueChecker {
+    /// A checker for `schema`, or why `schema` cannot check values.
+    pub(crate) fn new(schema: &Value) -> Result<Self, String> {
+        Ok(ValueChecker {
+            engine: engine(schema)?,
+        })
+    }
+
+    /// Every way `instance` breaks the schema: the JSON Pointer of the value (`""` for the
+    /// whole of it) and what the schema requires there.
+    pub(crate) fn problems(&self, instance: &Value) -> Vec<(String, String)> {
+        violations(&self.engine, instance)
+            .into_iter()
+            .map(|violation| (violation.pointer, violation.message))
+            .collect()
+    }
+}
+
 #[cfg(not(feature = "schema-validation"))]
 fn engine(schema: &Value) -> Result<Engine, String> {
     super::subset::Subset::new(schema)

@@ -69,6 +69,8 @@ pub struct ExecutorBuilder {
     lenient: bool,
     max_sync_threads: usize,
     max_concurrent_calls: Option<usize>,
+    validate_output: bool,
+    max_output_bytes: usize,
 }
 
 impl ExecutorBuilder {
@@ -214,6 +216,43 @@ impl ExecutorBuilder {
         self
     }
 
+    /// Check each tool's structured output against its output schema before the result
+    /// goes back (default: on in debug builds, off in release builds). Output that breaks
+    /// the schema fails the call with a message naming the field (a JSON Pointer) and what
+    /// the schema expects there: a bug in the tool, caught before a model or client reads
+    /// data that does not match what the tool promised. A tool whose schema the executor
+    /// cannot read (a `$ref` to another document without the `schema-validation` feature)
+    /// is not checked, and a warning is logged once.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).validate_output(true).build();
+    /// assert!(executor.validates_output());
+    /// ```
+    pub fn validate_output(mut self, validate: bool) -> Self {
+        self.validate_output = validate;
+        self
+    }
+
+    /// The most bytes of text and data one result may carry (default
+    /// [`DEFAULT_MAX_OUTPUT_BYTES`](super::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB; at least 1):
+    /// [`ToolOutput::byte_len`](crate::ToolOutput::byte_len), counted before base64. A
+    /// larger output (a buggy or hostile tool's 500 MB image) fails the call saying so,
+    /// instead of being encoded and sent on. Providers refuse far less (Anthropic takes
+    /// images up to 5 MB); the limit is for what no one can use.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_output_bytes(1 << 20).build();
+    /// assert_eq!(executor.max_output_bytes(), 1 << 20);
+    /// ```
+    pub fn max_output_bytes(mut self, limit: usize) -> Self {
+        self.max_output_bytes = limit.max(1);
+        self
+    }
+
     /// The executor, after checking that its state holds every type of state the registry's
     /// tools need ([`Tool::required_state`](crate::Tool::required_state): tool sets' `Self`, `#[state]` parameters,
     /// [`ToolBuilder::needs_state`](crate::ToolBuilder::needs_state)), disabled tools
@@ -315,6 +354,8 @@ impl ExecutorBuilder {
                     .max_concurrent_calls
                     .map(|limit| Arc::new(tokio::sync::Semaphore::new(limit))),
                 max_concurrent_calls: self.max_concurrent_calls.unwrap_or(0),
+                validate_output: self.validate_output,
+                max_output_bytes: self.max_output_bytes,
             }),
         }
     }
@@ -342,6 +383,8 @@ impl Executor {
             lenient: false,
             max_sync_threads: DEFAULT_SYNC_THREADS,
             max_concurrent_calls: None,
+            validate_output: cfg!(debug_assertions),
+            max_output_bytes: super::DEFAULT_MAX_OUTPUT_BYTES,
         }
     }
 }

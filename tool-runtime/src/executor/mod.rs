@@ -2,13 +2,15 @@
 //! every outcome (success, error, panic, timeout, denial) into a [`ToolResult`].
 //!
 //! The rooms: `builder` (configuration), `options` (per call), `policy` (which tool, which
-//! arguments, ceiling, approval), `run` (threads, panics, timeouts), `outcome` (how a call
+//! arguments, ceiling, approval), `run` (threads, panics, timeouts), `checks` (the output's
+//! size and its structured output against the output schema), `outcome` (how a call
 //! ended), `hooks`, `metrics`, `pool` (threads of sync tools), `approval` (the handler
 //! trait), `lenient` (argument repair), `blocking` (an executor for non-async programs).
 
 mod approval;
 mod blocking;
 mod builder;
+mod checks;
 mod hooks;
 mod lenient;
 mod metrics;
@@ -47,6 +49,10 @@ use outcome::Stopped;
 
 /// What secret argument values are replaced with in approval requests, hooks and logs.
 pub const REDACTED: &str = "[redacted]";
+
+/// The most bytes of text and data one result carries unless
+/// [`ExecutorBuilder::max_output_bytes`] says otherwise: 16 MiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
 
 /// The key metrics use for calls of tools that do not exist (so a model inventing names
 /// cannot grow the metrics without bound).
@@ -116,6 +122,10 @@ struct Inner {
     /// At most this many calls run at once, when set.
     call_limit: Option<Arc<tokio::sync::Semaphore>>,
     max_concurrent_calls: usize,
+    /// Check structured output against the tool's output schema.
+    validate_output: bool,
+    /// The most bytes one output may carry.
+    max_output_bytes: usize,
 }
 
 impl std::fmt::Debug for Executor {
@@ -130,6 +140,8 @@ impl std::fmt::Debug for Executor {
             .field("concurrency", &inner.concurrency)
             .field("state", &inner.state)
             .field("lenient", &inner.lenient)
+            .field("validate_output", &inner.validate_output)
+            .field("max_output_bytes", &inner.max_output_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -168,6 +180,18 @@ impl Executor {
         self.inner
             .registry
             .list(&ToolFilter::new().max_safety(self.inner.max_safety))
+    }
+
+    /// Whether structured output is checked against the tool's output schema
+    /// ([`ExecutorBuilder::validate_output`]).
+    pub fn validates_output(&self) -> bool {
+        self.inner.validate_output
+    }
+
+    /// The most bytes of text and data one result may carry
+    /// ([`ExecutorBuilder::max_output_bytes`]).
+    pub fn max_output_bytes(&self) -> usize {
+        self.inner.max_output_bytes
     }
 
     /// Every tool's counters so far.
@@ -287,11 +311,7 @@ impl Executor {
         } = record;
         let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
         let (mut result, outcome) = match output {
-            Ok(output) => {
-                let mut result = ToolResult::success(id, output.content);
-                result.structured_content = output.structured;
-                (result, Outcome::Success)
-            }
+            Ok(output) => (ToolResult::from_output(id, output), Outcome::Success),
             Err(stopped) => {
                 if stopped.approved.is_some() {
                     event.approved = stopped.approved;

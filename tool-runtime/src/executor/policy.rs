@@ -92,7 +92,8 @@ impl Executor {
         hooks::run_all(&self.inner.hooks, "before", |hook| {
             hook.before(&record.event)
         });
-        self.run_tool(&tool, &record.id, arguments, options).await
+        let output = self.run_tool(&tool, &record.id, arguments, options).await?;
+        self.check_output(&tool, output)
     }
 
     /// The call's arguments as a JSON object, or why they are not one.

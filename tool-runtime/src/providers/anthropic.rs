@@ -2,8 +2,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{ProviderError, result_text, string_field};
+use super::{
+    COMMON_IMAGE_TYPES, ProviderError, is_image_of, is_pdf, media, result_text, string_field,
+};
 use crate::call::{ToolCall, ToolResult};
+use crate::content::Content;
 
 const ANTHROPIC: &str = "Anthropic message";
 
@@ -63,24 +66,37 @@ pub fn parse_tool_uses(message: &Value) -> Result<Vec<ToolCall>, ProviderError> 
 }
 
 /// One `user` message with a `tool_result` block per result (`is_error` set on failures),
-/// for the next request.
+/// for the next request. A result with content blocks sends them as a list: `text`, `image`
+/// (PNG, JPEG, GIF, WebP, base64), `document` (embedded PDFs), and the text placeholder of
+/// any other block (audio, resource links, other types).
 ///
 /// ```
+/// use serde_json::json;
 /// use tool_runtime::providers::anthropic::tool_results_message;
-/// use tool_runtime::ToolResult;
+/// use tool_runtime::{Image, ToolOutput, ToolResult};
 ///
 /// let message = tool_results_message(&[ToolResult::failure("toolu_1", "no such city")]);
 /// assert_eq!(message["role"], "user");
 /// assert_eq!(message["content"][0]["is_error"], true);
+///
+/// let output = ToolOutput::text("Radar:").block(Image::gif(b"gif".to_vec()));
+/// let message = tool_results_message(&[ToolResult::from_output("toolu_2", output)]);
+/// assert_eq!(message["content"][0]["content"][1], json!({"type": "image", "source":
+///     {"type": "base64", "media_type": "image/gif", "data": "Z2lm"}}));
 /// ```
 pub fn tool_results_message(results: &[ToolResult]) -> Value {
     let blocks: Vec<Value> = results
         .iter()
         .map(|result| {
+            let content = if result.success && !result.blocks.is_empty() {
+                Value::Array(result.blocks.iter().filter_map(content_block).collect())
+            } else {
+                Value::String(result_text(result))
+            };
             let mut block = json!({
                 "type": "tool_result",
                 "tool_use_id": result.id,
-                "content": result_text(result),
+                "content": content,
             });
             if !result.success {
                 block["is_error"] = Value::Bool(true);
@@ -89,4 +105,22 @@ pub fn tool_results_message(results: &[ToolResult]) -> Value {
         })
         .collect();
     json!({"role": "user", "content": blocks})
+}
+
+/// A `tool_result` content block for `block` (none for empty text: the API refuses it).
+fn content_block(block: &Content) -> Option<Value> {
+    if let Some(found) = media(block) {
+        if is_image_of(block, COMMON_IMAGE_TYPES) {
+            return Some(json!({"type": "image", "source": {
+                "type": "base64", "media_type": found.mime_type, "data": found.base64(),
+            }}));
+        }
+        if is_pdf(block) {
+            return Some(json!({"type": "document", "source": {
+                "type": "base64", "media_type": "application/pdf", "data": found.base64(),
+            }}));
+        }
+    }
+    let text = block.text_or_placeholder();
+    (!text.is_empty()).then(|| json!({"type": "text", "text": text}))
 }

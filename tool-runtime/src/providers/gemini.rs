@@ -2,8 +2,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{ProviderError, result_text, string_field};
+use super::{ProviderError, is_image_of, is_pdf, media, result_text, string_field};
 use crate::call::{ToolCall, ToolResult};
+use crate::content::{Content, ResourceData};
 
 const GEMINI: &str = "Gemini response";
 
@@ -74,6 +75,23 @@ pub fn parse_function_calls(response: &Value) -> Result<Vec<ToolCall>, ProviderE
 /// among `calls` is answered under the name `unknown`. Success is `{"result": ...}` (the
 /// structured output when there is one), failure `{"error": ...}`.
 ///
+/// A result with content blocks answers with its text (a placeholder for each block that is
+/// not text) in `result`, and the media Gemini takes in a function response (PNG, JPEG and
+/// WebP images, PDF and plain text documents) as `inlineData` parts of the
+/// `functionResponse` (Gemini 3's multimodal function responses).
+///
+/// ```
+/// use serde_json::json;
+/// use tool_runtime::providers::gemini::function_responses;
+/// use tool_runtime::{Image, ToolCall, ToolOutput, ToolResult};
+///
+/// let calls = [ToolCall::new("c1", "snapshot", json!({}))];
+/// let output = ToolOutput::from_blocks([Image::webp(b"webp".to_vec())]);
+/// let content = function_responses(&calls, &[ToolResult::from_output("c1", output)]);
+/// assert_eq!(content["parts"][0]["functionResponse"]["parts"][0],
+///     json!({"inlineData": {"mimeType": "image/webp", "data": "d2VicA=="}}));
+/// ```
+///
 /// ```
 /// use serde_json::json;
 /// use tool_runtime::providers::gemini::function_responses;
@@ -100,8 +118,28 @@ pub fn function_responses(calls: &[ToolCall], results: &[ToolResult]) -> Value {
             if !result.id.starts_with(GENERATED_ID_PREFIX) {
                 function_response["id"] = Value::String(result.id.clone());
             }
+            let media_parts: Vec<Value> = if result.success {
+                result.blocks.iter().filter_map(inline_data).collect()
+            } else {
+                Vec::new()
+            };
+            if !media_parts.is_empty() {
+                function_response["parts"] = Value::Array(media_parts);
+            }
             json!({"functionResponse": function_response})
         })
         .collect();
     json!({"role": "user", "parts": parts})
+}
+
+/// The image types Gemini takes in a function response.
+const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/webp"];
+
+/// An `inlineData` part for `block`, when Gemini takes its kind in a function response.
+fn inline_data(block: &Content) -> Option<Value> {
+    let found = media(block)?;
+    let plain_text = matches!(block, Content::Resource(resource)
+        if matches!(resource.data, ResourceData::Blob(_)) && found.mime_type == "text/plain");
+    (is_image_of(block, IMAGE_TYPES) || is_pdf(block) || plain_text)
+        .then(|| json!({"inlineData": {"mimeType": found.mime_type, "data": found.base64()}}))
 }

@@ -28,6 +28,7 @@ pub mod openai;
 use serde_json::{Map, Value};
 
 use crate::call::ToolResult;
+use crate::content::{Content, ResourceData, encode_base64};
 
 /// A provider message whose structure is not what the provider sends.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -76,4 +77,68 @@ pub(crate) fn result_text(result: &ToolResult) -> String {
         (Some(error), false) => error.clone(),
         _ => result.content.clone(),
     }
+}
+
+/// Binary media of a block the provider formats may carry: its MIME type, its bytes, and a
+/// file name (an embedded resource's URI's last segment).
+pub(crate) struct Media<'a> {
+    pub(crate) mime_type: &'a str,
+    pub(crate) data: &'a [u8],
+    pub(crate) name: Option<&'a str>,
+}
+
+impl Media<'_> {
+    /// The data as a `data:` URL.
+    pub(crate) fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.mime_type, self.base64())
+    }
+
+    /// The data in standard base64.
+    pub(crate) fn base64(&self) -> String {
+        encode_base64(self.data)
+    }
+}
+
+/// The media in `block`: an image, a sound, or an embedded binary resource.
+pub(crate) fn media(block: &Content) -> Option<Media<'_>> {
+    match block {
+        Content::Image(image) => Some(Media {
+            mime_type: &image.mime_type,
+            data: &image.data,
+            name: None,
+        }),
+        Content::Audio(audio) => Some(Media {
+            mime_type: &audio.mime_type,
+            data: &audio.data,
+            name: None,
+        }),
+        Content::Resource(resource) => match &resource.data {
+            ResourceData::Blob(bytes) => Some(Media {
+                mime_type: resource
+                    .mime_type
+                    .as_deref()
+                    .unwrap_or("application/octet-stream"),
+                data: bytes,
+                name: resource.uri.rsplit('/').next().filter(|n| !n.is_empty()),
+            }),
+            ResourceData::Text(_) => None,
+        },
+        _ => None,
+    }
+}
+
+/// The image formats OpenAI and Anthropic accept.
+pub(crate) const COMMON_IMAGE_TYPES: &[&str] =
+    &["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// Whether `block` is an image in one of `types`.
+pub(crate) fn is_image_of(block: &Content, types: &[&str]) -> bool {
+    matches!(block, Content::Image(image) if types.contains(&image.mime_type.as_str()))
+}
+
+/// Whether `block` is an embedded PDF.
+pub(crate) fn is_pdf(block: &Content) -> bool {
+    matches!(block, Content::Resource(resource)
+        if matches!(resource.data, ResourceData::Blob(_))
+            && resource.mime_type.as_deref() == Some("application/pdf"))
 }

@@ -2,8 +2,12 @@
 
 use serde_json::{Value, json};
 
-use super::{ProviderError, arguments_from_string, result_text, string_field};
+use super::{
+    COMMON_IMAGE_TYPES, ProviderError, arguments_from_string, is_image_of, is_pdf, media,
+    result_text, string_field,
+};
 use crate::call::{ToolCall, ToolResult};
+use crate::content::Content;
 
 const CHAT: &str = "OpenAI chat message";
 const RESPONSES: &str = "OpenAI responses output";
@@ -131,7 +135,10 @@ pub fn parse_responses_tool_calls(output: &Value) -> Result<Vec<ToolCall>, Provi
 }
 
 /// One `{"role":"tool","tool_call_id","content"}` message per result, for the next chat
-/// request. A failure's content is its error.
+/// request. A failure's content is its error. Tool messages take only text: a result with
+/// images or other blocks sends its [`content`](ToolResult::content), where each of them is
+/// a placeholder (`[image: image/png, 2048 bytes]`); use [`chat_tool_messages_with_media`]
+/// to show them to the model as well.
 ///
 /// ```
 /// use tool_runtime::providers::openai::chat_tool_messages;
@@ -153,25 +160,116 @@ pub fn chat_tool_messages(results: &[ToolResult]) -> Vec<Value> {
         .collect()
 }
 
+/// [`chat_tool_messages`], then, when the results hold media a chat model can read (images
+/// in PNG, JPEG, GIF or WebP, WAV or MP3 sound, embedded PDFs), one `user` message with them:
+/// for each such result a text part naming its call, then an `image_url` (a `data:` URL),
+/// `input_audio` or `file` part per block, in order. Chat Completions requires the tool
+/// messages to follow the assistant's message directly, so the media come after all of
+/// them; the placeholders in the tool messages say what each was. Send audio only to a
+/// model that takes audio input.
+///
+/// ```
+/// use tool_runtime::providers::openai::chat_tool_messages_with_media;
+/// use tool_runtime::{Image, ToolOutput, ToolResult};
+///
+/// let output = ToolOutput::text("The chart:").block(Image::png(b"png".to_vec()));
+/// let messages = chat_tool_messages_with_media(&[ToolResult::from_output("call_1", output)]);
+/// assert_eq!(messages[0]["content"], "The chart:\n[image: image/png, 3 bytes]");
+/// assert_eq!(messages[1]["role"], "user");
+/// assert_eq!(messages[1]["content"][1]["image_url"]["url"], "data:image/png;base64,cG5n");
+/// ```
+pub fn chat_tool_messages_with_media(results: &[ToolResult]) -> Vec<Value> {
+    let mut messages = chat_tool_messages(results);
+    let mut parts = Vec::new();
+    for result in results.iter().filter(|result| result.success) {
+        let attached: Vec<Value> = result.blocks.iter().filter_map(chat_media_part).collect();
+        if attached.is_empty() {
+            continue;
+        }
+        parts.push(json!({
+            "type": "text",
+            "text": format!("The media returned by tool call `{}`, in order:", result.id),
+        }));
+        parts.extend(attached);
+    }
+    if !parts.is_empty() {
+        messages.push(json!({"role": "user", "content": parts}));
+    }
+    messages
+}
+
+/// A chat user message part for `block`, when chat takes its kind.
+fn chat_media_part(block: &Content) -> Option<Value> {
+    let found = media(block)?;
+    if is_image_of(block, COMMON_IMAGE_TYPES) {
+        return Some(json!({"type": "image_url", "image_url": {"url": found.data_url()}}));
+    }
+    if let Content::Audio(audio) = block {
+        let format = match audio.mime_type.as_str() {
+            "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+            "audio/mpeg" | "audio/mp3" => "mp3",
+            _ => return None,
+        };
+        return Some(
+            json!({"type": "input_audio", "input_audio": {"data": found.base64(), "format": format}}),
+        );
+    }
+    if is_pdf(block) {
+        return Some(json!({"type": "file", "file": {
+            "file_data": found.data_url(),
+            "filename": found.name.unwrap_or("document.pdf"),
+        }}));
+    }
+    None
+}
+
 /// One `{"type":"function_call_output","call_id","output"}` item per result, for the next
-/// Responses request.
+/// Responses request. The output is the result's text, or for a result with content blocks
+/// a list of `input_text`, `input_image` (PNG, JPEG, GIF, WebP as a `data:` URL) and
+/// `input_file` (embedded PDFs) parts, with the text placeholder of any other block.
 ///
 /// ```
 /// use tool_runtime::providers::openai::responses_tool_outputs;
-/// use tool_runtime::ToolResult;
+/// use tool_runtime::{Image, ToolOutput, ToolResult};
 ///
 /// let items = responses_tool_outputs(&[ToolResult::failure("call_1", "no such city")]);
 /// assert_eq!(items[0]["output"], "no such city");
+///
+/// let output = ToolOutput::text("Map:").block(Image::jpeg(b"jpg".to_vec()));
+/// let items = responses_tool_outputs(&[ToolResult::from_output("call_2", output)]);
+/// assert_eq!(items[0]["output"][1], serde_json::json!({"type": "input_image", "image_url": "data:image/jpeg;base64,anBn", "detail": "auto"}));
 /// ```
 pub fn responses_tool_outputs(results: &[ToolResult]) -> Vec<Value> {
     results
         .iter()
         .map(|result| {
+            let output = if result.success && !result.blocks.is_empty() {
+                Value::Array(result.blocks.iter().map(responses_part).collect())
+            } else {
+                Value::String(result_text(result))
+            };
             json!({
                 "type": "function_call_output",
                 "call_id": result.id,
-                "output": result_text(result),
+                "output": output,
             })
         })
         .collect()
+}
+
+/// A Responses input content part for `block`.
+fn responses_part(block: &Content) -> Value {
+    if let Some(found) = media(block) {
+        if is_image_of(block, COMMON_IMAGE_TYPES) {
+            return json!({"type": "input_image", "image_url": found.data_url(), "detail": "auto"});
+        }
+        if is_pdf(block) {
+            return json!({
+                "type": "input_file",
+                "file_data": found.data_url(),
+                "filename": found.name.unwrap_or("document.pdf"),
+            });
+        }
+    }
+    json!({"type": "input_text", "text": block.text_or_placeholder()})
 }
