@@ -43,11 +43,12 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
-// safety, priority, param, meta, args, error, output, call, context, input_schema, tool,
+// safety, priority, param, meta, args, error, output, call, client, context, input_schema, tool,
 // macro_support, definition, builder, search, registry, schema, providers, executor.
 mod args;
 mod builder;
 mod call;
+pub mod client;
 mod context;
 mod definition;
 mod error;
@@ -69,6 +70,7 @@ mod tool_set;
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::ToolBuilder;
 pub use call::{ResultMetadata, ToolCall, ToolResult};
+pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
 pub use context::{StateType, ToolContext, ToolState};
 pub use definition::ToolDefinitionError;
 pub use error::ToolError;

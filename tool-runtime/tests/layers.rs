@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "error",
     "output",
     "call",
+    "client",
     "context",
     "input_schema",
     "tool",

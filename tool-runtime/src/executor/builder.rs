@@ -8,6 +8,7 @@ use super::hooks::ToolHook;
 use super::metrics::Metrics;
 use super::pool::{DEFAULT_SYNC_THREADS, Pool};
 use super::{Executor, Inner};
+use crate::client::DEFAULT_MAX_CLIENT_REQUESTS;
 use crate::context::ToolState;
 use crate::registry::{ToolFilter, ToolRegistry, registry_handle};
 use crate::safety::SafetyLevel;
@@ -69,6 +70,7 @@ pub struct ExecutorBuilder {
     lenient: bool,
     max_sync_threads: usize,
     max_concurrent_calls: Option<usize>,
+    max_client_requests: u32,
 }
 
 impl ExecutorBuilder {
@@ -82,6 +84,23 @@ impl ExecutorBuilder {
     /// ```
     pub fn max_safety(mut self, level: SafetyLevel) -> Self {
         self.max_safety = level;
+        self
+    }
+
+    /// How many elicitation and sampling requests one call may make of its client (default
+    /// [`DEFAULT_MAX_CLIENT_REQUESTS`], 10); beyond it a request fails with
+    /// [`ClientError::LimitReached`](crate::ClientError::LimitReached) without reaching the
+    /// client, so a tool a model drives cannot flood the user with questions or spend the
+    /// client's model without end.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_client_requests(3).build();
+    /// assert_eq!(executor.max_client_requests(), 3);
+    /// ```
+    pub fn max_client_requests(mut self, limit: u32) -> Self {
+        self.max_client_requests = limit;
         self
     }
 
@@ -315,6 +334,7 @@ impl ExecutorBuilder {
                     .max_concurrent_calls
                     .map(|limit| Arc::new(tokio::sync::Semaphore::new(limit))),
                 max_concurrent_calls: self.max_concurrent_calls.unwrap_or(0),
+                max_client_requests: self.max_client_requests,
             }),
         }
     }
@@ -342,6 +362,7 @@ impl Executor {
             lenient: false,
             max_sync_threads: DEFAULT_SYNC_THREADS,
             max_concurrent_calls: None,
+            max_client_requests: DEFAULT_MAX_CLIENT_REQUESTS,
         }
     }
 }
