@@ -40,6 +40,7 @@
 
 mod approval;
 pub mod auth;
+mod client;
 mod http;
 mod http_guard;
 mod jsonrpc;
