@@ -103,7 +103,7 @@ impl McpClient {
 
     /// `request` marked as made while serving this call (rmcp sends it on the call's own
     /// response stream over HTTP, even from a task of its own).
-    fn from_this_call(&self, mut request: ServerRequest) -> ServerRequest {
+    fn marked_as_this_calls(&self, mut request: ServerRequest) -> ServerRequest {
         request
             .extensions_mut()
             .insert(OriginatingRequestId(self.call.clone()));
@@ -160,7 +160,8 @@ impl ClientPowers for McpClient {
             message: attributed(&request.tool, &request.message),
             requested_schema: schema,
         };
-        let request = self.from_this_call(ServerRequest::ElicitRequest(ElicitRequest::new(params)));
+        let request =
+            self.marked_as_this_calls(ServerRequest::ElicitRequest(ElicitRequest::new(params)));
         let peer = self.peer.clone();
         Box::pin(async move {
             match peer.send_request(request).await {
@@ -191,7 +192,7 @@ impl ClientPowers for McpClient {
             Ok(params) => params,
             Err(error) => return Box::pin(async move { Err(error) }),
         };
-        let request = self.from_this_call(ServerRequest::CreateMessageRequest(
+        let request = self.marked_as_this_calls(ServerRequest::CreateMessageRequest(
             CreateMessageRequest::new(params),
         ));
         let peer = self.peer.clone();
