@@ -201,7 +201,11 @@ impl HttpServer {
         });
 
         let service: StreamableHttpService<McpServer, LimitedSessionManager> =
-            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
+            StreamableHttpService::new(
+                move || Ok(server.for_session()),
+                Arc::clone(&sessions),
+                config,
+            );
         // Innermost first: the JSON-RPC checks run after authentication (below), so an
         // anonymous client cannot make the server parse bodies.
         let max_body = options.max_request_body_bytes;

@@ -28,6 +28,12 @@
 //!   timeouts) are results with `isError: true`; an unknown tool is a JSON-RPC
 //!   invalid-params error. Structured output goes in `structuredContent` with a text copy.
 //!   `notifications/cancelled` cancels the call; [`ToolContext::report_progress`](tool_runtime::ToolContext::report_progress) becomes progress notifications.
+//! - The client's powers in a tool: [`ToolContext::log`](tool_runtime::ToolContext::log)
+//!   becomes `notifications/message` at or above the session's `logging/setLevel` (the
+//!   server declares `logging`); [`ToolContext::elicit`](tool_runtime::ToolContext::elicit)
+//!   and [`ToolContext::sample`](tool_runtime::ToolContext::sample) ask the client's user and
+//!   model when the client declared `elicitation` and `sampling` (the question shown as the
+//!   tool's; at most `ExecutorBuilder::max_client_requests` requests a call).
 //! - Dangerous tools: the client's user is asked through MCP elicitation when the client
 //!   supports it; otherwise the server's policy applies: denied, unless
 //!   [`McpServer::allow_dangerous`] (or the executor's own approval handler) says otherwise.
@@ -41,6 +47,7 @@
 mod approval;
 pub mod auth;
 mod content;
+mod client;
 mod http;
 mod http_guard;
 mod jsonrpc;

@@ -20,6 +20,7 @@ use tool_runtime::{
 use crate::approval::ElicitationApproval;
 use crate::auth::SCOPE_APPROVE;
 use crate::content::call_tool_result;
+use crate::client::SessionLog;
 use crate::ops::InFlight;
 use crate::{HttpOptions, HttpServer, Principal, ServeError};
 
@@ -48,6 +49,8 @@ pub struct McpServer {
     options: Arc<Options>,
     /// Tool calls running, over every clone (an HTTP server's drain waits for them).
     pub(crate) calls: InFlight,
+    /// The session's `logging/setLevel` (each session gets its own: `for_session`).
+    pub(crate) log: SessionLog,
 }
 
 #[derive(Clone)]
@@ -74,6 +77,7 @@ impl McpServer {
                 elicitation: true,
             }),
             calls: InFlight::default(),
+            log: SessionLog::default(),
         }
     }
 
@@ -162,6 +166,7 @@ impl McpServer {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let running = self
+            .for_session()
             .serve(crate::stdio::guard(input, output))
             .await
             .map_err(|error| ServeError::Protocol(error.to_string()))?;
@@ -293,11 +298,13 @@ impl McpServer {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // `enable_logging`: rmcp marks logging deprecated (SEP-2577).
     fn get_info(&self) -> ServerConfig {
         let mut config = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_logging()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -366,6 +373,16 @@ impl ServerHandler for McpServer {
             .find(|tool| tool.name == name)
     }
 
+    #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); clients use it today.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.log.set(request.level);
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -378,7 +395,10 @@ impl ServerHandler for McpServer {
         let ceiling = ceiling(principal)?;
         // Who approves if the tool is dangerous: the executor asks only for dangerous calls.
         let mut options = self.approval_for(&context, principal).unwrap_or_default();
-        options = options.cancellation(context.ct.clone()).max_safety(ceiling);
+        options = options
+            .cancellation(context.ct.clone())
+            .max_safety(ceiling)
+            .client(self.client_for_call(&context));
         if let Some(token) = context.meta.get_progress_token() {
             let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
             let peer = context.peer.clone();

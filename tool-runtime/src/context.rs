@@ -1,13 +1,22 @@
 //! What a running tool can know about its call: the call id, typed state from the
-//! application, and whether the call was cancelled.
+//! application, whether the call was cancelled, and the powers of the client that made it
+//! (logging, elicitation, sampling).
 
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::client::{
+    ClientError, ClientPowers, DEFAULT_MAX_CLIENT_REQUESTS, Elicitation, ElicitationRequest,
+    LogLevel, SampledMessage, SamplingMessage, SamplingOptions, SamplingRequest,
+    elicitation_schema, log_to_tracing,
+};
 use crate::error::ToolError;
 use crate::safety::SafetyLevel;
 
@@ -199,6 +208,15 @@ pub struct Progress {
 /// Where a call's progress reports go.
 pub(crate) type ProgressReporter = Arc<dyn Fn(Progress) + Send + Sync>;
 
+/// The client of one call: its powers, and how many requests the call made of it.
+#[derive(Clone)]
+struct ClientLink {
+    powers: Arc<dyn ClientPowers>,
+    /// Shared by every clone of the call's context.
+    requests: Arc<AtomicU32>,
+    limit: u32,
+}
+
 /// What a tool knows about the call it is running: the call id, the application's typed
 /// state, and the cancellation signal.
 ///
@@ -227,6 +245,8 @@ pub struct ToolContext {
     pub(crate) registry: Option<Arc<dyn Any + Send + Sync>>,
     pub(crate) max_safety: SafetyLevel,
     progress: Option<ProgressReporter>,
+    tool: Arc<str>,
+    client: Option<ClientLink>,
 }
 
 impl Default for ToolContext {
@@ -238,6 +258,8 @@ impl Default for ToolContext {
             registry: None,
             max_safety: SafetyLevel::Dangerous,
             progress: None,
+            tool: Arc::from(""),
+            client: None,
         }
     }
 }
@@ -293,6 +315,240 @@ impl ToolContext {
                 total,
                 message: (!message.is_empty()).then_some(message),
             });
+        }
+    }
+
+    /// The same context for a call of the tool `name` (the executor sets it; a client's
+    /// requests and log messages carry it).
+    pub fn with_tool_name(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.tool = name.into();
+        self
+    }
+
+    /// The name of the tool being run (empty outside an executor, unless set with
+    /// [`with_tool_name`](Self::with_tool_name)).
+    ///
+    /// ```
+    /// use tool_runtime::ToolContext;
+    /// assert_eq!(ToolContext::new().with_tool_name("deploy").tool_name(), "deploy");
+    /// ```
+    pub fn tool_name(&self) -> &str {
+        &self.tool
+    }
+
+    /// The same context, with `client` answering the tool's [`log`](Self::log),
+    /// [`elicit`](Self::elicit) and [`sample`](Self::sample), at most
+    /// [`DEFAULT_MAX_CLIENT_REQUESTS`] requests. The executor sets it from
+    /// [`CallOptions::client`](crate::CallOptions::client); call it yourself to test a tool
+    /// with a fake client.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use tool_runtime::client::{ClientFuture, ClientPowers, SampledMessage, SamplingOptions, SamplingRequest};
+    /// use tool_runtime::{ClientError, ToolContext};
+    ///
+    /// struct Echo;
+    /// impl ClientPowers for Echo {
+    ///     fn sample(&self, request: SamplingRequest) -> ClientFuture<Result<SampledMessage, ClientError>> {
+    ///         let text = request.messages.last().map(|m| m.text.clone()).unwrap_or_default();
+    ///         Box::pin(async move { Ok(SampledMessage::new(text, "echo")) })
+    ///     }
+    /// }
+    ///
+    /// let ctx = ToolContext::new().with_client(std::sync::Arc::new(Echo));
+    /// let reply = ctx.sample(vec![tool_runtime::client::SamplingMessage::user("hi")], SamplingOptions::new(10)).await.unwrap();
+    /// assert_eq!((reply.text.as_str(), reply.model.as_str()), ("hi", "echo"));
+    /// # }
+    /// ```
+    pub fn with_client(self, client: Arc<dyn ClientPowers>) -> Self {
+        self.with_client_limit(client, DEFAULT_MAX_CLIENT_REQUESTS)
+    }
+
+    /// The same context with `client`, allowing the call `limit` elicitation and sampling
+    /// requests in all.
+    pub(crate) fn with_client_limit(mut self, client: Arc<dyn ClientPowers>, limit: u32) -> Self {
+        self.client = Some(ClientLink {
+            powers: client,
+            requests: Arc::new(AtomicU32::new(0)),
+            limit,
+        });
+        self
+    }
+
+    /// Whether a client is attached to this call (an MCP session; the command line). Its
+    /// requests may still be refused when the client lacks the capability.
+    pub fn has_client(&self) -> bool {
+        self.client.is_some()
+    }
+
+    /// Logs `message` to the client that made the call, as this tool (an MCP server sends
+    /// `notifications/message` at or above the level the client set with
+    /// `logging/setLevel`). Fire and forget: it never fails and never waits. Without a
+    /// client the message goes to `tracing` at the closest level, so it is never lost.
+    ///
+    /// ```
+    /// use tool_runtime::{LogLevel, ToolContext};
+    /// // Outside an MCP server: to `tracing`.
+    /// ToolContext::new().log(LogLevel::Notice, "cache rebuilt");
+    /// ```
+    pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
+        match &self.client {
+            Some(client) => client.powers.log(&self.tool, level, message.as_ref()),
+            None => log_to_tracing(&self.tool, level, message.as_ref()),
+        }
+    }
+
+    /// Asks the user of the client a question and reads the answer as a `T`: the form asked
+    /// for is `T`'s JSON Schema, which MCP allows only as a flat object of strings, numbers,
+    /// integers, booleans and string enums (`Option<T>` fields are optional). The client
+    /// shows the question as this tool's.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use tool_runtime::{ClientError, Elicitation, ToolContext};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Target {
+    ///     /// The region to deploy to.
+    ///     region: String,
+    ///     replicas: Option<u32>,
+    /// }
+    ///
+    /// // Outside an MCP server (and the command line's prompt) there is nobody to ask.
+    /// let asked = ToolContext::new().elicit::<Target>("Where should I deploy?").await;
+    /// let Err(ClientError::NotAvailable { what: "elicitation", .. }) = asked else { panic!() };
+    /// # }
+    /// ```
+    ///
+    /// A tool handles the three answers:
+    ///
+    /// ```
+    /// # async fn deploy(ctx: &tool_runtime::ToolContext) -> Result<String, tool_runtime::ToolError> {
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Target { region: String }
+    /// use tool_runtime::Elicitation;
+    /// match ctx.elicit::<Target>("Where should I deploy?").await? {
+    ///     Elicitation::Accepted(target) => Ok(format!("deploying to {}", target.region)),
+    ///     Elicitation::Declined | Elicitation::Cancelled => Ok("not deployed: the user did not say where".into()),
+    /// }
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::NotAvailable`] without a client that can ask its user;
+    /// [`ClientError::UnsupportedSchema`] when `T` is not a flat object;
+    /// [`ClientError::InvalidAnswer`] when the answer is not a `T`;
+    /// [`ClientError::LimitReached`], [`ClientError::Cancelled`], [`ClientError::Protocol`].
+    pub async fn elicit<T>(&self, message: impl Into<String>) -> Result<Elicitation<T>, ClientError>
+    where
+        T: DeserializeOwned + schemars::JsonSchema,
+    {
+        let generator = schemars::generate::SchemaSettings::draft2020_12()
+            .with(|settings| settings.inline_subschemas = true)
+            .into_generator();
+        let schema = generator.into_root_schema_for::<T>().to_value();
+        let answer = self.elicit_json(message, schema).await?;
+        match answer {
+            Elicitation::Accepted(value) => serde_json::from_value(value)
+                .map(Elicitation::Accepted)
+                .map_err(|error| ClientError::InvalidAnswer(error.to_string())),
+            Elicitation::Declined => Ok(Elicitation::Declined),
+            Elicitation::Cancelled => Ok(Elicitation::Cancelled),
+        }
+    }
+
+    /// Asks the user of the client a question with a form given as a JSON Schema (a flat
+    /// object of primitive properties, as [`elicit`](Self::elicit)); the answer is a JSON
+    /// object.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use serde_json::json;
+    /// use tool_runtime::{ClientError, ToolContext};
+    ///
+    /// let nested = json!({"type": "object", "properties": {"tags": {"type": "array"}}});
+    /// let ctx = ToolContext::new();
+    /// let Err(ClientError::UnsupportedSchema(why)) = ctx.elicit_json("Tags?", nested).await else { panic!() };
+    /// assert!(why.contains("`tags` is an array"));
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`elicit`](Self::elicit).
+    pub async fn elicit_json(
+        &self,
+        message: impl Into<String>,
+        schema: Value,
+    ) -> Result<Elicitation<Value>, ClientError> {
+        let schema = elicitation_schema(&schema)?;
+        let client = self.client_for("elicitation")?;
+        let request = ElicitationRequest::new(&*self.tool, message, schema);
+        let answer = self.wait_for(client.powers.elicit(request)).await?;
+        match answer {
+            Elicitation::Accepted(value) if !value.is_object() => Err(ClientError::InvalidAnswer(
+                format!("expected an object, got {value}"),
+            )),
+            other => Ok(other),
+        }
+    }
+
+    /// Asks the client's model for a reply to `messages` (the client may show the request
+    /// to its user first, and may refuse it).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use tool_runtime::client::{SamplingMessage, SamplingOptions};
+    /// use tool_runtime::{ClientError, ToolContext};
+    ///
+    /// let asked = ToolContext::new()
+    ///     .sample(vec![SamplingMessage::user("Summarize: ...")], SamplingOptions::new(100))
+    ///     .await;
+    /// let Err(ClientError::NotAvailable { what: "sampling", why }) = asked else { panic!() };
+    /// assert_eq!(why, "this call is not served over MCP (no client to ask)");
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::NotAvailable`] without a client that offers sampling;
+    /// [`ClientError::Declined`] when its user refuses; [`ClientError::LimitReached`],
+    /// [`ClientError::Cancelled`], [`ClientError::Protocol`].
+    pub async fn sample(
+        &self,
+        messages: Vec<SamplingMessage>,
+        options: SamplingOptions,
+    ) -> Result<SampledMessage, ClientError> {
+        let client = self.client_for("sampling")?;
+        let request = SamplingRequest::new(&*self.tool, messages, options);
+        self.wait_for(client.powers.sample(request)).await
+    }
+
+    /// The call's client, counting one more request of it, or why there is none.
+    fn client_for(&self, what: &'static str) -> Result<&ClientLink, ClientError> {
+        let Some(client) = &self.client else {
+            return Err(ClientError::NotAvailable {
+                what,
+                why: "this call is not served over MCP (no client to ask)".to_owned(),
+            });
+        };
+        let made = client.requests.fetch_add(1, Ordering::SeqCst);
+        if made >= client.limit {
+            return Err(ClientError::LimitReached {
+                limit: client.limit,
+            });
+        }
+        Ok(client)
+    }
+
+    /// The client's answer, or [`ClientError::Cancelled`] if the call is cancelled first.
+    async fn wait_for<T>(
+        &self,
+        answer: impl Future<Output = Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
+        tokio::select! {
+            answer = answer => answer,
+            () = self.cancellation.cancelled() => Err(ClientError::Cancelled),
         }
     }
 
@@ -352,6 +608,8 @@ impl fmt::Debug for ToolContext {
             .field("call_id", &self.call_id)
             .field("state", &self.state)
             .field("cancelled", &self.is_cancelled())
+            .field("tool", &self.tool)
+            .field("client", &self.client.is_some())
             .finish()
     }
 }

@@ -43,12 +43,13 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
-// safety, priority, param, meta, args, content, error, output, call, context, input_schema, tool,
+// safety, priority, param, meta, args, content, error, output, call, client, context, input_schema, tool,
 // macro_support, definition, builder, search, registry, schema, providers, executor.
 mod args;
 mod builder;
 mod call;
 mod content;
+pub mod client;
 mod context;
 mod definition;
 mod error;
@@ -71,6 +72,7 @@ pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::ToolBuilder;
 pub use call::{ResultMetadata, ToolCall, ToolResult};
 pub use content::{Audio, Content, EmbeddedResource, Image, ResourceData, ResourceLink, Text};
+pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
 pub use context::{StateType, ToolContext, ToolState};
 pub use definition::ToolDefinitionError;
 pub use error::ToolError;

@@ -17,6 +17,7 @@ const LAYERS: &[&str] = &[
     "error",
     "output",
     "call",
+    "client",
     "context",
     "input_schema",
     "tool",

@@ -1,5 +1,5 @@
 //! `toolbox call`: one tool, through the executor, asking on the terminal before a dangerous
-//! call.
+//! call (and for a tool's elicitation: `prompt`).
 
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use tool_runtime::{
 
 use crate::cli::CallArgs;
 use crate::ending::{Outcome, UsageError, registry};
+use crate::prompt::Terminal;
 use crate::spinner::Spinner;
 use crate::workspace::workspace;
 
@@ -48,7 +49,11 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, UsageError> {
         // error naming it, not a panic.
         .try_build()
         .map_err(|e| UsageError(e.to_string()))?;
-    let mut options = CallOptions::new();
+    // The tool's client: a form on the terminal for elicitation, no sampling.
+    let mut options = CallOptions::new().client(Terminal {
+        stdin_taken,
+        asking: Arc::clone(&asking),
+    });
     if let Some(seconds) = args.timeout {
         options = options.timeout(Duration::from_secs(seconds));
     }

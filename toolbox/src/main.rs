@@ -7,6 +7,7 @@ mod call;
 mod cli;
 mod ending;
 mod list;
+mod prompt;
 mod serve;
 mod spinner;
 mod workspace;

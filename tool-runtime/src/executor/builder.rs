@@ -8,6 +8,7 @@ use super::hooks::ToolHook;
 use super::metrics::Metrics;
 use super::pool::{DEFAULT_SYNC_THREADS, Pool};
 use super::{Executor, Inner};
+use crate::client::DEFAULT_MAX_CLIENT_REQUESTS;
 use crate::context::ToolState;
 use crate::registry::{ToolFilter, ToolRegistry, registry_handle};
 use crate::safety::SafetyLevel;
@@ -71,6 +72,7 @@ pub struct ExecutorBuilder {
     max_concurrent_calls: Option<usize>,
     validate_output: bool,
     max_output_bytes: usize,
+    max_client_requests: u32,
 }
 
 impl ExecutorBuilder {
@@ -84,6 +86,23 @@ impl ExecutorBuilder {
     /// ```
     pub fn max_safety(mut self, level: SafetyLevel) -> Self {
         self.max_safety = level;
+        self
+    }
+
+    /// How many elicitation and sampling requests one call may make of its client (default
+    /// [`DEFAULT_MAX_CLIENT_REQUESTS`], 10); beyond it a request fails with
+    /// [`ClientError::LimitReached`](crate::ClientError::LimitReached) without reaching the
+    /// client, so a tool a model drives cannot flood the user with questions or spend the
+    /// client's model without end.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_client_requests(3).build();
+    /// assert_eq!(executor.max_client_requests(), 3);
+    /// ```
+    pub fn max_client_requests(mut self, limit: u32) -> Self {
+        self.max_client_requests = limit;
         self
     }
 
@@ -356,6 +375,7 @@ impl ExecutorBuilder {
                 max_concurrent_calls: self.max_concurrent_calls.unwrap_or(0),
                 validate_output: self.validate_output,
                 max_output_bytes: self.max_output_bytes,
+                max_client_requests: self.max_client_requests,
             }),
         }
     }
@@ -385,6 +405,7 @@ impl Executor {
             max_concurrent_calls: None,
             validate_output: cfg!(debug_assertions),
             max_output_bytes: super::DEFAULT_MAX_OUTPUT_BYTES,
+            max_client_requests: DEFAULT_MAX_CLIENT_REQUESTS,
         }
     }
 }

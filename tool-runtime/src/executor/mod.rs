@@ -126,6 +126,8 @@ struct Inner {
     validate_output: bool,
     /// The most bytes one output may carry.
     max_output_bytes: usize,
+    /// Elicitation and sampling requests one call may make of its client.
+    max_client_requests: u32,
 }
 
 impl std::fmt::Debug for Executor {
@@ -162,6 +164,12 @@ impl Executor {
     /// The registry the executor runs tools from.
     pub fn registry(&self) -> &Arc<ToolRegistry> {
         &self.inner.registry
+    }
+
+    /// How many elicitation and sampling requests one call may make of its client
+    /// ([`ExecutorBuilder::max_client_requests`]).
+    pub fn max_client_requests(&self) -> u32 {
+        self.inner.max_client_requests
     }
 
     /// Whether the executor has an approval handler (without one, dangerous tools are refused).

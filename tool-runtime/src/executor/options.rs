@@ -6,6 +6,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::approval::ApprovalHandler;
+use crate::client::ClientPowers;
 use crate::context::{Progress, ProgressReporter};
 use crate::safety::SafetyLevel;
 
@@ -26,6 +27,7 @@ pub struct CallOptions {
     pub(super) approval: Option<Arc<dyn ApprovalHandler>>,
     pub(super) progress: Option<ProgressReporter>,
     pub(super) max_safety: Option<SafetyLevel>,
+    pub(super) client: Option<Arc<dyn ClientPowers>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -36,6 +38,7 @@ impl std::fmt::Debug for CallOptions {
             .field("approval", &self.approval.is_some())
             .field("progress", &self.progress.is_some())
             .field("max_safety", &self.max_safety)
+            .field("client", &self.client.is_some())
             .finish()
     }
 }
@@ -103,6 +106,60 @@ impl CallOptions {
     /// Where the tool's [`ToolContext::report_progress`](crate::ToolContext::report_progress) reports go for this call.
     pub fn progress(mut self, reporter: impl Fn(Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(reporter));
+        self
+    }
+
+    /// The client that made this call: where the tool's
+    /// [`ToolContext::log`](crate::ToolContext::log),
+    /// [`elicit`](crate::ToolContext::elicit) and [`sample`](crate::ToolContext::sample) go
+    /// (an MCP server gives each call its session's client). Without one, logging goes to
+    /// `tracing` and the requests are [`ClientError::NotAvailable`](crate::ClientError::NotAvailable).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use serde_json::json;
+    /// use tool_runtime::client::{ClientFuture, ClientPowers, ElicitationRequest};
+    /// use tool_runtime::{CallOptions, ClientError, Elicitation, Executor, Tool, ToolCall, ToolRegistry};
+    ///
+    /// /// A user who always says yes.
+    /// struct Yes;
+    /// impl ClientPowers for Yes {
+    ///     fn elicit(&self, _: ElicitationRequest) -> ClientFuture<Result<Elicitation<serde_json::Value>, ClientError>> {
+    ///         Box::pin(async { Ok(Elicitation::Accepted(json!({"sure": true}))) })
+    ///     }
+    /// }
+    ///
+    /// let ask = Tool::builder("ask")
+    ///     .description("Ask the user whether they are sure.")
+    ///     .handler_with_context(|ctx, _| async move {
+    ///         let schema = json!({"type": "object", "properties": {"sure": {"type": "boolean"}}});
+    ///         match ctx.elicit_json("Are you sure?", schema).await {
+    ///             Ok(answer) => format!("{answer:?}"),
+    ///             Err(error) => error.to_string(),
+    ///         }
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let registry = ToolRegistry::new();
+    /// registry.register(ask).unwrap();
+    /// let executor = Executor::builder(Arc::new(registry)).build();
+    ///
+    /// let call = || ToolCall::new("1", "ask", json!({}));
+    /// let plain = executor.execute(call()).await;
+    /// assert!(plain.content.starts_with("elicitation is not available here"), "{}", plain.content);
+    /// let asked = executor.execute_report(call(), CallOptions::new().client(Yes)).await;
+    /// assert_eq!(asked.result.content, r#"Accepted(Object {"sure": Bool(true)})"#);
+    /// # }
+    /// ```
+    pub fn client(mut self, client: impl ClientPowers) -> Self {
+        self.client = Some(Arc::new(client));
+        self
+    }
+
+    /// As [`client`](Self::client), with a client the caller shares.
+    pub fn shared_client(mut self, client: Arc<dyn ClientPowers>) -> Self {
+        self.client = Some(client);
         self
     }
 }

@@ -259,7 +259,7 @@ impl Executor {
         }
         let (tool_for_task, context, arguments) = (
             tool.clone(),
-            self.context(id, CancellationToken::new(), options),
+            self.context(tool.name(), id, CancellationToken::new(), options),
             arguments.clone(),
         );
         let joined =
@@ -286,19 +286,24 @@ impl Executor {
     /// The context a call of this executor runs with.
     pub(super) fn context(
         &self,
+        tool: &str,
         id: &str,
         token: CancellationToken,
         options: &CallOptions,
     ) -> ToolContext {
-        let context = ToolContext::new()
+        let mut context = ToolContext::new()
             .with_call_id(id)
+            .with_tool_name(tool)
             .with_state(Arc::clone(&self.inner.state))
             .with_registry_handle(&self.inner.registry_handle, self.ceiling(options))
             .with_cancellation(token);
-        match &options.progress {
-            Some(reporter) => context.with_progress(Arc::clone(reporter)),
-            None => context,
+        if let Some(reporter) = &options.progress {
+            context = context.with_progress(Arc::clone(reporter));
         }
+        if let Some(client) = &options.client {
+            context = context.with_client_limit(Arc::clone(client), self.inner.max_client_requests);
+        }
+        context
     }
 }
 

@@ -39,7 +39,7 @@ impl Executor {
     ) -> Result<ToolOutput, Stopped> {
         let name = tool.name();
         let token = CancellationToken::new();
-        let context = self.context(id, token.clone(), options);
+        let context = self.context(name, id, token.clone(), options);
         // Where the call is: waiting for a call slot, for a thread (sync tools), or running;
         // a timeout while waiting says which limit was full.
         let stage = Arc::new(AtomicU8::new(STAGE_RUNNING));

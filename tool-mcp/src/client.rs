@@ -1,0 +1,389 @@
+//! The client's powers for a tool called over MCP: `ToolContext::log` becomes
+//! `notifications/message` (at or above the session's `logging/setLevel`),
+//! `ToolContext::elicit` an `elicitation/create` request, `ToolContext::sample` a
+//! `sampling/createMessage` request, each only when the client declared the capability.
+
+// rmcp marks logging and sampling deprecated (SEP-2577, a protocol version clients do not
+// speak yet); they are what the protocol versions in use offer.
+#![allow(deprecated)]
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetExtensions, LoggingLevel,
+    LoggingMessageNotificationParam, RequestId, ServerRequest,
+};
+use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+use tool_runtime::client::{
+    ClientFuture, ClientPowers, ElicitationRequest, Role, SampledMessage, SamplingRequest,
+};
+use tool_runtime::{ClientError, Elicitation, LogLevel};
+
+use crate::McpServer;
+
+/// The level a session logs at until its client sends `logging/setLevel`.
+pub(crate) const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
+
+/// The lowest level of log message one session's client wants (per session: every HTTP
+/// session and every stdio connection gets a fresh one).
+#[derive(Clone)]
+pub(crate) struct SessionLog(Arc<AtomicU8>);
+
+impl Default for SessionLog {
+    fn default() -> Self {
+        SessionLog(Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)))
+    }
+}
+
+impl SessionLog {
+    pub(crate) fn set(&self, level: LoggingLevel) {
+        self.0.store(from_rmcp(level) as u8, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> LogLevel {
+        let index = usize::from(self.0.load(Ordering::Relaxed));
+        LogLevel::ALL
+            .get(index)
+            .copied()
+            .unwrap_or(DEFAULT_LOG_LEVEL)
+    }
+}
+
+impl McpServer {
+    /// The server as one session sees it: shared options and executor, its own log level.
+    pub(crate) fn for_session(&self) -> McpServer {
+        let mut server = self.clone();
+        server.log = SessionLog::default();
+        server
+    }
+
+    /// The client powers of one `tools/call`: the session's peer, with what it declared.
+    pub(crate) fn client_for_call(&self, context: &RequestContext<RoleServer>) -> McpClient {
+        let info = context.peer.peer_info();
+        let capabilities = info.as_ref().map(|info| &info.capabilities);
+        McpClient {
+            peer: context.peer.clone(),
+            call: context.id.clone(),
+            level: self.log.clone(),
+            logs: OnceLock::new(),
+            // Form elicitation: declared, or implied by an empty `elicitation: {}` (before the
+            // specification split forms from URLs).
+            elicitation: capabilities
+                .and_then(|c| c.elicitation.as_ref())
+                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+            sampling: capabilities.is_some_and(|c| c.sampling.is_some()),
+        }
+    }
+}
+
+/// What one `tools/call` may ask of the MCP client that made it.
+pub(crate) struct McpClient {
+    peer: Peer<RoleServer>,
+    /// The `tools/call` request: the server's requests ride its stream over HTTP.
+    call: RequestId,
+    level: SessionLog,
+    /// Log messages in order, to a task that sends them (started by the first message).
+    logs: OnceLock<mpsc::UnboundedSender<LoggingMessageNotificationParam>>,
+    elicitation: bool,
+    sampling: bool,
+}
+
+impl McpClient {
+    fn not_declared(&self, what: &'static str) -> ClientError {
+        ClientError::NotAvailable {
+            what,
+            why: format!("the MCP client did not declare the {what} capability"),
+        }
+    }
+
+    /// `request` marked as made while serving this call (rmcp sends it on the call's own
+    /// response stream over HTTP, even from a task of its own).
+    fn marked_as_this_calls(&self, mut request: ServerRequest) -> ServerRequest {
+        request
+            .extensions_mut()
+            .insert(OriginatingRequestId(self.call.clone()));
+        request
+    }
+}
+
+impl ClientPowers for McpClient {
+    fn log(&self, tool: &str, level: LogLevel, message: &str) {
+        if level < self.level.get() {
+            return;
+        }
+        let sender = self.logs.get_or_init(|| {
+            let (sender, mut receiver) = mpsc::unbounded_channel();
+            let peer = self.peer.clone();
+            tokio::spawn(async move {
+                while let Some(params) = receiver.recv().await {
+                    if peer.notify_logging_message(params).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            sender
+        });
+        let mut params =
+            LoggingMessageNotificationParam::new(to_rmcp(level), Value::String(message.to_owned()));
+        if !tool.is_empty() {
+            params = params.with_logger(tool);
+        }
+        // The sending task ends only when the client is gone; a message then is lost with it.
+        let _ = sender.send(params);
+    }
+
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+    ) -> ClientFuture<Result<Elicitation<Value>, ClientError>> {
+        if !self.elicitation {
+            let error = self.not_declared("elicitation");
+            return Box::pin(async move { Err(error) });
+        }
+        let schema = match serde_json::from_value::<ElicitationSchema>(request.schema) {
+            Ok(schema) => schema,
+            Err(error) => {
+                return Box::pin(async move {
+                    Err(ClientError::UnsupportedSchema(format!(
+                        "MCP's elicitation schema does not accept it ({error})"
+                    )))
+                });
+            }
+        };
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: attributed(&request.tool, &request.message),
+            requested_schema: schema,
+        };
+        let request =
+            self.marked_as_this_calls(ServerRequest::ElicitRequest(ElicitRequest::new(params)));
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            match peer.send_request(request).await {
+                Ok(ClientResult::ElicitResult(result)) => Ok(match result.action {
+                    ElicitationAction::Accept => Elicitation::Accepted(
+                        result.content.unwrap_or_else(|| Value::Object(Map::new())),
+                    ),
+                    ElicitationAction::Decline => Elicitation::Declined,
+                    _ => Elicitation::Cancelled,
+                }),
+                Ok(_) => Err(ClientError::Protocol(
+                    "the client answered the elicitation request with something else".to_owned(),
+                )),
+                Err(error) => Err(ClientError::Protocol(error.to_string())),
+            }
+        })
+    }
+
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> ClientFuture<Result<SampledMessage, ClientError>> {
+        if !self.sampling {
+            let error = self.not_declared("sampling");
+            return Box::pin(async move { Err(error) });
+        }
+        let params = match sampling_params(&request) {
+            Ok(params) => params,
+            Err(error) => return Box::pin(async move { Err(error) }),
+        };
+        let request = self.marked_as_this_calls(ServerRequest::CreateMessageRequest(
+            CreateMessageRequest::new(params),
+        ));
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            match peer.send_request(request).await {
+                Ok(ClientResult::CreateMessageResult(result)) => sampled(&result),
+                Ok(_) => Err(ClientError::Protocol(
+                    "the client answered the sampling request with something else".to_owned(),
+                )),
+                Err(ServiceError::McpError(error)) if is_rejection(&error) => {
+                    Err(ClientError::Declined {
+                        what: "sampling",
+                        reason: Some(error.message.to_string()),
+                    })
+                }
+                Err(error) => Err(ClientError::Protocol(error.to_string())),
+            }
+        })
+    }
+}
+
+/// The question as the user sees it: said to come from the tool, so a tool (or the model
+/// driving it) cannot pass its words off as the client's or the server's.
+fn attributed(tool: &str, message: &str) -> String {
+    if tool.is_empty() {
+        message.to_owned()
+    } else {
+        format!("Tool `{tool}` asks: {message}")
+    }
+}
+
+/// A client's error for a sampling request its user refused (the specification's example
+/// is code -1, "User rejected sampling request").
+fn is_rejection(error: &rmcp::ErrorData) -> bool {
+    let message = error.message.to_lowercase();
+    error.code.0 == -1 || message.contains("reject") || message.contains("declin")
+}
+
+/// The `sampling/createMessage` parameters for `request`.
+fn sampling_params(request: &SamplingRequest) -> Result<CreateMessageRequestParams, ClientError> {
+    let options = &request.options;
+    let messages: Vec<Value> = request
+        .messages
+        .iter()
+        .map(|message| {
+            json!({
+                "role": role(message.role),
+                "content": {"type": "text", "text": message.text},
+            })
+        })
+        .collect();
+    let mut params = Map::new();
+    params.insert("messages".to_owned(), Value::Array(messages));
+    params.insert("maxTokens".to_owned(), json!(options.max_tokens));
+    if let Some(prompt) = &options.system_prompt {
+        params.insert("systemPrompt".to_owned(), json!(prompt));
+    }
+    if let Some(temperature) = options.temperature {
+        params.insert("temperature".to_owned(), json!(temperature));
+    }
+    if !options.stop_sequences.is_empty() {
+        params.insert("stopSequences".to_owned(), json!(options.stop_sequences));
+    }
+    let mut preferences = Map::new();
+    if !options.model_hints.is_empty() {
+        let hints: Vec<Value> = options
+            .model_hints
+            .iter()
+            .map(|name| json!({"name": name}))
+            .collect();
+        preferences.insert("hints".to_owned(), Value::Array(hints));
+    }
+    for (key, value) in [
+        ("costPriority", options.cost_priority),
+        ("speedPriority", options.speed_priority),
+        ("intelligencePriority", options.intelligence_priority),
+    ] {
+        if let Some(value) = value {
+            preferences.insert(key.to_owned(), json!(value));
+        }
+    }
+    if !preferences.is_empty() {
+        params.insert("modelPreferences".to_owned(), Value::Object(preferences));
+    }
+    serde_json::from_value(Value::Object(params)).map_err(|error| {
+        ClientError::Protocol(format!("could not write the sampling request: {error}"))
+    })
+}
+
+fn role(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
+
+/// The model's reply: its text blocks joined (images and other content left out).
+fn sampled(result: &impl serde::Serialize) -> Result<SampledMessage, ClientError> {
+    let value = serde_json::to_value(result)
+        .map_err(|error| ClientError::Protocol(format!("unreadable sampling answer: {error}")))?;
+    let blocks = match value.get("content") {
+        Some(Value::Array(blocks)) => blocks.clone(),
+        Some(block) => vec![block.clone()],
+        None => Vec::new(),
+    };
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|block| block.get("text").and_then(Value::as_str))
+        .collect();
+    if texts.is_empty() && !blocks.is_empty() {
+        return Err(ClientError::InvalidAnswer(
+            "the client's model answered without text (only text replies are read)".to_owned(),
+        ));
+    }
+    let model = value
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let mut message = SampledMessage::new(texts.join("\n"), model);
+    if value.get("role").and_then(Value::as_str) == Some("user") {
+        message.role = Role::User;
+    }
+    if let Some(reason) = value.get("stopReason").and_then(Value::as_str) {
+        message = message.with_stop_reason(reason);
+    }
+    Ok(message)
+}
+
+fn to_rmcp(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        LogLevel::Emergency => LoggingLevel::Emergency,
+    }
+}
+
+fn from_rmcp(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tool_runtime::client::{SamplingMessage, SamplingOptions};
+
+    #[test]
+    fn levels_round_trip_through_rmcp() {
+        for level in LogLevel::ALL {
+            assert_eq!(from_rmcp(to_rmcp(level)), level);
+        }
+    }
+
+    #[test]
+    fn sampling_requests_carry_every_option() {
+        let request = SamplingRequest::new(
+            "summarize",
+            vec![SamplingMessage::user("a"), SamplingMessage::assistant("b")],
+            SamplingOptions::new(20)
+                .system_prompt("be short")
+                .temperature(0.5)
+                .stop_sequence("END")
+                .model_hint("claude")
+                .speed_priority(1.0),
+        );
+        let params = serde_json::to_value(sampling_params(&request).unwrap()).unwrap();
+        assert_eq!(params["messages"][1]["role"], "assistant");
+        assert_eq!(params["messages"][0]["content"]["text"], "a");
+        assert_eq!(params["maxTokens"], 20);
+        assert_eq!(params["systemPrompt"], "be short");
+        assert_eq!(params["stopSequences"], json!(["END"]));
+        assert_eq!(params["modelPreferences"]["hints"][0]["name"], "claude");
+        assert_eq!(params["modelPreferences"]["speedPriority"], 1.0);
+    }
+
+    #[test]
+    fn questions_are_attributed_to_their_tool() {
+        assert_eq!(attributed("deploy", "Where?"), "Tool `deploy` asks: Where?");
+    }
+}

@@ -1,0 +1,229 @@
+//! `toolbox call`'s client for a tool: elicitation becomes a form on the terminal (when stdin
+//! is one and does not carry the arguments), sampling is not available, log messages go to
+//! the log (stderr).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::{Map, Value};
+use tool_runtime::client::{
+    ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
+};
+use tool_runtime::{ClientError, Elicitation};
+
+/// The terminal as the client of one `toolbox call`.
+pub(crate) struct Terminal {
+    /// Whether stdin carries the arguments (`toolbox call x -`): then it cannot answer.
+    pub(crate) stdin_taken: bool,
+    /// Set while the user is asked, so the spinner keeps quiet.
+    pub(crate) asking: Arc<AtomicBool>,
+}
+
+impl ClientPowers for Terminal {
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+    ) -> ClientFuture<Result<Elicitation<Value>, ClientError>> {
+        if self.stdin_taken || !std::io::stdin().is_terminal() {
+            let why = if self.stdin_taken {
+                "stdin carries the arguments, so there is no terminal to ask the user on"
+            } else {
+                "stdin is not a terminal, so there is no user to ask"
+            };
+            return Box::pin(async move {
+                Err(ClientError::NotAvailable {
+                    what: "elicitation",
+                    why: why.to_owned(),
+                })
+            });
+        }
+        let asking = Arc::clone(&self.asking);
+        Box::pin(async move {
+            asking.store(true, Ordering::SeqCst);
+            let answer = tokio::task::spawn_blocking(move || {
+                let stdin = std::io::stdin();
+                let mut input = stdin.lock();
+                let mut err = std::io::stderr().lock();
+                fill_form(&request, &mut input, &mut err)
+            })
+            .await;
+            asking.store(false, Ordering::SeqCst);
+            answer.map_err(|_| ClientError::Protocol("the terminal prompt failed".to_owned()))
+        })
+    }
+
+    fn sample(
+        &self,
+        _request: SamplingRequest,
+    ) -> ClientFuture<Result<SampledMessage, ClientError>> {
+        Box::pin(async {
+            Err(ClientError::NotAvailable {
+                what: "sampling",
+                why: "`toolbox call` has no model to ask (serve the tool over MCP to a client \
+                      that offers sampling)"
+                    .to_owned(),
+            })
+        })
+    }
+}
+
+/// Asks the request's question on `out` and reads each field of its form from `input`, in
+/// the style of the approval prompt. An empty answer skips an optional field; to a required
+/// one it declines; the end of input cancels.
+fn fill_form(
+    request: &ElicitationRequest,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Elicitation<Value> {
+    let _ = writeln!(out, "\nTool `{}` asks: {}", request.tool, request.message);
+    let required: Vec<&str> = request
+        .schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let empty = Map::new();
+    let properties = request
+        .schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let mut answer = Map::new();
+    for (name, property) in properties {
+        let is_required = required.contains(&name.as_str());
+        loop {
+            let _ = write!(out, "{}: ", label(name, property, is_required));
+            let _ = out.flush();
+            let mut line = String::new();
+            match input.read_line(&mut line) {
+                Ok(0) | Err(_) => return Elicitation::Cancelled,
+                Ok(_) => {}
+            }
+            let text = line.trim();
+            if text.is_empty() {
+                if is_required {
+                    let _ = writeln!(out, "(no answer to a required field: declined)");
+                    return Elicitation::Declined;
+                }
+                break;
+            }
+            match parse(property, text) {
+                Ok(value) => {
+                    answer.insert(name.clone(), value);
+                    break;
+                }
+                Err(problem) => {
+                    let _ = writeln!(out, "{problem}; try again");
+                }
+            }
+        }
+    }
+    Elicitation::Accepted(Value::Object(answer))
+}
+
+/// `region (string, one of eu|us; The region) [required]`.
+fn label(name: &str, property: &Value, required: bool) -> String {
+    let kind = property
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string");
+    let mut label = format!("{name} ({kind}");
+    if let Some(values) = property.get("enum").and_then(Value::as_array) {
+        let values: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+        label.push_str(&format!(", one of {}", values.join("|")));
+    }
+    if let Some(description) = property.get("description").and_then(Value::as_str) {
+        label.push_str(&format!("; {description}"));
+    }
+    label.push(')');
+    if required {
+        label.push_str(" [required]");
+    }
+    label
+}
+
+/// The typed value of one answer, or what is wrong with it.
+fn parse(property: &Value, text: &str) -> Result<Value, String> {
+    let kind = property
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string");
+    let value = match kind {
+        "boolean" => match text.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "true" => Value::Bool(true),
+            "n" | "no" | "false" => Value::Bool(false),
+            _ => return Err("answer yes or no".to_owned()),
+        },
+        "integer" => text
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| "answer a whole number".to_owned())?,
+        "number" => text
+            .parse::<f64>()
+            .ok()
+            .and_then(|n| serde_json::Number::from_f64(n).map(Value::Number))
+            .ok_or_else(|| "answer a number".to_owned())?,
+        _ => Value::String(text.to_owned()),
+    };
+    if let Some(values) = property.get("enum").and_then(Value::as_array)
+        && !values.contains(&value)
+    {
+        let values: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+        return Err(format!("answer one of {}", values.join(", ")));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request() -> ElicitationRequest {
+        ElicitationRequest::new(
+            "deploy",
+            "Where?",
+            json!({
+                "type": "object",
+                "properties": {
+                    "region": {"type": "string", "enum": ["eu", "us"]},
+                    "replicas": {"type": "integer"},
+                    "confirm": {"type": "boolean"}
+                },
+                "required": ["region"]
+            }),
+        )
+    }
+
+    fn run(input: &str) -> (Elicitation<Value>, String) {
+        let mut out = Vec::new();
+        let answer = fill_form(&request(), &mut input.as_bytes(), &mut out);
+        (answer, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn a_form_is_filled_field_by_field_with_typed_answers() {
+        let (answer, shown) = run("asia\neu\nthree\n3\n\n");
+        assert_eq!(
+            answer,
+            Elicitation::Accepted(json!({"region": "eu", "replicas": 3}))
+        );
+        assert!(shown.contains("Tool `deploy` asks: Where?"), "{shown}");
+        assert!(
+            shown.contains("region (string, one of eu|us) [required]: "),
+            "{shown}"
+        );
+        assert!(shown.contains("answer one of eu, us; try again"), "{shown}");
+        assert!(
+            shown.contains("answer a whole number; try again"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn an_empty_required_answer_declines_and_the_end_of_input_cancels() {
+        assert_eq!(run("\n").0, Elicitation::Declined);
+        assert_eq!(run("eu\n").0, Elicitation::Cancelled);
+    }
+}
