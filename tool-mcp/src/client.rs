@@ -88,12 +88,36 @@ pub(crate) struct McpClient {
     call: RequestId,
     level: SessionLog,
     /// Log messages in order, to a task that sends them (started by the first message).
-    logs: OnceLock<mpsc::UnboundedSender<LoggingMessageNotificationParam>>,
+    logs: OnceLock<mpsc::UnboundedSender<Queued<LoggingMessageNotificationParam>>>,
     elicitation: bool,
     sampling: bool,
 }
 
+/// A notification queued for a session's peer, or a marker the sending task answers once
+/// everything queued before it is sent.
+pub(crate) enum Queued<T> {
+    Send(T),
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+/// Waits until everything queued on `queue` before now has been sent (or the peer is gone).
+pub(crate) async fn flushed<T>(queue: &mpsc::UnboundedSender<Queued<T>>) {
+    let (done, sent) = tokio::sync::oneshot::channel();
+    if queue.send(Queued::Flush(done)).is_ok() {
+        // An error means the sending task ended (the peer is gone): nothing more to wait for.
+        let _ = sent.await;
+    }
+}
+
 impl McpClient {
+    /// Waits until the log messages of the call so far have been sent, so a result is never
+    /// sent before the logs that came before it.
+    pub(crate) async fn flush(&self) {
+        if let Some(logs) = self.logs.get() {
+            flushed(logs).await;
+        }
+    }
+
     fn not_declared(&self, what: &'static str) -> ClientError {
         ClientError::NotAvailable {
             what,
@@ -120,9 +144,16 @@ impl ClientPowers for McpClient {
             let (sender, mut receiver) = mpsc::unbounded_channel();
             let peer = self.peer.clone();
             tokio::spawn(async move {
-                while let Some(params) = receiver.recv().await {
-                    if peer.notify_logging_message(params).await.is_err() {
-                        break;
+                while let Some(item) = receiver.recv().await {
+                    match item {
+                        Queued::Send(params) => {
+                            if peer.notify_logging_message(params).await.is_err() {
+                                break;
+                            }
+                        }
+                        Queued::Flush(done) => {
+                            let _ = done.send(());
+                        }
                     }
                 }
             });
@@ -134,7 +165,7 @@ impl ClientPowers for McpClient {
             params = params.with_logger(tool);
         }
         // The sending task ends only when the client is gone; a message then is lost with it.
-        let _ = sender.send(params);
+        let _ = sender.send(Queued::Send(params));
     }
 
     fn elicit(

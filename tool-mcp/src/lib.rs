@@ -46,8 +46,8 @@
 
 mod approval;
 pub mod auth;
-mod content;
 mod client;
+mod content;
 mod http;
 mod http_guard;
 mod jsonrpc;

@@ -19,8 +19,8 @@ use tool_runtime::{
 
 use crate::approval::ElicitationApproval;
 use crate::auth::SCOPE_APPROVE;
+use crate::client::{Queued, SessionLog, flushed};
 use crate::content::call_tool_result;
-use crate::client::SessionLog;
 use crate::ops::InFlight;
 use crate::{HttpOptions, HttpServer, Principal, ServeError};
 
@@ -395,15 +395,24 @@ impl ServerHandler for McpServer {
         let ceiling = ceiling(principal)?;
         // Who approves if the tool is dangerous: the executor asks only for dangerous calls.
         let mut options = self.approval_for(&context, principal).unwrap_or_default();
+        let client = Arc::new(self.client_for_call(&context));
         options = options
             .cancellation(context.ct.clone())
             .max_safety(ceiling)
-            .client(self.client_for_call(&context));
+            .shared_client(client.clone());
+        let mut progress_queue = None;
         if let Some(token) = context.meta.get_progress_token() {
-            let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+            let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Queued<Progress>>();
             let peer = context.peer.clone();
             tokio::spawn(async move {
-                while let Some(report) = receiver.recv().await {
+                while let Some(item) = receiver.recv().await {
+                    let report = match item {
+                        Queued::Send(report) => report,
+                        Queued::Flush(done) => {
+                            let _ = done.send(());
+                            continue;
+                        }
+                    };
                     let mut params = ProgressNotificationParam::new(token.clone(), report.progress);
                     if let Some(total) = report.total {
                         params = params.with_total(total);
@@ -416,13 +425,26 @@ impl ServerHandler for McpServer {
                     }
                 }
             });
+            progress_queue = Some(sender.clone());
             options = options.progress(move |report| {
-                let _ = sender.send(report);
+                let _ = sender.send(Queued::Send(report));
             });
         }
 
         let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
         let report = self.executor.execute_report(call, options).await;
+        // The progress and log notifications the tool sent go out before its result (or the
+        // wait ends with the request's cancellation).
+        let notifications_sent = async {
+            if let Some(queue) = &progress_queue {
+                flushed(queue).await;
+            }
+            client.flush().await;
+        };
+        tokio::select! {
+            () = notifications_sent => {}
+            () = context.ct.cancelled() => {}
+        }
         let result = report.result;
         if report.outcome == Outcome::UnknownTool {
             // The tool does not exist (or the name is not a tool name): a protocol error.
