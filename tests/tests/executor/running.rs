@@ -163,7 +163,9 @@ async fn a_hanging_sync_tool_times_out_and_blocks_nothing() {
             call("quick", "read_number", json!({"key": "hang-quick", "n": 7})),
         ])
         .await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // The tool never returns: any bound proves the call did not wait for it. A generous one
+    // keeps a busy machine from failing the test.
+    assert!(started.elapsed() < Duration::from_secs(120));
     assert_eq!(
         results[0].error.as_deref(),
         Some("tool `hang_forever` timed out after 200 ms and was stopped; try a smaller request")
