@@ -32,10 +32,44 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tool_mcp::McpServer;
-use tool_runtime::{Executor, SafetyLevel, Tool, ToolContext, ToolError, register_all_tools, tool};
+use tool_runtime::client::{SamplingMessage, SamplingOptions};
+use tool_runtime::{
+    Audio, ClientError, Elicitation, EmbeddedResource, Executor, Image, LogLevel, SafetyLevel,
+    Tool, ToolContext, ToolError, register_all_tools, tool,
+};
 
-/// A 1x1 red PNG, base64.
-const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+/// A 1x1 red PNG.
+const RED_PIXEL_PNG: [u8; 70] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xfc, 0xcf, 0xc0, 0x50,
+    0x0f, 0x00, 0x04, 0x85, 0x01, 0x80, 0x84, 0xa9, 0x8c, 0x21, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// The red pixel, base64 (for the resources and prompts, written here as JSON).
+fn red_pixel_base64() -> String {
+    Image::png(RED_PIXEL_PNG).data_base64()
+}
+
+/// A WAV file of `samples` silent 8-bit mono samples at 8 kHz.
+fn silent_wav(samples: u32) -> Vec<u8> {
+    let mut wav = Vec::with_capacity(44 + samples as usize);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + samples).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes()); // the fmt chunk's size
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // mono
+    wav.extend_from_slice(&8000u32.to_le_bytes()); // samples per second
+    wav.extend_from_slice(&8000u32.to_le_bytes()); // bytes per second
+    wav.extend_from_slice(&1u16.to_le_bytes()); // bytes per frame
+    wav.extend_from_slice(&8u16.to_le_bytes()); // bits per sample
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&samples.to_le_bytes());
+    wav.resize(44 + samples as usize, 0x80); // 8-bit PCM's silence
+    wav
+}
 
 // ---- the test tools (scenarios tools-call-*)
 
@@ -60,6 +94,165 @@ async fn test_tool_with_progress(ctx: &ToolContext) -> String {
         ctx.report_progress(step, Some(100.0), format!("{step}/100"));
     }
     "Progress test completed".to_owned()
+}
+
+/// Returns an image: a 1x1 red PNG (conformance scenario `tools-call-image`).
+#[tool]
+fn test_image_content() -> Image {
+    Image::png(RED_PIXEL_PNG)
+}
+
+/// Returns audio: a short silent WAV (conformance scenario `tools-call-audio`).
+#[tool]
+fn test_audio_content() -> Audio {
+    Audio::wav(silent_wav(800))
+}
+
+/// Returns an embedded text resource (conformance scenario `tools-call-embedded-resource`).
+#[tool]
+fn test_embedded_resource() -> EmbeddedResource {
+    EmbeddedResource::text(
+        "test://embedded-resource",
+        "This is an embedded resource content.",
+    )
+    .with_mime_type("text/plain")
+}
+
+/// Returns text, an image and an embedded resource (conformance scenario
+/// `tools-call-mixed-content`).
+#[tool]
+fn test_multiple_content_types() -> (&'static str, Image, EmbeddedResource) {
+    (
+        "Multiple content types test:",
+        Image::png(RED_PIXEL_PNG),
+        EmbeddedResource::text(
+            "test://mixed-content-resource",
+            json!({"test": "data", "value": 123}).to_string(),
+        )
+        .with_mime_type("application/json"),
+    )
+}
+
+/// Logs three messages to the client while it runs (conformance scenario
+/// `tools-call-with-logging`).
+#[tool]
+async fn test_tool_with_logging(ctx: &ToolContext) -> String {
+    ctx.log(LogLevel::Info, "Tool execution started");
+    ctx.log(LogLevel::Info, "Tool processing data");
+    ctx.log(LogLevel::Info, "Tool execution completed");
+    "Logging test completed".to_owned()
+}
+
+/// Asks the client's model to answer a prompt (conformance scenario
+/// `tools-call-sampling`).
+#[tool]
+async fn test_sampling(
+    ctx: &ToolContext,
+    /// The prompt to send to the model.
+    prompt: String,
+) -> Result<String, ClientError> {
+    let reply = ctx
+        .sample(
+            vec![SamplingMessage::user(prompt)],
+            SamplingOptions::new(100),
+        )
+        .await?;
+    Ok(format!("LLM response: {}", reply.text))
+}
+
+/// What `test_elicitation` asks the user.
+#[derive(Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct UserInfo {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// The answer to an elicitation as the suite's reference server words it.
+fn describe<T: serde::Serialize>(answer: Elicitation<T>) -> String {
+    match answer {
+        Elicitation::Accepted(content) => format!(
+            "action=accept, content={}",
+            serde_json::to_string(&content).unwrap_or_default()
+        ),
+        Elicitation::Declined => "action=decline".to_owned(),
+        Elicitation::Cancelled => "action=cancel".to_owned(),
+    }
+}
+
+/// Asks the user for a username and an email (conformance scenario
+/// `tools-call-elicitation`).
+#[tool]
+async fn test_elicitation(
+    ctx: &ToolContext,
+    /// The question to show the user.
+    message: String,
+) -> Result<String, ClientError> {
+    let answer = ctx.elicit::<UserInfo>(message).await?;
+    Ok(format!("User response: {}", describe(answer)))
+}
+
+/// Asks with a form whose fields have defaults (conformance scenario
+/// `elicitation-sep1034-defaults`, SEP-1034).
+#[tool]
+async fn test_elicitation_sep1034_defaults(ctx: &ToolContext) -> Result<String, ClientError> {
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {"type": "string", "description": "User status",
+                       "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        },
+        "required": []
+    });
+    let answer = ctx
+        .elicit_json(
+            "Please review and update the form fields with defaults",
+            form,
+        )
+        .await?;
+    Ok(format!("Elicitation completed: {}", describe(answer)))
+}
+
+/// Asks with every enum form of MCP 2025-11-25 (conformance scenario
+/// `elicitation-sep1330-enums`, SEP-1330).
+#[tool]
+async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> Result<String, ClientError> {
+    let choices = |titles: [&str; 3]| {
+        let branches: Vec<Value> = titles
+            .iter()
+            .enumerate()
+            .map(|(i, title)| json!({"const": format!("value{}", i + 1), "title": title}))
+            .collect();
+        Value::Array(branches)
+    };
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "description": "Pick one (no titles)",
+                               "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "description": "Pick one (titled)",
+                             "oneOf": choices(["First Option", "Second Option", "Third Option"])},
+            "legacyEnum": {"type": "string", "description": "Pick one (legacy enumNames)",
+                           "enum": ["opt1", "opt2", "opt3"],
+                           "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "description": "Pick several (no titles)",
+                              "minItems": 1, "maxItems": 3,
+                              "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "description": "Pick several (titled)",
+                            "minItems": 1, "maxItems": 3,
+                            "items": {"anyOf": choices(["First Choice", "Second Choice", "Third Choice"])}}
+        },
+        "required": []
+    });
+    let answer = ctx
+        .elicit_json("Please pick from each kind of enum", form)
+        .await?;
+    Ok(format!("Elicitation completed: {}", describe(answer)))
 }
 
 /// The JSON Schema 2020-12 tool (scenario `json-schema-2020-12`): its input schema has
@@ -125,7 +318,7 @@ fn read(uri: &str) -> Option<Value> {
         "test://static-text" => json!({"uri": uri, "mimeType": "text/plain",
             "text": "This is the content of the static text resource."}),
         "test://static-binary" => {
-            json!({"uri": uri, "mimeType": "image/png", "blob": RED_PIXEL_PNG})
+            json!({"uri": uri, "mimeType": "image/png", "blob": red_pixel_base64()})
         }
         "test://watched-resource" => json!({"uri": uri, "mimeType": "text/plain",
             "text": "The watched resource's content."}),
@@ -189,7 +382,7 @@ fn prompt(name: &str, arguments: &serde_json::Map<String, Value>) -> Result<Valu
             text("Please process the embedded resource above.".to_owned()),
         ],
         "test_prompt_with_image" => vec![
-            json!({"role": "user", "content": {"type": "image", "data": RED_PIXEL_PNG,
+            json!({"role": "user", "content": {"type": "image", "data": red_pixel_base64(),
                                                "mimeType": "image/png"}}),
             text("Please analyze the image above.".to_owned()),
         ],

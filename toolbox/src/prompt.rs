@@ -102,6 +102,11 @@ fn fill_form(
             }
             let text = line.trim();
             if text.is_empty() {
+                // SEP-1034: an empty answer takes the field's default.
+                if let Some(default) = property.get("default").filter(|d| !d.is_null()) {
+                    answer.insert(name.clone(), default.clone());
+                    break;
+                }
                 if is_required {
                     let _ = writeln!(out, "(no answer to a required field: declined)");
                     return Elicitation::Declined;
@@ -122,21 +127,95 @@ fn fill_form(
     Elicitation::Accepted(Value::Object(answer))
 }
 
+/// One choice of an enum: the value sent back and, when the schema gives one, its title.
+struct Choice<'a> {
+    value: &'a str,
+    title: Option<&'a str>,
+}
+
+/// The choices a string property (or an array's `items`) allows, in any of MCP's enum forms:
+/// `enum` (with legacy `enumNames` as titles), `oneOf`/`anyOf` of `{const, title}`.
+fn choices(property: &Value) -> Option<Vec<Choice<'_>>> {
+    if let Some(values) = property.get("enum").and_then(Value::as_array) {
+        let titles = property.get("enumNames").and_then(Value::as_array);
+        let choices = values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, value)| {
+                Some(Choice {
+                    value: value.as_str()?,
+                    title: titles.and_then(|t| t.get(i)).and_then(Value::as_str),
+                })
+            })
+            .collect();
+        return Some(choices);
+    }
+    let branches = ["oneOf", "anyOf"]
+        .iter()
+        .find_map(|union| property.get(*union).and_then(Value::as_array))?;
+    let choices = branches
+        .iter()
+        .filter_map(|branch| {
+            Some(Choice {
+                value: branch.get("const")?.as_str()?,
+                title: branch.get("title").and_then(Value::as_str),
+            })
+        })
+        .collect();
+    Some(choices)
+}
+
+/// `eu|us`, or with titles `s (Small)|l (Large)`.
+fn list(choices: &[Choice<'_>]) -> String {
+    let shown: Vec<String> = choices
+        .iter()
+        .map(|choice| match choice.title {
+            Some(title) if title != choice.value => format!("{} ({title})", choice.value),
+            _ => choice.value.to_owned(),
+        })
+        .collect();
+    shown.join("|")
+}
+
+/// The choice an answer names: its value, or its title (either case-insensitively).
+fn pick<'a>(choices: &[Choice<'a>], text: &str) -> Option<&'a str> {
+    choices
+        .iter()
+        .find(|choice| {
+            choice.value.eq_ignore_ascii_case(text)
+                || choice.title.is_some_and(|t| t.eq_ignore_ascii_case(text))
+        })
+        .map(|choice| choice.value)
+}
+
 /// `region (string, one of eu|us; The region) [required]`.
 fn label(name: &str, property: &Value, required: bool) -> String {
     let kind = property
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or("string");
-    let mut label = format!("{name} ({kind}");
-    if let Some(values) = property.get("enum").and_then(Value::as_array) {
-        let values: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
-        label.push_str(&format!(", one of {}", values.join("|")));
-    }
+    let mut label = if kind == "array" {
+        let items = property.get("items").unwrap_or(&Value::Null);
+        let choices = choices(items).unwrap_or_default();
+        format!("{name} (several of {}, comma-separated", list(&choices))
+    } else {
+        let mut label = format!("{name} ({kind}");
+        if let Some(choices) = choices(property) {
+            label.push_str(&format!(", one of {}", list(&choices)));
+        }
+        label
+    };
     if let Some(description) = property.get("description").and_then(Value::as_str) {
         label.push_str(&format!("; {description}"));
     }
     label.push(')');
+    if let Some(default) = property.get("default").filter(|d| !d.is_null()) {
+        let shown = match default {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        label.push_str(&format!(" [default: {shown}]"));
+    }
     if required {
         label.push_str(" [required]");
     }
@@ -164,15 +243,45 @@ fn parse(property: &Value, text: &str) -> Result<Value, String> {
             .ok()
             .and_then(|n| serde_json::Number::from_f64(n).map(Value::Number))
             .ok_or_else(|| "answer a number".to_owned())?,
+        "array" => return parse_several(property, text),
         _ => Value::String(text.to_owned()),
     };
-    if let Some(values) = property.get("enum").and_then(Value::as_array)
-        && !values.contains(&value)
-    {
-        let values: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
-        return Err(format!("answer one of {}", values.join(", ")));
+    if let Some(choices) = choices(property) {
+        return match pick(&choices, text) {
+            Some(value) => Ok(Value::from(value)),
+            None => Err(format!(
+                "answer one of {}",
+                list(&choices).replace('|', ", ")
+            )),
+        };
     }
     Ok(value)
+}
+
+/// A multiple choice: comma-separated values (or titles), within `minItems`/`maxItems`.
+fn parse_several(property: &Value, text: &str) -> Result<Value, String> {
+    let items = property.get("items").unwrap_or(&Value::Null);
+    let choices = choices(items).unwrap_or_default();
+    let mut picked: Vec<Value> = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some(value) = pick(&choices, part) else {
+            return Err(format!(
+                "`{part}` is not a choice: answer some of {}, comma-separated",
+                list(&choices).replace('|', ", ")
+            ));
+        };
+        if !picked.iter().any(|v| v == value) {
+            picked.push(Value::from(value));
+        }
+    }
+    let bound = |key: &str| property.get(key).and_then(Value::as_u64);
+    if let Some(min) = bound("minItems").filter(|min| (picked.len() as u64) < *min) {
+        return Err(format!("pick at least {min}"));
+    }
+    if let Some(max) = bound("maxItems").filter(|max| (picked.len() as u64) > *max) {
+        return Err(format!("pick at most {max}"));
+    }
+    Ok(Value::Array(picked))
 }
 
 #[cfg(test)]
@@ -217,6 +326,57 @@ mod tests {
         assert!(shown.contains("answer one of eu, us; try again"), "{shown}");
         assert!(
             shown.contains("answer a whole number; try again"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn titled_choices_several_choices_and_defaults() {
+        let request = ElicitationRequest::new(
+            "order",
+            "What?",
+            json!({
+                "type": "object",
+                "properties": {
+                    "size": {"type": "string", "oneOf": [
+                        {"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}
+                    ]},
+                    "legacy": {"type": "string", "enum": ["a", "b"], "enumNames": ["Ay", "Bee"]},
+                    "toppings": {"type": "array", "maxItems": 2,
+                                 "items": {"anyOf": [
+                                     {"const": "ham", "title": "Cured ham"},
+                                     {"const": "olives", "title": "Black olives"},
+                                     {"const": "egg", "title": "Egg"}
+                                 ]}},
+                    "status": {"type": "string", "enum": ["active", "inactive"],
+                               "default": "active"}
+                },
+                "required": ["size", "toppings", "status"]
+            }),
+        );
+        let input = "medium\nlarge\nbee\nham, pineapple\nham,olives,egg\nham, black olives\n\n";
+        let mut out = Vec::new();
+        let answer = fill_form(&request, &mut input.as_bytes(), &mut out);
+        let shown = String::from_utf8(out).unwrap();
+        assert_eq!(
+            answer,
+            Elicitation::Accepted(json!({
+                "size": "l", "legacy": "b", "toppings": ["ham", "olives"], "status": "active"
+            })),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("size (string, one of s (Small)|l (Large)) [required]"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("answer one of s (Small), l (Large)"),
+            "{shown}"
+        );
+        assert!(shown.contains("`pineapple` is not a choice"), "{shown}");
+        assert!(shown.contains("pick at most 2"), "{shown}");
+        assert!(
+            shown.contains("status (string, one of active|inactive) [default: active]"),
             "{shown}"
         );
     }
