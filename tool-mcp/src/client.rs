@@ -55,10 +55,21 @@ impl SessionLog {
 }
 
 impl McpServer {
-    /// The server as one session sees it: shared options and executor, its own log level.
+    /// The server as one session sees it: shared options and executor, its own log level
+    /// and its own counts for per-tool call limits.
     pub(crate) fn for_session(&self) -> McpServer {
         let mut server = self.clone();
         server.log = SessionLog::default();
+        server.call_counts = Some(Arc::default());
+        server
+    }
+
+    /// The server for one stateless request: no session, so call limits count on the
+    /// executor (a fresh count per request would be no limit at all).
+    pub(crate) fn for_stateless_request(&self) -> McpServer {
+        let mut server = self.clone();
+        server.log = SessionLog::default();
+        server.call_counts = None;
         server
     }
 

@@ -200,9 +200,16 @@ impl HttpServer {
             max_body: options.max_request_body_bytes,
         });
 
+        let stateless = options.stateless;
         let service: StreamableHttpService<McpServer, LimitedSessionManager> =
             StreamableHttpService::new(
-                move || Ok(server.for_session()),
+                move || {
+                    Ok(if stateless {
+                        server.for_stateless_request()
+                    } else {
+                        server.for_session()
+                    })
+                },
                 Arc::clone(&sessions),
                 config,
             );

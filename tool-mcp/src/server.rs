@@ -11,7 +11,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
-use tool_runtime::executor::{Outcome, Progress};
+use tool_runtime::executor::{CallCounts, Outcome, Progress};
 use tool_runtime::schema::{Format, mcp_output_schema, tools_to_schema};
 use tool_runtime::{
     ApprovalDecision, ApprovalRequest, CallOptions, Executor, SafetyLevel, ToolCall,
@@ -51,6 +51,9 @@ pub struct McpServer {
     pub(crate) calls: InFlight,
     /// The session's `logging/setLevel` (each session gets its own: `for_session`).
     pub(crate) log: SessionLog,
+    /// The session's runs per tool, for per-tool call limits (`for_session`); `None` counts
+    /// on the executor (stateless requests, which have no session).
+    pub(crate) call_counts: Option<Arc<CallCounts>>,
 }
 
 #[derive(Clone)]
@@ -78,6 +81,8 @@ impl McpServer {
             }),
             calls: InFlight::default(),
             log: SessionLog::default(),
+            // Served as it is (stdio, rmcp's `serve`), a server value is one session.
+            call_counts: Some(Arc::default()),
         }
     }
 
@@ -400,6 +405,9 @@ impl ServerHandler for McpServer {
             .cancellation(context.ct.clone())
             .max_safety(ceiling)
             .shared_client(client.clone());
+        if let Some(counts) = &self.call_counts {
+            options = options.call_counts(Arc::clone(counts));
+        }
         let mut progress_queue = None;
         if let Some(token) = context.meta.get_progress_token() {
             let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Queued<Progress>>();

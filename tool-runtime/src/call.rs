@@ -66,6 +66,10 @@ pub struct ResultMetadata {
     /// The arguments lenient mode corrected, one description each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub coerced: Vec<String>,
+    /// For a call waiting for approval ([`ApprovalDecision::Defer`](crate::ApprovalDecision::Defer)):
+    /// the token to resume it with and its expiry. For the application, not the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<PendingApproval>,
 }
 
 /// The result of one call: `{"id", "success", "content", "error"?, "structured_content"?,
@@ -185,4 +189,23 @@ impl ToolResult {
             _ => content_blocks(&self.content, &self.blocks),
         }
     }
+}
+
+/// What a pending result tells the application: the token to resume the call with, and
+/// until when. In [`ResultMetadata::pending`](crate::ResultMetadata::pending); the model
+/// sees only the result's text.
+///
+/// ```
+/// use tool_runtime::executor::PendingApproval;
+///
+/// let pending: PendingApproval = serde_json::from_str(r#"{"token":"ab","expires_at":"2030-01-01T00:00:00Z"}"#).unwrap();
+/// assert_eq!(pending.token, "ab");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PendingApproval {
+    /// The token for [`Executor::resume`](crate::Executor::resume).
+    pub token: String,
+    /// When the call stops waiting.
+    pub expires_at: jiff::Timestamp,
 }

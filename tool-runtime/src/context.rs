@@ -244,6 +244,9 @@ pub struct ToolContext {
     /// `ToolContext::registry` (the registry module gives it its type: it sits above this one).
     pub(crate) registry: Option<Arc<dyn Any + Send + Sync>>,
     pub(crate) max_safety: SafetyLevel,
+    /// The names of the tools offered for this request, when the caller said
+    /// (`CallOptions::allowed_tools`); `ToolContext::visible_tools` keeps to them.
+    pub(crate) offered: Option<Arc<[String]>>,
     progress: Option<ProgressReporter>,
     tool: Arc<str>,
     client: Option<ClientLink>,
@@ -257,6 +260,7 @@ impl Default for ToolContext {
             cancellation: CancellationToken::new(),
             registry: None,
             max_safety: SafetyLevel::Dangerous,
+            offered: None,
             progress: None,
             tool: Arc::from(""),
             client: None,

@@ -1000,7 +1000,9 @@ impl ToolContext {
         self.registry.as_ref()?.downcast_ref::<Arc<ToolRegistry>>()
     }
 
-    /// The filter for the tools a model may call here: enabled, under the ceiling.
+    /// The filter for the tools a model may call here: enabled, under the ceiling, and
+    /// among the tools offered for this request when the caller said which
+    /// ([`CallOptions::allowed_tools`](crate::CallOptions::allowed_tools)).
     ///
     /// ```
     /// use tool_runtime::{SafetyLevel, ToolContext};
@@ -1008,7 +1010,11 @@ impl ToolContext {
     /// assert_eq!(filter.safety_ceiling(), Some(SafetyLevel::Dangerous));
     /// ```
     pub fn visible_tools(&self) -> ToolFilter {
-        ToolFilter::new().max_safety(self.max_safety())
+        let filter = ToolFilter::new().max_safety(self.max_safety());
+        match &self.offered {
+            Some(names) => filter.names(names.iter().cloned()),
+            None => filter,
+        }
     }
 }
 

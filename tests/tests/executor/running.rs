@@ -43,7 +43,10 @@ async fn invalid_names_are_refused_clearly() {
         assert!(!result.success);
         let error = result.error.unwrap();
         assert!(error.starts_with("invalid tool name `"), "{name}: {error}");
-        assert!(error.len() < 400, "long names are shortened: {error}");
+        assert!(
+            !error.contains(&"x".repeat(100)),
+            "long names are shortened: {error}"
+        );
     }
     let result = executor.execute(call("c1", "Read-Number", json!({}))).await;
     assert!(

@@ -66,6 +66,38 @@ pub enum ApprovalDecision {
         /// The arguments to run with.
         arguments: Value,
     },
+    /// Decide later: the call ends now with a pending result
+    /// ([`Outcome::Pending`](crate::executor::Outcome::Pending), the token in
+    /// [`ResultMetadata::pending`](crate::ResultMetadata::pending)); the application shows
+    /// the request to a person and runs or refuses the call with
+    /// [`Executor::resume`](crate::Executor::resume).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use serde_json::json;
+    /// use tool_runtime::executor::Outcome;
+    /// use tool_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
+    ///
+    /// /// Transfer money.
+    /// #[tool(safety = "dangerous")]
+    /// fn transfer(amount: u32) -> String { format!("sent {amount}") }
+    ///
+    /// let executor = Executor::builder(Arc::new(register_all_tools().unwrap()))
+    ///     .approval(|_: ApprovalRequest| async { ApprovalDecision::Defer })
+    ///     .build();
+    /// let report = executor
+    ///     .execute_report(ToolCall::new("c7", "transfer", json!({"amount": 5})), CallOptions::new())
+    ///     .await;
+    /// assert_eq!(report.outcome, Outcome::Pending);
+    /// let token = report.result.metadata.pending.unwrap().token;
+    ///
+    /// // Later, a person said yes in a web page.
+    /// let done = executor.resume(&token, ApprovalDecision::Approved).await.unwrap();
+    /// assert_eq!((done.id.as_str(), done.content.as_str()), ("c7", "sent 5"));
+    /// # }
+    /// ```
+    Defer,
 }
 
 /// Decides whether dangerous calls run. Any

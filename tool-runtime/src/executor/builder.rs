@@ -3,9 +3,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::HashMap;
+
 use super::approval::ApprovalHandler;
+use super::guardrail::Guardrail;
 use super::hooks::ToolHook;
+use super::limits::CallCounts;
 use super::metrics::Metrics;
+use super::pending::{DEFAULT_MAX_PENDING_APPROVALS, DEFAULT_PENDING_APPROVAL_TTL, PendingCalls};
 use super::pool::{DEFAULT_SYNC_THREADS, Pool};
 use super::{Executor, Inner};
 use crate::client::DEFAULT_MAX_CLIENT_REQUESTS;
@@ -73,6 +78,10 @@ pub struct ExecutorBuilder {
     validate_output: bool,
     max_output_bytes: usize,
     max_client_requests: u32,
+    guardrails: Vec<Arc<dyn Guardrail>>,
+    pending_ttl: Duration,
+    max_pending: usize,
+    max_calls: HashMap<String, u32>,
 }
 
 impl ExecutorBuilder {
@@ -272,6 +281,79 @@ impl ExecutorBuilder {
         self
     }
 
+    /// Adds a guardrail: it checks every call after the safety ceiling and before the
+    /// approval policy (it may deny or rewrite the arguments), and every successful output
+    /// before hooks and the model see it (it may replace or withhold it). Guardrails run in
+    /// the order they were added; the first denial stops the call; each sees the previous
+    /// one's rewrite. See [`Guardrail`](crate::executor::Guardrail).
+    pub fn guardrail(mut self, guardrail: impl Guardrail) -> Self {
+        self.guardrails.push(Arc::new(guardrail));
+        self
+    }
+
+    /// As [`guardrail`](Self::guardrail), with a guardrail the caller shares.
+    pub fn shared_guardrail(mut self, guardrail: Arc<dyn Guardrail>) -> Self {
+        self.guardrails.push(guardrail);
+        self
+    }
+
+    /// How long a call deferred by the approval handler
+    /// ([`ApprovalDecision::Defer`](crate::ApprovalDecision::Defer)) waits for
+    /// [`Executor::resume`] before it is dropped (default: one hour).
+    ///
+    /// ```
+    /// use std::{sync::Arc, time::Duration};
+    /// use tool_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
+    ///     .pending_approval_ttl(Duration::from_secs(24 * 3600))
+    ///     .build();
+    /// # let _ = executor;
+    /// ```
+    pub fn pending_approval_ttl(mut self, ttl: Duration) -> Self {
+        self.pending_ttl = ttl;
+        self
+    }
+
+    /// How many deferred calls the executor keeps waiting at once (default 1024); beyond it
+    /// a deferral is refused as denied, so a model cannot fill the memory with calls nobody
+    /// approves.
+    pub fn max_pending_approvals(mut self, limit: usize) -> Self {
+        self.max_pending = limit;
+        self
+    }
+
+    /// At most `limit` runs of `tool` per executor, or per session when the front end gives
+    /// each session its own [`CallCounts`] ([`CallOptions::call_counts`](crate::CallOptions::call_counts)).
+    /// Overrides the tool's own `#[tool(max_calls = n)]`. Beyond it, calls are refused as
+    /// denied with a message that tells the model to go on without the tool.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use serde_json::json;
+    /// use tool_runtime::{tool, register_all_tools, Executor, ToolCall};
+    ///
+    /// /// Search the web.
+    /// #[tool]
+    /// fn web_search(query: String) -> String { format!("results for {query}") }
+    ///
+    /// let executor = Executor::builder(Arc::new(register_all_tools().unwrap()))
+    ///     .max_calls("web_search", 1)
+    ///     .build();
+    /// let call = |id: &str| ToolCall::new(id, "web_search", json!({"query": "rust"}));
+    /// assert!(executor.execute(call("1")).await.success);
+    /// let refused = executor.execute(call("2")).await;
+    /// assert_eq!(refused.error.as_deref(), Some(
+    ///     "tool `web_search` was not run: it may run at most 1 time per executor and has \
+    ///      run 1 time; go on without it"));
+    /// # }
+    /// ```
+    pub fn max_calls(mut self, tool: impl Into<String>, limit: u32) -> Self {
+        self.max_calls.insert(tool.into(), limit);
+        self
+    }
+
     /// The executor, after checking that its state holds every type of state the registry's
     /// tools need ([`Tool::required_state`](crate::Tool::required_state): tool sets' `Self`, `#[state]` parameters,
     /// [`ToolBuilder::needs_state`](crate::ToolBuilder::needs_state)), disabled tools
@@ -376,6 +458,10 @@ impl ExecutorBuilder {
                 validate_output: self.validate_output,
                 max_output_bytes: self.max_output_bytes,
                 max_client_requests: self.max_client_requests,
+                guardrails: self.guardrails,
+                pending: PendingCalls::new(self.pending_ttl, self.max_pending),
+                max_calls: self.max_calls,
+                call_counts: Arc::new(CallCounts::new()),
             }),
         }
     }
@@ -406,6 +492,10 @@ impl Executor {
             validate_output: cfg!(debug_assertions),
             max_output_bytes: super::DEFAULT_MAX_OUTPUT_BYTES,
             max_client_requests: DEFAULT_MAX_CLIENT_REQUESTS,
+            guardrails: Vec::new(),
+            pending_ttl: DEFAULT_PENDING_APPROVAL_TTL,
+            max_pending: DEFAULT_MAX_PENDING_APPROVALS,
+            max_calls: HashMap::new(),
         }
     }
 }

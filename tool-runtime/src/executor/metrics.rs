@@ -37,7 +37,10 @@ impl Metrics {
         counters.calls += 1;
         match outcome {
             Outcome::Success => counters.successes += 1,
-            Outcome::Failure | Outcome::Cancelled | Outcome::UnknownTool => counters.failures += 1,
+            // A deferred call has not run: for the counters it did not succeed.
+            Outcome::Failure | Outcome::Cancelled | Outcome::UnknownTool | Outcome::Pending => {
+                counters.failures += 1;
+            }
             Outcome::Denied => {
                 counters.failures += 1;
                 counters.denials += 1;

@@ -2,23 +2,30 @@
 //! every outcome (success, error, panic, timeout, denial) into a [`ToolResult`].
 //!
 //! The rooms: `builder` (configuration), `options` (per call), `policy` (which tool, which
-//! arguments, ceiling, approval), `run` (threads, panics, timeouts), `checks` (the output's
-//! size and its structured output against the output schema), `outcome` (how a call
-//! ended), `hooks`, `metrics`, `pool` (threads of sync tools), `approval` (the handler
-//! trait), `lenient` (argument repair), `blocking` (an executor for non-async programs).
+//! arguments, ceiling, guardrails, approval rule, approval, call limits), `run` (threads,
+//! panics, timeouts), `checks` (the output's size and its structured output against the
+//! output schema), `outcome` (how a call ended), `hooks`, `metrics`, `pool` (threads of
+//! sync tools), `approval` (the handler trait), `guardrail` (the guardrail trait),
+//! `pending` (deferred approvals) and `resume` (running them), `limits` (per-tool call
+//! counts), `lenient` (argument repair), `blocking` (an executor for non-async programs).
 
 mod approval;
 mod blocking;
 mod builder;
 mod checks;
+mod guardrail;
 mod hooks;
 mod lenient;
+mod limits;
 mod metrics;
 mod options;
 mod outcome;
+mod pending;
 mod policy;
 mod pool;
+mod resume;
 mod run;
+mod shim;
 
 use std::any::Any;
 use std::sync::Arc;
@@ -27,14 +34,20 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tracing::Instrument;
 
+pub use crate::call::PendingApproval;
 pub use crate::context::Progress;
 pub use approval::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
 pub use blocking::BlockingExecutor;
 pub use builder::{ExecutorBuildError, ExecutorBuilder, MissingState};
+pub use guardrail::{CallVerdict, GuardedCall, Guardrail, OutputVerdict};
 pub use hooks::{AuditLog, HookEvent, ToolHook};
+pub use limits::CallCounts;
 pub use metrics::{LatencyStats, MetricsSnapshot, ToolMetrics};
 pub use options::CallOptions;
 pub use outcome::{CallReport, Outcome};
+pub use pending::{
+    DEFAULT_MAX_PENDING_APPROVALS, DEFAULT_PENDING_APPROVAL_TTL, PendingCall, ResumeError,
+};
 pub use pool::SyncThreadStats;
 
 use crate::call::ToolCall;
@@ -128,6 +141,14 @@ struct Inner {
     max_output_bytes: usize,
     /// Elicitation and sampling requests one call may make of its client.
     max_client_requests: u32,
+    /// Policy code around every call, in order.
+    guardrails: Vec<Arc<dyn guardrail::Guardrail>>,
+    /// Calls deferred by the approval handler, waiting for `resume`.
+    pending: pending::PendingCalls,
+    /// Per-tool call limits set on the builder (over the tools' own).
+    max_calls: std::collections::HashMap<String, u32>,
+    /// The executor's own call counts (calls without `CallOptions::call_counts`).
+    call_counts: Arc<limits::CallCounts>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -242,6 +263,37 @@ impl Executor {
     /// [`concurrency`](ExecutorBuilder::concurrency)), and returns exactly one result per
     /// call, in the calls' order, each with its call's id.
     pub async fn execute_tool_calls(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+        self.execute_tool_calls_with(calls, CallOptions::new())
+            .await
+    }
+
+    /// As [`execute_tool_calls`](Self::execute_tool_calls), every call with `options`: the
+    /// tools offered for this turn ([`CallOptions::allowed_tools`]), a timeout, one
+    /// cancellation token for the whole turn, a caller's ceiling.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use serde_json::json;
+    /// use tool_runtime::{tool, register_all_tools, CallOptions, Executor, ToolCall, ToolFilter};
+    ///
+    /// /// Add two numbers.
+    /// #[tool]
+    /// fn add_numbers(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
+    /// let turn = CallOptions::new().allowed_tools(ToolFilter::new().names(["add_numbers"]));
+    /// let results = executor
+    ///     .execute_tool_calls_with(vec![ToolCall::new("1", "add_numbers", json!({"a": 1, "b": 2}))], turn)
+    ///     .await;
+    /// assert_eq!(results[0].content, "3");
+    /// # }
+    /// ```
+    pub async fn execute_tool_calls_with(
+        &self,
+        calls: Vec<ToolCall>,
+        options: CallOptions,
+    ) -> Vec<ToolResult> {
         if tokio::runtime::Handle::try_current().is_err() {
             return calls.into_iter().map(|call| no_runtime(&call.id)).collect();
         }
@@ -251,10 +303,11 @@ impl Executor {
         for (index, call) in calls.into_iter().enumerate() {
             let executor = self.clone();
             let permits = Arc::clone(&permits);
+            let options = options.clone();
             tasks.spawn(
                 async move {
                     let _permit = permits.acquire_owned().await.ok();
-                    (index, executor.execute(call).await)
+                    (index, executor.execute_with(call, options).await)
                 }
                 .in_current_span(),
             );
@@ -318,15 +371,18 @@ impl Executor {
             coerced,
         } = record;
         let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut pending = None;
         let (mut result, outcome) = match output {
             Ok(output) => (ToolResult::from_output(id, output), Outcome::Success),
             Err(stopped) => {
                 if stopped.approved.is_some() {
                     event.approved = stopped.approved;
                 }
+                pending = stopped.pending;
                 (ToolResult::failure(id, stopped.message), stopped.outcome)
             }
         };
+        result.metadata.pending = pending;
         result.metadata.execution_time_ms = elapsed_ms;
         result.metadata.safety_level = event.safety;
         result.metadata.approved = event.approved;

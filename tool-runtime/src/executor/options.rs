@@ -6,8 +6,10 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::approval::ApprovalHandler;
+use super::limits::CallCounts;
 use crate::client::ClientPowers;
 use crate::context::{Progress, ProgressReporter};
+use crate::registry::ToolFilter;
 use crate::safety::SafetyLevel;
 
 /// Options for one call: its own timeout and a cancellation token.
@@ -28,6 +30,8 @@ pub struct CallOptions {
     pub(super) progress: Option<ProgressReporter>,
     pub(super) max_safety: Option<SafetyLevel>,
     pub(super) client: Option<Arc<dyn ClientPowers>>,
+    pub(super) allowed: Option<Arc<ToolFilter>>,
+    pub(super) call_counts: Option<Arc<CallCounts>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -39,6 +43,8 @@ impl std::fmt::Debug for CallOptions {
             .field("progress", &self.progress.is_some())
             .field("max_safety", &self.max_safety)
             .field("client", &self.client.is_some())
+            .field("allowed", &self.allowed)
+            .field("call_counts", &self.call_counts.is_some())
             .finish()
     }
 }
@@ -49,7 +55,9 @@ impl CallOptions {
         CallOptions::default()
     }
 
-    /// This call's timeout, instead of the executor's.
+    /// This call's timeout. The smallest of this, the tool's (`#[tool(timeout = "30s")]`)
+    /// and the executor's ([`ExecutorBuilder::timeout`](crate::ExecutorBuilder::timeout))
+    /// applies: a caller can shorten a call, never lengthen it past the others.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -100,6 +108,64 @@ impl CallOptions {
     /// ```
     pub fn max_safety(mut self, level: SafetyLevel) -> Self {
         self.max_safety = Some(level);
+        self
+    }
+
+    /// The tools offered to the model for this request (its turn's tool list): a call of any
+    /// other tool is refused as an unknown tool, whatever the registry holds, and the
+    /// suggestions and the tool's own view of the registry
+    /// ([`ToolContext::visible_tools`](crate::ToolContext::visible_tools)) keep to them. Export
+    /// the schemas with the same filter (`registry.list(&filter)`), so what the model was
+    /// shown and what it may run are one set.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use serde_json::json;
+    /// use tool_runtime::executor::Outcome;
+    /// use tool_runtime::{tool, register_all_tools, CallOptions, Executor, ToolCall, ToolFilter};
+    ///
+    /// /// Read the weather.
+    /// #[tool]
+    /// fn weather(city: String) -> String { format!("sun in {city}") }
+    ///
+    /// /// Send an email.
+    /// #[tool]
+    /// fn send_email(to: String) -> String { format!("sent to {to}") }
+    ///
+    /// let registry = Arc::new(register_all_tools().unwrap());
+    /// let offered = ToolFilter::new().names(["weather"]);
+    /// let tools_for_the_model = registry.list(&offered); // export these schemas
+    /// assert_eq!(tools_for_the_model.len(), 1);
+    ///
+    /// let executor = Executor::builder(registry).build();
+    /// let options = CallOptions::new().allowed_tools(offered);
+    /// let call = ToolCall::new("1", "send_email", json!({"to": "x@example.com"}));
+    /// let report = executor.execute_report(call, options).await;
+    /// assert_eq!(report.outcome, Outcome::UnknownTool);
+    /// assert_eq!(report.result.error.as_deref(), Some("unknown tool `send_email`; available tools: `weather`"));
+    /// # }
+    /// ```
+    pub fn allowed_tools(mut self, offered: ToolFilter) -> Self {
+        self.allowed = Some(Arc::new(offered));
+        self
+    }
+
+    /// Counts this call against `counts` for per-tool call limits, instead of the
+    /// executor's own counts: a front end gives each session its own
+    /// [`CallCounts`](super::CallCounts), making `max_calls` a per-session limit.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_runtime::CallOptions;
+    /// use tool_runtime::executor::CallCounts;
+    ///
+    /// let session = Arc::new(CallCounts::new());
+    /// let options = CallOptions::new().call_counts(Arc::clone(&session));
+    /// # let _ = options;
+    /// ```
+    pub fn call_counts(mut self, counts: Arc<CallCounts>) -> Self {
+        self.call_counts = Some(counts);
         self
     }
 

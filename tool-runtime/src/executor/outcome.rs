@@ -37,8 +37,13 @@ pub enum Outcome {
     TimedOut,
     /// The caller cancelled the call.
     Cancelled,
-    /// No tool has the name the call gave (or the name is not a tool name at all).
+    /// No tool has the name the call gave (or the name is not a tool name at all), or the
+    /// tool was not offered for this request ([`CallOptions::allowed_tools`](super::CallOptions::allowed_tools)).
     UnknownTool,
+    /// The approval handler deferred the decision: the call has not run and waits for
+    /// [`Executor::resume`](super::Executor::resume) (its token is in the result's
+    /// `metadata.pending`).
+    Pending,
 }
 
 /// One call's result with what the executor knows about it: how it ended and which tool
@@ -61,6 +66,8 @@ pub(super) struct Stopped {
     pub(super) outcome: Outcome,
     /// `Some(false)` when the call was refused by the policy or the approver.
     pub(super) approved: Option<bool>,
+    /// The token and expiry of a deferred call.
+    pub(super) pending: Option<super::PendingApproval>,
 }
 
 impl Stopped {
@@ -69,6 +76,7 @@ impl Stopped {
             message,
             outcome,
             approved: None,
+            pending: None,
         }
     }
 
@@ -81,6 +89,7 @@ impl Stopped {
             message,
             outcome: Outcome::Denied,
             approved: Some(false),
+            pending: None,
         }
     }
 }

@@ -9,12 +9,15 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::approval::{ApprovalDecision, ApprovalRequest};
+use super::guardrail::{CallVerdict, GuardedCall, OutputVerdict};
 use super::hooks::{self, HookEvent};
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::run::{AbortOnDrop, cancelled, failed};
+use super::shim::{Approval, ToolRules};
 use super::{CallRecord, Executor, REDACTED, lenient, no_runtime};
 use crate::args::summarize_value;
+use crate::call::ToolCall;
 use crate::context::ToolContext;
 use crate::output::ToolOutput;
 use crate::registry::{Lookup, ToolFilter};
@@ -37,12 +40,21 @@ impl Executor {
         let (tool, enabled) = match self.inner.registry.lookup(name) {
             Lookup::Enabled(tool) => (tool, true),
             Lookup::Disabled(tool) => (tool, false),
-            Lookup::Unknown => return Err(self.unknown_tool(name, self.ceiling(options))),
+            Lookup::Unknown => return Err(self.unknown_tool(name, options)),
         };
+        // A tool not offered for this request is, to the model, a tool that does not exist.
+        if let Some(offered) = &options.allowed
+            && !offered.matches(&tool, true)
+        {
+            return Err(self.unknown_tool(name, options));
+        }
         record.tool = Some(tool.clone());
         record.event.safety = Some(tool.safety());
         tracing::Span::current().record("safety", tool.safety().as_str());
 
+        // The model's own arguments, kept for a deferral when guardrails may rewrite them
+        // (a resumed call goes through the guardrails again).
+        let sent = (!self.inner.guardrails.is_empty()).then(|| arguments.clone());
         let mut arguments = self.arguments_object(name, arguments, &mut record.coerced)?;
         if self.inner.lenient {
             record
@@ -71,29 +83,211 @@ impl Executor {
                 tool.safety(),
             )));
         }
-        match tool.safety() {
-            SafetyLevel::Safe => {}
-            SafetyLevel::Cautious => {
-                tracing::info!(
-                    tool = name,
-                    call_id = record.id,
-                    arguments = %record.event.arguments,
-                    "running a cautious tool"
-                );
-            }
-            SafetyLevel::Dangerous => {
-                arguments = self
-                    .approve(&tool, &record.id, arguments, &mut record.event, options)
-                    .await?;
-            }
+        arguments = self
+            .guard_call(&tool, &record.id, arguments, &mut record.event, options)
+            .await?;
+        // The policy: the ceiling (above), then the tool's rule, then the safety level's
+        // default (only dangerous tools are asked about).
+        if self
+            .needs_approval(&tool, &record.id, &arguments, options)
+            .await?
+        {
+            let sent = sent.unwrap_or_else(|| Value::Object(arguments.clone()));
+            arguments = self
+                .approve(
+                    &tool,
+                    &record.id,
+                    arguments,
+                    sent,
+                    &mut record.event,
+                    options,
+                )
+                .await?;
+        } else if tool.safety() > SafetyLevel::Safe {
+            tracing::info!(
+                tool = name,
+                call_id = record.id,
+                arguments = %record.event.arguments,
+                "running a {} tool without approval",
+                tool.safety()
+            );
         }
         record.event.approved = Some(true);
+        self.count_call(&tool, options)?;
 
         hooks::run_all(&self.inner.hooks, "before", |hook| {
             hook.before(&record.event)
         });
+        // Output guardrails see the arguments the tool ran with.
+        let ran_with = (!self.inner.guardrails.is_empty()).then(|| arguments.clone());
         let output = self.run_tool(&tool, &record.id, arguments, options).await?;
-        self.check_output(&tool, output)
+        let output = self.check_output(&tool, output)?;
+        match ran_with {
+            Some(arguments) => {
+                let output = self
+                    .guard_output(&tool, &record.id, arguments, output, options)
+                    .await?;
+                // A replacement is held to the same size limit as the tool's own output.
+                self.check_output(&tool, output)
+            }
+            None => Ok(output),
+        }
+    }
+
+    /// Runs the guardrails' call checks in order: the arguments to go on with, or why not.
+    async fn guard_call(
+        &self,
+        tool: &Tool,
+        id: &str,
+        mut arguments: Map<String, Value>,
+        event: &mut HookEvent,
+        options: &CallOptions,
+    ) -> Result<Map<String, Value>, Stopped> {
+        let name = tool.name();
+        for guardrail in &self.inner.guardrails {
+            let call = GuardedCall::new(id, name, tool.safety(), Value::Object(arguments.clone()));
+            let guardrail = Arc::clone(guardrail);
+            // On a task of its own, so a panic is caught (and denies) and a dropped call stops it.
+            let verdict = AbortOnDrop(tokio::spawn(
+                async move { guardrail.check_call(call).await }.in_current_span(),
+            ));
+            let verdict = tokio::select! {
+                joined = verdict.join() => joined,
+                () = cancelled(options.cancellation.as_ref()) => {
+                    return Err(Stopped::new(Outcome::Cancelled, format!(
+                        "the call of `{name}` was cancelled while its guardrails checked it"
+                    )));
+                }
+            };
+            match verdict {
+                Err(panic) => {
+                    tracing::error!(tool = name, call_id = id, "a guardrail {panic}");
+                    return Err(Stopped::denied(format!(
+                        "tool `{name}` was not run: a guardrail failed"
+                    )));
+                }
+                Ok(CallVerdict::Allow) => {}
+                Ok(CallVerdict::Deny { reason }) => {
+                    return Err(Stopped::denied(format!(
+                        "tool `{name}` was not run: {reason}"
+                    )));
+                }
+                Ok(CallVerdict::Rewrite {
+                    arguments: rewritten,
+                }) => {
+                    let Value::Object(rewritten) = rewritten else {
+                        return Err(Stopped::denied(format!(
+                            "tool `{name}` was not run: a guardrail's rewritten arguments are \
+                             not a JSON object"
+                        )));
+                    };
+                    arguments = rewritten;
+                    event.arguments = redact(tool, &arguments);
+                }
+            }
+        }
+        Ok(arguments)
+    }
+
+    /// Runs the guardrails' output checks in order: the output the model gets, or why none.
+    async fn guard_output(
+        &self,
+        tool: &Tool,
+        id: &str,
+        arguments: Map<String, Value>,
+        mut output: ToolOutput,
+        options: &CallOptions,
+    ) -> Result<ToolOutput, Stopped> {
+        let name = tool.name();
+        let call = GuardedCall::new(id, name, tool.safety(), Value::Object(arguments));
+        for guardrail in &self.inner.guardrails {
+            let (guardrail, call, given) = (Arc::clone(guardrail), call.clone(), output.clone());
+            let verdict = AbortOnDrop(tokio::spawn(
+                async move { guardrail.check_output(call, given).await }.in_current_span(),
+            ));
+            let verdict = tokio::select! {
+                joined = verdict.join() => joined,
+                () = cancelled(options.cancellation.as_ref()) => {
+                    return Err(Stopped::new(Outcome::Cancelled, format!(
+                        "the call of `{name}` was cancelled while its guardrails checked its output"
+                    )));
+                }
+            };
+            match verdict {
+                Err(panic) => {
+                    tracing::error!(tool = name, call_id = id, "an output guardrail {panic}");
+                    return Err(Stopped::new(
+                        Outcome::Denied,
+                        format!(
+                            "tool `{name}` ran, but its output was withheld: a guardrail failed"
+                        ),
+                    ));
+                }
+                Ok(OutputVerdict::Keep) => {}
+                Ok(OutputVerdict::Replace(replacement)) => output = replacement,
+                Ok(OutputVerdict::Withhold { reason }) => {
+                    return Err(Stopped::new(
+                        Outcome::Denied,
+                        format!("tool `{name}` ran, but its output was withheld: {reason}"),
+                    ));
+                }
+            }
+        }
+        Ok(output)
+    }
+
+    /// Whether the call must be approved: the tool's approval rule when it has one, else its
+    /// safety level's default (dangerous tools are asked about). The rule runs off the async
+    /// workers (it may read files); one that fails fails the call, one that panics denies it.
+    async fn needs_approval(
+        &self,
+        tool: &Tool,
+        id: &str,
+        arguments: &Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<bool, Stopped> {
+        let by_default = tool.safety() == SafetyLevel::Dangerous;
+        if !tool.has_approval_rule() {
+            return Ok(by_default);
+        }
+        let (rule_tool, context, rule_arguments) = (
+            tool.clone(),
+            self.context(tool.name(), id, CancellationToken::new(), options),
+            arguments.clone(),
+        );
+        let joined =
+            tokio::task::spawn_blocking(move || rule_tool.approval(&context, &rule_arguments))
+                .await;
+        let name = tool.name();
+        match joined {
+            Ok(None) => Ok(by_default),
+            Ok(Some(Ok(Approval::Required))) => Ok(true),
+            Ok(Some(Ok(Approval::NotRequired))) => Ok(false),
+            Ok(Some(Err(error))) => Err(failed(name, &error)),
+            Err(_) => Err(Stopped::denied(format!(
+                "tool `{name}` was not run: its approval rule crashed"
+            ))),
+        }
+    }
+
+    /// Counts the call against the tool's call limit, or refuses it when the limit is reached.
+    fn count_call(&self, tool: &Tool, options: &CallOptions) -> Result<(), Stopped> {
+        let name = tool.name();
+        let Some(limit) = self.inner.max_calls.get(name).copied().or(tool.max_calls()) else {
+            return Ok(());
+        };
+        let (counts, scope) = match &options.call_counts {
+            Some(counts) => (counts, "session"),
+            None => (&self.inner.call_counts, "executor"),
+        };
+        counts.take(name, limit).map_err(|count| {
+            Stopped::denied(format!(
+                "tool `{name}` was not run: it may run at most {limit} {} per {scope} and has \
+                 run {count} {}; go on without it",
+                times(u64::from(limit)),
+                times(u64::from(count)),
+            ))
+        })
     }
 
     /// The call's arguments as a JSON object, or why they are not one.
@@ -128,12 +322,18 @@ impl Executor {
 
     /// The failure for a name the registry does not have: a suggestion among the tools the
     /// model may call, or the list of them when it is short.
-    fn unknown_tool(&self, name: &str, ceiling: SafetyLevel) -> Stopped {
+    fn unknown_tool(&self, name: &str, options: &CallOptions) -> Stopped {
         let visible: Vec<String> = self
             .inner
             .registry
-            .list(&ToolFilter::new().max_safety(ceiling))
+            .list(&ToolFilter::new().max_safety(self.ceiling(options)))
             .iter()
+            .filter(|tool| {
+                options
+                    .allowed
+                    .as_ref()
+                    .is_none_or(|offered| offered.matches(tool, true))
+            })
             .map(|tool| tool.name().to_owned())
             .collect();
         let normalized = tool_names::normalize(name);
@@ -176,6 +376,7 @@ impl Executor {
         tool: &Tool,
         id: &str,
         arguments: Map<String, Value>,
+        sent: Value,
         event: &mut HookEvent,
         options: &CallOptions,
     ) -> Result<Map<String, Value>, Stopped> {
@@ -199,6 +400,7 @@ impl Executor {
             arguments: event.arguments.clone(),
             preview,
         };
+        let asked = request.clone();
         // On a task of its own, so a panicking handler is caught and a dropped call stops it.
         let decision = AbortOnDrop(tokio::spawn(
             async move { handler.approve(request).await }.in_current_span(),
@@ -220,6 +422,26 @@ impl Executor {
                 )))
             }
             Ok(ApprovalDecision::Approved) => Ok(arguments),
+            Ok(ApprovalDecision::Defer) => {
+                let call = ToolCall::new(id, name, sent);
+                match self.inner.pending.insert(call, asked, options.max_safety) {
+                    Some(pending) => Err(Stopped {
+                        message: format!(
+                            "tool `{name}` is waiting for a person's approval and has not run; \
+                             tell the user it needs their approval, and do not call it again \
+                             for this"
+                        ),
+                        outcome: Outcome::Pending,
+                        approved: None,
+                        pending: Some(pending),
+                    }),
+                    None => Err(Stopped::denied(format!(
+                        "tool `{name}` was not run: too many calls are already waiting for \
+                         approval (the application can raise \
+                         `ExecutorBuilder::max_pending_approvals`)"
+                    ))),
+                }
+            }
             Ok(ApprovalDecision::Denied { reason }) => Err(Stopped::denied(format!(
                 "tool `{name}` was not run: approval denied ({reason})"
             ))),
@@ -303,6 +525,16 @@ impl Executor {
         if let Some(client) = &options.client {
             context = context.with_client_limit(Arc::clone(client), self.inner.max_client_requests);
         }
+        if let Some(offered) = &options.allowed {
+            let names: Vec<String> = self
+                .inner
+                .registry
+                .list(offered)
+                .iter()
+                .map(|tool| tool.name().to_owned())
+                .collect();
+            context.offered = Some(names.into());
+        }
         context
     }
 }
@@ -325,6 +557,15 @@ fn not_an_object(name: &str, arguments: &Value) -> Stopped {
         "arguments for tool `{name}` must be a JSON object of named parameters, got {}",
         summarize_value(arguments)
     ))
+}
+
+/// `1 time`, `3 times`.
+fn times(count: u64) -> String {
+    if count == 1 {
+        "time".to_owned()
+    } else {
+        "times".to_owned()
+    }
 }
 
 fn shorten(text: &str) -> String {

@@ -17,6 +17,7 @@ use super::Executor;
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::pool::{JobHandle, Pool};
+use super::shim::ToolRules;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
@@ -92,7 +93,11 @@ impl Executor {
         };
         // Whatever happens below, the tool is told to stop when the call ends early.
         let _stop = token.clone().drop_guard();
-        let timeout = options.timeout.or(self.inner.timeout);
+        // The smallest of the call's, the tool's and the executor's.
+        let timeout = [options.timeout, tool.timeout(), self.inner.timeout]
+            .into_iter()
+            .flatten()
+            .min();
         let timed_out = async {
             match timeout {
                 Some(limit) => tokio::time::sleep(limit).await,

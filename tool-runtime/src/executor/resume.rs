@@ -1,0 +1,166 @@
+//! Running a deferred call once a person decided: [`Executor::resume`] and its variants.
+
+use std::sync::Arc;
+
+use super::Executor;
+use super::approval::ApprovalDecision;
+use super::options::CallOptions;
+use super::outcome::{CallReport, Outcome};
+use super::pending::{PendingCall, ResumeError};
+use crate::call::ToolResult;
+
+impl Executor {
+    /// The calls waiting for approval (deferred by the approval handler and not yet resumed,
+    /// taken or expired), soonest to expire first: what an application shows a person.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+    /// assert!(executor.pending_approvals().is_empty());
+    /// ```
+    pub fn pending_approvals(&self) -> Vec<super::PendingCall> {
+        self.inner.pending.list()
+    }
+
+    /// Removes the call waiting under `token` and returns it, to keep it elsewhere (it
+    /// serializes to JSON) and run it later with [`resume_call`](Self::resume_call), here or
+    /// in another process. `None` when no call waits under the token.
+    pub fn take_pending(&self, token: &str) -> Option<PendingCall> {
+        self.inner.pending.take(token)
+    }
+
+    /// Runs or refuses the call waiting under `token` with a person's `decision`; the result
+    /// carries the original call's id. See [`resume_with`](Self::resume_with).
+    ///
+    /// # Errors
+    ///
+    /// [`ResumeError`]: no call waits under the token, it expired, or `decision` is `Defer`.
+    pub async fn resume(
+        &self,
+        token: &str,
+        decision: ApprovalDecision,
+    ) -> Result<ToolResult, ResumeError> {
+        self.resume_with(token, decision, CallOptions::new())
+            .await
+            .map(|report| report.result)
+    }
+
+    /// As [`resume`](Self::resume), with options for the run (a timeout, a cancellation
+    /// token, a client for the tool's logging and questions) and the report of how it ended.
+    ///
+    /// The call goes through the whole policy again, as the model sent it: it must still be
+    /// registered, enabled and under the ceilings (the caller's, kept from the first call, and
+    /// these options'); guardrails check it again, and the arguments (`Modified` ones too)
+    /// are read again by the tool. `Denied` refuses it without running anything, whatever
+    /// the tool's rule says now. Each token runs at most once: it is removed first.
+    ///
+    /// # Errors
+    ///
+    /// [`ResumeError`]: no call waits under the token, it expired, or `decision` is `Defer`.
+    pub async fn resume_with(
+        &self,
+        token: &str,
+        decision: ApprovalDecision,
+        options: CallOptions,
+    ) -> Result<CallReport, ResumeError> {
+        if decision == ApprovalDecision::Defer {
+            return Err(ResumeError::DeferredAgain);
+        }
+        let pending = self.take_pending(token).ok_or(ResumeError::UnknownToken)?;
+        self.resume_call(pending, decision, options).await
+    }
+
+    /// Runs or refuses a call that waited somewhere else (taken with
+    /// [`take_pending`](Self::take_pending) and stored, then read back), with a person's
+    /// `decision`, as [`resume_with`](Self::resume_with) does. The executor trusts the
+    /// `PendingCall` as much as a call it is given directly: keep stored calls where only the
+    /// application can write them.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use serde_json::json;
+    /// use tool_runtime::executor::PendingCall;
+    /// use tool_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
+    ///
+    /// /// Delete a branch.
+    /// #[tool(safety = "dangerous")]
+    /// fn delete_branch(branch: String) -> String { format!("deleted {branch}") }
+    ///
+    /// let executor = Executor::builder(Arc::new(register_all_tools().unwrap()))
+    ///     .approval(|_: ApprovalRequest| async { ApprovalDecision::Defer })
+    ///     .build();
+    /// let pending = executor.execute(ToolCall::new("c1", "delete_branch", json!({"branch": "old"}))).await;
+    /// let token = pending.metadata.pending.unwrap().token;
+    ///
+    /// // Kept in a database as JSON ...
+    /// let stored = serde_json::to_string(&executor.take_pending(&token).unwrap()).unwrap();
+    /// // ... and run after a person approved, maybe in another process.
+    /// let waiting: PendingCall = serde_json::from_str(&stored).unwrap();
+    /// let report = executor.resume_call(waiting, ApprovalDecision::Approved, CallOptions::new()).await.unwrap();
+    /// assert_eq!(report.result.content, "deleted old");
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ResumeError`]: the call expired, or `decision` is `Defer`.
+    pub async fn resume_call(
+        &self,
+        pending: PendingCall,
+        decision: ApprovalDecision,
+        options: CallOptions,
+    ) -> Result<CallReport, ResumeError> {
+        if decision == ApprovalDecision::Defer {
+            return Err(ResumeError::DeferredAgain);
+        }
+        if pending.expires_at <= jiff::Timestamp::now() {
+            return Err(ResumeError::Expired {
+                call_id: pending.call.id,
+                expired_at: pending.expires_at,
+            });
+        }
+        let PendingCall {
+            call, max_safety, ..
+        } = pending;
+        if let ApprovalDecision::Denied { reason } = &decision {
+            // A person said no: nothing runs, whatever the policy would say now.
+            let mut result = ToolResult::failure(
+                call.id.clone(),
+                format!(
+                    "tool `{}` was not run: approval denied ({reason})",
+                    call.name
+                ),
+            );
+            result.metadata.approved = Some(false);
+            let tool = self.inner.registry.get(&call.name);
+            result.metadata.safety_level = tool.as_ref().map(|tool| tool.safety());
+            return Ok(CallReport {
+                result,
+                outcome: Outcome::Denied,
+                tool,
+            });
+        }
+        let mut options = options;
+        options.max_safety = match (options.max_safety, max_safety) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        // The person's decision answers this call's approval, once.
+        let decided = Arc::new(std::sync::Mutex::new(Some(decision)));
+        options.approval = Some(Arc::new(move |_request| {
+            let decision = decided
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+            async move {
+                decision.unwrap_or(ApprovalDecision::Denied {
+                    reason: "the decision was already used".to_owned(),
+                })
+            }
+        }));
+        Ok(self.execute_report(call, options).await)
+    }
+}
