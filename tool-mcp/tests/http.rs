@@ -257,6 +257,58 @@ async fn stateless_mode_serves_calls_without_a_session() {
 }
 
 #[tokio::test]
+async fn call_limits_hold_across_stateless_requests_and_per_session_otherwise() {
+    let limited = || {
+        Executor::builder(Arc::new(register_all_tools().unwrap()))
+            .max_calls("add", 1)
+            .build()
+    };
+    let call = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 1}}
+    });
+    // Stateless: no session, so the executor counts; a fresh request is no way around it.
+    let http = McpServer::new(limited())
+        .serve_http_with(
+            ([127, 0, 0, 1], 0).into(),
+            HttpOptions::new().stateless(true),
+        )
+        .await
+        .unwrap();
+    let client = reqwest::Client::new();
+    let mut errors = Vec::new();
+    for _ in 0..2 {
+        let response = post(&client, &http.url(), &call).send().await.unwrap();
+        let answer = message(&response.text().await.unwrap());
+        errors.push(answer["result"]["isError"].as_bool());
+    }
+    assert_eq!(errors, [Some(false), Some(true)]);
+    http.shutdown();
+
+    // With sessions: each session has its own count.
+    let http = McpServer::new(limited())
+        .serve_http(([127, 0, 0, 1], 0).into())
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let transport = StreamableHttpClientTransport::from_uri(http.url());
+        let session = ().serve(transport).await.unwrap();
+        let arguments = json!({"a": 1, "b": 1}).as_object().cloned().unwrap();
+        let first = session
+            .call_tool(CallToolRequestParams::new("add").with_arguments(arguments.clone()))
+            .await
+            .unwrap();
+        let second = session
+            .call_tool(CallToolRequestParams::new("add").with_arguments(arguments))
+            .await
+            .unwrap();
+        assert_eq!((first.is_error, second.is_error), (Some(false), Some(true)));
+        session.cancel().await.unwrap();
+    }
+    http.shutdown();
+}
+
+#[tokio::test]
 async fn serving_others_without_authentication_is_refused() {
     let error = McpServer::new(executor(None))
         .serve_http(([0, 0, 0, 0], 0).into())

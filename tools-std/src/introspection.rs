@@ -67,13 +67,11 @@ pub fn describe_tool(
     name: String,
 ) -> Result<String, ToolError> {
     let registry = registry(ctx)?;
-    let visible = registry.list(&ctx.visible_tools().names([name.clone()]));
-    let Some(tool) = visible.first() else {
-        let names: Vec<String> = registry
-            .list(&ctx.visible_tools())
-            .iter()
-            .map(|t| t.name().to_owned())
-            .collect();
+    // Looked up among the visible tools, not by narrowing the filter by name: the visible
+    // filter may already name the tools offered for this request.
+    let visible = registry.list(&ctx.visible_tools());
+    let Some(tool) = visible.iter().find(|t| t.name() == name) else {
+        let names: Vec<String> = visible.iter().map(|t| t.name().to_owned()).collect();
         let close = names
             .iter()
             .find(|n| n.contains(name.as_str()) || name.contains(n.as_str()));

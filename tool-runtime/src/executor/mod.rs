@@ -18,6 +18,7 @@ mod hooks;
 mod lenient;
 mod limits;
 mod metrics;
+mod offer;
 mod options;
 mod outcome;
 mod pending;
@@ -43,6 +44,7 @@ pub use guardrail::{CallVerdict, GuardedCall, Guardrail, OutputVerdict};
 pub use hooks::{AuditLog, HookEvent, ToolHook};
 pub use limits::CallCounts;
 pub use metrics::{LatencyStats, MetricsSnapshot, ToolMetrics};
+pub use offer::Offer;
 pub use options::CallOptions;
 pub use outcome::{CallReport, Outcome};
 pub use pending::{

@@ -127,23 +127,23 @@ impl CallOptions {
     ///
     /// /// Read the weather.
     /// #[tool]
-    /// fn weather(city: String) -> String { format!("sun in {city}") }
+    /// fn forecast_city(city: String) -> String { format!("sun in {city}") }
     ///
-    /// /// Send an email.
+    /// /// Ring the bell.
     /// #[tool]
-    /// fn send_email(to: String) -> String { format!("sent to {to}") }
+    /// fn ring_bell(to: String) -> String { format!("rang for {to}") }
     ///
     /// let registry = Arc::new(register_all_tools().unwrap());
-    /// let offered = ToolFilter::new().names(["weather"]);
+    /// let offered = ToolFilter::new().names(["forecast_city"]);
     /// let tools_for_the_model = registry.list(&offered); // export these schemas
     /// assert_eq!(tools_for_the_model.len(), 1);
     ///
     /// let executor = Executor::builder(registry).build();
     /// let options = CallOptions::new().allowed_tools(offered);
-    /// let call = ToolCall::new("1", "send_email", json!({"to": "x@example.com"}));
+    /// let call = ToolCall::new("1", "ring_bell", json!({"to": "x@example.com"}));
     /// let report = executor.execute_report(call, options).await;
     /// assert_eq!(report.outcome, Outcome::UnknownTool);
-    /// assert_eq!(report.result.error.as_deref(), Some("unknown tool `send_email`; available tools: `weather`"));
+    /// assert_eq!(report.result.error.as_deref(), Some("unknown tool `ring_bell`; available tools: `forecast_city`"));
     /// # }
     /// ```
     pub fn allowed_tools(mut self, offered: ToolFilter) -> Self {

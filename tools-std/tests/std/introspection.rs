@@ -65,6 +65,43 @@ async fn the_executors_ceiling_hides_tools_from_introspection() {
 }
 
 #[tokio::test]
+async fn introspection_keeps_to_the_tools_offered_for_the_request() {
+    let executor = Executor::builder(Arc::new(tools_std::registry().unwrap())).build();
+    let offered =
+        tool_runtime::CallOptions::new().allowed_tools(tool_runtime::ToolFilter::new().names([
+            "list_tools",
+            "describe_tool",
+            "search_tools",
+            "read_file",
+        ]));
+    let run = |id: &str, name: &str, arguments: Value| {
+        executor.execute_with(ToolCall::new(id, name, arguments), offered.clone())
+    };
+    let listing = run("1", "list_tools", json!({})).await.content;
+    assert_eq!(listing.lines().count(), 4, "{listing}");
+    assert!(!listing.contains("write_file"), "{listing}");
+    // Naming a tool that was not offered does not reveal it.
+    let described = run("2", "describe_tool", json!({"name": "write_file"})).await;
+    assert!(
+        described
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("no tool named `write_file` is available"),
+        "{described:?}"
+    );
+    assert!(
+        run("3", "describe_tool", json!({"name": "read_file"}))
+            .await
+            .success
+    );
+    let found = run("4", "search_tools", json!({"query": "write a file"}))
+        .await
+        .content;
+    assert!(!found.contains("write_file"), "{found}");
+}
+
+#[tokio::test]
 async fn describe_tool_gives_the_schema() {
     let h = Harness::new();
     let described: Value =
