@@ -43,8 +43,10 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
-// safety, priority, param, meta, args, content, error, output, call, client, context, input_schema, tool,
+// safety, priority, param, meta, args, content, error, output, call, client, context, approval_rule,
+// input_schema, tool,
 // macro_support, definition, builder, search, registry, schema, providers, executor.
+mod approval_rule;
 mod args;
 mod builder;
 mod call;
@@ -68,6 +70,7 @@ mod search;
 mod tool;
 mod tool_set;
 
+pub use approval_rule::Approval;
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::ToolBuilder;
 pub use call::{ResultMetadata, ToolCall, ToolResult};
@@ -232,18 +235,19 @@ pub use tool_macros::tool_set;
 // Not public API: the items generated code names.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::approval_rule::IntoApproval;
     pub use crate::args::Arguments;
     pub use crate::macro_support::{
-        AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize, LinkedTool,
-        ParamOps, PreviewHandlerFn, SetHandler, SetPreviewFn, SetTool, StaticHandler,
-        SyncHandlerFn, ToolDef, ToolFactory, assert_send, failed_future, missing_value, param,
-        param_ops, state_of,
+        ApprovalRuleFn, AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize,
+        LinkedTool, ParamOps, PreviewHandlerFn, SetApprovalFn, SetHandler, SetPreviewFn, SetTool,
+        StaticHandler, SyncHandlerFn, ToolDef, ToolFactory, assert_send, failed_future,
+        missing_value, param, param_ops, state_of,
     };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::tool_set::{instance_of, shared_instance_of};
     pub use crate::{
-        BoxFuture, IntoToolOutput, ParamInfo, SafetyLevel, StateType, ToolContext, ToolError,
-        ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
+        Approval, BoxFuture, IntoToolOutput, ParamInfo, SafetyLevel, StateType, ToolContext,
+        ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
     };
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};
@@ -254,5 +258,6 @@ pub mod __private {
     pub use std::result::Result::{self, Err, Ok};
     pub use std::string::String;
     pub use std::sync::Arc;
+    pub use std::time::Duration;
     pub use std::vec::Vec;
 }
