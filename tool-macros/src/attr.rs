@@ -210,11 +210,7 @@ impl ToolAttr {
                 }
                 // #[tool(timeout = "30s")]
                 "timeout" => {
-                    if let Some(lit) = string_value(
-                        &meta,
-                        errors,
-                        "timeout = \"30s\" (a positive whole number with `ms`, `s`, `m` or `h`)",
-                    )? {
+                    if let Some(lit) = string_value(&meta, errors, "timeout = \"30s\"")? {
                         attr.timeout.set(errors, &path, lit);
                     }
                 }

@@ -644,7 +644,13 @@ fn rule_fns(
         }
     };
     let this = receiver.then(|| quote!(__tool_this,));
-    let call = quote_spanned!(span=> #callee(#this __tool_ctx, #(&#bindings),*));
+    // The arguments too are spanned at the function's path, so "expected `&u64`, found
+    // `&String`" points there rather than at the whole attribute.
+    let arguments = bindings.iter().map(|binding| {
+        let binding = Ident::new(&binding.to_string(), span);
+        quote_spanned!(span=> &#binding)
+    });
+    let call = quote_spanned!(span=> #callee(#this __tool_ctx, #(#arguments),*));
     let call = match &kind.into {
         Some(into) => quote_spanned!(span=> #into(#call)),
         None => call,

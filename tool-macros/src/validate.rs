@@ -517,8 +517,8 @@ fn parse_timeout(text: &str) -> Result<u64, String> {
     let count: u64 = digits.parse().map_err(|_| too_long())?;
     if count == 0 {
         return Err(format!(
-            "a timeout of `{text}` would stop every call before it starts: {TIMEOUT_FORMS}, \
-             or leave `timeout` out to use the executor's"
+            "a timeout of `{text}` would stop every call before it starts: give a positive one, \
+             like \"30s\", or leave `timeout` out to use the executor's"
         ));
     }
     count.checked_mul(per_unit).ok_or_else(too_long)

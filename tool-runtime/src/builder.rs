@@ -311,7 +311,7 @@ impl ToolBuilder {
     ///     .build()
     ///     .unwrap();
     /// let args = json!({"table": "tmp_import"}).as_object().unwrap().clone();
-    /// assert_eq!(tool.approval(&ToolContext::new(), &args), Some(Ok(Approval::NotRequired)));
+    /// assert_eq!(tool.approval(&ToolContext::new(), &args).map(Result::unwrap), Some(Approval::NotRequired));
     /// ```
     pub fn approval<F>(mut self, rule: F) -> Self
     where

@@ -450,9 +450,9 @@ impl Tool {
     /// let tool = register_all_tools().unwrap().get("send_money").unwrap();
     /// let ctx = ToolContext::new();
     /// let small = json!({"to": "ada", "cents": 500}).as_object().unwrap().clone();
-    /// assert_eq!(tool.approval(&ctx, &small), Some(Ok(Approval::NotRequired)));
+    /// assert_eq!(tool.approval(&ctx, &small).map(Result::unwrap), Some(Approval::NotRequired));
     /// let large = json!({"to": "ada", "cents": 5_000}).as_object().unwrap().clone();
-    /// assert_eq!(tool.approval(&ctx, &large), Some(Ok(Approval::Required)));
+    /// assert_eq!(tool.approval(&ctx, &large).map(Result::unwrap), Some(Approval::Required));
     /// let bad = json!({"to": "ada", "cents": "lots"}).as_object().unwrap().clone();
     /// let err = tool.approval(&ctx, &bad).unwrap().unwrap_err();
     /// assert!(err.to_string().contains("parameter `cents`"));
