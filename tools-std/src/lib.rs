@@ -44,7 +44,7 @@ mod names;
 mod walk;
 mod workspace;
 
-pub use workspace::{PathError, Workspace, WorkspaceError};
+pub use workspace::{GlobError, PathError, Workspace, WorkspaceError};
 
 use tool_runtime::{RegistryError, ToolContext, ToolError, ToolRegistry};
 
