@@ -119,9 +119,68 @@ pub use tokio_util::sync::CancellationToken;
 /// `priority = N`, `crate = path::to::tool_runtime`, `preview = path::to::fn` (what a
 /// dangerous call would do, shown to the approver: a function
 /// `fn(&ToolContext, &P1, ..., &Pn) -> Result<String, ToolError>` over the tool's parameters
-/// in order, read from the arguments once for both; see [`Tool::preview`]). Put it on free
-/// functions only (not methods). Per parameter:
+/// in order, read from the arguments once for both; see [`Tool::preview`]), `approval =
+/// path::to::fn` (whether one call needs approval, see below), `timeout = "30s"` and
+/// `max_calls = N` (see below). Put it on free functions only (not methods; a
+/// [`#[tool_set]`](tool_set) takes `#[tool]` methods). Per parameter:
 /// `#[arg(rename = "...", description = "...", default = expr, secret)]`.
+///
+/// # Per-tool policy: approval rules, timeouts, call limits
+///
+/// `approval = rule` lets a tool say, call by call, whether it needs approval: `rule` is
+/// `fn(&ToolContext, &P1, ..., &Pn) -> Approval` (or `-> Result<Approval, ToolError>`) over the
+/// tool's parameters by reference, in order, read once like a preview's, so a renamed or
+/// retyped parameter breaks the build at the rule's path. The executor asks it through
+/// [`Tool::approval`]:
+///
+/// ```
+/// use serde_json::json;
+/// use tool_runtime::{tool, register_all_tools, Approval, ToolContext};
+///
+/// fn only_big_refunds(_ctx: &ToolContext, _order: &str, cents: &u64) -> Approval {
+///     if *cents > 10_000 { Approval::Required } else { Approval::NotRequired }
+/// }
+///
+/// /// Refund an order.
+/// #[tool(safety = "dangerous", approval = only_big_refunds)]
+/// fn refund_order(order: String, cents: u64) -> String { format!("refunded {cents} on {order}") }
+///
+/// let tool = register_all_tools().unwrap().get("refund_order").unwrap();
+/// let args = json!({"order": "A-1", "cents": 250}).as_object().unwrap().clone();
+/// let approval = tool.approval(&ToolContext::new(), &args).unwrap().unwrap();
+/// assert_eq!(approval, Approval::NotRequired);
+/// ```
+///
+/// `timeout = "..."` is how long one call may run: a positive whole number with `ms`, `s`,
+/// `m` or `h`, checked at compile time ([`Tool::timeout`]):
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_runtime::{tool, register_all_tools};
+///
+/// /// Render the monthly report.
+/// #[tool(timeout = "45s")]
+/// fn render_report() -> String { "report".into() }
+///
+/// let tool = register_all_tools().unwrap().get("render_report").unwrap();
+/// assert_eq!(tool.timeout(), Some(Duration::from_secs(45)));
+/// ```
+///
+/// `max_calls = N` is the most calls of the tool allowed, a positive integer literal
+/// ([`Tool::max_calls`]):
+///
+/// ```
+/// use tool_runtime::{tool, register_all_tools};
+///
+/// /// Open a support ticket.
+/// #[tool(safety = "cautious", max_calls = 3)]
+/// fn open_ticket(summary: String) -> String { format!("opened: {summary}") }
+///
+/// let tool = register_all_tools().unwrap().get("open_ticket").unwrap();
+/// assert_eq!(tool.max_calls(), Some(3));
+/// ```
+///
+/// What the executor does with each is its policy ([`Executor`]); the tool only declares.
 ///
 /// # Long work stops when the call does
 ///
@@ -175,8 +234,9 @@ pub use tool_macros::tool;
 ///
 /// Each `#[tool]` method takes `&self` (or no `self`), sync or async, and has everything a
 /// `#[tool]` function has: its doc comment as the description, `#[arg]`, `#[state]`, every
-/// option of `#[tool(...)]` (a `preview` may name a method of the set, called on the same
-/// instance) and the same compile-time checks. Methods without `#[tool]` are left alone.
+/// option of `#[tool(...)]` (a `preview` or an `approval` rule may name a method of the set,
+/// called on the same instance) and the same compile-time checks. Methods without `#[tool]`
+/// are left alone.
 ///
 /// The set's tools are collected at link time like any tool
 /// ([`register_all_tools`]) and find the instance in the executor's state, so the
