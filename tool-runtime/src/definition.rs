@@ -84,6 +84,9 @@ pub enum ToolDefinitionError {
     /// let err = Tool::builder("ping").description("Ping.").timeout(Duration::ZERO)
     ///     .handler(|_| async { "pong" }).build().unwrap_err();
     /// assert_eq!(err, ToolDefinitionError::ZeroLimit { tool: "ping".into(), limit: "timeout" });
+    /// let err = Tool::builder("ping").description("Ping.").max_calls(0)
+    ///     .handler(|_| async { "pong" }).build().unwrap_err();
+    /// assert!(err.to_string().contains("has a zero max_calls"));
     /// ```
     #[error(
         "tool `{tool}` has a zero {limit}, so no call could run: give a positive one, or leave it out for no limit of the tool's own"
