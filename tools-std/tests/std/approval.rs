@@ -183,6 +183,12 @@ fn a_link_is_judged_by_the_file_it_leads_to() {
     // A link out of the workspace is refused, as the write would be.
     s.link("/etc", "docs/etc-link");
     assert!(s.write("docs/etc-link/passwd").is_err());
+    // A dangling link: the write would create its target, outside `docs`.
+    s.link("../src/new.rs", "docs/dangling.md");
+    assert_eq!(s.write("docs/dangling.md").unwrap(), Required);
+    // A chain of links that ends outside `docs`.
+    s.link("secret-link.md", "docs/chain.md");
+    assert_eq!(s.write("docs/chain.md").unwrap(), Required);
     // A link elsewhere that leads into `docs` writes there: no approval needed.
     s.link("docs", "notes");
     assert_eq!(s.write("notes/guide.md").unwrap(), NotRequired);
