@@ -493,6 +493,9 @@ fn parse_timeout(text: &str) -> Result<u64, String> {
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
     let (digits, unit) = text.split_at(digits_end);
+    if digits.is_empty() {
+        return Err(format!("`{text}` is not a timeout: {TIMEOUT_FORMS}"));
+    }
     let per_unit: u64 = match unit {
         "ms" => 1,
         "s" => 1_000,
@@ -505,9 +508,6 @@ fn parse_timeout(text: &str) -> Result<u64, String> {
         }
         _ => return Err(format!("`{text}` is not a timeout: {TIMEOUT_FORMS}")),
     };
-    if digits.is_empty() {
-        return Err(format!("`{text}` is not a timeout: {TIMEOUT_FORMS}"));
-    }
     let too_long = || {
         format!(
             "`{text}` is too long a timeout (at most {} ms): {TIMEOUT_FORMS}",
@@ -694,4 +694,55 @@ fn contains_impl_trait(ty: &Type) -> bool {
     let mut finder = Finder(false);
     syn::visit::Visit::visit_type(&mut finder, ty);
     finder.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_timeout;
+
+    #[test]
+    fn timeouts_in_every_unit() {
+        assert_eq!(parse_timeout("500ms"), Ok(500));
+        assert_eq!(parse_timeout("30s"), Ok(30_000));
+        assert_eq!(parse_timeout("5m"), Ok(300_000));
+        assert_eq!(parse_timeout("1h"), Ok(3_600_000));
+        assert_eq!(parse_timeout("007s"), Ok(7_000));
+    }
+
+    #[test]
+    fn anything_else_is_refused() {
+        for bad in [
+            "",
+            "s",
+            "ms",
+            "0s",
+            "0ms",
+            "00h",
+            "30",
+            "30 s",
+            " 30s",
+            "30s ",
+            "-1s",
+            "+1s",
+            "1.5s",
+            "1S",
+            "1H",
+            "1sec",
+            "1d",
+            "1us",
+            "1e3ms",
+            "\u{0663}s",
+            "18446744073709551616ms",
+            "18446744073709551615s",
+        ] {
+            assert!(parse_timeout(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse_timeout("18446744073709551615ms"), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn a_missing_unit_suggests_seconds() {
+        let message = parse_timeout("30").unwrap_err();
+        assert!(message.contains("did you mean \"30s\"?"), "{message}");
+    }
 }
