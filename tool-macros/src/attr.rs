@@ -60,6 +60,9 @@ pub(crate) struct ToolAttr {
     pub(crate) priority: Opt<Expr>,
     pub(crate) krate: Opt<Path>,
     pub(crate) preview: Opt<Path>,
+    pub(crate) approval: Opt<Path>,
+    pub(crate) timeout: Opt<LitStr>,
+    pub(crate) max_calls: Opt<Expr>,
     /// Known options that an unknown one was probably meant to be (so their absence is not
     /// reported as a second error).
     pub(crate) misspelt: Vec<&'static str>,
@@ -76,6 +79,9 @@ const TOOL_OPTIONS: &[&str] = &[
     "priority",
     "crate",
     "preview",
+    "approval",
+    "timeout",
+    "max_calls",
 ];
 
 impl ToolAttr {
@@ -92,6 +98,9 @@ impl ToolAttr {
             priority: Opt::new("priority"),
             krate: Opt::new("crate"),
             preview: Opt::new("preview"),
+            approval: Opt::new("approval"),
+            timeout: Opt::new("timeout"),
+            max_calls: Opt::new("max_calls"),
             misspelt: Vec::new(),
         };
         let parser = syn::meta::parser(|meta| {
@@ -180,6 +189,37 @@ impl ToolAttr {
                         }
                     }
                 }
+                // #[tool(approval = needs_approval)]
+                "approval" => {
+                    if let Some(expr) =
+                        expr_value(&meta, errors, "approval = path::to::approval_rule")?
+                    {
+                        match expr {
+                            Expr::Path(p) if p.qself.is_none() => {
+                                attr.approval.set(errors, &path, p.path)
+                            }
+                            other => errors.at(
+                                other,
+                                "expected the path of a function \
+                                 `fn(&ToolContext, &P1, ..., &Pn) -> Approval` (or \
+                                 `-> Result<Approval, ToolError>`) that takes the tool's \
+                                 parameters by reference, in order",
+                            ),
+                        }
+                    }
+                }
+                // #[tool(timeout = "30s")]
+                "timeout" => {
+                    if let Some(lit) = string_value(&meta, errors, "timeout = \"30s\"")? {
+                        attr.timeout.set(errors, &path, lit);
+                    }
+                }
+                // #[tool(max_calls = 10)]
+                "max_calls" => {
+                    if let Some(expr) = expr_value(&meta, errors, "max_calls = 10")? {
+                        attr.max_calls.set(errors, &path, expr);
+                    }
+                }
                 _ => {
                     skip_value(&meta)?;
                     let message = match did_you_mean(&key, TOOL_OPTIONS.iter().copied()) {
@@ -190,7 +230,7 @@ impl ToolAttr {
                         None => format!(
                             "unknown option `{key}`: the options are `name`, `description`, \
                              `safety`, `categories`, `tags`, `required`, `version`, `priority`, \
-                             `crate` and `preview`"
+                             `crate`, `preview`, `approval`, `timeout` and `max_calls`"
                         ),
                     };
                     errors.at(&path, message);

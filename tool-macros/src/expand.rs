@@ -40,7 +40,8 @@
 //!     static __TOOL: ToolFactory = ToolFactory::new(ToolDef {
 //!         meta: ToolMeta { name: Cow::Borrowed("read_file"), categories: Cow::Borrowed(&[..]), .. },
 //!         source: ToolSource::new(..), params: __tool_params, output_schema: __tool_output_schema,
-//!         handler: StaticHandler::Sync(__tool_call), preview: None, state: const { &[] },
+//!         handler: StaticHandler::Sync(__tool_call), preview: None, approval: None,
+//!         state: const { &[] },
 //!     });
 //!     inventory::submit! { LinkedTool(&__TOOL) }
 //! };
@@ -55,7 +56,10 @@
 //! An `async fn`'s `__tool_call` takes the context by value and returns
 //! `Box::pin(assert_send(async move { .. }))` (the same body, calling with `&ctx` and
 //! `.await`), named by `StaticHandler::Async`. `preview = path` adds `__tool_preview`, which
-//! reads the arguments with `__tool_read` and calls `path(ctx, &arg_0, &arg_1)`.
+//! reads the arguments with `__tool_read` and calls `path(ctx, &arg_0, &arg_1)`;
+//! `approval = path` adds `__tool_approval`, the same through `IntoApproval`. `timeout =
+//! "30s"` and `max_calls = 10` go into the `ToolMeta` literal
+//! (`timeout: Some(Duration::from_millis(30000))`, `max_calls: Some(10u32)`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -104,11 +108,13 @@ pub(crate) fn expand(function: &ItemFn, signature: &Signature, model: &ToolModel
 }
 
 /// A tool's generated items, and for a method of a set the expressions of its
-/// `SetHandler` and `SetPreviewFn` (the functions that run it on an instance).
+/// `SetHandler`, `SetPreviewFn` and `SetApprovalFn` (the functions that run it on an
+/// instance).
 pub(crate) struct ToolItems {
     pub(crate) items: TokenStream,
     pub(crate) set_handler: TokenStream,
     pub(crate) set_preview: TokenStream,
+    pub(crate) set_approval: TokenStream,
 }
 
 /// Everything that defines and registers one tool, for a `const` block (or a function body)
@@ -125,8 +131,18 @@ pub(crate) fn tool_items(
     let read_fn = read_fn(&model.name, &params);
     let (call_fns, handler, set_handler) = call_fn(target, signature, &params, &model.name);
     let (preview_fns, preview, set_preview) = preview_fn(model, &params);
+    let (approval_fns, approval, set_approval) = approval_fn(model, &params);
     let state_list = state_list(target, signature);
-    let tool_static = tool_static(target.ident(), model, &handler, &preview, &state_list);
+    let tool_static = tool_static(
+        target.ident(),
+        model,
+        &StaticFns {
+            handler: &handler,
+            preview: &preview,
+            approval: &approval,
+            state: &state_list,
+        },
+    );
     ToolItems {
         items: quote! {
             #(#defaults)*
@@ -141,6 +157,8 @@ pub(crate) fn tool_items(
 
             #preview_fns
 
+            #approval_fns
+
             #tool_static
 
             __tool_rt::inventory::submit! {
@@ -149,6 +167,7 @@ pub(crate) fn tool_items(
         },
         set_handler,
         set_preview,
+        set_approval,
     }
 }
 
@@ -468,15 +487,23 @@ fn call_args(signature: &Signature, bindings: &[Ident]) -> Vec<TokenStream> {
         .collect()
 }
 
+/// The expressions of `ToolDef`'s fields that name the generated functions.
+struct StaticFns<'a> {
+    handler: &'a TokenStream,
+    preview: &'a TokenStream,
+    approval: &'a TokenStream,
+    state: &'a TokenStream,
+}
+
 /// The `static __TOOL` that describes the tool: its metadata, where it was defined, and
 /// the functions above.
-fn tool_static(
-    fn_ident: &Ident,
-    model: &ToolModel,
-    handler: &TokenStream,
-    preview: &TokenStream,
-    state: &TokenStream,
-) -> TokenStream {
+fn tool_static(fn_ident: &Ident, model: &ToolModel, fns: &StaticFns<'_>) -> TokenStream {
+    let StaticFns {
+        handler,
+        preview,
+        approval,
+        state,
+    } = fns;
     let name = &model.name;
     let description = &model.description;
     let safety = &model.safety;
@@ -490,6 +517,14 @@ fn tool_static(
         Some(expr) => quote!(#expr),
         None => quote!(__tool_rt::DEFAULT_PRIORITY),
     };
+    let timeout = match model.timeout_ms {
+        Some(ms) => quote!(__tool_rt::Some(__tool_rt::Duration::from_millis(#ms))),
+        None => quote!(__tool_rt::None),
+    };
+    let max_calls = match model.max_calls {
+        Some(limit) => quote!(__tool_rt::Some(#limit)),
+        None => quote!(__tool_rt::None),
+    };
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     quote! {
         static __TOOL: __tool_rt::ToolFactory = __tool_rt::ToolFactory::new(__tool_rt::ToolDef {
@@ -501,6 +536,8 @@ fn tool_static(
                 categories: __tool_rt::Cow::Borrowed(&[#(__tool_rt::Cow::Borrowed(#categories)),*]),
                 tags: __tool_rt::Cow::Borrowed(&[#(__tool_rt::Cow::Borrowed(#tags)),*]),
                 priority: #priority,
+                timeout: #timeout,
+                max_calls: #max_calls,
             },
             source: __tool_rt::ToolSource::new(
                 match ::core::option_env!("CARGO_PKG_NAME") {
@@ -515,6 +552,7 @@ fn tool_static(
             output_schema: __tool_output_schema,
             handler: #handler,
             preview: #preview,
+            approval: #approval,
             state: #state,
         });
     }
@@ -526,8 +564,66 @@ fn tool_static(
 /// `__tool_preview_on(this, ctx, args)`, returned as its `SetPreviewFn`. The call is spanned
 /// at the function's name, so a function of the wrong shape is reported there.
 fn preview_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream, TokenStream) {
+    rule_fns(
+        model.preview.as_ref(),
+        &model.name,
+        params,
+        &RuleKind {
+            fn_name: format_ident!("__tool_preview"),
+            on_name: format_ident!("__tool_preview_on"),
+            result_ty: quote!(__tool_rt::Result<__tool_rt::String, __tool_rt::ToolError>),
+            into: None,
+        },
+    )
+}
+
+/// With `approval = ...`: `__tool_approval` (and `__tool_approval_on` for a set's method
+/// whose rule takes `&self`), like the preview's; the rule's value goes through
+/// `IntoApproval`, so it may return `Approval` or `Result<Approval, ToolError>`, and a rule
+/// that returns anything else is reported at its path.
+//
+// Input:  #[tool(approval = rule)] fn write(path: String, text: String)
+// Output: fn __tool_approval(ctx, args) -> Result<Approval, ToolError> {
+//             let (arg_0, arg_1,) = __tool_read(args.clone())?;
+//             IntoApproval::into_approval(rule(ctx, &arg_0, &arg_1))
+//         }
+fn approval_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream, TokenStream) {
+    rule_fns(
+        model.approval.as_ref(),
+        &model.name,
+        params,
+        &RuleKind {
+            fn_name: format_ident!("__tool_approval"),
+            on_name: format_ident!("__tool_approval_on"),
+            result_ty: quote!(__tool_rt::Result<__tool_rt::Approval, __tool_rt::ToolError>),
+            into: Some(quote!(__tool_rt::IntoApproval::into_approval)),
+        },
+    )
+}
+
+/// What differs between the functions a preview and an approval rule get.
+struct RuleKind {
+    /// The function over the JSON arguments (`__tool_preview`).
+    fn_name: Ident,
+    /// The same on an instance of the set (`__tool_preview_on`).
+    on_name: Ident,
+    result_ty: TokenStream,
+    /// The conversion the rule's value goes through, if any.
+    into: Option<TokenStream>,
+}
+
+/// The functions that read the arguments once and call a function the attribute names
+/// (`preview = f`, `approval = f`) with `ctx, &arg_0, ..`; the `Option` of the function for
+/// `ToolDef`; and, for a set's method whose function takes `&self`, the `Option` of the one
+/// that runs on an instance.
+fn rule_fns(
+    target: Option<&PreviewTarget>,
+    tool_name: &str,
+    params: &[&Param],
+    kind: &RuleKind,
+) -> (TokenStream, TokenStream, TokenStream) {
     let none = || quote!(__tool_rt::None);
-    let Some(target) = &model.preview else {
+    let Some(target) = target else {
         return (TokenStream::new(), none(), none());
     };
     let bindings = bindings(params);
@@ -535,30 +631,35 @@ fn preview_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream
         let (#(#bindings,)*) = __tool_read(__tool_args.clone())?;
     };
     let args_ty = quote!(&__tool_rt::Map<__tool_rt::String, __tool_rt::Value>);
-    let result_ty = quote!(__tool_rt::Result<__tool_rt::String, __tool_rt::ToolError>);
-    let (call, receiver) = match target {
+    let (span, callee, receiver) = match target {
         PreviewTarget::Path(path) => {
             let span = path
                 .segments
                 .last()
                 .map_or_else(Span::call_site, |s| s.ident.span());
-            (
-                quote_spanned!(span=> #path(__tool_ctx, #(&#bindings),*)),
-                false,
-            )
+            (span, quote!(#path), false)
         }
         PreviewTarget::Method { ident, receiver } => {
-            let this = receiver.then(|| quote!(__tool_this,));
-            (
-                quote_spanned!(ident.span()=> __ToolSelf::#ident(#this __tool_ctx, #(&#bindings),*)),
-                *receiver,
-            )
+            (ident.span(), quote!(__ToolSelf::#ident), *receiver)
         }
     };
+    let this = receiver.then(|| quote!(__tool_this,));
+    // The arguments too are spanned at the function's path, so "expected `&u64`, found
+    // `&String`" points there rather than at the whole attribute.
+    let arguments = bindings.iter().map(|binding| {
+        let binding = Ident::new(&binding.to_string(), span);
+        quote_spanned!(span=> &#binding)
+    });
+    let call = quote_spanned!(span=> #callee(#this __tool_ctx, #(#arguments),*));
+    let call = match &kind.into {
+        Some(into) => quote_spanned!(span=> #into(#call)),
+        None => call,
+    };
+    let (fn_name, on_name, result_ty) = (&kind.fn_name, &kind.on_name, &kind.result_ty);
     if !receiver {
         return (
             quote! {
-                fn __tool_preview(
+                fn #fn_name(
                     __tool_ctx: &__tool_rt::ToolContext,
                     __tool_args: #args_ty,
                 ) -> #result_ty {
@@ -566,14 +667,13 @@ fn preview_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream
                     #call
                 }
             },
-            quote!(__tool_rt::Some(__tool_preview)),
+            quote!(__tool_rt::Some(#fn_name)),
             none(),
         );
     }
-    let name = &model.name;
     (
         quote! {
-            fn __tool_preview_on(
+            fn #on_name(
                 __tool_this: &__ToolSelf,
                 __tool_ctx: &__tool_rt::ToolContext,
                 __tool_args: #args_ty,
@@ -581,16 +681,16 @@ fn preview_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream
                 #read
                 #call
             }
-            fn __tool_preview(
+            fn #fn_name(
                 __tool_ctx: &__tool_rt::ToolContext,
                 __tool_args: #args_ty,
             ) -> #result_ty {
-                let __tool_this = __tool_rt::instance_of::<__ToolSelf>(__tool_ctx, #name)?;
-                __tool_preview_on(__tool_this, __tool_ctx, __tool_args)
+                let __tool_this = __tool_rt::instance_of::<__ToolSelf>(__tool_ctx, #tool_name)?;
+                #on_name(__tool_this, __tool_ctx, __tool_args)
             }
         },
-        quote!(__tool_rt::Some(__tool_preview)),
-        quote!(__tool_rt::Some(__tool_preview_on)),
+        quote!(__tool_rt::Some(#fn_name)),
+        quote!(__tool_rt::Some(#on_name)),
     )
 }
 

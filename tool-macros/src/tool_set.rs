@@ -108,6 +108,9 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream) -> TokenStr
         model.preview = model
             .preview
             .map(|target| resolve_preview(target, &methods_of_impl, &alias));
+        model.approval = model
+            .approval
+            .map(|target| resolve_preview(target, &methods_of_impl, &alias));
         signature.replace_self(&alias);
         methods.push(Method {
             attr_path: attr.path().clone(),
@@ -141,10 +144,11 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream) -> TokenStr
             receiver: method.signature.has_receiver(),
         };
         let generated = tool_items(target, &method.signature, &method.model);
-        let (items, handler, preview) = (
+        let (items, handler, preview, approval) = (
             generated.items,
             generated.set_handler,
             generated.set_preview,
+            generated.set_approval,
         );
         let set_fn = format_ident!("__tool_set_{}", i);
         quote! {
@@ -152,7 +156,7 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream) -> TokenStr
                 #items
 
                 static __TOOL_SET: __tool_rt::SetTool<__ToolSelf> =
-                    __tool_rt::SetTool::new(&__TOOL, #handler, #preview);
+                    __tool_rt::SetTool::new(&__TOOL, #handler, #preview, #approval);
                 &__TOOL_SET
             }
         }
@@ -309,9 +313,9 @@ fn method_receivers(item: &ItemImpl) -> HashMap<String, bool> {
         .collect()
 }
 
-/// A preview named by a method of the impl (`preview = check`, `preview = Self::check`) is
-/// called on the instance when it takes `&self`; any other path is called as written, with
-/// `Self` naming the impl's type.
+/// A preview or approval rule named by a method of the impl (`preview = check`,
+/// `approval = Self::check`) is called on the instance when it takes `&self`; any other path
+/// is called as written, with `Self` naming the impl's type.
 fn resolve_preview(
     target: PreviewTarget,
     methods: &HashMap<String, bool>,

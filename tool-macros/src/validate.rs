@@ -37,9 +37,13 @@ pub(crate) struct ToolModel {
     pub(crate) priority: Option<Expr>,
     pub(crate) krate: Path,
     pub(crate) preview: Option<PreviewTarget>,
+    pub(crate) approval: Option<PreviewTarget>,
+    /// `timeout = "..."`, in milliseconds.
+    pub(crate) timeout_ms: Option<u64>,
+    pub(crate) max_calls: Option<u32>,
 }
 
-/// The function `preview = ...` names.
+/// The function `preview = ...` or `approval = ...` names.
 pub(crate) enum PreviewTarget {
     /// A function called as `path(ctx, &arg_0, ..)`.
     Path(Path),
@@ -66,6 +70,14 @@ pub(crate) fn validate(
     let tags = check_list(&attr.tags, "a tag", errors);
 
     let version = check_version(attr.version.get(), errors);
+    let timeout_ms = attr
+        .timeout
+        .get()
+        .and_then(|lit| check_timeout(lit, errors));
+    let max_calls = attr
+        .max_calls
+        .get()
+        .and_then(|expr| check_max_calls(expr, errors));
 
     ToolModel {
         name,
@@ -81,6 +93,9 @@ pub(crate) fn validate(
             .cloned()
             .unwrap_or_else(|| syn::parse_quote!(::tool_runtime)),
         preview: attr.preview.get().cloned().map(PreviewTarget::Path),
+        approval: attr.approval.get().cloned().map(PreviewTarget::Path),
+        timeout_ms,
+        max_calls,
     }
 }
 
@@ -457,6 +472,96 @@ fn check_version(lit: Option<&LitStr>, errors: &mut Errors) -> Option<String> {
     })
 }
 
+/// The accepted forms of `timeout`, for its errors.
+const TIMEOUT_FORMS: &str = "a timeout is a positive whole number followed by `ms`, `s`, `m` or \
+                             `h`, without spaces: \"500ms\", \"30s\", \"5m\", \"1h\"";
+
+/// `timeout = "30s"`: the duration in milliseconds, or an error at the literal.
+fn check_timeout(lit: &LitStr, errors: &mut Errors) -> Option<u64> {
+    match parse_timeout(&lit.value()) {
+        Ok(ms) => Some(ms),
+        Err(problem) => {
+            errors.at(lit, problem);
+            None
+        }
+    }
+}
+
+/// `"500ms"`, `"30s"`, `"5m"`, `"1h"` in milliseconds; anything else says what is accepted.
+fn parse_timeout(text: &str) -> Result<u64, String> {
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(digits_end);
+    if digits.is_empty() {
+        return Err(format!("`{text}` is not a timeout: {TIMEOUT_FORMS}"));
+    }
+    let per_unit: u64 = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "" => {
+            return Err(format!(
+                "`{text}` has no unit: {TIMEOUT_FORMS} (did you mean \"{text}s\"?)"
+            ));
+        }
+        _ => return Err(format!("`{text}` is not a timeout: {TIMEOUT_FORMS}")),
+    };
+    let too_long = || {
+        format!(
+            "`{text}` is too long a timeout (at most {} ms): {TIMEOUT_FORMS}",
+            u64::MAX
+        )
+    };
+    let count: u64 = digits.parse().map_err(|_| too_long())?;
+    if count == 0 {
+        return Err(format!(
+            "a timeout of `{text}` would stop every call before it starts: give a positive one, \
+             like \"30s\", or leave `timeout` out to use the executor's"
+        ));
+    }
+    count.checked_mul(per_unit).ok_or_else(too_long)
+}
+
+/// `max_calls = 10`: a positive whole number that fits a `u32`.
+fn check_max_calls(expr: &Expr, errors: &mut Errors) -> Option<u32> {
+    const FORM: &str = "`max_calls` is a positive whole number literal, like `max_calls = 10`";
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(int),
+        ..
+    }) = expr
+    else {
+        errors.at(expr, FORM);
+        return None;
+    };
+    if !matches!(int.suffix(), "" | "u32") {
+        errors.at(
+            int,
+            format!(
+                "{FORM} (without a suffix, or with `u32`), not a `{}`",
+                int.suffix()
+            ),
+        );
+        return None;
+    }
+    match int.base10_parse::<u32>() {
+        Ok(0) => {
+            errors.at(
+                int,
+                "`max_calls = 0` would refuse every call: give a positive limit, or leave \
+                 `max_calls` out for no limit",
+            );
+            None
+        }
+        Ok(limit) => Some(limit),
+        Err(_) => {
+            errors.at(int, format!("{FORM}, at most {}", u32::MAX));
+            None
+        }
+    }
+}
+
 /// Parameter names are unique and valid; `required(...)` agrees with the types.
 fn check_params(attr: &ToolAttr, params: &[&Param], errors: &mut Errors) {
     let mut seen: HashSet<&str> = HashSet::new();
@@ -589,4 +694,55 @@ fn contains_impl_trait(ty: &Type) -> bool {
     let mut finder = Finder(false);
     syn::visit::Visit::visit_type(&mut finder, ty);
     finder.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_timeout;
+
+    #[test]
+    fn timeouts_in_every_unit() {
+        assert_eq!(parse_timeout("500ms"), Ok(500));
+        assert_eq!(parse_timeout("30s"), Ok(30_000));
+        assert_eq!(parse_timeout("5m"), Ok(300_000));
+        assert_eq!(parse_timeout("1h"), Ok(3_600_000));
+        assert_eq!(parse_timeout("007s"), Ok(7_000));
+    }
+
+    #[test]
+    fn anything_else_is_refused() {
+        for bad in [
+            "",
+            "s",
+            "ms",
+            "0s",
+            "0ms",
+            "00h",
+            "30",
+            "30 s",
+            " 30s",
+            "30s ",
+            "-1s",
+            "+1s",
+            "1.5s",
+            "1S",
+            "1H",
+            "1sec",
+            "1d",
+            "1us",
+            "1e3ms",
+            "\u{0663}s",
+            "18446744073709551616ms",
+            "18446744073709551615s",
+        ] {
+            assert!(parse_timeout(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse_timeout("18446744073709551615ms"), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn a_missing_unit_suggests_seconds() {
+        let message = parse_timeout("30").unwrap_err();
+        assert!(message.contains("did you mean \"30s\"?"), "{message}");
+    }
 }

@@ -4,9 +4,11 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::panic::Location;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::approval_rule::{Approval, ApprovalRule};
 use crate::args::SchemaChecker;
 use crate::context::{StateType, ToolContext};
 use crate::definition::{ToolDefinitionError, check_meta, check_schema, params_of};
@@ -54,6 +56,7 @@ pub struct ToolBuilder {
     source: ToolSource,
     handler: Option<Handler>,
     preview: Option<PreviewHandler>,
+    approval: Option<ApprovalRule>,
     state: Vec<StateType>,
 }
 
@@ -74,6 +77,7 @@ impl Tool {
             },
             handler: None,
             preview: None,
+            approval: None,
             state: Vec::new(),
         }
     }
@@ -287,6 +291,68 @@ impl ToolBuilder {
         self
     }
 
+    /// The tool's own rule for whether a call needs approval, over the call's JSON arguments
+    /// (as the model sent them; the handler sees them checked against the input schema). A
+    /// rule that fails fails the call without asking; see [`Tool::approval`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_runtime::{Approval, SafetyLevel, Tool, ToolContext};
+    ///
+    /// let tool = Tool::builder("drop_table")
+    ///     .description("Drop a table.")
+    ///     .safety(SafetyLevel::Dangerous)
+    ///     .input_schema(json!({"type": "object", "properties": {"table": {"type": "string"}}, "required": ["table"]}))
+    ///     .approval(|_ctx, args| {
+    ///         let scratch = args.get("table").and_then(|t| t.as_str()).is_some_and(|t| t.starts_with("tmp_"));
+    ///         Ok(if scratch { Approval::NotRequired } else { Approval::Required })
+    ///     })
+    ///     .handler(|_| async { "dropped" })
+    ///     .build()
+    ///     .unwrap();
+    /// let args = json!({"table": "tmp_import"}).as_object().unwrap().clone();
+    /// assert_eq!(tool.approval(&ToolContext::new(), &args).map(Result::unwrap), Some(Approval::NotRequired));
+    /// ```
+    pub fn approval<F>(mut self, rule: F) -> Self
+    where
+        F: Fn(&ToolContext, &Map<String, Value>) -> Result<Approval, ToolError>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.approval = Some(Arc::new(rule));
+        self
+    }
+
+    /// How long one call may run (default: the executor's timeout). A zero duration is a
+    /// [`ToolDefinitionError`] at [`build`](Self::build).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use tool_runtime::Tool;
+    /// let tool = Tool::builder("crawl").description("Crawl a site.").timeout(Duration::from_secs(90))
+    ///     .handler(|_| async { "done" }).build().unwrap();
+    /// assert_eq!(tool.timeout(), Some(Duration::from_secs(90)));
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.meta.timeout = Some(timeout);
+        self
+    }
+
+    /// The most calls of the tool allowed (default: no limit of its own). Zero is a
+    /// [`ToolDefinitionError`] at [`build`](Self::build).
+    ///
+    /// ```
+    /// # use tool_runtime::Tool;
+    /// let tool = Tool::builder("deploy").description("Deploy the site.").max_calls(2)
+    ///     .handler(|_| async { "deployed" }).build().unwrap();
+    /// assert_eq!(tool.max_calls(), Some(2));
+    /// ```
+    pub fn max_calls(mut self, max_calls: u32) -> Self {
+        self.meta.max_calls = Some(max_calls);
+        self
+    }
+
     /// Checks the definition like `#[tool]` does at compile time, and builds the tool.
     pub fn build(mut self) -> Result<Tool, ToolDefinitionError> {
         let trimmed = self.meta.description.trim();
@@ -315,6 +381,7 @@ impl ToolBuilder {
             source: self.source,
             handler: checked(Arc::new(checker), handler),
             preview: self.preview,
+            approval: self.approval,
             schemas: Schemas::Ready(ToolSchemas {
                 input_schema: self.input_schema,
                 output_schema: self.output_schema,

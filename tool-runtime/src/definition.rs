@@ -75,9 +75,31 @@ pub enum ToolDefinitionError {
         /// `"category"` or `"tag"`.
         what: &'static str,
     },
+    /// A limit the tool declares is zero, so no call could ever run.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tool_runtime::{Tool, ToolDefinitionError};
+    ///
+    /// let err = Tool::builder("ping").description("Ping.").timeout(Duration::ZERO)
+    ///     .handler(|_| async { "pong" }).build().unwrap_err();
+    /// assert_eq!(err, ToolDefinitionError::ZeroLimit { tool: "ping".into(), limit: "timeout" });
+    /// let err = Tool::builder("ping").description("Ping.").max_calls(0)
+    ///     .handler(|_| async { "pong" }).build().unwrap_err();
+    /// assert!(err.to_string().contains("has a zero max_calls"));
+    /// ```
+    #[error(
+        "tool `{tool}` has a zero {limit}, so no call could run: give a positive one, or leave it out for no limit of the tool's own"
+    )]
+    ZeroLimit {
+        /// The tool.
+        tool: String,
+        /// `"timeout"` or `"max_calls"`.
+        limit: &'static str,
+    },
 }
 
-/// Checks a definition's name, description and labels.
+/// Checks a definition's name, description, labels and limits.
 pub(crate) fn check_meta(meta: &ToolMeta) -> Result<(), ToolDefinitionError> {
     check_name(&meta.name)?;
     if meta.description.trim().is_empty() {
@@ -92,6 +114,16 @@ pub(crate) fn check_meta(meta: &ToolMeta) -> Result<(), ToolDefinitionError> {
                 what,
             });
         }
+    }
+    let zero_limit = |limit| ToolDefinitionError::ZeroLimit {
+        tool: meta.name.to_string(),
+        limit,
+    };
+    if meta.timeout.is_some_and(|timeout| timeout.is_zero()) {
+        return Err(zero_limit("timeout"));
+    }
+    if meta.max_calls == Some(0) {
+        return Err(zero_limit("max_calls"));
     }
     Ok(())
 }

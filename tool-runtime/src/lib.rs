@@ -43,8 +43,10 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
-// safety, priority, param, meta, args, content, error, output, call, client, context, input_schema, tool,
+// safety, priority, param, meta, args, content, error, output, call, client, context, approval_rule,
+// input_schema, tool,
 // macro_support, definition, builder, search, registry, schema, providers, executor.
+mod approval_rule;
 mod args;
 mod builder;
 mod call;
@@ -68,6 +70,7 @@ mod search;
 mod tool;
 mod tool_set;
 
+pub use approval_rule::Approval;
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::ToolBuilder;
 pub use call::{ResultMetadata, ToolCall, ToolResult};
@@ -116,9 +119,68 @@ pub use tokio_util::sync::CancellationToken;
 /// `priority = N`, `crate = path::to::tool_runtime`, `preview = path::to::fn` (what a
 /// dangerous call would do, shown to the approver: a function
 /// `fn(&ToolContext, &P1, ..., &Pn) -> Result<String, ToolError>` over the tool's parameters
-/// in order, read from the arguments once for both; see [`Tool::preview`]). Put it on free
-/// functions only (not methods). Per parameter:
+/// in order, read from the arguments once for both; see [`Tool::preview`]), `approval =
+/// path::to::fn` (whether one call needs approval, see below), `timeout = "30s"` and
+/// `max_calls = N` (see below). Put it on free functions only (not methods; a
+/// [`#[tool_set]`](tool_set) takes `#[tool]` methods). Per parameter:
 /// `#[arg(rename = "...", description = "...", default = expr, secret)]`.
+///
+/// # Per-tool policy: approval rules, timeouts, call limits
+///
+/// `approval = rule` lets a tool say, call by call, whether it needs approval: `rule` is
+/// `fn(&ToolContext, &P1, ..., &Pn) -> Approval` (or `-> Result<Approval, ToolError>`) over the
+/// tool's parameters by reference, in order, read once like a preview's, so a renamed or
+/// retyped parameter breaks the build at the rule's path. The executor asks it through
+/// [`Tool::approval`]:
+///
+/// ```
+/// use serde_json::json;
+/// use tool_runtime::{tool, register_all_tools, Approval, ToolContext};
+///
+/// fn only_big_refunds(_ctx: &ToolContext, _order: &str, cents: &u64) -> Approval {
+///     if *cents > 10_000 { Approval::Required } else { Approval::NotRequired }
+/// }
+///
+/// /// Refund an order.
+/// #[tool(safety = "dangerous", approval = only_big_refunds)]
+/// fn refund_order(order: String, cents: u64) -> String { format!("refunded {cents} on {order}") }
+///
+/// let tool = register_all_tools().unwrap().get("refund_order").unwrap();
+/// let args = json!({"order": "A-1", "cents": 250}).as_object().unwrap().clone();
+/// let approval = tool.approval(&ToolContext::new(), &args).unwrap().unwrap();
+/// assert_eq!(approval, Approval::NotRequired);
+/// ```
+///
+/// `timeout = "..."` is how long one call may run: a positive whole number with `ms`, `s`,
+/// `m` or `h`, checked at compile time ([`Tool::timeout`]):
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_runtime::{tool, register_all_tools};
+///
+/// /// Render the monthly report.
+/// #[tool(timeout = "45s")]
+/// fn render_report() -> String { "report".into() }
+///
+/// let tool = register_all_tools().unwrap().get("render_report").unwrap();
+/// assert_eq!(tool.timeout(), Some(Duration::from_secs(45)));
+/// ```
+///
+/// `max_calls = N` is the most calls of the tool allowed, a positive integer literal
+/// ([`Tool::max_calls`]):
+///
+/// ```
+/// use tool_runtime::{tool, register_all_tools};
+///
+/// /// Open a support ticket.
+/// #[tool(safety = "cautious", max_calls = 3)]
+/// fn open_ticket(summary: String) -> String { format!("opened: {summary}") }
+///
+/// let tool = register_all_tools().unwrap().get("open_ticket").unwrap();
+/// assert_eq!(tool.max_calls(), Some(3));
+/// ```
+///
+/// What the executor does with each is its policy ([`Executor`]); the tool only declares.
 ///
 /// # Long work stops when the call does
 ///
@@ -172,8 +234,9 @@ pub use tool_macros::tool;
 ///
 /// Each `#[tool]` method takes `&self` (or no `self`), sync or async, and has everything a
 /// `#[tool]` function has: its doc comment as the description, `#[arg]`, `#[state]`, every
-/// option of `#[tool(...)]` (a `preview` may name a method of the set, called on the same
-/// instance) and the same compile-time checks. Methods without `#[tool]` are left alone.
+/// option of `#[tool(...)]` (a `preview` or an `approval` rule may name a method of the set,
+/// called on the same instance) and the same compile-time checks. Methods without `#[tool]`
+/// are left alone.
 ///
 /// The set's tools are collected at link time like any tool
 /// ([`register_all_tools`]) and find the instance in the executor's state, so the
@@ -232,18 +295,19 @@ pub use tool_macros::tool_set;
 // Not public API: the items generated code names.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::approval_rule::IntoApproval;
     pub use crate::args::Arguments;
     pub use crate::macro_support::{
-        AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize, LinkedTool,
-        ParamOps, PreviewHandlerFn, SetHandler, SetPreviewFn, SetTool, StaticHandler,
-        SyncHandlerFn, ToolDef, ToolFactory, assert_send, failed_future, missing_value, param,
-        param_ops, state_of,
+        ApprovalRuleFn, AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize,
+        LinkedTool, ParamOps, PreviewHandlerFn, SetApprovalFn, SetHandler, SetPreviewFn, SetTool,
+        StaticHandler, SyncHandlerFn, ToolDef, ToolFactory, assert_send, failed_future,
+        missing_value, param, param_ops, state_of,
     };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::tool_set::{instance_of, shared_instance_of};
     pub use crate::{
-        BoxFuture, IntoToolOutput, ParamInfo, SafetyLevel, StateType, ToolContext, ToolError,
-        ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
+        Approval, BoxFuture, IntoToolOutput, ParamInfo, SafetyLevel, StateType, ToolContext,
+        ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
     };
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};
@@ -254,5 +318,6 @@ pub mod __private {
     pub use std::result::Result::{self, Err, Ok};
     pub use std::string::String;
     pub use std::sync::Arc;
+    pub use std::time::Duration;
     pub use std::vec::Vec;
 }

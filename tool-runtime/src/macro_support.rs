@@ -9,6 +9,7 @@ use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::approval_rule::{Approval, ApprovalRule};
 use crate::args::{Arguments, ToolParam};
 use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
@@ -30,6 +31,10 @@ pub type AsyncHandlerFn =
 /// does and calls the preview function with the typed values.
 pub type PreviewHandlerFn = fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError>;
 
+/// The rule of a `#[tool(approval = ...)]`: reads the arguments like the tool's handler
+/// does and calls the rule function with the typed values.
+pub type ApprovalRuleFn = fn(&ToolContext, &Map<String, Value>) -> Result<Approval, ToolError>;
+
 /// A `#[tool]` function's handler, as a function pointer (a static cannot hold a closure).
 pub enum StaticHandler {
     Sync(SyncHandlerFn),
@@ -46,6 +51,7 @@ pub struct ToolDef {
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     pub handler: StaticHandler,
     pub preview: Option<PreviewHandlerFn>,
+    pub approval: Option<ApprovalRuleFn>,
     /// The state the tool reads from the executor: its set's `Self` (first, for a method
     /// taking `&self`), then its `#[state]` parameters' types.
     pub state: &'static [StateType],
@@ -109,6 +115,7 @@ impl ToolFactory {
             preview: def
                 .preview
                 .map(|f| std::sync::Arc::new(f) as PreviewHandler),
+            approval: def.approval.map(|f| std::sync::Arc::new(f) as ApprovalRule),
             schemas: Schemas::Lazy(def),
             state: std::borrow::Cow::Borrowed(def.state),
             origin: Some(self.origin()),
@@ -137,6 +144,10 @@ pub enum SetHandler<S> {
 /// The preview of a `#[tool_set]` method whose preview function takes `&self`.
 pub type SetPreviewFn<S> = fn(&S, &ToolContext, &Map<String, Value>) -> Result<String, ToolError>;
 
+/// The approval rule of a `#[tool_set]` method whose rule function takes `&self`.
+pub type SetApprovalFn<S> =
+    fn(&S, &ToolContext, &Map<String, Value>) -> Result<Approval, ToolError>;
+
 /// One `#[tool]` method of a `#[tool_set]`: the linked tool (which finds `Self` in the
 /// executor's state) and, for a method taking `&self`, the functions that run it on an
 /// instance given by `ToolRegistry::register_set`.
@@ -144,6 +155,7 @@ pub struct SetTool<S: 'static> {
     linked: &'static ToolFactory,
     handler: Option<SetHandler<S>>,
     preview: Option<SetPreviewFn<S>>,
+    approval: Option<SetApprovalFn<S>>,
 }
 
 impl<S: 'static> SetTool<S> {
@@ -153,11 +165,13 @@ impl<S: 'static> SetTool<S> {
         linked: &'static ToolFactory,
         handler: Option<SetHandler<S>>,
         preview: Option<SetPreviewFn<S>>,
+        approval: Option<SetApprovalFn<S>>,
     ) -> Self {
         SetTool {
             linked,
             handler,
             preview,
+            approval,
         }
     }
 }
@@ -198,6 +212,17 @@ impl<S: Send + Sync + 'static> SetTool<S> {
             }
             (None, linked_preview) => linked_preview.map(|f| Arc::new(f) as PreviewHandler),
         };
+        let approval = match (self.approval, def.approval) {
+            (Some(f), _) => {
+                let instance = Arc::clone(instance);
+                Some(
+                    Arc::new(move |ctx: &ToolContext, args: &Map<String, Value>| {
+                        f(&instance, ctx, args)
+                    }) as ApprovalRule,
+                )
+            }
+            (None, linked_approval) => linked_approval.map(|f| Arc::new(f) as ApprovalRule),
+        };
         let own = StateType::of::<S>();
         let state: Vec<StateType> = def.state.iter().copied().filter(|s| *s != own).collect();
         Tool::from_parts(ToolParts {
@@ -205,6 +230,7 @@ impl<S: Send + Sync + 'static> SetTool<S> {
             source: def.source.clone(),
             handler,
             preview,
+            approval,
             schemas: Schemas::SameAs(linked),
             state: std::borrow::Cow::Owned(state),
             origin: Some(self.linked.origin()),

@@ -1,5 +1,5 @@
 //! What a tool is, apart from its code and schemas: its name, description, version,
-//! safety, labels and priority ([`ToolMeta`]), and where it was defined ([`ToolSource`]).
+//! safety, labels, priority, timeout and call limit ([`ToolMeta`]), and where it was defined ([`ToolSource`]).
 //!
 //! One value serves every way a tool is made: the static a `#[tool]` expands to holds it
 //! with borrowed strings (collecting a tool allocates nothing), [`ToolBuilder`] fills it
@@ -10,12 +10,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::safety::SafetyLevel;
 
-/// A tool's name, description, version, safety level, categories, tags and priority.
+/// A tool's name, description, version, safety level, categories, tags, priority, and the
+/// timeout and call limit it declares.
 ///
 /// ```
 /// use std::borrow::Cow;
@@ -26,6 +28,7 @@ use crate::safety::SafetyLevel;
 /// assert_eq!(meta.name, "lookup_city");
 /// assert_eq!(meta.priority, tool_runtime::priority::DEFAULT);
 /// assert!(meta.categories.is_empty());
+/// assert_eq!((meta.timeout, meta.max_calls), (None, None));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolMeta {
@@ -43,6 +46,10 @@ pub struct ToolMeta {
     pub tags: Cow<'static, [Cow<'static, str>]>,
     /// The default priority in listings, higher first (see [`priority`](crate::priority)).
     pub priority: i32,
+    /// How long one call may run, when the tool says (`None`: the executor's timeout).
+    pub timeout: Option<Duration>,
+    /// The most calls allowed, when the tool says (`None`: no limit of its own).
+    pub max_calls: Option<u32>,
 }
 
 impl ToolMeta {
@@ -59,6 +66,8 @@ impl ToolMeta {
             categories: Cow::Borrowed(&[]),
             tags: Cow::Borrowed(&[]),
             priority: crate::priority::DEFAULT,
+            timeout: None,
+            max_calls: None,
         }
     }
 

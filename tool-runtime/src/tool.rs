@@ -11,10 +11,12 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::approval_rule::{Approval, ApprovalRule};
 use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
 use crate::meta::{ToolMeta, ToolSource};
@@ -123,6 +125,7 @@ pub(crate) struct ToolParts {
     pub(crate) source: ToolSource,
     pub(crate) handler: Handler,
     pub(crate) preview: Option<PreviewHandler>,
+    pub(crate) approval: Option<ApprovalRule>,
     pub(crate) schemas: Schemas,
     /// The state the executor must provide.
     pub(crate) state: Cow<'static, [StateType]>,
@@ -143,6 +146,7 @@ struct ToolInner {
     source: ToolSource,
     handler: Handler,
     preview: Option<PreviewHandler>,
+    approval: Option<ApprovalRule>,
     schemas: SchemaCell,
     state: Cow<'static, [StateType]>,
     origin: Option<usize>,
@@ -226,6 +230,7 @@ impl Tool {
                 source: parts.source,
                 handler: parts.handler,
                 preview: parts.preview,
+                approval: parts.approval,
                 schemas,
                 state: parts.state,
                 origin: parts.origin,
@@ -410,6 +415,94 @@ impl Tool {
             .preview
             .as_ref()
             .map(|preview| preview(context, arguments).map_err(|e| self.name_parameters(e)))
+    }
+
+    /// Whether the tool decides per call if it needs approval (`#[tool(approval = ...)]`,
+    /// [`ToolBuilder::approval`](crate::ToolBuilder::approval)).
+    ///
+    /// ```
+    /// # use tool_runtime::Tool;
+    /// let tool = Tool::builder("ping").description("Check that the service answers.")
+    ///     .handler(|_| async { "pong" }).build().unwrap();
+    /// assert!(!tool.has_approval_rule());
+    /// ```
+    pub fn has_approval_rule(&self) -> bool {
+        self.inner.approval.is_some()
+    }
+
+    /// What the tool's approval rule says about a call with `arguments`: `None` when the
+    /// tool has no rule; `Some(Err)` when the rule, or reading the arguments for it, failed
+    /// (an argument error names the parameter, as the call's would).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_runtime::{tool, register_all_tools, Approval, ToolContext};
+    ///
+    /// // The tool's parameters, read once, by reference and in order.
+    /// fn small_transfers_are_fine(_ctx: &ToolContext, _to: &str, cents: &u64) -> Approval {
+    ///     if *cents <= 1_000 { Approval::NotRequired } else { Approval::Required }
+    /// }
+    ///
+    /// /// Send money.
+    /// #[tool(safety = "dangerous", approval = small_transfers_are_fine)]
+    /// fn send_money(to: String, cents: u64) -> String { format!("sent {cents} to {to}") }
+    ///
+    /// let tool = register_all_tools().unwrap().get("send_money").unwrap();
+    /// let ctx = ToolContext::new();
+    /// let small = json!({"to": "ada", "cents": 500}).as_object().unwrap().clone();
+    /// assert_eq!(tool.approval(&ctx, &small).map(Result::unwrap), Some(Approval::NotRequired));
+    /// let large = json!({"to": "ada", "cents": 5_000}).as_object().unwrap().clone();
+    /// assert_eq!(tool.approval(&ctx, &large).map(Result::unwrap), Some(Approval::Required));
+    /// let bad = json!({"to": "ada", "cents": "lots"}).as_object().unwrap().clone();
+    /// let err = tool.approval(&ctx, &bad).unwrap().unwrap_err();
+    /// assert!(err.to_string().contains("parameter `cents`"));
+    /// ```
+    pub fn approval(
+        &self,
+        context: &ToolContext,
+        arguments: &Map<String, Value>,
+    ) -> Option<Result<Approval, ToolError>> {
+        self.inner
+            .approval
+            .as_ref()
+            .map(|rule| rule(context, arguments).map_err(|e| self.name_parameters(e)))
+    }
+
+    /// How long one call of the tool may run, when the tool says (`#[tool(timeout = "30s")]`,
+    /// [`ToolBuilder::timeout`](crate::ToolBuilder::timeout)); `None` leaves it to the
+    /// executor.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tool_runtime::{tool, register_all_tools};
+    ///
+    /// /// Fetch a slow report.
+    /// #[tool(timeout = "2m")]
+    /// fn slow_report() -> String { "report".into() }
+    ///
+    /// let tool = register_all_tools().unwrap().get("slow_report").unwrap();
+    /// assert_eq!(tool.timeout(), Some(Duration::from_secs(120)));
+    /// ```
+    pub fn timeout(&self) -> Option<Duration> {
+        self.inner.meta.timeout
+    }
+
+    /// The most calls of the tool allowed, when the tool says (`#[tool(max_calls = 3)]`,
+    /// [`ToolBuilder::max_calls`](crate::ToolBuilder::max_calls)); `None` for no limit of its
+    /// own. The executor decides what the calls are counted over.
+    ///
+    /// ```
+    /// use tool_runtime::{tool, register_all_tools};
+    ///
+    /// /// Send the weekly newsletter.
+    /// #[tool(safety = "dangerous", max_calls = 1)]
+    /// fn send_newsletter() -> String { "sent".into() }
+    ///
+    /// let tool = register_all_tools().unwrap().get("send_newsletter").unwrap();
+    /// assert_eq!(tool.max_calls(), Some(1));
+    /// ```
+    pub fn max_calls(&self) -> Option<u32> {
+        self.inner.meta.max_calls
     }
 
     /// Runs the tool's handler on a JSON argument object with an empty [`ToolContext`].

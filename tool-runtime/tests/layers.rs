@@ -19,6 +19,7 @@ const LAYERS: &[&str] = &[
     "call",
     "client",
     "context",
+    "approval_rule",
     "input_schema",
     "tool",
     "macro_support",

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
-use tool_runtime::{Json, ToolContext, ToolError, tool};
+use tool_runtime::{Approval, Json, ToolContext, ToolError, tool};
 
 use crate::confine::{self, Confinement};
 use crate::workspace;
@@ -71,6 +71,23 @@ pub fn run_command_preview(
     })
 }
 
+/// Whether a `run_command` call needs approval: not when the program and the start of its
+/// arguments match an entry of the workspace's
+/// [`run_without_approval`](crate::Workspace::run_without_approval) list, and never for a
+/// shell script. Takes `run_command`'s parameters.
+pub fn run_command_approval(
+    ctx: &ToolContext,
+    program: &str,
+    args: &Option<Vec<String>>,
+    _cwd: &Option<String>,
+    _timeout_secs: &Option<u64>,
+    _stdin: &Option<String>,
+    shell: &Option<bool>,
+) -> Result<Approval, ToolError> {
+    let args = args.as_deref().unwrap_or_default();
+    Ok(workspace(ctx)?.command_approval(program, args, shell.unwrap_or(false)))
+}
+
 /// Run a program in the workspace and return its exit status and output. The program must be
 /// one the workspace allows; it runs without a shell (arguments are passed as they are, no
 /// globbing or pipes) unless `shell` is true and the workspace allows shells. The environment
@@ -79,7 +96,13 @@ pub fn run_command_preview(
 /// (`$TMPDIR`), read only those and the system, and has no network unless allowed. Output is
 /// cut at a limit; the command is killed, with everything it started, when it runs out of
 /// time.
-#[tool(safety = "dangerous", categories(execution), tags("process", "shell"), preview = run_command_preview)]
+#[tool(
+    safety = "dangerous",
+    categories(execution),
+    tags("process", "shell"),
+    preview = run_command_preview,
+    approval = run_command_approval
+)]
 pub async fn run_command(
     ctx: &ToolContext,
     /// The program to run, e.g. `cargo` (or, with `shell: true`, a shell script)

@@ -18,7 +18,7 @@ use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, OpenOptions};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tool_runtime::{Json, ToolContext, ToolError, tool};
+use tool_runtime::{Approval, Json, ToolContext, ToolError, tool};
 
 use crate::names::escape;
 use crate::walk::{Kind, Step, WalkOptions, open_options_nonblocking, walk};
@@ -886,6 +886,31 @@ pub fn write_file_preview(
     }
 }
 
+/// Whether a `write_file` call needs approval: not when the file it writes matches the
+/// workspace's [`writable_without_approval`](Workspace::writable_without_approval) globs.
+/// A path the write would refuse is refused here too. Takes `write_file`'s parameters.
+pub fn write_file_approval(
+    ctx: &ToolContext,
+    path: &str,
+    _content: &str,
+    _overwrite: &Option<bool>,
+    _create_parents: &Option<bool>,
+) -> Result<Approval, ToolError> {
+    Ok(workspace(ctx)?.write_approval(path)?)
+}
+
+/// Whether an `edit_file` call needs approval: as for [`write_file_approval`]. Takes
+/// `edit_file`'s parameters.
+pub fn edit_file_approval(
+    ctx: &ToolContext,
+    path: &str,
+    _old_text: &Option<String>,
+    _new_text: &Option<String>,
+    _diff: &Option<String>,
+) -> Result<Approval, ToolError> {
+    Ok(workspace(ctx)?.write_approval(path)?)
+}
+
 /// The whole text of a regular file, up to the write limit.
 fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
     let opened = open_for_reading(ws, path)?;
@@ -912,7 +937,13 @@ fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
 /// Write a text file in the workspace, atomically (the old content stays whole if anything
 /// fails). Refuses to replace an existing file unless `overwrite` is true, and to create
 /// missing directories unless `create_parents` is true.
-#[tool(safety = "dangerous", categories(filesystem), tags("files", "write"), preview = write_file_preview)]
+#[tool(
+    safety = "dangerous",
+    categories(filesystem),
+    tags("files", "write"),
+    preview = write_file_preview,
+    approval = write_file_approval
+)]
 pub fn write_file(
     ctx: &ToolContext,
     /// Path relative to the workspace root
@@ -1074,7 +1105,13 @@ pub fn edit_file_preview(
 /// Edit a text file in the workspace, either by replacing an exact piece of text that must
 /// occur exactly once (`old_text` -> `new_text`), or by applying a unified diff (`diff`).
 /// Returns the diff of what changed. The write is atomic.
-#[tool(safety = "dangerous", categories(filesystem), tags("files", "write", "diff"), preview = edit_file_preview)]
+#[tool(
+    safety = "dangerous",
+    categories(filesystem),
+    tags("files", "write", "diff"),
+    preview = edit_file_preview,
+    approval = edit_file_approval
+)]
 pub fn edit_file(
     ctx: &ToolContext,
     /// Path relative to the workspace root

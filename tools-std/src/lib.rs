@@ -31,6 +31,13 @@
 //!
 //! The file and command tools need a [`Workspace`] in the executor's state; without one they
 //! fail with a message saying how to add it.
+//!
+//! The dangerous tools ask for approval, except where the workspace says a call is harmless:
+//! `write_file` and `edit_file` inside
+//! [`Workspace::writable_without_approval`] globs, and `run_command` for the read-only
+//! commands of [`Workspace::run_without_approval`] (their rules are
+//! [`files::write_file_approval`], [`files::edit_file_approval`] and
+//! [`execution::run_command_approval`], read through `Tool::approval`).
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
@@ -44,7 +51,7 @@ mod names;
 mod walk;
 mod workspace;
 
-pub use workspace::{PathError, Workspace, WorkspaceError};
+pub use workspace::{GlobError, PathError, Workspace, WorkspaceError};
 
 use tool_runtime::{RegistryError, ToolContext, ToolError, ToolRegistry};
 

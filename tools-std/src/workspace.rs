@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use tool_runtime::Approval;
 
 /// `EXDEV`: what `openat2` with `RESOLVE_BENEATH` answers for a path that leaves the root.
 const EXDEV: i32 = 18;
@@ -78,6 +80,24 @@ pub struct WorkspaceError {
     source: std::io::Error,
 }
 
+/// A glob given to [`Workspace::writable_without_approval`] that is not a valid glob.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let err = tools_std::Workspace::new(dir.path()).unwrap()
+///     .writable_without_approval(["docs/[a"]).unwrap_err();
+/// assert!(err.to_string().starts_with("`docs/[a` is not a valid glob"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{glob}` is not a valid glob for `Workspace::writable_without_approval`: {message}; globs are \
+     matched against paths relative to the workspace root, like `docs/**` or `*.md`"
+)]
+pub struct GlobError {
+    glob: String,
+    message: String,
+}
+
 /// The directory the file and command tools are confined to, with the limits they work
 /// within. An application puts one into the executor's state:
 ///
@@ -110,6 +130,11 @@ pub struct Workspace {
     allow_network: bool,
     allow_git_writes: bool,
     allow_unconfined: bool,
+    /// `writable_without_approval`'s globs as given, and compiled.
+    write_globs: Vec<String>,
+    writable: GlobSet,
+    /// `run_without_approval`'s entries, each split into its words (program first).
+    free_commands: Vec<Vec<String>>,
 }
 
 impl Workspace {
@@ -153,6 +178,9 @@ impl Workspace {
             allow_network: false,
             allow_git_writes: false,
             allow_unconfined: false,
+            write_globs: Vec::new(),
+            writable: GlobSet::empty(),
+            free_commands: Vec::new(),
         })
     }
 
@@ -246,6 +274,152 @@ impl Workspace {
     pub fn allow_unconfined_commands(mut self, allow: bool) -> Self {
         self.allow_unconfined = allow;
         self
+    }
+
+    /// Files `write_file` and `edit_file` may write without asking for approval: globs over
+    /// the path relative to the root, after the workspace resolves it (`.` and empty names
+    /// dropped, symbolic links inside the workspace followed to the file really written; `..`,
+    /// absolute paths and links out of the workspace are refused before any glob is tried).
+    /// Matching is case-sensitive, and `*` and `?` do not cross a `/`: `*.md` is the Markdown
+    /// files at the root, `**/*.md` those anywhere, `docs/**` everything under `docs`. Writes
+    /// elsewhere, and every write when no glob is given (the default), need approval as the
+    /// tools' `dangerous` level says. Calling it again adds globs.
+    ///
+    /// # Errors
+    ///
+    /// A [`GlobError`] naming the first glob that is not valid.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_runtime::{Approval, ToolContext, ToolState};
+    /// use tools_std::Workspace;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = Workspace::new(dir.path()).unwrap()
+    ///     .writable_without_approval(["docs/**", "*.md"]).unwrap();
+    /// let mut state = ToolState::new();
+    /// state.insert(workspace);
+    /// let ctx = ToolContext::new().with_state(state);
+    /// let write_file = tools_std::registry().unwrap().get("write_file").unwrap();
+    /// let approval = |path: &str| {
+    ///     let args = json!({"path": path, "content": "x"}).as_object().unwrap().clone();
+    ///     write_file.approval(&ctx, &args).unwrap()
+    /// };
+    /// assert_eq!(approval("docs/guide/intro.txt").unwrap(), Approval::NotRequired);
+    /// assert_eq!(approval("README.md").unwrap(), Approval::NotRequired);
+    /// assert_eq!(approval("src/main.rs").unwrap(), Approval::Required);
+    /// assert_eq!(approval("src/notes.md").unwrap(), Approval::Required);
+    /// assert!(approval("docs/../secret").is_err()); // refused, as the write itself would be
+    /// ```
+    pub fn writable_without_approval<I, S>(mut self, globs: I) -> Result<Self, GlobError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.write_globs.extend(globs.into_iter().map(Into::into));
+        let mut set = GlobSetBuilder::new();
+        for glob in &self.write_globs {
+            let compiled = GlobBuilder::new(glob)
+                .literal_separator(true)
+                .case_insensitive(false)
+                .build()
+                .map_err(|error| GlobError {
+                    glob: glob.clone(),
+                    message: error.kind().to_string(),
+                })?;
+            set.add(compiled);
+        }
+        self.writable = set.build().map_err(|error| GlobError {
+            glob: error.glob().unwrap_or_default().to_owned(),
+            message: error.kind().to_string(),
+        })?;
+        Ok(self)
+    }
+
+    /// Commands `run_command` may run without asking for approval: read-only commands such
+    /// as `ls`, `cat` or `git status`. An entry is split into words at whitespace. A
+    /// one-word entry (`ls`) matches that program exactly as the model names it, with any
+    /// arguments; a longer entry (`git status`) matches when the program is its first word
+    /// and the arguments start with the rest, so `git status --short` matches but
+    /// `git -c core.pager=x status` and `git push` do not. So list only commands that cannot
+    /// change anything whatever options follow. Never a shell script (`shell: true`), never
+    /// a path like `/bin/ls` or `./ls` unless listed as written. Any other command keeps the
+    /// tool's `dangerous` level. A program here must still be allowed with
+    /// [`allow_commands`](Self::allow_commands): this only lifts the approval. Calling it
+    /// again adds entries.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_runtime::{Approval, ToolContext, ToolState};
+    /// use tools_std::Workspace;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = Workspace::new(dir.path()).unwrap()
+    ///     .allow_commands(["ls", "git"])
+    ///     .run_without_approval(["ls", "git status"]);
+    /// let mut state = ToolState::new();
+    /// state.insert(workspace);
+    /// let ctx = ToolContext::new().with_state(state);
+    /// let run_command = tools_std::registry().unwrap().get("run_command").unwrap();
+    /// let approval = |call: serde_json::Value| {
+    ///     run_command.approval(&ctx, call.as_object().unwrap()).unwrap().unwrap()
+    /// };
+    /// assert_eq!(approval(json!({"program": "ls", "args": ["-la"]})), Approval::NotRequired);
+    /// assert_eq!(approval(json!({"program": "git", "args": ["status"]})), Approval::NotRequired);
+    /// assert_eq!(approval(json!({"program": "git", "args": ["push"]})), Approval::Required);
+    /// assert_eq!(approval(json!({"program": "ls", "shell": true})), Approval::Required);
+    /// ```
+    pub fn run_without_approval<I, S>(mut self, commands: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        for command in commands {
+            let words: Vec<String> = command
+                .into()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            if !words.is_empty() && !self.free_commands.contains(&words) {
+                self.free_commands.push(words);
+            }
+        }
+        self
+    }
+
+    /// Whether writing the file `path` names needs approval: not when the file really written
+    /// (after the workspace's normalisation and links) matches a glob of
+    /// [`writable_without_approval`](Self::writable_without_approval).
+    pub(crate) fn write_approval(&self, path: &str) -> Result<Approval, PathError> {
+        if self.write_globs.is_empty() {
+            return Ok(Approval::Required);
+        }
+        // What `write_target` writes: the same resolution, links followed beneath the root.
+        let relative = self.locate(path, true)?;
+        if relative.as_os_str().is_empty() || !self.writable.is_match(&relative) {
+            return Ok(Approval::Required);
+        }
+        Ok(Approval::NotRequired)
+    }
+
+    /// Whether running `program` with `args` (never a shell script) needs approval: not when
+    /// an entry of [`run_without_approval`](Self::run_without_approval) matches.
+    pub(crate) fn command_approval(&self, program: &str, args: &[String], shell: bool) -> Approval {
+        if shell {
+            return Approval::Required;
+        }
+        let free = self
+            .free_commands
+            .iter()
+            .any(|entry| match entry.split_first() {
+                Some((name, prefix)) => name == program && args.starts_with(prefix),
+                None => false,
+            });
+        if free {
+            Approval::NotRequired
+        } else {
+            Approval::Required
+        }
     }
 
     pub(crate) fn network_allowed(&self) -> bool {

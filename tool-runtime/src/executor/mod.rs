@@ -26,7 +26,6 @@ mod policy;
 mod pool;
 mod resume;
 mod run;
-mod shim;
 
 use std::any::Any;
 use std::sync::Arc;

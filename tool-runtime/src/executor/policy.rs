@@ -14,7 +14,7 @@ use super::hooks::{self, HookEvent};
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::run::{AbortOnDrop, cancelled, failed};
-use super::shim::{Approval, ToolRules};
+use crate::approval_rule::Approval;
 use super::{CallRecord, Executor, REDACTED, lenient, no_runtime};
 use crate::args::summarize_value;
 use crate::call::ToolCall;

@@ -17,7 +17,6 @@ use super::Executor;
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::pool::{JobHandle, Pool};
-use super::shim::ToolRules;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::output::ToolOutput;

@@ -1,5 +1,6 @@
 //! tools-std through the executor, as a model would use it. One binary, a module per topic.
 
+mod approval;
 mod confine;
 mod data;
 mod execution;

@@ -10,6 +10,8 @@ use tool_runtime::{SafetyLevel, tool};
     required("path"),
     version = "1.2.0",
     priority = 42,
+    timeout = "90s",
+    max_calls = 7,
 )]
 fn delete_path(path: String, force: Option<bool>) -> String {
     format!("removed {path} (force: {})", force.unwrap_or(false))
@@ -30,6 +32,8 @@ fn main() {
     assert_eq!(tool.required(), ["path"]);
     assert_eq!(tool.version(), Some("1.2.0"));
     assert_eq!(tool.priority(), 42);
+    assert_eq!(tool.timeout(), Some(std::time::Duration::from_secs(90)));
+    assert_eq!(tool.max_calls(), Some(7));
     assert!(!tool.is_async());
     assert_eq!(tool.input_schema()["required"], serde_json::json!(["path"]));
     assert_eq!(tool.output_schema(), None);

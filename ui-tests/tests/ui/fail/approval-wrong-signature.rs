@@ -1,0 +1,53 @@
+use tool_runtime::{Approval, ToolContext, tool};
+
+// Returns a bool, not an `Approval`.
+fn returns_bool(_ctx: &ToolContext, _path: &str) -> bool {
+    true
+}
+
+/// Write a file.
+#[tool(safety = "dangerous", approval = returns_bool)]
+fn write_a(path: String) -> String {
+    path
+}
+
+// Takes a number where the tool has a string.
+fn wrong_param(_ctx: &ToolContext, _path: &u64) -> Approval {
+    Approval::Required
+}
+
+/// Write a file.
+#[tool(safety = "dangerous", approval = wrong_param)]
+fn write_b(path: String) -> String {
+    path
+}
+
+// Forgets the context.
+fn no_context(_path: &str) -> Approval {
+    Approval::Required
+}
+
+/// Write a file.
+#[tool(safety = "dangerous", approval = no_context)]
+fn write_c(path: String) -> String {
+    path
+}
+
+// Takes the parameter by value.
+fn by_value(_ctx: &ToolContext, _path: String) -> Approval {
+    Approval::Required
+}
+
+/// Write a file.
+#[tool(safety = "dangerous", approval = by_value)]
+fn write_d(path: String) -> String {
+    path
+}
+
+/// Not a path.
+#[tool(safety = "dangerous", approval = "no_context")]
+fn write_e(path: String) -> String {
+    path
+}
+
+fn main() {}
