@@ -298,7 +298,7 @@ fn concurrent_changes_arrive_in_order_and_replay_to_the_final_registry() {
                     match (pick / NAMES.len()) % 6 {
                         0 => drop(registry.register(tool(name))),
                         1 => drop(registry.register_disabled(tool(name))),
-                        2 => drop(registry.set_enabled(name, pick % 2 == 0)),
+                        2 => drop(registry.set_enabled(name, pick.is_multiple_of(2))),
                         3 => drop(registry.set_priority(name, (pick % 3) as i32)),
                         4 => drop(registry.remove(name)),
                         _ => drop(registry.register_or_replace(tool(name))),
