@@ -336,3 +336,58 @@ fn concurrent_changes_arrive_in_order_and_replay_to_the_final_registry() {
     visible.sort();
     assert_eq!(enabled, visible.iter().collect::<Vec<_>>());
 }
+
+struct Plugin {
+    greeting: &'static str,
+}
+
+#[tool_runtime::tool_set]
+impl Plugin {
+    /// Greet from the plugin.
+    #[tool_runtime::tool]
+    fn plugin_greet(&self) -> &'static str {
+        self.greeting
+    }
+
+    /// Say the plugin's version.
+    #[tool_runtime::tool]
+    fn plugin_version(&self) -> &'static str {
+        "1"
+    }
+}
+
+#[test]
+fn a_set_registered_disabled_sends_one_event_per_tool_and_a_rebinding_keeps_the_choice() {
+    let registry = ToolRegistry::new();
+    let mut changes = registry.subscribe_changes();
+    let plugin = || Arc::new(Plugin { greeting: "hi" });
+    let registrations = registry
+        .register_set_with(plugin(), RegisterOptions::new().enabled(false))
+        .unwrap();
+    assert!(registrations.iter().all(|r| !r.enabled));
+    assert!(registry.list(&ToolFilter::new()).is_empty());
+    let events = drain(&mut changes);
+    assert_eq!(
+        kinds(&events),
+        [
+            (ChangeKind::Added, "plugin_greet"),
+            (ChangeKind::Added, "plugin_version")
+        ]
+    );
+    assert!(!events.iter().any(|e| e.concerns(&ToolFilter::new())));
+
+    // Bound again (enabled options): each tool is replaced and stays as the application left it.
+    registry.set_enabled("plugin_greet", true).unwrap();
+    registry.register_set(plugin()).unwrap();
+    let events = drain(&mut changes);
+    assert_eq!(
+        kinds(&events),
+        [
+            (ChangeKind::Enabled, "plugin_greet"),
+            (ChangeKind::Replaced, "plugin_greet"),
+            (ChangeKind::Replaced, "plugin_version")
+        ]
+    );
+    assert!(registry.is_enabled("plugin_greet"));
+    assert!(!registry.is_enabled("plugin_version"));
+}
