@@ -476,6 +476,22 @@ impl RegistryChange {
 
 /// How many events a [`ToolRegistry::subscribe_changes`] receiver may fall behind before it
 /// gets [`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged).
+///
+/// ```
+/// use tokio::sync::broadcast::error::TryRecvError;
+/// use tool_runtime::registry::CHANGE_CAPACITY;
+/// use tool_runtime::{Tool, ToolRegistry};
+///
+/// let registry = ToolRegistry::new();
+/// let mut changes = registry.subscribe_changes();
+/// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
+/// for i in 0..CHANGE_CAPACITY {
+///     registry.set_priority("ping", i as i32 + 1).unwrap();
+/// }
+/// // One change too many for a receiver that read none: re-read the registry, then go on.
+/// assert!(matches!(changes.try_recv(), Err(TryRecvError::Lagged(1))));
+/// assert_eq!(changes.try_recv().unwrap().generation, 2);
+/// ```
 pub const CHANGE_CAPACITY: usize = 1024;
 
 /// Where a registry reads the time for `created_at`; swap it in tests for a fixed clock.
