@@ -23,7 +23,7 @@
 //! - `tools/list`: the enabled tools under the executor's safety ceiling, in
 //!   [`Format::Mcp`](tool_runtime::schema::Format::Mcp) (annotations from the safety level,
 //!   every hint explicit, `outputSchema` for object outputs), paginated with a cursor;
-//!   `notifications/tools/list_changed` when the registry changes.
+//!   `notifications/tools/list_changed` when a tool this client may see changes.
 //! - `tools/call`: through the executor. Failures (bad arguments, handler errors, denials,
 //!   timeouts) are results with `isError: true`; an unknown tool is a JSON-RPC
 //!   invalid-params error. Structured output goes in `structuredContent` with a text copy.

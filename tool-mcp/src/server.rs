@@ -11,10 +11,11 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
 use tool_runtime::executor::{CallCounts, Outcome, Progress};
 use tool_runtime::schema::{Format, mcp_output_schema, tools_to_schema};
 use tool_runtime::{
-    ApprovalDecision, ApprovalRequest, CallOptions, Executor, SafetyLevel, ToolCall,
+    ApprovalDecision, ApprovalRequest, CallOptions, Executor, SafetyLevel, ToolCall, ToolFilter,
 };
 
 use crate::approval::ElicitationApproval;
@@ -323,15 +324,30 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        // Tell this client when the tools it may see change, for as long as it is connected.
-        let mut changes = self.executor.registry().subscribe();
-        changes.mark_unchanged();
+        // Tell this client when the tools it may see change, for as long as it is connected:
+        // only changes to tools under its ceiling (the executor's, and its token's when the
+        // HTTP server authenticated the `initialized` notification).
+        let ceiling = match principal(&context.extensions) {
+            None => Some(SafetyLevel::Dangerous),
+            Some(principal) => principal.max_safety(),
+        };
+        let Some(ceiling) = ceiling else {
+            return; // a token that grants no tools sees no list to change
+        };
+        let visible = ToolFilter::new().max_safety(ceiling.min(self.executor.max_safety()));
+        let mut changes = self.executor.registry().subscribe_changes();
         let peer = context.peer;
         tokio::spawn(async move {
             loop {
                 tokio::select! {
-                    changed = changes.changed() => {
-                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                    change = changes.recv() => {
+                        let concerns = match change {
+                            Ok(change) => change.concerns(&visible),
+                            // Missed changes may have concerned this client.
+                            Err(RecvError::Lagged(_)) => true,
+                            Err(RecvError::Closed) => break,
+                        };
+                        if concerns && peer.notify_tool_list_changed().await.is_err() {
                             break;
                         }
                     }
@@ -349,7 +365,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let ceiling = ceiling(principal(&context))?;
+        let ceiling = ceiling(principal(&context.extensions))?;
         let tools = self.tools(ceiling);
         let start = match request.and_then(|r| r.cursor) {
             None => 0,
@@ -396,7 +412,7 @@ impl ServerHandler for McpServer {
         let _running = self.calls.enter();
         let name = request.name.to_string();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let principal = principal(&context);
+        let principal = principal(&context.extensions);
         let ceiling = ceiling(principal)?;
         // Who approves if the tool is dangerous: the executor asks only for dangerous calls.
         let mut options = self.approval_for(&context, principal).unwrap_or_default();
@@ -473,9 +489,8 @@ impl ServerHandler for McpServer {
 /// Who made the request, when the HTTP server authenticated it: rmcp puts the request's
 /// `http::request::Parts` in the context's extensions, and the authentication middleware put
 /// the [`Principal`] in the extensions of those parts.
-fn principal(context: &RequestContext<RoleServer>) -> Option<&Principal> {
-    context
-        .extensions
+fn principal(extensions: &rmcp::model::Extensions) -> Option<&Principal> {
+    extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
 }

@@ -14,7 +14,7 @@ use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
     ElicitationAction, Implementation,
 };
-use rmcp::service::{RequestContext, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -135,6 +135,9 @@ struct Client {
     /// Whether the client supports elicitation (and then always approves).
     elicitation: bool,
     asked: Arc<Mutex<Vec<String>>>,
+    /// `notifications/tools/list_changed` received, and a signal at each.
+    list_changed: Arc<AtomicUsize>,
+    list_changed_told: Arc<tokio::sync::Notify>,
 }
 
 impl ClientHandler for Client {
@@ -156,6 +159,21 @@ impl ClientHandler for Client {
             self.asked.lock().unwrap().push(message);
         }
         Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": true})))
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.fetch_add(1, Ordering::SeqCst);
+        self.list_changed_told.notify_one();
+    }
+}
+
+impl Client {
+    /// Waits until `count` list-changed notifications have arrived; returns how many have.
+    async fn list_changes(&self, count: usize) -> usize {
+        while self.list_changed.load(Ordering::SeqCst) < count {
+            self.list_changed_told.notified().await;
+        }
+        self.list_changed.load(Ordering::SeqCst)
     }
 }
 
@@ -661,4 +679,40 @@ mod jwks_url {
             "{error}"
         );
     }
+}
+
+#[tokio::test]
+async fn list_changed_goes_only_to_sessions_whose_token_sees_the_tool() {
+    let executor = Executor::builder(Arc::new(register_all_tools().unwrap()))
+        .max_safety(SafetyLevel::Dangerous)
+        .build();
+    let http = McpServer::new(executor.clone())
+        .serve_http_with(([127, 0, 0, 1], 0).into(), HttpOptions::new().auth(auth()))
+        .await
+        .unwrap();
+    let (safe_watch, dangerous_watch) = (Client::default(), Client::default());
+    let safe = connect(&http, SAFE_TOKEN, safe_watch.clone()).await;
+    let dangerous = connect(&http, DANGEROUS_TOKEN, dangerous_watch.clone()).await;
+    // A round trip each: the sessions are initialized and subscribed.
+    assert_eq!(tool_names(&safe).await, ["look"]);
+    assert_eq!(tool_names(&dangerous).await, ["look", "tweak", "wipe"]);
+
+    // Each phase ends with a change both see; a notification sent for a change a session
+    // cannot see would arrive before that one and show in the counts.
+    let registry = executor.registry();
+    registry.set_enabled("wipe", false).unwrap();
+    registry.set_enabled("tweak", false).unwrap();
+    registry.set_enabled("look", false).unwrap();
+    assert_eq!(dangerous_watch.list_changes(3).await, 3);
+    assert_eq!(safe_watch.list_changes(1).await, 1);
+
+    registry.set_enabled("wipe", true).unwrap();
+    registry.set_enabled("tweak", true).unwrap();
+    registry.set_enabled("look", true).unwrap();
+    assert_eq!(dangerous_watch.list_changes(6).await, 6);
+    assert_eq!(safe_watch.list_changes(2).await, 2);
+
+    safe.cancel().await.unwrap();
+    dangerous.cancel().await.unwrap();
+    http.shutdown();
 }

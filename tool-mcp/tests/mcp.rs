@@ -16,7 +16,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
 use tool_mcp::{HttpServer, McpServer};
-use tool_runtime::{Executor, Json, SafetyLevel, ToolContext, ToolError, register_all_tools, tool};
+use tool_runtime::{
+    Executor, Json, SafetyLevel, Tool, ToolContext, ToolError, register_all_tools, tool,
+};
 
 static WIPES: AtomicUsize = AtomicUsize::new(0);
 
@@ -68,6 +70,8 @@ struct Client {
     asked: Arc<Mutex<Vec<String>>>,
     progress: Reports,
     list_changed: Arc<AtomicUsize>,
+    /// Told at each `notifications/tools/list_changed`.
+    list_changed_told: Arc<tokio::sync::Notify>,
 }
 
 impl ClientHandler for Client {
@@ -104,6 +108,7 @@ impl ClientHandler for Client {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed.fetch_add(1, Ordering::SeqCst);
+        self.list_changed_told.notify_one();
     }
 }
 
@@ -392,6 +397,69 @@ async fn registry_changes_notify_the_client() {
         "a disabled tool is refused, not unknown"
     );
     executor.registry().set_enabled("divide", true).unwrap();
+    client.cancel().await.unwrap();
+    http.shutdown();
+}
+
+/// Waits until the client has had `count` list-changed notifications.
+async fn list_changes(client: &Client, count: usize) -> usize {
+    while client.list_changed.load(Ordering::SeqCst) < count {
+        client.list_changed_told.notified().await;
+    }
+    client.list_changed.load(Ordering::SeqCst)
+}
+
+#[tokio::test]
+async fn list_changed_only_for_changes_the_client_may_see() {
+    // The executor's ceiling is cautious: `wipe` (dangerous) is never this client's concern.
+    let executor = Executor::builder(Arc::new(register_all_tools().unwrap()))
+        .max_safety(SafetyLevel::Cautious)
+        .build();
+    let http = McpServer::new(executor.clone())
+        .serve_http(([127, 0, 0, 1], 0).into())
+        .await
+        .unwrap();
+    let client = Client::default();
+    let watcher = client.clone();
+    let client = connect(&http, client).await;
+    client.list_all_tools().await.unwrap();
+    let registry = executor.registry();
+    let hidden = |name: &str| {
+        Tool::builder(name)
+            .description("Registered disabled.")
+            .handler(|_| async { "ok" })
+            .build()
+            .unwrap()
+    };
+
+    // Changes this client cannot see, then one it can, in phases: the count read once a
+    // phase's notification has arrived includes every notification sent before it (the
+    // server handles the changes in order), so one sent for an unseen change shows up in a
+    // later phase's count.
+    registry.set_enabled("wipe", false).unwrap();
+    registry.register_disabled(hidden("plugin_tool")).unwrap();
+    registry.set_enabled("divide", false).unwrap();
+    assert_eq!(list_changes(&watcher, 1).await, 1);
+
+    registry.set_enabled("wipe", true).unwrap();
+    registry.remove("plugin_tool"); // disabled: never seen
+    registry.register_disabled(hidden("plugin_tool")).unwrap();
+    registry.set_priority("wipe", 1).unwrap();
+    registry.set_enabled("plugin_tool", true).unwrap();
+    assert_eq!(list_changes(&watcher, 2).await, 2);
+
+    registry.set_enabled("divide", true).unwrap();
+    assert_eq!(list_changes(&watcher, 3).await, 3);
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(names.contains(&"plugin_tool".to_owned()));
+    assert!(names.contains(&"divide".to_owned()));
+    assert!(!names.contains(&"wipe".to_owned()));
     client.cancel().await.unwrap();
     http.shutdown();
 }

@@ -86,7 +86,8 @@ pub use meta::{ToolMeta, ToolSource};
 pub use output::{IntoToolOutput, Json, ToolOutput};
 pub use param::ParamInfo;
 pub use registry::{
-    Registration, RegistryError, RegistrySnapshot, ToolFilter, ToolRegistry, register_all_tools,
+    RegisterOptions, Registration, RegistryError, RegistrySnapshot, ToolFilter, ToolRegistry,
+    register_all_tools,
 };
 pub use safety::{ParseSafetyLevelError, SafetyLevel};
 pub use tool::{BoxFuture, Tool, ToolSpec};

@@ -305,6 +305,195 @@ pub struct ApplyReport {
     pub unknown: Vec<String>,
 }
 
+/// How [`ToolRegistry::register_with`] (and the other `_with` methods) registers a tool.
+///
+/// The default registers it enabled, at the tool's own priority.
+///
+/// ```
+/// use tool_runtime::RegisterOptions;
+///
+/// let options = RegisterOptions::new().enabled(false).priority(50);
+/// assert!(!options.is_enabled());
+/// assert_eq!(options.priority_override(), Some(50));
+/// assert!(RegisterOptions::default().is_enabled());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegisterOptions {
+    enabled: bool,
+    priority: Option<i32>,
+}
+
+impl Default for RegisterOptions {
+    fn default() -> Self {
+        RegisterOptions {
+            enabled: true,
+            priority: None,
+        }
+    }
+}
+
+impl RegisterOptions {
+    /// Enabled, at the tool's own priority.
+    ///
+    /// ```
+    /// # use tool_runtime::RegisterOptions;
+    /// assert_eq!(RegisterOptions::new(), RegisterOptions::default());
+    /// ```
+    pub fn new() -> Self {
+        RegisterOptions::default()
+    }
+
+    /// Whether the new registration is enabled. Registered disabled, a tool is never visible
+    /// to a model until [`ToolRegistry::set_enabled`] enables it: the registry changes once.
+    ///
+    /// ```
+    /// # use tool_runtime::RegisterOptions;
+    /// assert!(!RegisterOptions::new().enabled(false).is_enabled());
+    /// ```
+    pub fn enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
+    }
+
+    /// The new registration's priority, instead of the tool's own.
+    ///
+    /// ```
+    /// # use tool_runtime::RegisterOptions;
+    /// assert_eq!(RegisterOptions::new().priority(-5).priority_override(), Some(-5));
+    /// ```
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Whether these options register enabled.
+    ///
+    /// ```
+    /// # use tool_runtime::RegisterOptions;
+    /// assert!(RegisterOptions::new().is_enabled());
+    /// ```
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// The priority these options set, if not the tool's own.
+    ///
+    /// ```
+    /// # use tool_runtime::RegisterOptions;
+    /// assert_eq!(RegisterOptions::new().priority_override(), None);
+    /// ```
+    pub fn priority_override(&self) -> Option<i32> {
+        self.priority
+    }
+}
+
+/// What happened to one tool in a [`RegistryChange`].
+///
+/// ```
+/// use tool_runtime::registry::ChangeKind;
+/// assert_ne!(ChangeKind::Enabled, ChangeKind::Disabled);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ChangeKind {
+    /// A tool was registered under a name that had none (enabled or not: see
+    /// [`RegistryChange::after`]).
+    Added,
+    /// The tool was removed.
+    Removed,
+    /// The tool was enabled.
+    Enabled,
+    /// The tool was disabled.
+    Disabled,
+    /// Another registration took the name's place (a new version, `register_or_replace`,
+    /// a tool set bound again).
+    Replaced,
+    /// The tool's priority changed.
+    PriorityChanged,
+}
+
+/// One change to one tool of a [`ToolRegistry`], from
+/// [`ToolRegistry::subscribe_changes`].
+///
+/// Each event carries the tool's registration before and after the change, so applying
+/// an event (insert `after`, or remove the name when it is `None`) is idempotent: a receiver
+/// that re-read the registry can apply events it has already seen without harm.
+///
+/// ```
+/// use tool_runtime::{Tool, ToolFilter, ToolRegistry};
+/// use tool_runtime::registry::ChangeKind;
+///
+/// let registry = ToolRegistry::new();
+/// let mut changes = registry.subscribe_changes();
+/// let ping = Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap();
+/// registry.register_disabled(ping).unwrap();
+/// let change = changes.try_recv().unwrap();
+/// assert_eq!((change.kind, change.name.as_str(), change.generation), (ChangeKind::Added, "ping", 1));
+/// assert!(!change.after.as_ref().unwrap().enabled);
+/// assert!(!change.concerns(&ToolFilter::new())); // no model could see it
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RegistryChange {
+    /// What happened.
+    pub kind: ChangeKind,
+    /// The tool's name.
+    pub name: String,
+    /// The registry's generation after this change: 1 for the first change, one more for
+    /// each change after (a receiver that sees a gap missed events).
+    pub generation: u64,
+    /// The registration before the change (`None` for [`ChangeKind::Added`]).
+    pub before: Option<Registration>,
+    /// The registration after the change (`None` for [`ChangeKind::Removed`]).
+    pub after: Option<Registration>,
+}
+
+impl RegistryChange {
+    /// Whether the change may alter what [`ToolRegistry::list`] returns for `filter`: the
+    /// tool passed `filter` before or passes it after. A server tells each client about the
+    /// changes that concern its view only.
+    ///
+    /// ```
+    /// use tool_runtime::{SafetyLevel, Tool, ToolFilter, ToolRegistry};
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let mut changes = registry.subscribe_changes();
+    /// let wipe = Tool::builder("wipe").description("Wipe.").safety(SafetyLevel::Dangerous)
+    ///     .handler(|_| async { "wiped" }).build().unwrap();
+    /// registry.register(wipe).unwrap();
+    /// let change = changes.try_recv().unwrap();
+    /// assert!(change.concerns(&ToolFilter::new()));
+    /// assert!(!change.concerns(&ToolFilter::new().max_safety(SafetyLevel::Safe)));
+    /// ```
+    pub fn concerns(&self, filter: &ToolFilter) -> bool {
+        [&self.before, &self.after]
+            .into_iter()
+            .flatten()
+            .any(|registration| filter.matches(&registration.tool, registration.enabled))
+    }
+}
+
+/// How many events a [`ToolRegistry::subscribe_changes`] receiver may fall behind before it
+/// gets [`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged).
+///
+/// ```
+/// use tokio::sync::broadcast::error::TryRecvError;
+/// use tool_runtime::registry::CHANGE_CAPACITY;
+/// use tool_runtime::{Tool, ToolRegistry};
+///
+/// let registry = ToolRegistry::new();
+/// let mut changes = registry.subscribe_changes();
+/// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
+/// for i in 0..CHANGE_CAPACITY {
+///     registry.set_priority("ping", i as i32 + 1).unwrap();
+/// }
+/// // One change too many for a receiver that read none: re-read the registry, then go on.
+/// assert!(matches!(changes.try_recv(), Err(TryRecvError::Lagged(1))));
+/// assert_eq!(changes.try_recv().unwrap().generation, 2);
+/// ```
+pub const CHANGE_CAPACITY: usize = 1024;
+
 /// Where a registry reads the time for `created_at`; swap it in tests for a fixed clock.
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 
@@ -320,6 +509,9 @@ pub struct SearchHit {
 #[derive(Default)]
 struct State {
     entries: BTreeMap<String, Registration>,
+    /// The generation of the last change (0: none yet); bumped under the write lock, so
+    /// events are numbered in the order their changes happened.
+    generation: u64,
     /// Built on the first search, then kept in step with every register and remove
     /// (registering thousands of tools at startup should not pay for an index nobody uses).
     index: Option<SearchIndex>,
@@ -349,6 +541,7 @@ pub struct ToolRegistry {
     state: RwLock<State>,
     clock: Clock,
     changes: tokio::sync::watch::Sender<u64>,
+    events: tokio::sync::broadcast::Sender<RegistryChange>,
 }
 
 impl Default for ToolRegistry {
@@ -383,12 +576,14 @@ impl ToolRegistry {
             state: RwLock::default(),
             clock,
             changes: tokio::sync::watch::Sender::new(0),
+            events: tokio::sync::broadcast::Sender::new(CHANGE_CAPACITY),
         }
     }
 
-    /// A receiver that sees a new value whenever the set of tools a model may see changes:
-    /// a tool registered, replaced or removed, enabled or disabled, or state applied. An MCP
-    /// server turns it into `notifications/tools/list_changed`.
+    /// A receiver that sees a new value whenever the registry changes: a tool registered,
+    /// replaced or removed, enabled or disabled, its priority changed. The value is the
+    /// [`generation`](Self::generation) of the latest change. It says only *that* something
+    /// changed; [`subscribe_changes`](Self::subscribe_changes) says what.
     ///
     /// ```
     /// # use tool_runtime::{Tool, ToolRegistry};
@@ -401,8 +596,73 @@ impl ToolRegistry {
         self.changes.subscribe()
     }
 
-    fn changed(&self) {
-        self.changes.send_modify(|generation| *generation += 1);
+    /// A receiver of every change from now on, one [`RegistryChange`] per tool that changed,
+    /// in the order the changes happened (also when many threads change the registry), each
+    /// sent once its change is visible: a receiver that reads the registry on an event sees
+    /// that change (or a later one). Changes that change nothing (enabling an enabled tool,
+    /// the same priority again, registering the same spec again) send nothing.
+    ///
+    /// **Lag.** The channel keeps the last [`CHANGE_CAPACITY`] events. A receiver that falls
+    /// further behind gets [`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged)
+    /// (and then the oldest events still kept); it should re-read the registry and go on.
+    /// Generations are consecutive, so a gap also shows what was missed.
+    ///
+    /// ```
+    /// use tool_runtime::{Tool, ToolRegistry};
+    /// use tool_runtime::registry::ChangeKind;
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let mut changes = registry.subscribe_changes();
+    /// let ping = Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap();
+    /// registry.register(ping).unwrap();
+    /// registry.set_enabled("ping", false).unwrap();
+    /// registry.set_enabled("ping", false).unwrap(); // no change, no event
+    /// registry.remove("ping");
+    /// let kinds: Vec<_> = std::iter::from_fn(|| changes.try_recv().ok()).map(|c| (c.kind, c.generation)).collect();
+    /// assert_eq!(kinds, [(ChangeKind::Added, 1), (ChangeKind::Disabled, 2), (ChangeKind::Removed, 3)]);
+    /// ```
+    pub fn subscribe_changes(&self) -> tokio::sync::broadcast::Receiver<RegistryChange> {
+        self.events.subscribe()
+    }
+
+    /// The generation of the latest change (0 before any): the
+    /// [`RegistryChange::generation`] of the last event sent.
+    ///
+    /// ```
+    /// # use tool_runtime::{Tool, ToolRegistry};
+    /// let registry = ToolRegistry::new();
+    /// assert_eq!(registry.generation(), 0);
+    /// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
+    /// assert_eq!(registry.generation(), 1);
+    /// ```
+    pub fn generation(&self) -> u64 {
+        self.read().generation
+    }
+
+    /// Records one change. Called with the write lock held, so generations follow the order
+    /// of the changes and a receiver that reads the registry waits for the lock, then sees
+    /// the change.
+    fn emit(
+        &self,
+        state: &mut State,
+        kind: ChangeKind,
+        name: &str,
+        before: Option<Registration>,
+        after: Option<Registration>,
+    ) {
+        state.generation += 1;
+        let generation = state.generation;
+        if self.events.receiver_count() > 0 {
+            // An error means every receiver has gone since the count: nobody to tell.
+            let _ = self.events.send(RegistryChange {
+                kind,
+                name: name.to_owned(),
+                generation,
+                before,
+                after,
+            });
+        }
+        self.changes.send_replace(generation);
     }
 
     fn read(&self) -> RwLockReadGuard<'_, State> {
@@ -414,10 +674,10 @@ impl ToolRegistry {
         self.state.write().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn new_registration(&self, tool: Tool) -> Registration {
+    fn new_registration(&self, tool: Tool, options: RegisterOptions) -> Registration {
         Registration {
-            priority: tool.priority(),
-            enabled: true,
+            priority: options.priority.unwrap_or_else(|| tool.priority()),
+            enabled: options.enabled,
             created_at: (self.clock)(),
             tool,
         }
@@ -445,6 +705,54 @@ impl ToolRegistry {
     /// assert!(matches!(err, Err(RegistryError::VersionConflict { .. })));
     /// ```
     pub fn register(&self, tool: Tool) -> Result<Registration, RegistryError> {
+        self.register_with(tool, RegisterOptions::new())
+    }
+
+    /// Registers `tool` disabled: no model sees it until [`set_enabled`](Self::set_enabled)
+    /// enables it, not even for a moment (one [`ChangeKind::Added`] event, with the tool
+    /// disabled). The same rules as [`register`](Self::register) otherwise: the same spec
+    /// again leaves the existing registration as it is.
+    ///
+    /// ```
+    /// use tool_runtime::{Tool, ToolFilter, ToolRegistry};
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let plugin = Tool::builder("plugin_tool").description("From a plugin.").handler(|_| async { "ok" }).build().unwrap();
+    /// let registration = registry.register_disabled(plugin).unwrap();
+    /// assert!(!registration.enabled);
+    /// assert!(registry.list(&ToolFilter::new()).is_empty());
+    /// registry.set_enabled("plugin_tool", true).unwrap();
+    /// assert_eq!(registry.list(&ToolFilter::new()).len(), 1);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`register`](Self::register).
+    pub fn register_disabled(&self, tool: Tool) -> Result<Registration, RegistryError> {
+        self.register_with(tool, RegisterOptions::new().enabled(false))
+    }
+
+    /// [`register`](Self::register) with `options`: enabled or not, and a priority. The
+    /// options apply when the call creates a registration (a new name, a new version); the
+    /// same spec again returns the existing registration unchanged.
+    ///
+    /// ```
+    /// use tool_runtime::{RegisterOptions, Tool, ToolRegistry};
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let ping = Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap();
+    /// let registration = registry.register_with(ping, RegisterOptions::new().enabled(false).priority(90)).unwrap();
+    /// assert_eq!((registration.enabled, registration.priority), (false, 90));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`register`](Self::register).
+    pub fn register_with(
+        &self,
+        tool: Tool,
+        options: RegisterOptions,
+    ) -> Result<Registration, RegistryError> {
         let mut state = self.write();
         if let Some(existing) = state.entries.get(tool.name()) {
             if existing.tool.spec() == tool.spec() {
@@ -457,10 +765,7 @@ impl ToolRegistry {
                 });
             }
         }
-        let registration = self.insert(&mut state, tool);
-        drop(state);
-        self.changed();
-        Ok(registration)
+        Ok(self.insert(&mut state, tool, options))
     }
 
     /// Registers `tool`, replacing any tool of the same name whatever its version (the plugin
@@ -478,6 +783,22 @@ impl ToolRegistry {
     /// assert_eq!(registry.get("greet").unwrap().description(), "Say hello.");
     /// ```
     pub fn register_or_replace(&self, tool: Tool) -> Registration {
+        self.register_or_replace_with(tool, RegisterOptions::new())
+    }
+
+    /// [`register_or_replace`](Self::register_or_replace) with `options`: the new
+    /// registration is enabled or not, at a priority, as they say (a plugin reloaded
+    /// disabled stays invisible).
+    ///
+    /// ```
+    /// use tool_runtime::{RegisterOptions, Tool, ToolRegistry};
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let greet = Tool::builder("greet").description("Say hi.").handler(|_| async { "hi" }).build().unwrap();
+    /// let registration = registry.register_or_replace_with(greet, RegisterOptions::new().enabled(false));
+    /// assert!(!registration.enabled);
+    /// ```
+    pub fn register_or_replace_with(&self, tool: Tool, options: RegisterOptions) -> Registration {
         let mut state = self.write();
         if let Some(existing) = state.entries.get(tool.name())
             && existing.tool.spec() != tool.spec()
@@ -489,10 +810,7 @@ impl ToolRegistry {
                 "replacing a registered tool"
             );
         }
-        let registration = self.insert(&mut state, tool);
-        drop(state);
-        self.changed();
-        registration
+        self.insert(&mut state, tool, options)
     }
 
     /// Registers the tools of a [`#[tool_set]`](crate::tool_set), each run on `instance`
@@ -535,6 +853,40 @@ impl ToolRegistry {
         &self,
         instance: Arc<S>,
     ) -> Result<Vec<Registration>, RegistryError> {
+        self.register_set_with(instance, RegisterOptions::new())
+    }
+
+    /// [`register_set`](Self::register_set) with `options` for the set's tools that are not
+    /// registered yet (a tool bound again keeps its enabled flag and priority).
+    ///
+    /// ```rust,standalone_crate
+    /// use std::sync::Arc;
+    /// use tool_runtime::{tool, tool_set, RegisterOptions, ToolFilter, ToolRegistry};
+    ///
+    /// struct Plugin;
+    ///
+    /// #[tool_set]
+    /// impl Plugin {
+    ///     /// Say what the plugin is.
+    ///     #[tool]
+    ///     fn plugin_name(&self) -> &'static str {
+    ///         "plugin"
+    ///     }
+    /// }
+    ///
+    /// let registry = ToolRegistry::new();
+    /// registry.register_set_with(Arc::new(Plugin), RegisterOptions::new().enabled(false)).unwrap();
+    /// assert!(registry.list(&ToolFilter::new()).is_empty());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`register_set`](Self::register_set).
+    pub fn register_set_with<S: ToolSet>(
+        &self,
+        instance: Arc<S>,
+        options: RegisterOptions,
+    ) -> Result<Vec<Registration>, RegistryError> {
         let tools = S::tools(&instance);
         let mut state = self.write();
         for tool in &tools {
@@ -552,34 +904,32 @@ impl ToolRegistry {
             .into_iter()
             .map(|tool| {
                 // A rebinding keeps what the application decided about the tool.
-                let kept = state
-                    .entries
-                    .get(tool.name())
-                    .map(|existing| (existing.enabled, existing.priority));
-                let mut registration = self.insert(&mut state, tool);
-                if let Some((enabled, priority)) = kept
-                    && let Some(entry) = state.entries.get_mut(registration.tool.name())
-                {
-                    entry.enabled = enabled;
-                    entry.priority = priority;
-                    registration = entry.clone();
-                }
-                registration
+                let options = match state.entries.get(tool.name()) {
+                    Some(existing) => RegisterOptions {
+                        enabled: existing.enabled,
+                        priority: Some(existing.priority),
+                    },
+                    None => options,
+                };
+                self.insert(&mut state, tool, options)
             })
             .collect();
-        drop(state);
-        self.changed();
         Ok(registrations)
     }
 
-    fn insert(&self, state: &mut State, tool: Tool) -> Registration {
-        let registration = self.new_registration(tool);
+    /// Puts a new registration in, replacing any under its name, and sends its event.
+    fn insert(&self, state: &mut State, tool: Tool, options: RegisterOptions) -> Registration {
+        let registration = self.new_registration(tool, options);
         if let Some(index) = &mut state.index {
             index.insert(&registration.tool);
         }
-        state
-            .entries
-            .insert(registration.tool.name().to_owned(), registration.clone());
+        let name = registration.tool.name().to_owned();
+        let before = state.entries.insert(name.clone(), registration.clone());
+        let kind = match before {
+            Some(_) => ChangeKind::Replaced,
+            None => ChangeKind::Added,
+        };
+        self.emit(state, kind, &name, before, Some(registration.clone()));
         registration
     }
 
@@ -703,24 +1053,25 @@ impl ToolRegistry {
     /// ```
     pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<Registration, RegistryError> {
         let mut state = self.write();
-        let State { entries, .. } = &mut *state;
-        let result = match entries.get_mut(name) {
-            Some(entry) => {
-                let was = entry.enabled;
-                entry.enabled = enabled;
-                Ok((entry.clone(), was != enabled))
-            }
-            None => Err(unknown(name, entries.keys())),
+        let Some(entry) = state.entries.get_mut(name) else {
+            return Err(unknown(name, state.entries.keys()));
         };
-        drop(state);
-        let (registration, changed) = result?;
-        if changed {
-            self.changed();
+        if entry.enabled == enabled {
+            return Ok(entry.clone());
         }
-        Ok(registration)
+        let before = entry.clone();
+        entry.enabled = enabled;
+        let after = entry.clone();
+        let kind = if enabled {
+            ChangeKind::Enabled
+        } else {
+            ChangeKind::Disabled
+        };
+        self.emit(&mut state, kind, name, Some(before), Some(after.clone()));
+        Ok(after)
     }
 
-    /// Sets the priority of the tool named `name`.
+    /// Sets the priority of the tool named `name` (the same priority again changes nothing).
     ///
     /// ```
     /// # use tool_runtime::ToolRegistry;
@@ -728,19 +1079,23 @@ impl ToolRegistry {
     /// ```
     pub fn set_priority(&self, name: &str, priority: i32) -> Result<Registration, RegistryError> {
         let mut state = self.write();
-        let State { entries, .. } = &mut *state;
-        let result = match entries.get_mut(name) {
-            Some(entry) => {
-                entry.priority = priority;
-                Ok(entry.clone())
-            }
-            None => Err(unknown(name, entries.keys())),
+        let Some(entry) = state.entries.get_mut(name) else {
+            return Err(unknown(name, state.entries.keys()));
         };
-        drop(state);
-        if result.is_ok() {
-            self.changed();
+        if entry.priority == priority {
+            return Ok(entry.clone());
         }
-        result
+        let before = entry.clone();
+        entry.priority = priority;
+        let after = entry.clone();
+        self.emit(
+            &mut state,
+            ChangeKind::PriorityChanged,
+            name,
+            Some(before),
+            Some(after.clone()),
+        );
+        Ok(after)
     }
 
     /// Whether the tool named `name` is registered and enabled.
@@ -769,9 +1124,9 @@ impl ToolRegistry {
         if let Some(index) = &mut state.index {
             index.remove(name);
         }
-        drop(state);
-        self.changed();
-        Some(removed.tool)
+        let tool = removed.tool.clone();
+        self.emit(&mut state, ChangeKind::Removed, name, Some(removed), None);
+        Some(tool)
     }
 
     /// How many tools are registered, enabled or not.
@@ -819,7 +1174,9 @@ impl ToolRegistry {
 
     /// Restores the enabled flags and priorities of `snapshot` onto the tools this registry
     /// has, so an application can persist a user's choices. Names it does not have are
-    /// reported, not an error.
+    /// reported, not an error. Each tool whose state differs sends its events
+    /// ([`ChangeKind::Enabled`] or [`ChangeKind::Disabled`], then
+    /// [`ChangeKind::PriorityChanged`]); the others send none.
     ///
     /// ```
     /// use tool_runtime::{RegistrySnapshot, ToolRegistry};
@@ -836,18 +1193,32 @@ impl ToolRegistry {
         let mut state = self.write();
         let mut report = ApplyReport::default();
         for saved in &snapshot.tools {
-            match state.entries.get_mut(&saved.spec.name) {
-                Some(entry) => {
-                    entry.enabled = saved.enabled;
-                    entry.priority = saved.priority;
-                    report.applied.push(saved.spec.name.clone());
-                }
-                None => report.unknown.push(saved.spec.name.clone()),
+            let name = saved.spec.name.as_str();
+            let Some(entry) = state.entries.get_mut(name) else {
+                report.unknown.push(name.to_owned());
+                continue;
+            };
+            report.applied.push(name.to_owned());
+            // One event per thing that changed, each with the state after it.
+            let mut changes = Vec::new();
+            if entry.enabled != saved.enabled {
+                let before = entry.clone();
+                entry.enabled = saved.enabled;
+                let kind = if saved.enabled {
+                    ChangeKind::Enabled
+                } else {
+                    ChangeKind::Disabled
+                };
+                changes.push((kind, before, entry.clone()));
             }
-        }
-        drop(state);
-        if !report.applied.is_empty() {
-            self.changed();
+            if entry.priority != saved.priority {
+                let before = entry.clone();
+                entry.priority = saved.priority;
+                changes.push((ChangeKind::PriorityChanged, before, entry.clone()));
+            }
+            for (kind, before, after) in changes {
+                self.emit(&mut state, kind, name, Some(before), Some(after));
+            }
         }
         report
     }
@@ -893,7 +1264,7 @@ impl ToolRegistry {
             }
         }
         let mut state = self.write();
-        let State { entries, index } = &mut *state;
+        let State { entries, index, .. } = &mut *state;
         let index = index.get_or_insert_with(|| {
             let mut index = SearchIndex::default();
             for entry in entries.values() {
