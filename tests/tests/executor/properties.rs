@@ -136,8 +136,8 @@ mod layered {
         record(case, "layer_safe", n)
     }
 
-    /// Layered property: cautious.
-    #[tool(safety = "cautious")]
+    /// Layered property: cautious, asked about when `n` is negative (its approval rule).
+    #[tool(safety = "cautious", approval = negative_needs_approval)]
     fn layer_cautious(case: u64, n: i64) -> i64 {
         record(case, "layer_cautious", n)
     }
@@ -146,6 +146,18 @@ mod layered {
     #[tool(safety = "dangerous")]
     fn layer_dangerous(case: u64, n: i64) -> i64 {
         record(case, "layer_dangerous", n)
+    }
+
+    fn negative_needs_approval(
+        _ctx: &tool_runtime::ToolContext,
+        _case: &u64,
+        n: &i64,
+    ) -> tool_runtime::Approval {
+        if *n < 0 {
+            tool_runtime::Approval::Required
+        } else {
+            tool_runtime::Approval::NotRequired
+        }
     }
 
     const TOOLS: [(&str, SafetyLevel); 3] = [
@@ -281,7 +293,10 @@ mod layered {
                     let offered_ok = offered.as_ref().is_none_or(|o| o.contains(&i));
                     let under = *level <= executor_ceiling && caller_ceiling.is_none_or(|c| *level <= c);
                     let guarded = matches!(guards[i], Guard::Allow | Guard::AddOne);
-                    let approved = *level != SafetyLevel::Dangerous || decision == Decision::Approve;
+                    // The rule sees the arguments after the guardrail's rewrite.
+                    let seen = if guards[i] == Guard::AddOne { n + 1 } else { *n };
+                    let needs = *level == SafetyLevel::Dangerous || (i == 1 && seen < 0);
+                    let approved = !needs || decision == Decision::Approve;
                     let room = limits[i].is_none_or(|limit| admitted[i] < limit);
                     (offered_ok && enabled[i] && under && guarded && approved && room).then(|| {
                         admitted[i] += 1;

@@ -13,6 +13,11 @@ use tool_runtime::{
 
 static RUNS: LazyLock<Mutex<HashMap<String, usize>>> = LazyLock::new(Mutex::default);
 
+/// Counts one run under `key` (for tools defined in other test modules).
+pub fn count_run(key: &str) {
+    count(key);
+}
+
 fn count(key: &str) {
     *RUNS.lock().unwrap().entry(key.to_owned()).or_default() += 1;
 }

@@ -14,8 +14,8 @@ use super::hooks::{self, HookEvent};
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::run::{AbortOnDrop, cancelled, failed};
-use crate::approval_rule::Approval;
 use super::{CallRecord, Executor, REDACTED, lenient, no_runtime};
+use crate::approval_rule::Approval;
 use crate::args::summarize_value;
 use crate::call::ToolCall;
 use crate::context::ToolContext;
@@ -386,9 +386,13 @@ impl Executor {
             .clone()
             .or_else(|| self.inner.approval.clone())
         else {
+            let why = if tool.safety() == SafetyLevel::Dangerous {
+                "is dangerous and needs approval"
+            } else {
+                "needs approval for these arguments (its approval rule says so)"
+            };
             return Err(Stopped::denied(format!(
-                "tool `{name}` is dangerous and needs approval, but no approval handler is \
-                 configured; it was not run"
+                "tool `{name}` {why}, but no approval handler is configured; it was not run"
             )));
         };
         let preview = self.preview(tool, id, &arguments, options).await?;
