@@ -374,7 +374,7 @@ async fn register_set_binds_each_registry_to_its_instance() {
         .preview(&ToolContext::new(), &args(json!({"reason": "r"})))
         .unwrap()
         .unwrap();
-    assert_eq!(preview, "remove 1 values from acme (r)");
+    assert_eq!(preview.text, "remove 1 values from acme (r)");
 }
 
 #[test]

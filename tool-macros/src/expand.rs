@@ -571,8 +571,8 @@ fn preview_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream
         &RuleKind {
             fn_name: format_ident!("__tool_preview"),
             on_name: format_ident!("__tool_preview_on"),
-            result_ty: quote!(__tool_rt::Result<__tool_rt::String, __tool_rt::ToolError>),
-            into: None,
+            result_ty: quote!(__tool_rt::Result<__tool_rt::Preview, __tool_rt::ToolError>),
+            into: Some(quote!(__tool_rt::IntoPreview::into_preview)),
         },
     )
 }

@@ -41,8 +41,28 @@ fn latency_histogram() -> Histogram {
     Histogram::new(LATENCY_BUCKETS)
 }
 
-/// A latency histogram per tool for Prometheus, recorded by a [`ToolHook`]; the HTTP
-/// server's `/metrics` shows it with the executor's counters.
+/// Upper bounds of the result-size histogram's buckets, in bytes (64 B to 4 MiB, by 4).
+const RESULT_BYTES_BUCKETS: [f64; 9] = [
+    64.0,
+    256.0,
+    1024.0,
+    4096.0,
+    16384.0,
+    65536.0,
+    262_144.0,
+    1_048_576.0,
+    4_194_304.0,
+];
+
+fn result_bytes_histogram() -> Histogram {
+    Histogram::new(RESULT_BYTES_BUCKETS)
+}
+
+/// A latency histogram and a result-size histogram per tool for Prometheus, recorded by a
+/// [`ToolHook`]; the HTTP server's `/metrics` shows them with the executor's counters.
+///
+/// A result's size is the bytes of its `content`, the text the model receives (as
+/// [`ResultSizeStats`](tool_runtime::executor::ResultSizeStats) counts it).
 ///
 /// Add it to the executor with
 /// [`ExecutorBuilder::shared_hook`](tool_runtime::ExecutorBuilder::shared_hook) and give the
@@ -66,6 +86,7 @@ fn latency_histogram() -> Histogram {
 /// names cannot grow the metrics without bound.
 pub struct PrometheusMetrics {
     latency: Family<Labels, Histogram, fn() -> Histogram>,
+    result_bytes: Family<Labels, Histogram, fn() -> Histogram>,
 }
 
 impl Default for PrometheusMetrics {
@@ -90,6 +111,7 @@ impl PrometheusMetrics {
     pub fn new() -> Self {
         PrometheusMetrics {
             latency: Family::new_with_constructor(latency_histogram),
+            result_bytes: Family::new_with_constructor(result_bytes_histogram),
         }
     }
 
@@ -100,9 +122,13 @@ impl PrometheusMetrics {
         } else {
             UNKNOWN_TOOL_METRIC
         };
+        let labels = vec![("tool".to_owned(), tool.to_owned())];
         self.latency
-            .get_or_create(&vec![("tool".to_owned(), tool.to_owned())])
+            .get_or_create(&labels)
             .observe(result.metadata.execution_time_ms / 1000.0);
+        self.result_bytes
+            .get_or_create(&labels)
+            .observe(result.content.len() as f64);
     }
 
     /// The Prometheus text for `executor`'s counters, this histogram, and the server's state.
@@ -153,6 +179,22 @@ impl PrometheusMetrics {
             "tool_call_duration_seconds",
             "How long tool calls took, from receipt to result",
             self.latency.clone(),
+        );
+        registry.register(
+            "tool_result_bytes",
+            "Bytes of the content of tool results, the text the model receives",
+            self.result_bytes.clone(),
+        );
+        let largest = Family::<Labels, Gauge>::default();
+        for (tool, metrics) in &snapshot.tools {
+            largest
+                .get_or_create(&vec![("tool".to_owned(), tool.clone())])
+                .set(i64::try_from(metrics.result_size.max_bytes).unwrap_or(i64::MAX));
+        }
+        registry.register(
+            "tool_result_bytes_max",
+            "Bytes of the content of the largest tool result",
+            largest,
         );
         let threads = Family::<Labels, Gauge>::default();
         let stats = &snapshot.sync_threads;

@@ -339,6 +339,7 @@ async fn health_readiness_and_metrics() {
     assert_eq!(ready.status(), StatusCode::OK);
 
     let client = ().serve(StreamableHttpClientTransport::from_uri(http.url())).await.unwrap();
+    let mut sum_bytes = 0;
     for _ in 0..2 {
         let result = client
             .call_tool(
@@ -348,12 +349,14 @@ async fn health_readiness_and_metrics() {
             .await
             .unwrap();
         assert_eq!(result.is_error, Some(false));
+        sum_bytes += result.content[0].as_text().unwrap().text.len();
     }
     let result = client
         .call_tool(CallToolRequestParams::new("add"))
         .await
         .unwrap();
     assert_eq!(result.is_error, Some(true));
+    let error_bytes = result.content[0].as_text().unwrap().text.len();
 
     let response = web.get(format!("{base}/metrics")).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
@@ -371,6 +374,10 @@ async fn health_readiness_and_metrics() {
         "mcp_tool_timeouts_total{tool=\"add\"} 0",
         "mcp_tool_call_duration_seconds_count{tool=\"add\"} 3",
         "mcp_tool_call_duration_seconds_bucket{le=\"+Inf\",tool=\"add\"} 3",
+        // Issue 18: the size of results: two sums (under 64 bytes) and one error message.
+        "mcp_tool_result_bytes_count{tool=\"add\"} 3",
+        "mcp_tool_result_bytes_bucket{le=\"64.0\",tool=\"add\"} 2",
+        "# TYPE mcp_tool_result_bytes histogram",
         "mcp_sessions_open 1",
         "mcp_draining 0",
         "mcp_sync_threads{state=\"busy\"} 0",
@@ -383,6 +390,17 @@ async fn health_readiness_and_metrics() {
             .any(|l| l.starts_with("mcp_sync_threads{state=\"limit\"} ")),
         "{text}"
     );
+    // The sizes, exactly: the sum twice and the error message.
+    assert_eq!(sum_bytes, 6, "`3.0` twice");
+    for line in [
+        format!(
+            "mcp_tool_result_bytes_sum{{tool=\"add\"}} {}.0",
+            sum_bytes + error_bytes
+        ),
+        format!("mcp_tool_result_bytes_max{{tool=\"add\"}} {error_bytes}"),
+    ] {
+        assert!(text.lines().any(|l| l == line), "no `{line}` in:\n{text}");
+    }
     client.cancel().await.unwrap();
     http.shutdown();
 }

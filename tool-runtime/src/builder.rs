@@ -13,6 +13,7 @@ use crate::args::SchemaChecker;
 use crate::context::{StateType, ToolContext};
 use crate::definition::{ToolDefinitionError, check_meta, check_schema, params_of};
 use crate::error::ToolError;
+use crate::file_change::Preview;
 use crate::meta::{ToolMeta, ToolSource};
 use crate::output::IntoToolOutput;
 use crate::safety::SafetyLevel;
@@ -279,15 +280,16 @@ impl ToolBuilder {
     }
 
     /// What a call would do, shown to the person approving a dangerous call (a diff, a
-    /// summary). A preview that fails fails the call without asking.
-    pub fn preview<F>(mut self, preview: F) -> Self
+    /// summary, or a [`Preview`] with a file change's hunks). A preview that fails fails the
+    /// call without asking.
+    pub fn preview<F, P>(mut self, preview: F) -> Self
     where
-        F: Fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError>
-            + Send
-            + Sync
-            + 'static,
+        F: Fn(&ToolContext, &Map<String, Value>) -> Result<P, ToolError> + Send + Sync + 'static,
+        P: Into<Preview>,
     {
-        self.preview = Some(Arc::new(preview));
+        self.preview = Some(Arc::new(move |context, arguments| {
+            preview(context, arguments).map(Into::into)
+        }));
         self
     }
 

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::Content;
+use crate::file_change::HunkSelection;
 use crate::output::{ToolOutput, content_blocks};
 use crate::safety::SafetyLevel;
 
@@ -70,6 +71,12 @@ pub struct ResultMetadata {
     /// the token to resume it with and its expiry. For the application, not the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<PendingApproval>,
+    /// For a file edit approved hunk by hunk
+    /// ([`ApprovalDecision::ApprovedHunks`](crate::ApprovalDecision::ApprovedHunks), or
+    /// every hunk of a previewed change): which hunks the tool applied and which the
+    /// approver rejected. Set on success only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hunks: Option<HunkSelection>,
 }
 
 /// The result of one call: `{"id", "success", "content", "error"?, "structured_content"?,

@@ -18,6 +18,7 @@ use crate::client::{
     elicitation_schema, log_to_tracing,
 };
 use crate::error::ToolError;
+use crate::file_change::ApprovedChange;
 use crate::safety::SafetyLevel;
 
 /// Values an application shares with its tools, one per type.
@@ -250,6 +251,7 @@ pub struct ToolContext {
     progress: Option<ProgressReporter>,
     tool: Arc<str>,
     client: Option<ClientLink>,
+    approved_change: Option<Arc<ApprovedChange>>,
 }
 
 impl Default for ToolContext {
@@ -264,6 +266,7 @@ impl Default for ToolContext {
             progress: None,
             tool: Arc::from(""),
             client: None,
+            approved_change: None,
         }
     }
 }
@@ -289,6 +292,33 @@ impl ToolContext {
     /// The same context, cancelled when `token` is.
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = token;
+        self
+    }
+
+    /// The file change a person approved for this call, hunk by hunk, when the tool's
+    /// preview had one ([`Preview::change`](crate::Preview::change)) and the call needed
+    /// approval. A tool that previews a change writes exactly
+    /// [`ApprovedChange::apply`]'s text when this is set, so the rejected hunks are not
+    /// written and a file changed since the preview is not overwritten.
+    ///
+    /// ```
+    /// # #[cfg(feature = "diff")] {
+    /// use tool_runtime::ToolContext;
+    /// use tool_runtime::file_change::{ApprovedChange, FileChange};
+    ///
+    /// let change = FileChange::between("f.txt", "a\n", "b\n");
+    /// let ctx = ToolContext::new().with_approved_change(ApprovedChange::all(change));
+    /// assert_eq!(ctx.approved_change().unwrap().apply("a\n").unwrap(), "b\n");
+    /// assert!(ToolContext::new().approved_change().is_none());
+    /// # }
+    /// ```
+    pub fn approved_change(&self) -> Option<&ApprovedChange> {
+        self.approved_change.as_deref()
+    }
+
+    /// The same context with `change` approved (the executor sets it; tests of a tool too).
+    pub fn with_approved_change(mut self, change: ApprovedChange) -> Self {
+        self.approved_change = Some(Arc::new(change));
         self
     }
 

@@ -56,6 +56,7 @@ mod context;
 mod definition;
 mod error;
 pub mod executor;
+pub mod file_change;
 mod input_schema;
 mod macro_support;
 mod meta;
@@ -82,12 +83,13 @@ pub use error::ToolError;
 pub use executor::{
     ApprovalDecision, ApprovalHandler, ApprovalRequest, CallOptions, Executor, ExecutorBuilder,
 };
+pub use file_change::Preview;
 pub use meta::{ToolMeta, ToolSource};
 pub use output::{IntoToolOutput, Json, ToolOutput};
 pub use param::ParamInfo;
 pub use registry::{
-    RegisterOptions, Registration, RegistryError, RegistrySnapshot, ToolFilter, ToolRegistry,
-    register_all_tools,
+    NameClash, RegisterOptions, Registration, RegistryError, RegistrySnapshot, ToolFilter,
+    ToolRegistry, register_all_tools,
 };
 pub use safety::{ParseSafetyLevelError, SafetyLevel};
 pub use tool::{BoxFuture, Tool, ToolSpec};
@@ -120,7 +122,8 @@ pub use tokio_util::sync::CancellationToken;
 /// `priority = N`, `crate = path::to::tool_runtime`, `preview = path::to::fn` (what a
 /// dangerous call would do, shown to the approver: a function
 /// `fn(&ToolContext, &P1, ..., &Pn) -> Result<String, ToolError>` over the tool's parameters
-/// in order, read from the arguments once for both; see [`Tool::preview`]), `approval =
+/// in order, read from the arguments once for both; it may return a [`Preview`] with a file
+/// change's hunks instead, or either without the `Result`; see [`Tool::preview`]), `approval =
 /// path::to::fn` (whether one call needs approval, see below), `timeout = "30s"` and
 /// `max_calls = N` (see below). Put it on free functions only (not methods; a
 /// [`#[tool_set]`](tool_set) takes `#[tool]` methods). Per parameter:
@@ -298,6 +301,7 @@ pub use tool_macros::tool_set;
 pub mod __private {
     pub use crate::approval_rule::IntoApproval;
     pub use crate::args::Arguments;
+    pub use crate::file_change::IntoPreview;
     pub use crate::macro_support::{
         ApprovalRuleFn, AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize,
         LinkedTool, ParamOps, PreviewHandlerFn, SetApprovalFn, SetHandler, SetPreviewFn, SetTool,
@@ -307,8 +311,8 @@ pub mod __private {
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::tool_set::{instance_of, shared_instance_of};
     pub use crate::{
-        Approval, BoxFuture, IntoToolOutput, ParamInfo, SafetyLevel, StateType, ToolContext,
-        ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
+        Approval, BoxFuture, IntoToolOutput, ParamInfo, Preview, SafetyLevel, StateType,
+        ToolContext, ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
     };
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};

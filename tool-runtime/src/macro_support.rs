@@ -13,6 +13,7 @@ use crate::approval_rule::{Approval, ApprovalRule};
 use crate::args::{Arguments, ToolParam};
 use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
+use crate::file_change::Preview;
 use crate::meta::{ToolMeta, ToolSource};
 use crate::output::ToolOutput;
 use crate::param::ParamInfo;
@@ -29,7 +30,7 @@ pub type AsyncHandlerFn =
 
 /// The handler of a `#[tool(preview = ...)]`: reads the arguments like the tool's handler
 /// does and calls the preview function with the typed values.
-pub type PreviewHandlerFn = fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError>;
+pub type PreviewHandlerFn = fn(&ToolContext, &Map<String, Value>) -> Result<Preview, ToolError>;
 
 /// The rule of a `#[tool(approval = ...)]`: reads the arguments like the tool's handler
 /// does and calls the rule function with the typed values.
@@ -142,7 +143,7 @@ pub enum SetHandler<S> {
 }
 
 /// The preview of a `#[tool_set]` method whose preview function takes `&self`.
-pub type SetPreviewFn<S> = fn(&S, &ToolContext, &Map<String, Value>) -> Result<String, ToolError>;
+pub type SetPreviewFn<S> = fn(&S, &ToolContext, &Map<String, Value>) -> Result<Preview, ToolError>;
 
 /// The approval rule of a `#[tool_set]` method whose rule function takes `&self`.
 pub type SetApprovalFn<S> =

@@ -36,6 +36,15 @@ pub enum RegistryError {
         /// Where the second definition is.
         second: Box<ToolSource>,
     },
+    /// Linked `#[tool]` functions share names ([`register_all_tools`],
+    /// [`ToolRegistry::register_all`]): every clash, each with all its definitions, so one
+    /// build shows everything to rename. Nothing is registered.
+    #[error("{}", describe_clashes(clashes))]
+    DuplicateTools {
+        /// Each shared name with its definitions, sorted by name (and the definitions by
+        /// source), so the error is the same on every run.
+        clashes: Vec<NameClash>,
+    },
     /// No tool has this name.
     #[error("no tool is named `{name}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
     UnknownTool {
@@ -56,6 +65,69 @@ pub enum RegistryError {
         /// The version both definitions share (`None`: both unversioned).
         version: Option<String>,
     },
+}
+
+/// One name that several linked tools share, with where each is defined (see
+/// [`RegistryError::DuplicateTools`]).
+///
+/// ```
+/// use tool_runtime::{NameClash, ToolSource};
+///
+/// let clash = NameClash {
+///     name: "get_forecast".into(),
+///     sources: vec![
+///         ToolSource::new("a-tools", "a_tools", "src/lib.rs", 3),
+///         ToolSource::new("b-tools", "b_tools", "src/lib.rs", 9),
+///     ],
+/// };
+/// assert_eq!(
+///     clash.to_string(),
+///     "2 tools are named `get_forecast` (defined in a-tools (a_tools) at src/lib.rs:3 \
+///      and in b-tools (b_tools) at src/lib.rs:9)"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NameClash {
+    /// The shared name.
+    pub name: String,
+    /// Every definition with that name (two or more), sorted.
+    pub sources: Vec<ToolSource>,
+}
+
+impl fmt::Display for NameClash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} tools are named `{}` (defined in ",
+            self.sources.len(),
+            self.name
+        )?;
+        for (i, source) in self.sources.iter().enumerate() {
+            match i {
+                0 => {}
+                i if i + 1 == self.sources.len() => f.write_str(" and in ")?,
+                _ => f.write_str(", in ")?,
+            }
+            write!(f, "{source}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// The message of [`RegistryError::DuplicateTools`]: each clash, then what to do.
+fn describe_clashes(clashes: &[NameClash]) -> String {
+    let each: Vec<String> = clashes.iter().map(NameClash::to_string).collect();
+    match clashes.len() {
+        1 => format!(
+            "{}; rename all but one with `#[tool(name = \"...\")]`",
+            each.join("; ")
+        ),
+        n => format!(
+            "linked tools share {n} names: {}; rename all but one of each with \
+             `#[tool(name = \"...\")]`",
+            each.join("; ")
+        ),
+    }
 }
 
 /// A tool in a registry, with the registry's state for it.
@@ -1394,7 +1466,7 @@ pub(crate) fn registry_handle(registry: Arc<ToolRegistry>) -> Arc<dyn Any + Send
     Arc::new(registry)
 }
 
-/// Every linked `#[tool]`, sorted by name, or the first pair that shares a name.
+/// Every linked `#[tool]`, sorted by name, or every name that several share.
 fn linked_tools_checked() -> Result<Vec<Tool>, RegistryError> {
     let mut tools: Vec<Tool> = crate::macro_support::linked_tools().collect();
     tools.sort_by(|a, b| {
@@ -1402,17 +1474,25 @@ fn linked_tools_checked() -> Result<Vec<Tool>, RegistryError> {
             .cmp(b.name())
             .then_with(|| a.source().cmp(b.source()))
     });
-    if let Some(pair) = tools
-        .windows(2)
-        .find(|pair| pair[0].name() == pair[1].name())
-    {
-        return Err(RegistryError::DuplicateTool {
-            name: pair[0].name().to_owned(),
-            first: Box::new(pair[0].source().clone()),
-            second: Box::new(pair[1].source().clone()),
-        });
+    let clashes = find_clashes(&tools);
+    if clashes.is_empty() {
+        Ok(tools)
+    } else {
+        Err(RegistryError::DuplicateTools { clashes })
     }
-    Ok(tools)
+}
+
+/// The names several of `tools` (sorted by name, then source) share, each with all its
+/// sources, in that order.
+fn find_clashes(tools: &[Tool]) -> Vec<NameClash> {
+    tools
+        .chunk_by(|a, b| a.name() == b.name())
+        .filter(|same| same.len() > 1)
+        .map(|same| NameClash {
+            name: same[0].name().to_owned(),
+            sources: same.iter().map(|tool| tool.source().clone()).collect(),
+        })
+        .collect()
 }
 
 /// A registry of every `#[tool]` function linked into the binary, from any crate.
@@ -1431,8 +1511,8 @@ fn linked_tools_checked() -> Result<Vec<Tool>, RegistryError> {
 ///
 /// # Errors
 ///
-/// [`RegistryError::DuplicateTool`] when two linked tools share a name; the error names
-/// both definitions' crate, file and line.
+/// [`RegistryError::DuplicateTools`] when linked tools share names; the error lists every
+/// shared name with each definition's crate, module, file and line.
 ///
 /// ```
 /// use tool_runtime::{tool, register_all_tools};

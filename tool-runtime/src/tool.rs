@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use crate::approval_rule::{Approval, ApprovalRule};
 use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
+use crate::file_change::Preview;
 use crate::meta::{ToolMeta, ToolSource};
 use crate::output::ToolOutput;
 use crate::param::ParamInfo;
@@ -40,7 +41,7 @@ pub(crate) type AsyncHandler = Arc<
 
 /// Renders what a call would do, for the person approving it.
 pub(crate) type PreviewHandler =
-    Arc<dyn Fn(&ToolContext, &Map<String, Value>) -> Result<String, ToolError> + Send + Sync>;
+    Arc<dyn Fn(&ToolContext, &Map<String, Value>) -> Result<Preview, ToolError> + Send + Sync>;
 
 /// The function that runs a tool on the model's JSON arguments.
 #[derive(Clone)]
@@ -404,13 +405,13 @@ impl Tool {
     /// let tool = register_all_tools().unwrap().get("rename_thing").unwrap();
     /// let args = json!({"from": "a", "to": "b"}).as_object().unwrap().clone();
     /// let preview = tool.preview(&ToolContext::new(), &args).unwrap().unwrap();
-    /// assert_eq!(preview, "rename a -> b");
+    /// assert_eq!(preview.text, "rename a -> b");
     /// ```
     pub fn preview(
         &self,
         context: &ToolContext,
         arguments: &Map<String, Value>,
-    ) -> Option<Result<String, ToolError>> {
+    ) -> Option<Result<Preview, ToolError>> {
         self.inner
             .preview
             .as_ref()

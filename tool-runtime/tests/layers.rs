@@ -15,6 +15,7 @@ const LAYERS: &[&str] = &[
     "args",
     "content",
     "error",
+    "file_change",
     "output",
     "call",
     "client",

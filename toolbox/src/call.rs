@@ -11,13 +11,15 @@ use tool_runtime::{
     ApprovalDecision, ApprovalRequest, CallOptions, Executor, SafetyLevel, ToolCall,
 };
 
+mod hunks;
+
 use crate::cli::CallArgs;
-use crate::ending::{Outcome, UsageError, registry};
+use crate::ending::{Outcome, Stop, UsageError, print, registry};
 use crate::prompt::Terminal;
 use crate::spinner::Spinner;
 use crate::workspace::workspace;
 
-pub(crate) async fn call(args: CallArgs) -> Result<Outcome, UsageError> {
+pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     let registry = registry()?;
     let arguments = read_arguments(args.arguments.as_deref())?;
     let workspace = workspace(&args.workspace)?;
@@ -65,22 +67,23 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, UsageError> {
     let result = report.result;
     if report.outcome == tool_runtime::executor::Outcome::UnknownTool {
         // A name that is not a tool is the user's mistake, not the tool's: a usage error.
-        return Err(UsageError(
+        return Err(Stop::Usage(
             result.error.unwrap_or(result.content) + "; `toolbox list` shows them all",
         ));
     }
 
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&result).unwrap_or_default()
-        );
+        let json = serde_json::to_string_pretty(&result).unwrap_or_default();
+        print(|out| writeln!(out, "{json}"))?;
     } else if result.success {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(result.content.as_bytes());
-        if !result.content.ends_with('\n') {
-            let _ = out.write_all(b"\n");
-        }
+        print(|out| {
+            out.write_all(result.content.as_bytes())?;
+            if result.content.ends_with('\n') {
+                Ok(())
+            } else {
+                out.write_all(b"\n")
+            }
+        })?;
     } else {
         eprintln!(
             "error: {}",
@@ -126,14 +129,71 @@ fn read_arguments(given: Option<&str>) -> Result<Value, UsageError> {
     Ok(value)
 }
 
-/// Shows the call on stderr and asks on the terminal.
+/// Shows the call on stderr and asks on the terminal (see [`approval_prompt`]).
 fn ask(request: &ApprovalRequest, stdin_taken: bool) -> ApprovalDecision {
     let mut err = std::io::stderr().lock();
+    let colors = hunks::use_colors(
+        std::io::stderr().is_terminal(),
+        std::env::var_os("NO_COLOR").as_deref(),
+        std::env::var_os("TERM").as_deref(),
+    );
+    approval_prompt(request, answers(stdin_taken).as_mut(), &mut err, colors)
+}
+
+/// Shows the call on `out` and reads the answer from `input` (`None`: there is no terminal,
+/// which denies): a file change hunk by hunk (as `git add -p`, see [`hunks::ask_hunks`]),
+/// anything else once (`Run it? [y/N]`).
+fn approval_prompt(
+    request: &ApprovalRequest,
+    input: Option<&mut impl BufRead>,
+    out: &mut impl Write,
+    colors: bool,
+) -> ApprovalDecision {
     let _ = writeln!(
-        err,
+        out,
         "\n`{}` is {} and needs your approval.",
         request.tool, request.safety
     );
+    let Some(input) = input else {
+        show_call(request, out);
+        return ApprovalDecision::Denied {
+            reason:
+                "there is no terminal to ask for approval; pass --yes to approve dangerous tools"
+                    .to_owned(),
+        };
+    };
+    let change = request
+        .change
+        .as_ref()
+        .filter(|change| !change.hunks.is_empty());
+    if let Some(change) = change {
+        // The hunks are the whole of what the call would do: shown instead of the
+        // arguments (which hold the same text again).
+        let count = change.hunks.len();
+        let _ = writeln!(
+            out,
+            "It changes `{}` in {count} {}: answer for each.\n",
+            change.path,
+            if count == 1 { "hunk" } else { "hunks" }
+        );
+        return hunks::ask_hunks(change, input, out, colors);
+    }
+    show_call(request, out);
+    let _ = write!(out, "Run it? [y/N] ");
+    let _ = out.flush();
+    let mut answer = String::new();
+    match input.read_line(&mut answer) {
+        Ok(n) if n > 0 && matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") => {
+            ApprovalDecision::Approved
+        }
+        _ => ApprovalDecision::Denied {
+            reason: "you said no".to_owned(),
+        },
+    }
+}
+
+/// The call's arguments and its preview (a file change as one diff).
+fn show_call(request: &ApprovalRequest, err: &mut impl Write) {
     let _ = writeln!(
         err,
         "arguments: {}",
@@ -142,42 +202,86 @@ fn ask(request: &ApprovalRequest, stdin_taken: bool) -> ApprovalDecision {
     if let Some(preview) = &request.preview {
         let _ = writeln!(err, "\n{preview}");
     }
-    // The answer comes from the terminal: stdin if it is one and not used for the arguments,
-    // else the controlling terminal.
-    let answer = if !stdin_taken && std::io::stdin().is_terminal() {
-        let _ = write!(err, "Run it? [y/N] ");
-        let _ = err.flush();
-        let mut line = String::new();
-        std::io::stdin()
-            .lock()
-            .read_line(&mut line)
-            .ok()
-            .map(|_| line)
-    } else {
-        match std::fs::File::open("/dev/tty") {
-            Ok(tty) => {
-                let _ = write!(err, "Run it? [y/N] ");
-                let _ = err.flush();
-                let mut line = String::new();
-                std::io::BufReader::new(tty)
-                    .read_line(&mut line)
-                    .ok()
-                    .map(|_| line)
+}
+
+/// Where the answers come from: stdin if it is a terminal and does not carry the arguments,
+/// else the controlling terminal; `None` when there is no terminal.
+fn answers(stdin_taken: bool) -> Option<Box<dyn BufRead>> {
+    if !stdin_taken && std::io::stdin().is_terminal() {
+        return Some(Box::new(std::io::stdin().lock()));
+    }
+    let tty = std::fs::File::open("/dev/tty").ok()?;
+    Some(Box::new(std::io::BufReader::new(tty)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tool_runtime::file_change::FileChange;
+
+    fn request(change: Option<FileChange>) -> ApprovalRequest {
+        serde_json::from_value(serde_json::json!({
+            "call_id": "1",
+            "tool": "write_file",
+            "description": "Write a file.",
+            "safety": "dangerous",
+            "arguments": {"path": "a.txt"},
+            "preview": "the preview",
+            "change": change,
+        }))
+        .unwrap()
+    }
+
+    fn prompt(request: &ApprovalRequest, answers: Option<&str>) -> (ApprovalDecision, String) {
+        let mut out = Vec::new();
+        let mut input = answers.map(str::as_bytes);
+        let decision = approval_prompt(request, input.as_mut(), &mut out, false);
+        (decision, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn a_call_without_a_change_is_asked_once() {
+        let request = request(None);
+        let (decision, out) = prompt(&request, Some("y\n"));
+        assert_eq!(decision, ApprovalDecision::Approved);
+        assert!(out.contains("arguments: {"), "{out}");
+        assert!(out.contains("\nthe preview\nRun it? [y/N] "), "{out}");
+        let (decision, _) = prompt(&request, Some("\n"));
+        assert!(matches!(decision, ApprovalDecision::Denied { .. }));
+    }
+
+    #[test]
+    fn a_change_is_asked_hunk_by_hunk() {
+        let change = FileChange::between("a.txt", "a\n", "b\n");
+        let (decision, out) = prompt(&request(Some(change)), Some("n\n"));
+        assert_eq!(
+            decision,
+            ApprovalDecision::Denied {
+                reason: hunks::REJECTED_ALL.to_owned()
             }
-            Err(_) => None,
-        }
-    };
-    match answer {
-        Some(answer) if matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") => {
-            ApprovalDecision::Approved
-        }
-        Some(_) => ApprovalDecision::Denied {
-            reason: "you said no".to_owned(),
-        },
-        None => ApprovalDecision::Denied {
-            reason:
-                "there is no terminal to ask for approval; pass --yes to approve dangerous tools"
-                    .to_owned(),
-        },
+        );
+        assert!(
+            out.contains("It changes `a.txt` in 1 hunk: answer for each."),
+            "{out}"
+        );
+        assert!(
+            out.contains("(1/1) Apply this hunk [y,n,a,d,q,?]? "),
+            "{out}"
+        );
+        // The hunks are shown, not the arguments or the preview's text.
+        assert!(!out.contains("arguments:"), "{out}");
+        assert!(!out.contains("the preview"), "{out}");
+    }
+
+    #[test]
+    fn without_a_terminal_the_call_is_shown_and_denied() {
+        let change = FileChange::between("a.txt", "a\n", "b\n");
+        let (decision, out) = prompt(&request(Some(change)), None);
+        let ApprovalDecision::Denied { reason } = decision else {
+            panic!("{decision:?}");
+        };
+        assert!(reason.contains("pass --yes"), "{reason}");
+        assert!(out.contains("the preview"), "{out}");
+        assert!(!out.contains("Apply this hunk"), "{out}");
     }
 }

@@ -41,6 +41,24 @@ pub(crate) enum Command {
     Call(CallArgs),
     /// Serve the tools over MCP (stdio by default, or streamable HTTP).
     Serve(Box<ServeArgs>),
+    /// Print a shell's completion script for toolbox (see README, "Installing toolbox").
+    Completions(CompletionsArgs),
+    /// Print toolbox's man page (roff), or a subcommand's.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell: bash, elvish, fish, powershell or zsh.
+    #[arg(value_name = "SHELL")]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// The subcommand whose page to print (toolbox-SUBCOMMAND(1)); default: toolbox(1).
+    #[arg(value_name = "SUBCOMMAND")]
+    pub(crate) subcommand: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -57,6 +75,10 @@ pub(crate) struct ListArgs {
     /// Rank the tools by relevance to this query, best first.
     #[arg(long, value_name = "QUERY")]
     pub(crate) search: Option<String>,
+    /// Never cut descriptions. By default the table fits the terminal (or $COLUMNS when
+    /// set), and is not cut when stdout is not a terminal.
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) wide: bool,
 }
 
 #[derive(Debug, Args)]

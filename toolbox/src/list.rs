@@ -7,9 +7,9 @@ use tool_runtime::schema::{SchemaOptions, tools_to_schema_with};
 use tool_runtime::{Tool, ToolFilter};
 
 use crate::cli::{ListArgs, SchemaArgs};
-use crate::ending::{Outcome, UsageError, registry};
+use crate::ending::{Outcome, Stop, print, registry};
 
-pub(crate) fn list(args: ListArgs) -> Result<Outcome, UsageError> {
+pub(crate) fn list(args: ListArgs) -> Result<Outcome, Stop> {
     let registry = registry()?;
     let mut filter = ToolFilter::new();
     if let Some(level) = args.max_safety {
@@ -50,28 +50,53 @@ pub(crate) fn list(args: ListArgs) -> Result<Outcome, UsageError> {
                 entry
             })
             .collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&tools).unwrap_or_default()
-        );
+        let json = serde_json::to_string_pretty(&tools).unwrap_or_default();
+        print(|out| writeln!(out, "{json}"))?;
         return Ok(Outcome::Success);
     }
     if ranked.is_empty() {
         eprintln!("no tools match");
+        for hint in unknown_category_hints(&registry.list(&ToolFilter::new()), &args.categories) {
+            eprintln!("{hint}");
+        }
         return Ok(Outcome::Success);
     }
-    print_table(
-        &ranked
-            .iter()
-            .map(|(tool, _)| tool.clone())
-            .collect::<Vec<_>>(),
-    );
+    let tools: Vec<Tool> = ranked.into_iter().map(|(tool, _)| tool).collect();
+    let table = table(&tools, table_width(args.wide));
+    print(|out| out.write_all(table.as_bytes()))?;
     Ok(Outcome::Success)
 }
 
-/// Name, safety, categories, and the first sentence of the description, fitted to the
-/// terminal (100 columns when not a terminal).
-fn print_table(tools: &[Tool]) {
+/// The narrowest the description column gets when the table is fitted to a width: a few
+/// words and `...`. Narrower widths than the other columns leave room for are overrun.
+const MIN_DESCRIPTION_WIDTH: usize = 10;
+
+/// How wide the table may be, in columns; `None`: no limit. `--wide` never cuts; else
+/// `$COLUMNS` when set (as `ls` does), else the terminal's width; a pipe or a file is not
+/// cut, so `toolbox list | grep ...` sees whole descriptions.
+fn table_width(wide: bool) -> Option<usize> {
+    if wide {
+        return None;
+    }
+    if let Some(columns) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+    {
+        return Some(columns);
+    }
+    if std::io::stdout().is_terminal() {
+        return Some(
+            terminal_size::terminal_size()
+                .map_or(80, |(terminal_size::Width(width), _)| usize::from(width)),
+        );
+    }
+    None
+}
+
+/// The table: name, safety, categories and description (on one line), columns aligned; the
+/// descriptions cut with `...` to fit `width` when there is one.
+fn table(tools: &[Tool], width: Option<usize>) -> String {
     let rows: Vec<[String; 4]> = tools
         .iter()
         .map(|tool| {
@@ -79,7 +104,7 @@ fn print_table(tools: &[Tool]) {
                 tool.name().to_owned(),
                 tool.safety().to_string(),
                 tool.categories().join(","),
-                first_sentence(tool.description()),
+                one_line(tool.description()),
             ]
         })
         .collect();
@@ -90,27 +115,18 @@ fn print_table(tools: &[Tool]) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    let columns = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse::<usize>().ok())
-        .unwrap_or(if std::io::stdout().is_terminal() {
-            120
-        } else {
-            100
-        });
     let fixed = widths[0] + widths[1] + widths[2] + 6;
-    let description_width = columns.saturating_sub(fixed).max(30);
+    let description_width =
+        width.map(|width| width.saturating_sub(fixed).max(MIN_DESCRIPTION_WIDTH));
     let line = |cells: [&str; 4]| {
-        let description: String = if cells[3].chars().count() > description_width {
-            let cut: String = cells[3]
-                .chars()
-                .take(description_width.saturating_sub(3))
-                .collect();
-            format!("{cut}...")
-        } else {
-            cells[3].to_owned()
+        let description = match description_width {
+            Some(max) if cells[3].chars().count() > max => {
+                let cut: String = cells[3].chars().take(max.saturating_sub(3)).collect();
+                format!("{}...", cut.trim_end())
+            }
+            _ => cells[3].to_owned(),
         };
-        format!(
+        let line = format!(
             "{:<w0$}  {:<w1$}  {:<w2$}  {}",
             cells[0],
             cells[1],
@@ -119,29 +135,22 @@ fn print_table(tools: &[Tool]) {
             w0 = widths[0],
             w1 = widths[1],
             w2 = widths[2]
-        )
-        .trim_end()
-        .to_owned()
+        );
+        line.trim_end().to_owned() + "\n"
     };
-    println!("{}", line(headers));
+    let mut table = line(headers);
     for row in &rows {
-        println!("{}", line([&row[0], &row[1], &row[2], &row[3]]));
+        table.push_str(&line([&row[0], &row[1], &row[2], &row[3]]));
     }
+    table
 }
 
-fn first_sentence(description: &str) -> String {
-    let paragraph = description
-        .split("\n\n")
-        .next()
-        .unwrap_or("")
-        .replace('\n', " ");
-    match paragraph.find(". ") {
-        Some(end) => paragraph[..=end].to_owned(),
-        None => paragraph,
-    }
+/// The whole description on one line: its line breaks and runs of spaces become one space.
+fn one_line(description: &str) -> String {
+    description.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-pub(crate) fn schema(args: SchemaArgs) -> Result<Outcome, UsageError> {
+pub(crate) fn schema(args: SchemaArgs) -> Result<Outcome, Stop> {
     let registry = registry()?;
     let mut filter = ToolFilter::new();
     if let Some(level) = args.max_safety {
@@ -151,7 +160,7 @@ pub(crate) fn schema(args: SchemaArgs) -> Result<Outcome, UsageError> {
         let names = registry.names();
         for wanted in &args.tools {
             if !names.contains(wanted) {
-                return Err(UsageError(unknown_tool_message(wanted, &names)));
+                return Err(Stop::Usage(unknown_tool_message(wanted, &names)));
             }
         }
         filter = filter.names(args.tools.clone());
@@ -163,20 +172,58 @@ pub(crate) fn schema(args: SchemaArgs) -> Result<Outcome, UsageError> {
         SchemaOptions::new().strict(args.strict),
     ) {
         Ok(exported) => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&exported).unwrap_or_default()
-            );
+            let json = serde_json::to_string_pretty(&exported).unwrap_or_default();
+            print(|out| writeln!(out, "{json}"))?;
             Ok(Outcome::Success)
         }
         Err(error @ tool_runtime::schema::SchemaError::StrictNotSupported { .. }) => {
-            Err(UsageError(error.to_string()))
+            Err(Stop::Usage(error.to_string()))
         }
         Err(error) => {
             eprintln!("error: {error}");
             Ok(Outcome::ToolFailed)
         }
     }
+}
+
+/// One line for each `--category` no tool has, with the closest categories that exist
+/// (a typo in a filter otherwise reads as "no tools match" and nothing more).
+fn unknown_category_hints(tools: &[Tool], asked: &[String]) -> Vec<String> {
+    let mut known: Vec<&str> = tools
+        .iter()
+        .flat_map(|tool| tool.categories().iter().map(|c| c.as_ref()))
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    asked
+        .iter()
+        .filter(|category| !known.contains(&category.as_str()))
+        .map(|category| {
+            let close = tool_names::close_names(category, known.iter().copied(), 3);
+            let quoted = |names: &[&str]| {
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            if close.is_empty() {
+                format!(
+                    "no tool has the category `{category}`; the categories are {}",
+                    quoted(&known)
+                )
+            } else {
+                format!(
+                    "no tool has the category `{category}`; did you mean {}?",
+                    close
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                )
+            }
+        })
+        .collect()
 }
 
 /// "no tool named `x`; did you mean `y`?" with the closest registered names.

@@ -1,10 +1,13 @@
 //! `toolbox`: list the tools, export their schemas, call one, or serve them over MCP.
 //!
 //! It holds the standard tools (`tools-std`) and every other `#[tool]` linked into it.
-//! Exit status: 0 on success, 1 when a tool fails, 2 on usage errors.
+//! Exit status: 0 on success, 1 when a tool fails (or the output cannot be written), 2 on
+//! usage errors. A reader of stdout that goes away (`toolbox list | head -1`) ends it quietly
+//! with status 0.
 
 mod call;
 mod cli;
+mod docs;
 mod ending;
 mod list;
 mod prompt;
@@ -12,12 +15,13 @@ mod serve;
 mod spinner;
 mod workspace;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
 
 use cli::{Cli, Command, LogFormat};
-use ending::{Outcome, UsageError};
+use ending::{Outcome, Stop};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -28,7 +32,10 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("error: cannot start the async runtime: {error}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: cannot start the async runtime: {error}"
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -37,7 +44,9 @@ fn main() -> ExitCode {
             Command::List(args) => list::list(args),
             Command::Schema(args) => list::schema(args),
             Command::Call(args) => call::call(args).await,
-            Command::Serve(args) => serve::serve(*args).await,
+            Command::Serve(args) => serve::serve(*args).await.map_err(Stop::from),
+            Command::Completions(args) => docs::completions(&args),
+            Command::Man(args) => docs::man(&args),
         }
     });
     // A sync tool that never returned must not keep the program alive.
@@ -45,8 +54,15 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::ToolFailed) => ExitCode::from(1),
-        Err(UsageError(message)) => {
-            eprintln!("error: {message}");
+        // Nobody reads the rest: not an error (and no message, which would only clutter the
+        // terminal of `toolbox list | head`).
+        Err(Stop::StdoutClosed) => ExitCode::SUCCESS,
+        Err(stop @ Stop::Output(_)) => {
+            let _ = writeln!(std::io::stderr(), "error: {stop}");
+            ExitCode::FAILURE
+        }
+        Err(Stop::Usage(message)) => {
+            let _ = writeln!(std::io::stderr(), "error: {message}");
             ExitCode::from(2)
         }
     }

@@ -249,6 +249,57 @@ fn call_usage_errors_exit_2() {
 }
 
 #[test]
+fn a_transposed_name_suggests_its_tool_first() {
+    let output = toolbox(&["call", "raed_file", "{}"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("unknown tool `raed_file`; did you mean `read_file`?"),
+        "{}",
+        stderr(&output)
+    );
+    let output = toolbox(&["schema", "--format", "mcp", "--tool", "raed_file"]);
+    assert!(
+        stderr(&output).contains("did you mean `read_file`"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_category_no_tool_has_is_named_with_the_closest() {
+    let output = toolbox(&["list", "--category", "fielsystem"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    assert!(
+        stderr(&output)
+            .contains("no tool has the category `fielsystem`; did you mean `filesystem`?"),
+        "{}",
+        stderr(&output)
+    );
+    let output = toolbox(&["list", "--category", "weather"]);
+    assert!(
+        stderr(&output).contains("no tool has the category `weather`; the categories are `"),
+        "{}",
+        stderr(&output)
+    );
+    // A category that exists but matches nothing with the other filters gets no hint.
+    let output = toolbox(&[
+        "list",
+        "--category",
+        "filesystem",
+        "--max-safety",
+        "safe",
+        "--search",
+        "zzzzqqq",
+    ]);
+    assert!(
+        !stderr(&output).contains("no tool has the category"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn dangerous_calls_ask_and_are_denied_without_a_terminal_or_yes() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
@@ -265,7 +316,7 @@ fn dangerous_calls_ask_and_are_denied_without_a_terminal_or_yes() {
         err.contains("`write_file` is dangerous and needs your approval"),
         "{err}"
     );
-    assert!(err.contains("create `out.txt` (2 bytes, 1 lines)"), "{err}");
+    assert!(err.contains("create `out.txt` (2 bytes, 1 line)"), "{err}");
     assert!(!dir.path().join("out.txt").exists());
 
     let output = toolbox(&[
@@ -324,4 +375,349 @@ fn help_and_version() {
         assert!(stdout(&output).contains(command));
     }
     assert_eq!(toolbox(&["--version"]).status.code(), Some(0));
+}
+
+/// Runs toolbox with stdout a pipe whose reader is already gone, as `toolbox list | head -1`
+/// is once `head` has its line: every write to stdout fails with EPIPE, whatever the timing.
+fn toolbox_into_a_closed_pipe(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Ended as coreutils and ripgrep end when their reader goes away: status 0 (or killed by
+/// SIGPIPE), nothing on stderr, above all no panic.
+fn assert_ended_quietly(args: &[&str], output: &Output) {
+    #[cfg(unix)]
+    let by_sigpipe = std::os::unix::process::ExitStatusExt::signal(&output.status) == Some(13);
+    #[cfg(not(unix))]
+    let by_sigpipe = false;
+    assert!(
+        output.status.code() == Some(0) || by_sigpipe,
+        "{args:?}: {:?}; stderr: {}",
+        output.status,
+        stderr(output)
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{args:?} wrote to stderr: {}",
+        stderr(output)
+    );
+}
+
+#[test]
+fn every_command_ends_quietly_when_its_reader_goes_away() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "remember the milk\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let commands: &[&[&str]] = &[
+        &["list"],
+        &["list", "--wide"],
+        &["list", "--json"],
+        &["list", "--search", "read a file"],
+        &["schema", "--format", "openai"],
+        &["schema", "--format", "mcp"],
+        &["call", "calculate", r#"{"expression": "6*7"}"#],
+        &["call", "calculate", r#"{"expression": "6*7"}"#, "--json"],
+        &[
+            "call",
+            "read_file",
+            r#"{"path": "notes.txt"}"#,
+            "--root",
+            root,
+        ],
+        &["completions", "bash"],
+        &["completions", "zsh"],
+        &["man"],
+        &["man", "serve"],
+        &["--help"],
+        &["list", "--help"],
+        &["--version"],
+    ];
+    for args in commands {
+        assert_ended_quietly(args, &toolbox_into_a_closed_pipe(args));
+    }
+}
+
+#[test]
+fn a_reader_that_stops_after_a_line_ends_it_quietly() {
+    // `toolbox schema --format openai | head -1`: whether toolbox had written everything into
+    // the pipe before the reader left, or not, it ends quietly.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["schema", "--format", "openai"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    assert_eq!(first, "[\n");
+    let output = child.wait_with_output().unwrap();
+    assert_ended_quietly(&["schema", "--format", "openai"], &output);
+}
+
+/// `toolbox list` into a pipe, with `COLUMNS` as given (or unset).
+fn list_piped(columns: Option<&str>, extra: &[&str]) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolbox"));
+    command.arg("list").args(extra).stdin(Stdio::null());
+    match columns {
+        Some(columns) => command.env("COLUMNS", columns),
+        None => command.env_remove("COLUMNS"),
+    };
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    stdout(&output)
+}
+
+/// Every tool's name and its whole description, on one line, from `list --json`.
+fn names_and_descriptions() -> Vec<(String, String)> {
+    let tools: Vec<Value> = serde_json::from_str(&stdout(&toolbox(&["list", "--json"]))).unwrap();
+    assert_eq!(tools.len(), tools_std::TOOL_NAMES.len());
+    tools
+        .iter()
+        .map(|tool| {
+            let description = tool["description"].as_str().unwrap();
+            (
+                tool["name"].as_str().unwrap().to_owned(),
+                description.split_whitespace().collect::<Vec<_>>().join(" "),
+            )
+        })
+        .collect()
+}
+
+fn assert_whole_descriptions(table: &str) {
+    for (name, description) in names_and_descriptions() {
+        let row = table
+            .lines()
+            .find(|line| line.split_whitespace().next() == Some(name.as_str()))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{table}"));
+        assert!(
+            row.ends_with(&format!("  {description}")),
+            "the description of {name} is cut:\n{row}"
+        );
+    }
+}
+
+#[test]
+fn list_into_a_pipe_prints_whole_descriptions() {
+    let table = list_piped(None, &[]);
+    assert_whole_descriptions(&table);
+    // Still a table: the descriptions start in one column.
+    let column = table.lines().next().unwrap().find("DESCRIPTION").unwrap();
+    for (line, (_, description)) in table.lines().skip(1).zip(names_and_descriptions()) {
+        assert_eq!(line.find(&description), Some(column), "{line}");
+    }
+}
+
+#[test]
+fn list_fits_columns_when_set() {
+    let table = list_piped(Some("60"), &[]);
+    assert_eq!(table.lines().count(), 1 + tools_std::TOOL_NAMES.len());
+    for line in table.lines() {
+        assert!(line.chars().count() <= 60, "wider than 60 columns: {line}");
+    }
+    assert!(table.lines().skip(1).all(|line| line.ends_with("...")));
+    for name in tools_std::TOOL_NAMES {
+        assert!(
+            table
+                .lines()
+                .any(|line| line.starts_with(&format!("{name} "))),
+            "{name}:\n{table}"
+        );
+    }
+}
+
+#[test]
+fn list_wide_never_cuts() {
+    assert_whole_descriptions(&list_piped(Some("60"), &["--wide"]));
+    assert_whole_descriptions(&list_piped(None, &["--wide"]));
+    assert_eq!(
+        toolbox(&["list", "--wide", "--json"]).status.code(),
+        Some(2)
+    );
+}
+
+/// The subcommands `toolbox --help` lists (but `help`).
+fn subcommands() -> Vec<String> {
+    let help = stdout(&toolbox(&["--help"]));
+    let names: Vec<String> = help
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect();
+    for expected in ["list", "schema", "call", "serve", "completions", "man"] {
+        assert!(names.iter().any(|n| n == expected), "{expected}: {help}");
+    }
+    names
+}
+
+#[test]
+fn completions_for_every_shell() {
+    let subcommands = subcommands();
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let output = toolbox(&["completions", shell]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{shell}: {}",
+            stderr(&output)
+        );
+        let script = stdout(&output);
+        assert!(!script.trim().is_empty(), "{shell}");
+        for subcommand in &subcommands {
+            assert!(
+                script.contains(subcommand.as_str()),
+                "{shell}: {subcommand}"
+            );
+        }
+        // Options of subcommands too (fish spells them `-l wide`).
+        assert!(
+            script.contains("max-safety") && script.contains("wide"),
+            "{shell}"
+        );
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toolbox.bash");
+    std::fs::write(&path, stdout(&toolbox(&["completions", "bash"]))).unwrap();
+    let check = Command::new("bash").arg("-n").arg(&path).output().unwrap();
+    assert!(check.status.success(), "bash -n: {}", stderr(&check));
+
+    let output = toolbox(&["completions", "tcsh"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// The first macro of a man page, after the roff preamble (`.ie`/`.el`, comments).
+fn first_macro(page: &str) -> &str {
+    page.lines()
+        .find(|line| {
+            !(line.starts_with(".ie") || line.starts_with(".el") || line.starts_with(".\\\""))
+        })
+        .unwrap_or("")
+}
+
+#[test]
+fn man_pages() {
+    let output = toolbox(&["man"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let page = stdout(&output);
+    assert!(first_macro(&page).starts_with(".TH toolbox 1"), "{page}");
+    assert!(page.contains(".SH SUBCOMMANDS"));
+    for subcommand in subcommands() {
+        assert!(
+            page.contains(&format!("toolbox\\-{subcommand}(1)")),
+            "{subcommand}: {page}"
+        );
+        let output = toolbox(&["man", &subcommand]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let sub_page = stdout(&output);
+        assert!(
+            first_macro(&sub_page).starts_with(&format!(".TH toolbox-{subcommand} 1")),
+            "{sub_page}"
+        );
+    }
+    let output = toolbox(&["man", "lst"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no subcommand `lst`"),
+        "{}",
+        stderr(&output)
+    );
+
+    // man renders it, where man is installed.
+    if Command::new("man").arg("--version").output().is_err() {
+        eprintln!("man is not installed: the page is not rendered");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toolbox.1");
+    std::fs::write(&path, &page).unwrap();
+    let rendered = Command::new("man")
+        .arg("-l")
+        .arg(&path)
+        .env("MANPAGER", "cat")
+        .env("MANWIDTH", "100")
+        .output()
+        .unwrap();
+    assert!(rendered.status.success(), "{}", stderr(&rendered));
+    let text = stdout(&rendered);
+    assert!(
+        text.contains("SUBCOMMANDS") && text.contains("toolbox-serve(1)"),
+        "{text}"
+    );
+}
+
+/// In a terminal 70 columns wide (a pseudo-terminal from util-linux's `script`), `list` fits
+/// the terminal; and a terminal on stderr (coloured logs) does not make toolbox panic.
+#[test]
+#[cfg(target_os = "linux")]
+fn list_in_a_terminal_fits_its_width() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("`script` (util-linux) is not installed: no terminal to run toolbox in");
+        return;
+    }
+    let output = Command::new("script")
+        .args(["--quiet", "--return", "--command"])
+        .arg(format!(
+            "stty rows 24 cols 70 && exec '{}' list",
+            env!("CARGO_BIN_EXE_toolbox")
+        ))
+        .arg("/dev/null")
+        .env_remove("COLUMNS")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = stdout(&output).replace('\r', "");
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    assert_eq!(
+        text.lines().count(),
+        1 + tools_std::TOOL_NAMES.len(),
+        "{text}"
+    );
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 70,
+            "wider than the terminal: {line}"
+        );
+    }
+    assert!(text.lines().any(|line| line.ends_with("...")), "{text}");
+}
+
+/// Another error writing stdout than a closed pipe (here a full disk) is an error that says
+/// so, with status 1, not a panic.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_full_disk_is_reported() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["schema", "--format", "mcp"])
+        .stdin(Stdio::null())
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(
+        err.starts_with("error: cannot write the output to stdout: ") && !err.contains("panicked"),
+        "{err}"
+    );
 }

@@ -1,6 +1,6 @@
 //! `toolbox serve` against rmcp's client: over stdio (a child process) and streamable HTTP.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use rmcp::model::{CallToolRequestParams, ErrorCode};
@@ -107,4 +107,184 @@ async fn over_streamable_http() {
     client.cancel().await.unwrap();
     server.kill().unwrap();
     server.wait().unwrap();
+}
+
+/// A README section: from its heading to the next heading of the same or a higher level
+/// (outside code blocks).
+fn readme_section(heading: &str) -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let level = heading.chars().take_while(|c| *c == '#').count();
+    let mut lines = readme.lines().skip_while(|line| *line != heading);
+    assert!(lines.next().is_some(), "README has no `{heading}`");
+    let mut in_code = false;
+    let mut section = Vec::new();
+    for line in lines {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        }
+        let hashes = line.chars().take_while(|c| *c == '#').count();
+        if !in_code && (1..=level).contains(&hashes) && line[hashes..].starts_with(' ') {
+            break;
+        }
+        section.push(line);
+    }
+    section.join("\n")
+}
+
+/// The fenced code blocks of a piece of Markdown: (info string, text).
+fn code_blocks(markdown: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut lines = markdown.lines();
+    while let Some(line) = lines.next() {
+        if let Some(info) = line.strip_prefix("```") {
+            let text: Vec<&str> = lines
+                .by_ref()
+                .take_while(|l| !l.starts_with("```"))
+                .collect();
+            blocks.push((info.to_owned(), text.join("\n")));
+        }
+    }
+    blocks
+}
+
+/// Sends one JSON-RPC message as a line.
+fn send(stdin: &mut impl Write, message: Value) {
+    writeln!(stdin, "{message}").unwrap();
+    stdin.flush().unwrap();
+}
+
+/// Reads lines until the response to `id` (skipping notifications the server may send).
+fn response(stdout: &mut impl BufRead, id: u64) -> Value {
+    loop {
+        let mut line = String::new();
+        assert_ne!(
+            stdout.read_line(&mut line).unwrap(),
+            0,
+            "the server closed stdout"
+        );
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == id {
+            assert!(message.get("error").is_none(), "{message}");
+            return message["result"].clone();
+        }
+    }
+}
+
+/// README's "Using toolbox from Claude Desktop or Cursor", run the way those clients run it:
+/// the configured command by its absolute path, with the configured arguments (the project
+/// swapped for a temporary one), in an unrelated empty directory, with only PATH and HOME,
+/// speaking raw JSON-RPC lines over stdio; the tools listed are the ones the README shows.
+#[test]
+fn readme_client_config() {
+    let section = readme_section("### Using toolbox from Claude Desktop or Cursor");
+    let blocks = code_blocks(&section);
+    let configs: Vec<Value> = blocks
+        .iter()
+        .filter(|(info, text)| info == "json" && text.contains("mcpServers"))
+        .map(|(_, text)| serde_json::from_str(text).unwrap())
+        .collect();
+    assert_eq!(configs.len(), 2, "Claude Desktop's and Cursor's");
+    let shown_names: Vec<&str> = blocks
+        .iter()
+        .find(|(info, _)| info == "text")
+        .map(|(_, text)| text.split_whitespace().collect())
+        .unwrap();
+    let excerpt: Value = blocks
+        .iter()
+        .filter(|(info, text)| info == "json" && !text.contains("mcpServers"))
+        .map(|(_, text)| serde_json::from_str(text).unwrap())
+        .next()
+        .unwrap();
+
+    for config in configs {
+        let server = &config["mcpServers"]["toolbox"];
+        let command = server["command"].as_str().unwrap();
+        assert!(std::path::Path::new(command).is_absolute(), "{command}");
+        assert!(command.ends_with("/toolbox"), "{command}");
+        let project = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let configured: Vec<&str> = server["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        let root_at = configured.iter().position(|a| *a == "--root").unwrap() + 1;
+        let mut args: Vec<std::ffi::OsString> = configured.iter().map(Into::into).collect();
+        args[root_at] = project.path().into();
+
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+            .args(&args)
+            .current_dir(cwd.path())
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", home.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "claude-ai", "version": "0.1.0"}
+            }}),
+        );
+        let initialized = response(&mut stdout, 1);
+        assert_eq!(initialized["serverInfo"]["name"], "toolbox");
+        assert!(
+            initialized["instructions"]
+                .as_str()
+                .unwrap()
+                .contains(&project.path().canonicalize().unwrap().display().to_string()),
+            "{initialized}"
+        );
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        );
+        let mut tools: Vec<Value> = Vec::new();
+        let mut cursor = Value::Null;
+        for id in 2.. {
+            let params = if cursor.is_null() {
+                json!({})
+            } else {
+                json!({"cursor": cursor})
+            };
+            send(
+                &mut stdin,
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params}),
+            );
+            let page = response(&mut stdout, id);
+            tools.extend(page["tools"].as_array().unwrap().iter().cloned());
+            cursor = page.get("nextCursor").cloned().unwrap_or(Value::Null);
+            if cursor.is_null() {
+                break;
+            }
+        }
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names, shown_names,
+            "README shows other tools than are listed"
+        );
+
+        let tool = tools.iter().find(|t| t["name"] == excerpt["name"]).unwrap();
+        for (key, value) in excerpt.as_object().unwrap() {
+            assert_eq!(
+                &tool[key], value,
+                "README's excerpt of {}: {key}",
+                excerpt["name"]
+            );
+        }
+
+        // The client quits: stdin closes and the server ends.
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+    }
 }

@@ -6,10 +6,15 @@ use tool_runtime::{ToolError, tool};
 /// Longest expression `calculate` evaluates.
 const MAX_EXPRESSION: usize = 1000;
 
-/// Evaluate an arithmetic expression and return the number. Supports `+ - * / ^`,
-/// parentheses, the functions `sqrt abs exp ln log log2 log10 sin cos tan asin acos atan
-/// atan2 sinh cosh tanh floor ceil round trunc signum fract min max`, and the constants `pi`,
-/// `e` and `tau`. Division is exact (7/2 = 3.5). No variables, no code.
+/// Evaluate an arithmetic expression and return the number. Supports `+ - * / ^` (`**` is
+/// `^`), parentheses, the functions `sqrt cbrt abs exp ln log log2 log10 sin cos tan asin
+/// acos atan atan2 sinh cosh tanh floor ceil round trunc signum fract min max` (`log` is the
+/// natural logarithm; `atan2(y, x)`, `min(a, b)`, `max(a, b)` take two arguments), the
+/// constants `pi`, `e` and `tau`, and numbers like `2`, `0.5`, `1e3`. Precedence as in
+/// mathematics, from tightest: `^` (right to left: `2^3^2 = 512`), then a sign (`-2^2 = -4`,
+/// `(-2)^2 = 4`, `2^-1 = 0.5`), then `* /`, then `+ -` (left to right: `1-2-3 = -4`).
+/// Division is exact (7/2 = 3.5). No variables, no code. Errors give the 1-based character
+/// position of the problem.
 #[tool(categories(data), tags("math"))]
 pub fn calculate(
     /// The expression, e.g. `sqrt(144) + 2^10 / 4`
@@ -24,68 +29,20 @@ pub fn calculate(
     if expression.trim().is_empty() {
         return Err(ToolError::new("the expression is empty"));
     }
-    let normalized = expand_exponents(&normalize_constants(&expression));
-    let value = exmex::eval_str::<f64>(&normalized).map_err(|e| {
-        ToolError::new(format!(
-            "cannot evaluate `{expression}`: {}; use numbers, + - * / ^, parentheses, functions like sqrt(x), and pi, e, tau",
-            e.msg().trim()
-        ))
+    let value = crate::expression::evaluate(&expression).map_err(|e| {
+        let hint = if e.syntax {
+            "; use numbers, + - * / ^, parentheses, functions like sqrt(x), and pi, e, tau"
+        } else {
+            ""
+        };
+        ToolError::new(format!("cannot evaluate `{expression}`: {e}{hint}"))
     })?;
     if !value.is_finite() {
         return Err(ToolError::new(format!(
-            "`{expression}` is not a finite number ({value}); check for division by zero or a value out of a function's domain"
+            "`{expression}` is not a finite number ({value}); a value is too large for a 64-bit float or out of a function's domain"
         )));
     }
     Ok(format_number(value))
-}
-
-/// `pi`, `e`, `tau` (any case) as exmex spells them; `1e5` stays a number.
-fn normalize_constants(expression: &str) -> String {
-    let mut out = String::with_capacity(expression.len());
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        let replaced = match word.to_ascii_lowercase().as_str() {
-            "pi" | "π" => "PI".to_owned(),
-            "e" => "E".to_owned(),
-            "tau" => "TAU".to_owned(),
-            _ => word.clone(),
-        };
-        out.push_str(&replaced);
-        word.clear();
-    };
-    let mut previous_digit = false;
-    for c in expression.chars() {
-        if c.is_alphanumeric() || c == '_' || c == 'π' {
-            // `2e3`: a letter right after a digit is part of a number.
-            if word.is_empty() && previous_digit {
-                out.push(c);
-                continue;
-            }
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(c);
-        }
-        previous_digit = c.is_ascii_digit() && word.is_empty();
-    }
-    flush(&mut word, &mut out);
-    out
-}
-
-/// `1e3` and `2.5E-2` as plain decimals (the evaluator has no exponent notation).
-fn expand_exponents(expression: &str) -> String {
-    static EXPONENT: std::sync::LazyLock<Option<regex::Regex>> =
-        std::sync::LazyLock::new(|| regex::Regex::new(r"\b(\d+(?:\.\d+)?)[eE]([+-]?\d+)\b").ok());
-    match EXPONENT.as_ref() {
-        Some(exponent) => exponent
-            .replace_all(expression, |caps: &regex::Captures<'_>| {
-                caps[0]
-                    .parse::<f64>()
-                    .map_or_else(|_| caps[0].to_owned(), |value| format!("({value})"))
-            })
-            .into_owned(),
-        None => expression.to_owned(),
-    }
 }
 
 /// Integers without `.0`; other numbers as Rust prints them (shortest round trip).
@@ -203,15 +160,10 @@ pub fn current_time(
 ) -> Result<String, ToolError> {
     let name = timezone.unwrap_or_else(|| "UTC".to_owned());
     let zone = jiff::tz::TimeZone::get(&name).map_err(|_| {
-        let close: Vec<String> = jiff::tz::db()
-            .available()
-            .map(|n| n.as_str().to_owned())
-            .filter(|n| {
-                n.to_lowercase()
-                    .contains(&name.to_lowercase().replace(' ', "_"))
-            })
-            .take(5)
-            .collect();
+        let close = close_time_zones(
+            &name,
+            jiff::tz::db().available().map(|n| n.as_str().to_owned()),
+        );
         let hint = if close.is_empty() {
             "use an IANA name such as `Europe/Paris` or `America/New_York`".to_owned()
         } else {
@@ -227,29 +179,51 @@ pub fn current_time(
         ToolError::new(format!("unknown time zone `{name}`: {hint}"))
     })?;
     let now = jiff::Timestamp::now().to_zoned(zone);
-    Ok(format!(
-        "{} ({}, {} {})",
+    Ok(format_time(&now, &name))
+}
+
+/// `2026-11-23T12:06:13+00:00 (Monday, UTC)`, `... (Monday, Europe/Paris CET)`: the zone's
+/// abbreviation only where it says more than its name and the offset (not `UTC UTC`, not
+/// `+04` again).
+fn format_time(now: &jiff::Zoned, name: &str) -> String {
+    let abbreviation = now.strftime("%Z").to_string();
+    let zone = if abbreviation.eq_ignore_ascii_case(name)
+        || abbreviation.is_empty()
+        || abbreviation.starts_with(['+', '-'])
+    {
+        name.to_owned()
+    } else {
+        format!("{name} {abbreviation}")
+    };
+    format!(
+        "{} ({}, {zone})",
         now.strftime("%Y-%m-%dT%H:%M:%S%:z"),
         now.strftime("%A"),
-        name,
-        now.strftime("%Z"),
-    ))
+    )
+}
+
+/// Up to five zone names `given` may have meant, closest first (by
+/// [`tool_names::edit_distance`] to the zone's city, `paris` -> `Europe/Paris`, or to the whole
+/// name), ties alphabetical: the names that contain it and the likely typos of its city.
+fn close_time_zones(given: &str, zones: impl Iterator<Item = String>) -> Vec<String> {
+    let wanted = given.trim().to_lowercase().replace(' ', "_");
+    let mut ranked: Vec<(usize, String)> = zones
+        .filter_map(|zone| {
+            let lower = zone.to_lowercase();
+            let city = lower.rsplit('/').next().unwrap_or(&lower);
+            let distance = tool_names::edit_distance(&wanted, city)
+                .min(tool_names::edit_distance(&wanted, &lower));
+            let typo = tool_names::did_you_mean(&wanted, [city, lower.as_str()]).is_some();
+            (lower.contains(&wanted) || typo).then_some((distance, zone))
+        })
+        .collect();
+    ranked.sort_unstable();
+    ranked.into_iter().take(5).map(|(_, zone)| zone).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn constants_and_scientific_notation() {
-        assert_eq!(normalize_constants("2*pi + e - tau"), "2*PI + E - TAU");
-        assert_eq!(normalize_constants("1e5 + 2E3"), "1e5 + 2E3");
-        assert_eq!(normalize_constants("exp(1)"), "exp(1)");
-        assert_eq!(
-            expand_exponents("1e3 + 2.5E-2 * exp(1)"),
-            "(1000) + (0.025) * exp(1)"
-        );
-    }
 
     #[test]
     fn pointers_from_paths() {
@@ -259,5 +233,49 @@ mod tests {
         assert_eq!(to_pointer("/already/pointer").unwrap(), "/already/pointer");
         assert_eq!(to_pointer("").unwrap(), "");
         assert!(to_pointer("a[0").is_err());
+    }
+
+    #[test]
+    fn the_zone_is_named_once() {
+        let at = |zone: &str| {
+            let time: jiff::Timestamp = "2026-11-23T12:06:13Z".parse().unwrap();
+            format_time(&time.to_zoned(jiff::tz::TimeZone::get(zone).unwrap()), zone)
+        };
+        assert_eq!(at("UTC"), "2026-11-23T12:06:13+00:00 (Monday, UTC)");
+        assert_eq!(
+            at("Europe/Paris"),
+            "2026-11-23T13:06:13+01:00 (Monday, Europe/Paris CET)"
+        );
+        assert_eq!(
+            at("Asia/Dubai"),
+            "2026-11-23T16:06:13+04:00 (Monday, Asia/Dubai)"
+        );
+    }
+
+    #[test]
+    fn time_zones_closest_first() {
+        let zones = [
+            "America/Paramaribo",
+            "Europe/Paris",
+            "Europe/London",
+            "Europe/Prague",
+        ]
+        .map(str::to_owned);
+        assert_eq!(
+            close_time_zones("Paris", zones.iter().cloned()),
+            ["Europe/Paris"]
+        );
+        assert_eq!(
+            close_time_zones("pairs", zones.iter().cloned()),
+            ["Europe/Paris"]
+        );
+        assert_eq!(
+            close_time_zones("europe/", zones.iter().cloned()),
+            ["Europe/Paris", "Europe/London", "Europe/Prague"]
+        );
+        assert_eq!(
+            close_time_zones("par", zones.iter().cloned()),
+            ["Europe/Paris", "America/Paramaribo"]
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! kernel (Landlock, seccomp, namespaces: see the `confine` module), with a cleared
 //! environment, capped output, and a timeout that ends everything the command started.
 
+use std::num::NonZeroU64;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -56,7 +57,7 @@ pub fn run_command_preview(
     program: &str,
     args: &Option<Vec<String>>,
     cwd: &Option<String>,
-    _timeout_secs: &Option<u64>,
+    _timeout_secs: &Option<NonZeroU64>,
     _stdin: &Option<String>,
     shell: &Option<bool>,
 ) -> Result<String, ToolError> {
@@ -80,7 +81,7 @@ pub fn run_command_approval(
     program: &str,
     args: &Option<Vec<String>>,
     _cwd: &Option<String>,
-    _timeout_secs: &Option<u64>,
+    _timeout_secs: &Option<NonZeroU64>,
     _stdin: &Option<String>,
     shell: &Option<bool>,
 ) -> Result<Approval, ToolError> {
@@ -111,8 +112,9 @@ pub async fn run_command(
     args: Option<Vec<String>>,
     /// Working directory relative to the workspace root (default: the root)
     cwd: Option<String>,
-    /// Seconds before the command is killed (default and maximum set by the workspace)
-    timeout_secs: Option<u64>,
+    /// Seconds before the command is killed, at least 1 (default and maximum set by the
+    /// workspace; a larger number counts as the maximum)
+    timeout_secs: Option<NonZeroU64>,
     /// Text to write to the command's standard input
     stdin: Option<String>,
     /// Run `program` as a `sh -c` script (only if the workspace allows shells)
@@ -198,7 +200,7 @@ pub async fn run_command(
 
     let (default_timeout, max_timeout) = ws.timeouts();
     let timeout = timeout_secs
-        .map(|secs| Duration::from_secs(secs).min(max_timeout))
+        .map(|secs| Duration::from_secs(secs.get()).min(max_timeout))
         .unwrap_or(default_timeout);
     let started = Instant::now();
     let spawned = command.spawn();

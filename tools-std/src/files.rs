@@ -11,6 +11,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader, Read, Write};
+use std::num::{NonZeroU32, NonZeroU64};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -18,9 +19,10 @@ use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, OpenOptions};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tool_runtime::{Approval, Json, ToolContext, ToolError, tool};
+use tool_runtime::file_change::{ApprovedChange, FileChange};
+use tool_runtime::{Approval, Json, Preview, ToolContext, ToolError, tool};
 
-use crate::names::escape;
+use crate::names::{count, escape};
 use crate::walk::{Kind, Step, WalkOptions, open_options_nonblocking, walk};
 use crate::{PathError, Workspace, workspace};
 
@@ -215,10 +217,11 @@ pub fn read_file(
     ctx: &ToolContext,
     /// Path relative to the workspace root
     path: String,
-    /// First line to return, counting from 1 (default 1)
-    offset: Option<u64>,
-    /// Most lines to return (default: as many as fit in the byte limit)
-    limit: Option<u64>,
+    /// First line to return, counting from 1 as `search_files` and the notes of this tool
+    /// number lines (default 1)
+    offset: Option<NonZeroU64>,
+    /// Most lines to return, at least 1 (default: as many as fit in the byte limit)
+    limit: Option<NonZeroU64>,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
     let opened = open_for_reading(ws, &path)?;
@@ -227,15 +230,18 @@ pub fn read_file(
     let sniff = reader.fill_buf().map_err(|e| read_error(&path, e))?;
     if looks_binary(&sniff[..sniff.len().min(SNIFF_BYTES)]) {
         return Err(ToolError::new(format!(
-            "`{path}` is a binary file ({size} bytes); read_file returns text only (file_info describes it)"
+            "`{path}` is a binary file ({}); read_file returns text only (file_info describes it)",
+            count(size, "byte", "bytes")
         )));
     }
     let not_utf8 = || {
         ToolError::new(format!(
-            "`{path}` is not UTF-8 text ({size} bytes); read_file returns text only"
+            "`{path}` is not UTF-8 text ({}); read_file returns text only",
+            count(size, "byte", "bytes")
         ))
     };
-    let first = offset.unwrap_or(1).max(1);
+    let first = offset.map_or(1, NonZeroU64::get);
+    let limit = limit.map(NonZeroU64::get);
     let budget = usize::try_from(ws.read_limit()).unwrap_or(usize::MAX);
     let mut out = String::new();
     let mut shown = 0_u64;
@@ -282,9 +288,10 @@ pub fn read_file(
             out.push_str(text);
             shown = 1;
             cut_note = Some(format!(
-                "\n[line {line_number} is longer than {budget} bytes and was cut here; call \
+                "\n[line {line_number} is longer than {} and was cut here; call \
                  read_file with offset={} to read the lines after it, or use search_files to \
                  find text in it]",
+                count(budget, "byte", "bytes"),
                 line_number + 1
             ));
             break;
@@ -295,15 +302,21 @@ pub fn read_file(
     }
     if line_number < first && first > 1 {
         return Err(ToolError::new(format!(
-            "`{path}` has {line_number} lines; offset {first} is past the end"
+            "`{path}` has {}; offset {first} is past the end",
+            count(line_number, "line", "lines")
         )));
     }
     if let Some(note) = cut_note {
         out.push_str(&note);
     } else if more {
         let last = first + shown.saturating_sub(1);
+        let showing = if last == first {
+            format!("line {first}")
+        } else {
+            format!("lines {first}-{last}")
+        };
         out.push_str(&format!(
-            "\n[showing lines {first}-{last}; the file continues: call read_file with offset={} to read on]",
+            "\n[showing {showing}; the file continues: call read_file with offset={} to read on]",
             last + 1
         ));
     }
@@ -337,15 +350,16 @@ pub fn list_directory(
     ctx: &ToolContext,
     /// Directory relative to the workspace root (default: the root)
     path: Option<String>,
-    /// How many levels to descend, 1 to 10 (default 1: just the directory's entries)
-    depth: Option<u32>,
+    /// How many levels to descend, at least 1 (default 1: just the directory's entries); at
+    /// most 10, a larger depth counts as 10
+    depth: Option<NonZeroU32>,
     /// Include hidden files (names starting with `.`)
     include_hidden: Option<bool>,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
     let path = path.unwrap_or_else(|| ".".to_owned());
     let (dir, base) = open_directory(ws, &path)?;
-    let depth = depth.unwrap_or(1).clamp(1, MAX_DEPTH) as usize;
+    let depth = depth.map_or(1, NonZeroU32::get).min(MAX_DEPTH) as usize;
     let limit = ws.entry_limit();
     let mut lines = Vec::new();
     let mut more = 0_usize;
@@ -371,7 +385,7 @@ pub fn list_directory(
             Kind::Other => format!("{shown} (FIFO, socket or device)"),
             Kind::File => {
                 let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                format!("{shown} ({size} bytes)")
+                format!("{shown} ({})", count(size, "byte", "bytes"))
             }
         });
         Step::Continue
@@ -384,7 +398,8 @@ pub fn list_directory(
     }
     if more > 0 {
         lines.push(format!(
-            "[... and {more} more entries: list a subdirectory or lower the depth]"
+            "[... and {more} more {}: list a subdirectory or lower the depth]",
+            if more == 1 { "entry" } else { "entries" }
         ));
     }
     Ok(lines.join("\n"))
@@ -489,8 +504,9 @@ pub fn search_files(
     glob: Option<String>,
     /// Ignore case
     case_insensitive: Option<bool>,
-    /// Most matches to return (default and maximum: the workspace's limit)
-    max_matches: Option<u32>,
+    /// Most matches to return, at least 1 (default and maximum: the workspace's limit; a
+    /// larger number counts as the limit)
+    max_matches: Option<NonZeroU32>,
 ) -> Result<String, ToolError> {
     let ws = workspace(ctx)?;
     let path = path.unwrap_or_else(|| ".".to_owned());
@@ -504,7 +520,7 @@ pub fn search_files(
         ctx,
         regex,
         limit: max_matches.map_or(ws.match_limit(), |m| {
-            (m as usize).clamp(1, ws.match_limit())
+            (m.get() as usize).min(ws.match_limit())
         }),
         budget: usize::try_from(ws.read_limit()).unwrap_or(usize::MAX),
         out: String::new(),
@@ -554,8 +570,8 @@ pub fn search_files(
     let mut out = search.out;
     if search.stopped {
         out.push_str(&format!(
-            "[stopped after {} matches: narrow the pattern, the path or the glob]\n",
-            search.matches
+            "[stopped after {}: narrow the pattern, the path or the glob]\n",
+            count(search.matches, "match", "matches")
         ));
     }
     Ok(out)
@@ -866,23 +882,24 @@ fn rename_no_replace(dir: &Dir, from: &str, to: &OsStr) -> std::io::Result<()> {
     dir.remove_file(from)
 }
 
-/// What `write_file` would do: a diff against the current file, or the new file's size.
-/// Takes `write_file`'s parameters, read once for both.
+/// What `write_file` would do: the change to the current file, hunk by hunk (each can be
+/// approved on its own), or the new file's size. Takes `write_file`'s parameters, read once
+/// for both.
 pub fn write_file_preview(
     ctx: &ToolContext,
     path: &str,
     content: &str,
     _overwrite: &Option<bool>,
     _create_parents: &Option<bool>,
-) -> Result<String, ToolError> {
+) -> Result<Preview, ToolError> {
     let ws = workspace(ctx)?;
     match read_text(ws, path) {
-        Ok(old) => Ok(unified_diff(path, &old, content)),
-        Err(_) => Ok(format!(
-            "create `{path}` ({} bytes, {} lines)",
-            content.len(),
-            content.lines().count()
-        )),
+        Ok(old) => Ok(Preview::change(FileChange::between(path, &old, content))),
+        Err(_) => Ok(Preview::text(format!(
+            "create `{path}` ({}, {})",
+            count(content.len(), "byte", "bytes"),
+            count(content.lines().count(), "line", "lines")
+        ))),
     }
 }
 
@@ -916,9 +933,9 @@ fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
     let opened = open_for_reading(ws, path)?;
     if opened.size > ws.write_limit() {
         return Err(ToolError::new(format!(
-            "`{path}` is {} bytes; files are limited to {} bytes",
-            opened.size,
-            ws.write_limit()
+            "`{path}` is {}; files are limited to {}",
+            count(opened.size, "byte", "bytes"),
+            count(ws.write_limit(), "byte", "bytes")
         )));
     }
     let mut bytes = Vec::new();
@@ -958,11 +975,17 @@ pub fn write_file(
     let ws = workspace(ctx)?;
     if content.len() as u64 > ws.write_limit() {
         return Err(ToolError::new(format!(
-            "the content is {} bytes; files are limited to {} bytes",
-            content.len(),
-            ws.write_limit()
+            "the content is {}; files are limited to {}",
+            count(content.len(), "byte", "bytes"),
+            count(ws.write_limit(), "byte", "bytes")
         )));
     }
+    // Approved hunk by hunk: exactly the accepted hunks, on the file as it was previewed.
+    let approved = approved_edit(ws, ctx, &path)?;
+    let content = match &approved {
+        Some(edit) => edit.new.clone(),
+        None => content,
+    };
     let overwrite = overwrite.unwrap_or(false);
     let target = write_target(ws, &path, create_parents.unwrap_or(false))?;
     let existing = target.parent.symlink_metadata(&target.name).ok();
@@ -982,39 +1005,103 @@ pub fn write_file(
         &target.name,
         content.as_bytes(),
         overwrite,
-        |_, _| Ok(()),
+        |dir, _| unchanged_since_approval(dir, &target.name, approved.as_ref()),
     )
     .map_err(|e| match e.kind() {
         std::io::ErrorKind::AlreadyExists => ToolError::new(format!(
             "`{path}` already exists; pass `overwrite: true` to replace it"
         )),
+        _ if is_stale(&e) => stale(&path),
         _ => io_error(&target.relative, "write", e),
     })?;
+    if let Some(edit) = approved.as_ref().filter(|edit| edit.approved.is_partial()) {
+        return Ok(format!(
+            "{}\n{}",
+            edit.approved.summary(),
+            unified_diff(&path, &edit.old, &edit.new)
+        ));
+    }
     Ok(format!(
-        "{} `{}` ({} bytes)",
+        "{} `{}` ({})",
         if existing.is_some() {
             "replaced"
         } else {
             "created"
         },
         display(&target.relative),
-        content.len()
+        count(content.len(), "byte", "bytes")
     ))
 }
 
-/// A unified diff of `old` -> `new`, labelled with `path`.
-pub(crate) fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    let diff = similar::TextDiff::from_lines(old, new);
-    let text = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string();
-    if text.is_empty() {
-        format!("no change to `{path}`")
-    } else {
-        text
+/// A change approved hunk by hunk, applied to the file as it is now (which must be as it was
+/// previewed).
+struct ApprovedEdit<'a> {
+    approved: &'a ApprovedChange,
+    old: String,
+    new: String,
+}
+
+/// The text to write when a person approved the call's previewed change: the accepted hunks
+/// applied to the file's current text, or an error (writing nothing) when the file changed
+/// since the preview. `None` when no change was approved (the call needed no approval, or
+/// the approver rewrote its arguments).
+fn approved_edit<'a>(
+    ws: &Workspace,
+    ctx: &'a ToolContext,
+    path: &str,
+) -> Result<Option<ApprovedEdit<'a>>, ToolError> {
+    let Some(approved) = ctx.approved_change() else {
+        return Ok(None);
+    };
+    if approved.change().path != path {
+        return Err(ToolError::new(format!(
+            "the approved change is to `{}`, not `{path}`; nothing was written",
+            approved.change().path
+        )));
     }
+    let old = read_text(ws, path).map_err(|_| stale(path))?;
+    let new = approved.apply(&old)?;
+    Ok(Some(ApprovedEdit { approved, old, new }))
+}
+
+/// Right before an approved edit replaces the file: it must still hold the text the edit was
+/// applied to (another process may have written it since).
+fn unchanged_since_approval(
+    dir: &Dir,
+    name: &OsStr,
+    approved: Option<&ApprovedEdit<'_>>,
+) -> std::io::Result<()> {
+    let Some(edit) = approved else {
+        return Ok(());
+    };
+    let mut now = Vec::with_capacity(edit.old.len());
+    let file = dir.open(name)?;
+    file.into_std()
+        .take(edit.old.len() as u64 + 1)
+        .read_to_end(&mut now)?;
+    if now == edit.old.as_bytes() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(STALE))
+    }
+}
+
+const STALE: &str = "changed since the preview";
+
+fn is_stale(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::Other && error.to_string() == STALE
+}
+
+fn stale(path: &str) -> ToolError {
+    tool_runtime::file_change::ChangeError::Stale {
+        path: path.to_owned(),
+    }
+    .into()
+}
+
+/// A unified diff of `old` -> `new`, labelled with `path` (the same text the preview shows).
+pub(crate) fn unified_diff(path: &str, old: &str, new: &str) -> String {
+    FileChange::between(path, old, new).unified_diff()
 }
 
 /// The edit `edit_file` was asked for: an exact replacement or a unified diff.
@@ -1074,23 +1161,23 @@ fn plan_edit(ws: &Workspace, args: &EditRequest<'_>) -> Result<(String, String),
     };
     if new.len() as u64 > ws.write_limit() {
         return Err(ToolError::new(format!(
-            "the edited file would be {} bytes; files are limited to {} bytes",
-            new.len(),
-            ws.write_limit()
+            "the edited file would be {}; files are limited to {}",
+            count(new.len(), "byte", "bytes"),
+            count(ws.write_limit(), "byte", "bytes")
         )));
     }
     Ok((old, new))
 }
 
-/// What `edit_file` would do: the unified diff of the change. Takes `edit_file`'s
-/// parameters, read once for both.
+/// What `edit_file` would do: the change, hunk by hunk (each can be approved on its own).
+/// Takes `edit_file`'s parameters, read once for both.
 pub fn edit_file_preview(
     ctx: &ToolContext,
     path: &str,
     old_text: &Option<String>,
     new_text: &Option<String>,
     diff: &Option<String>,
-) -> Result<String, ToolError> {
+) -> Result<Preview, ToolError> {
     let ws = workspace(ctx)?;
     let request = EditRequest {
         path,
@@ -1099,7 +1186,7 @@ pub fn edit_file_preview(
         diff: diff.as_deref(),
     };
     let (old, new) = plan_edit(ws, &request)?;
-    Ok(unified_diff(path, &old, &new))
+    Ok(Preview::change(FileChange::between(path, &old, &new)))
 }
 
 /// Edit a text file in the workspace, either by replacing an exact piece of text that must
@@ -1130,7 +1217,12 @@ pub fn edit_file(
         new_text: new_text.as_deref(),
         diff: diff.as_deref(),
     };
-    let (old, new) = plan_edit(ws, &args)?;
+    // Approved hunk by hunk: exactly the accepted hunks, on the file as it was previewed.
+    let approved = approved_edit(ws, ctx, &path)?;
+    let (old, new) = match &approved {
+        Some(edit) => (edit.old.clone(), edit.new.clone()),
+        None => plan_edit(ws, &args)?,
+    };
     if old == new {
         return Ok(format!(
             "`{}` is unchanged: the edit changes nothing",
@@ -1143,14 +1235,20 @@ pub fn edit_file(
         &target.name,
         new.as_bytes(),
         true,
-        |_, _| Ok(()),
+        |dir, _| unchanged_since_approval(dir, &target.name, approved.as_ref()),
     )
-    .map_err(|e| io_error(&target.relative, "write", e))?;
-    Ok(format!(
-        "edited `{}`\n{}",
-        args.path,
-        unified_diff(args.path, &old, &new)
-    ))
+    .map_err(|e| {
+        if is_stale(&e) {
+            stale(args.path)
+        } else {
+            io_error(&target.relative, "write", e)
+        }
+    })?;
+    let what = match approved.as_ref().filter(|edit| edit.approved.is_partial()) {
+        Some(edit) => edit.approved.summary(),
+        None => format!("edited `{}`", args.path),
+    };
+    Ok(format!("{what}\n{}", unified_diff(args.path, &old, &new)))
 }
 
 /// Create a directory in the workspace, with any missing parents. Creating one that exists is
@@ -1250,7 +1348,11 @@ pub fn delete_path_preview(
                     Step::Continue
                 });
             }
-            format!("delete the directory `{shown}` and the {entries} entries inside it")
+            match entries {
+                0 => format!("delete the empty directory `{shown}`"),
+                1 => format!("delete the directory `{shown}` and the entry inside it"),
+                _ => format!("delete the directory `{shown}` and the {entries} entries inside it"),
+            }
         }
         Kind::File | Kind::Other => {
             let size = target
@@ -1258,7 +1360,10 @@ pub fn delete_path_preview(
                 .symlink_metadata(&target.name)
                 .map(|m| m.len())
                 .unwrap_or(0);
-            format!("delete the file `{shown}` ({size} bytes)")
+            format!(
+                "delete the file `{shown}` ({})",
+                count(size, "byte", "bytes")
+            )
         }
     })
 }
@@ -1349,6 +1454,49 @@ mod tests {
             [std::ffi::OsString::from("data.txt")],
             "the temporary file is removed"
         );
+    }
+
+    #[test]
+    fn an_approved_edit_is_not_renamed_over_a_file_written_after_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("notes.txt");
+        std::fs::write(&target, "a\nb\n").unwrap();
+        let handle = open(dir.path());
+        let change = FileChange::between("notes.txt", "a\nb\n", "A\nb\n");
+        let approved = ApprovedChange::all(change);
+        let edit = ApprovedEdit {
+            approved: &approved,
+            old: "a\nb\n".to_owned(),
+            new: "A\nb\n".to_owned(),
+        };
+        // Unchanged: the write goes ahead.
+        write_atomically(
+            &handle,
+            OsStr::new("notes.txt"),
+            edit.new.as_bytes(),
+            true,
+            |dir, _| unchanged_since_approval(dir, OsStr::new("notes.txt"), Some(&edit)),
+        )
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "A\nb\n");
+
+        // Another process writes between the stale check and the rename: refused, its text
+        // stays, the temporary file is gone.
+        std::fs::write(&target, "a\nb\n").unwrap();
+        let error = write_atomically(
+            &handle,
+            OsStr::new("notes.txt"),
+            edit.new.as_bytes(),
+            true,
+            |dir, _| {
+                std::fs::write(&target, "theirs\n").unwrap();
+                unchanged_since_approval(dir, OsStr::new("notes.txt"), Some(&edit))
+            },
+        )
+        .unwrap_err();
+        assert!(is_stale(&error), "{error}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Introspection: the model looks itself up, among the tools it may call.
 
+use std::num::NonZeroU32;
+
 use serde_json::{Value, json};
 use tool_runtime::schema::{Format, tools_to_schema};
 use tool_runtime::{SafetyLevel, ToolContext, ToolError, ToolFilter, ToolRegistry, tool};
@@ -72,12 +74,14 @@ pub fn describe_tool(
     let visible = registry.list(&ctx.visible_tools());
     let Some(tool) = visible.iter().find(|t| t.name() == name) else {
         let names: Vec<String> = visible.iter().map(|t| t.name().to_owned()).collect();
-        let close = names
-            .iter()
-            .find(|n| n.contains(name.as_str()) || name.contains(n.as_str()));
-        let hint = close
-            .map(|c| format!("; did you mean `{c}`?"))
-            .unwrap_or_else(|| "; list_tools shows the available tools".to_owned());
+        // Closest first (typos by edit distance, then related names), ties alphabetical.
+        let close = tool_names::close_names(&name, names.iter().map(String::as_str), 3);
+        let hint = if close.is_empty() {
+            "; list_tools shows the available tools".to_owned()
+        } else {
+            let close: Vec<String> = close.iter().map(|c| format!("`{c}`")).collect();
+            format!("; did you mean {}?", close.join(" or "))
+        };
         return Err(ToolError::new(format!(
             "no tool named `{name}` is available{hint}"
         )));
@@ -102,11 +106,11 @@ pub fn search_tools(
     ctx: &ToolContext,
     /// What you want to do, e.g. "replace text in a file"
     query: String,
-    /// How many tools to return, 1 to 20 (default 5)
-    limit: Option<u32>,
+    /// How many tools to return, at least 1 (default 5); at most 20, a larger number counts as 20
+    limit: Option<NonZeroU32>,
 ) -> Result<String, ToolError> {
     let registry = registry(ctx)?;
-    let limit = limit.unwrap_or(5).clamp(1, 20) as usize;
+    let limit = limit.map_or(5, NonZeroU32::get).min(20) as usize;
     let filter: ToolFilter = ctx.visible_tools();
     let hits = registry.search_filtered(&query, limit, &filter);
     if hits.is_empty() {

@@ -45,6 +45,7 @@
 mod confine;
 pub mod data;
 pub mod execution;
+mod expression;
 pub mod files;
 pub mod introspection;
 mod names;

@@ -28,6 +28,15 @@ pub(crate) fn escape(name: &OsStr) -> String {
     out
 }
 
+/// `n` and the word it counts, singular or plural: `1 byte`, `0 bytes`, `2 entries`.
+pub(crate) fn count(n: impl TryInto<u64>, one: &str, many: &str) -> String {
+    match n.try_into() {
+        Ok(1) => format!("1 {one}"),
+        Ok(n) => format!("{n} {many}"),
+        Err(_) => format!("many {many}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -265,3 +265,47 @@ async fn the_audit_log_writes_one_redacted_line_per_cautious_or_dangerous_call()
     assert!(lines[0]["time"].as_str().unwrap().ends_with('Z'));
     assert!(lines[0]["duration_ms"].is_number());
 }
+
+/// Issue 18: the size of results per tool, counted exactly (the bytes of `content`, the
+/// text the model receives, failures included).
+#[tokio::test]
+async fn metrics_measure_the_size_of_results() {
+    let executor = executor().build();
+    for (n, content) in [(7, "7"), (12345, "12345"), (-1, "-1")] {
+        let result = executor
+            .execute(call("c", "read_number", json!({"key": "sizes", "n": n})))
+            .await;
+        assert_eq!(result.content, content);
+    }
+    let failed = executor
+        .execute(call("c", "fail_politely", json!({"key": "sizes"})))
+        .await;
+    let failure = "tool `fail_politely` failed: the service is down; try again in a minute";
+    assert_eq!(failed.content, failure);
+    let unknown = executor.execute(call("c", "made_up", json!({}))).await;
+
+    let metrics = executor.metrics();
+    let size = &metrics.tools["read_number"].result_size;
+    assert_eq!((size.count, size.total_bytes, size.max_bytes), (3, 8, 5));
+    assert_eq!(size.mean_bytes, 8.0 / 3.0);
+    let size = &metrics.tools["fail_politely"].result_size;
+    let bytes = failure.len() as u64;
+    assert_eq!(
+        (
+            size.count,
+            size.total_bytes,
+            size.max_bytes,
+            size.mean_bytes
+        ),
+        (1, bytes, bytes, bytes as f64)
+    );
+    let size = &metrics.tools[UNKNOWN_TOOL_METRIC].result_size;
+    assert_eq!(size.total_bytes, unknown.content.len() as u64);
+    assert_eq!(size.count, 1);
+    // Serialized with the rest.
+    let value = serde_json::to_value(&metrics).unwrap();
+    assert_eq!(
+        value["tools"]["read_number"]["result_size"],
+        json!({"count": 3, "total_bytes": 8, "mean_bytes": 8.0 / 3.0, "max_bytes": 5})
+    );
+}

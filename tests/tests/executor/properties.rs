@@ -322,3 +322,189 @@ mod layered {
         }
     }
 }
+
+/// Partial approvals: whatever the texts and whichever hunks the approver takes, the executor
+/// runs the edit with exactly those hunks, each whole or not at all, and the text written is
+/// the previewed one with just them applied: always a subset of the previewed change.
+mod partial_approvals {
+    use std::sync::{Arc, Mutex};
+
+    use proptest::prelude::*;
+    use serde_json::json;
+    use tool_runtime::file_change::{FileChange, Hunk, LineKind};
+    use tool_runtime::{
+        ApprovalDecision, ApprovalRequest, Executor, Preview, SafetyLevel, Tool, ToolCall,
+        ToolError, ToolRegistry,
+    };
+
+    /// The document the tool edits.
+    struct Doc(Mutex<String>);
+
+    /// An old text and a new one: sometimes unrelated, mostly the old one with a few edits
+    /// far enough apart to make several hunks.
+    fn texts() -> impl Strategy<Value = (String, String)> {
+        let text =
+            |ids: Vec<u16>| -> String { ids.into_iter().map(|i| format!("l{i}\n")).collect() };
+        let unrelated = (
+            prop::collection::vec(0u16..5, 0..30),
+            prop::collection::vec(0u16..5, 0..30),
+        )
+            .prop_map(move |(a, b)| (text(a), text(b)));
+        let edited = (
+            prop::collection::vec(0u16..40, 0..80),
+            prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, 40u16..60), 0..8),
+        )
+            .prop_map(move |(old, edits)| {
+                let mut new = old.clone();
+                for (at, op, line) in edits {
+                    let i = if new.is_empty() {
+                        0
+                    } else {
+                        at.index(new.len())
+                    };
+                    match op {
+                        0 if !new.is_empty() => new[i] = line,
+                        1 if !new.is_empty() => {
+                            new.remove(i);
+                        }
+                        _ => new.insert(i, line),
+                    }
+                }
+                (text(old), text(new))
+            });
+        prop_oneof![1 => unrelated, 3 => edited]
+    }
+
+    /// The oracle: the old text with the hunks in `accepted` applied, from the hunks' public
+    /// data only (start, line counts, lines), not from the runtime's own application.
+    fn oracle(old: &str, hunks: &[Hunk], accepted: &[usize]) -> String {
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let mut out = String::new();
+        let mut at = 0;
+        for hunk in hunks {
+            let start = if hunk.old_lines == 0 {
+                hunk.old_start
+            } else {
+                hunk.old_start - 1
+            };
+            for line in &old_lines[at..start] {
+                out.push_str(line);
+            }
+            let take = accepted.contains(&hunk.index);
+            for line in &hunk.lines {
+                let keep = match line.kind {
+                    LineKind::Context => true,
+                    LineKind::Added => take,
+                    LineKind::Removed => !take,
+                };
+                if keep {
+                    out.push_str(&line.text);
+                    out.push('\n');
+                }
+            }
+            at = start + hunk.old_lines;
+        }
+        for line in &old_lines[at..] {
+            out.push_str(line);
+        }
+        out
+    }
+
+    fn executor(doc: Arc<Doc>, picks: Vec<bool>, seen: Arc<Mutex<Option<FileChange>>>) -> Executor {
+        let tool = Tool::builder("set_doc")
+            .description("Replace the document.")
+            .safety(SafetyLevel::Dangerous)
+            .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+            .needs_state::<Doc>()
+            .preview(|ctx, args| {
+                let doc = ctx.require_state::<Doc>()?;
+                let old = doc.0.lock().unwrap().clone();
+                let new = args["text"].as_str().unwrap_or_default();
+                Ok::<_, ToolError>(Preview::change(FileChange::between("doc", &old, new)))
+            })
+            .sync_handler(|ctx, args| -> Result<String, ToolError> {
+                let doc = ctx.require_state::<Doc>()?;
+                let mut text = doc.0.lock().unwrap();
+                let new = match ctx.approved_change() {
+                    Some(approved) => approved.apply(&text)?,
+                    None => args["text"].as_str().unwrap_or_default().to_owned(),
+                };
+                *text = new;
+                Ok("done".to_owned())
+            })
+            .build()
+            .unwrap();
+        let registry = ToolRegistry::new();
+        registry.register(tool).unwrap();
+        Executor::builder(Arc::new(registry))
+            .shared_state(doc)
+            .approval(move |request: ApprovalRequest| {
+                let picks = picks.clone();
+                let seen = Arc::clone(&seen);
+                async move {
+                    let change = request.change.unwrap();
+                    let hunks = change
+                        .hunks
+                        .iter()
+                        .filter(|hunk| picks.get(hunk.index).copied().unwrap_or(false))
+                        .map(|hunk| hunk.index)
+                        .collect();
+                    *seen.lock().unwrap() = Some(change);
+                    ApprovalDecision::ApprovedHunks { hunks }
+                }
+            })
+            .build()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_written_text_is_the_previewed_one_with_just_the_accepted_hunks(
+            (old, new) in texts(),
+            picks in prop::collection::vec(any::<bool>(), 0..12),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let doc = Arc::new(Doc(Mutex::new(old.clone())));
+            let seen = Arc::new(Mutex::new(None));
+            let executor = executor(Arc::clone(&doc), picks.clone(), Arc::clone(&seen));
+            let result = runtime.block_on(executor.execute(ToolCall::new("1", "set_doc", json!({"text": new}))));
+            let written = doc.0.lock().unwrap().clone();
+            let change = seen.lock().unwrap().clone().unwrap();
+
+            // The previewed change, applied in full, is the new text; the hunks are numbered.
+            prop_assert_eq!(oracle(&old, &change.hunks, &(0..change.hunks.len()).collect::<Vec<_>>()), new.clone());
+            for (i, hunk) in change.hunks.iter().enumerate() {
+                prop_assert_eq!(hunk.index, i);
+            }
+            let accepted: Vec<usize> = (0..change.hunks.len())
+                .filter(|i| picks.get(*i).copied().unwrap_or(false))
+                .collect();
+            if accepted.is_empty() {
+                // Nothing accepted: denied, nothing written.
+                prop_assert!(!result.success, "{:?}", result);
+                prop_assert_eq!(written, old);
+            } else {
+                prop_assert!(result.success, "{:?}", result);
+                prop_assert_eq!(&written, &oracle(&old, &change.hunks, &accepted));
+                let selection = result.metadata.hunks.unwrap();
+                prop_assert_eq!(&selection.applied, &accepted);
+                prop_assert_eq!(selection.applied.len() + selection.rejected.len(), change.hunks.len());
+                // And the change from the old text to what was written is made only of lines
+                // the accepted hunks remove and add.
+                let made = FileChange::between("doc", &old, &written);
+                let allowed = |kind: LineKind| -> Vec<String> {
+                    accepted.iter().flat_map(|i| change.hunks[*i].lines.iter())
+                        .filter(|l| l.kind == kind).map(|l| l.text.clone()).collect()
+                };
+                let (removable, addable) = (allowed(LineKind::Removed), allowed(LineKind::Added));
+                let made_lines = |kind: LineKind| -> Vec<String> {
+                    made.hunks.iter().flat_map(|h| h.lines.iter())
+                        .filter(|l| l.kind == kind).map(|l| l.text.clone()).collect()
+                };
+                prop_assert!(made_lines(LineKind::Removed).len() <= removable.len());
+                prop_assert!(made_lines(LineKind::Added).len() <= addable.len());
+            }
+        }
+    }
+}

@@ -5,6 +5,7 @@ use std::future::Future;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::file_change::FileChange;
 use crate::safety::SafetyLevel;
 use crate::tool::BoxFuture;
 
@@ -39,6 +40,10 @@ pub struct ApprovalRequest {
     /// What the call would do, when the tool can tell (a diff for an edit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
+    /// For a file edit, the change as hunks: show them and answer with
+    /// [`ApprovalDecision::ApprovedHunks`] to accept some and not others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<FileChange>,
 }
 
 /// An approval handler's answer.
@@ -65,6 +70,31 @@ pub enum ApprovalDecision {
     Modified {
         /// The arguments to run with.
         arguments: Value,
+    },
+    /// Run the call with only these hunks of its file change
+    /// ([`ApprovalRequest::change`], indices into its `hunks`): the tool writes exactly them
+    /// to the file as it was previewed, or fails without writing if the file changed since.
+    /// The result tells the model which hunks were applied and which were rejected. No
+    /// hunks denies the call; every hunk is [`Approved`](Self::Approved). Only for a request
+    /// that has a change; otherwise, or for an index it does not have, the call is denied.
+    ///
+    /// ```
+    /// use tool_runtime::{ApprovalDecision, ApprovalRequest};
+    ///
+    /// // Keep the first and the last hunk of an edit, drop the others.
+    /// fn first_and_last(request: ApprovalRequest) -> ApprovalDecision {
+    ///     match &request.change {
+    ///         Some(change) if change.hunks.len() > 1 => ApprovalDecision::ApprovedHunks {
+    ///             hunks: vec![0, change.hunks.len() - 1],
+    ///         },
+    ///         _ => ApprovalDecision::Approved,
+    ///     }
+    /// }
+    /// # let _ = first_and_last;
+    /// ```
+    ApprovedHunks {
+        /// The accepted hunks' indices ([`Hunk::index`](crate::file_change::Hunk::index)).
+        hunks: Vec<usize>,
     },
     /// Decide later: the call ends now with a pending result
     /// ([`Outcome::Pending`](crate::executor::Outcome::Pending), the token in

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::run::panic_message;
 use crate::call::ToolResult;
+use crate::file_change::HunkSelection;
 use crate::safety::SafetyLevel;
 
 /// Runs `call` on every hook in order; a hook that panics is logged and the others still run.
@@ -39,6 +40,8 @@ pub struct HookEvent {
     pub arguments: Value,
     /// Whether the policy let the call run, when it got that far.
     pub approved: Option<bool>,
+    /// For a file edit approved hunk by hunk: the hunks approved and rejected.
+    pub hunks: Option<HunkSelection>,
 }
 
 /// Code that observes calls, in three phases (the execution contract's observability hooks):
@@ -102,6 +105,9 @@ struct AuditLine<'a> {
     outcome: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// The hunks approved and rejected, for a file edit approved hunk by hunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hunks: Option<&'a HunkSelection>,
     duration_ms: f64,
 }
 
@@ -133,6 +139,7 @@ impl AuditLog {
             },
             outcome: if result.success { "success" } else { "failure" },
             error: result.error.as_deref(),
+            hunks: event.hunks.as_ref(),
             duration_ms: result.metadata.execution_time_ms,
         };
         let Ok(mut text) = serde_json::to_string(&line) else {

@@ -1,4 +1,4 @@
-//! Per-tool counts and latencies.
+//! Per-tool counts, latencies and result sizes.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
@@ -19,6 +19,8 @@ struct ToolCounters {
     timeouts: u64,
     total_ms: f64,
     recent_ms: VecDeque<f64>,
+    result_bytes: u64,
+    max_result_bytes: u64,
 }
 
 /// Counters for every tool an executor ran or refused.
@@ -28,7 +30,15 @@ pub(crate) struct Metrics {
 }
 
 impl Metrics {
-    pub(crate) fn record(&self, tool: &str, outcome: Outcome, elapsed_ms: f64) {
+    /// Counts one call of `tool` that ended with `outcome` after `elapsed_ms`, whose result's
+    /// content (see [`ResultSizeStats`]) is `result_bytes` long.
+    pub(crate) fn record(
+        &self,
+        tool: &str,
+        outcome: Outcome,
+        elapsed_ms: f64,
+        result_bytes: usize,
+    ) {
         let mut tools = self
             .tools
             .lock()
@@ -55,6 +65,9 @@ impl Metrics {
             counters.recent_ms.pop_front();
         }
         counters.recent_ms.push_back(elapsed_ms);
+        let result_bytes = u64::try_from(result_bytes).unwrap_or(u64::MAX);
+        counters.result_bytes = counters.result_bytes.saturating_add(result_bytes);
+        counters.max_result_bytes = counters.max_result_bytes.max(result_bytes);
     }
 
     pub(crate) fn snapshot(&self) -> MetricsSnapshot {
@@ -94,6 +107,16 @@ impl Metrics {
                                 p50_ms: percentile(0.50),
                                 p99_ms: percentile(0.99),
                             },
+                            result_size: ResultSizeStats {
+                                count: c.calls,
+                                total_bytes: c.result_bytes,
+                                mean_bytes: if c.calls == 0 {
+                                    0.0
+                                } else {
+                                    c.result_bytes as f64 / c.calls as f64
+                                },
+                                max_bytes: c.max_result_bytes,
+                            },
                         },
                     )
                 })
@@ -118,6 +141,42 @@ pub struct LatencyStats {
     pub p99_ms: f64,
 }
 
+/// The size of a tool's results: the bytes of [`ToolResult::content`](crate::ToolResult::content)
+/// (its UTF-8 length), the text the model receives whatever the provider's format, over
+/// every call: a failure's content is its error message, which the model reads too. The
+/// payload of a binary block (an image, an embedded resource) is not counted, only the text
+/// that stands for it in `content`; nor is `structured_content`, which duplicates the text.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use std::sync::Arc;
+/// use serde_json::json;
+/// use tool_runtime::{tool, register_all_tools, Executor, ToolCall};
+///
+/// /// Repeat a word.
+/// #[tool]
+/// fn repeat_word(word: String, times: usize) -> String { word.repeat(times) }
+///
+/// let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
+/// executor.execute(ToolCall::new("1", "repeat_word", json!({"word": "ab", "times": 1}))).await;
+/// executor.execute(ToolCall::new("2", "repeat_word", json!({"word": "ab", "times": 4}))).await;
+/// let size = &executor.metrics().tools["repeat_word"].result_size;
+/// assert_eq!((size.count, size.total_bytes, size.max_bytes), (2, 10, 8));
+/// assert_eq!(size.mean_bytes, 5.0);
+/// # }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultSizeStats {
+    /// How many results were measured (every call).
+    pub count: u64,
+    /// Their bytes, added up.
+    pub total_bytes: u64,
+    /// The mean: `total_bytes / count` (0 without calls).
+    pub mean_bytes: f64,
+    /// The largest.
+    pub max_bytes: u64,
+}
+
 /// One tool's counters. `failures` counts every call that did not succeed, denials and
 /// timeouts included.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -134,6 +193,9 @@ pub struct ToolMetrics {
     pub timeouts: u64,
     /// How long calls took.
     pub latency: LatencyStats,
+    /// How large their results were.
+    #[serde(default)]
+    pub result_size: ResultSizeStats,
 }
 
 /// Every tool's counters, by name.

@@ -42,7 +42,7 @@ pub use builder::{ExecutorBuildError, ExecutorBuilder, MissingState};
 pub use guardrail::{CallVerdict, GuardedCall, Guardrail, OutputVerdict};
 pub use hooks::{AuditLog, HookEvent, ToolHook};
 pub use limits::CallCounts;
-pub use metrics::{LatencyStats, MetricsSnapshot, ToolMetrics};
+pub use metrics::{LatencyStats, MetricsSnapshot, ResultSizeStats, ToolMetrics};
 pub use offer::Offer;
 pub use options::CallOptions;
 pub use outcome::{CallReport, Outcome};
@@ -347,6 +347,7 @@ impl Executor {
                 safety: None,
                 arguments: Value::Null,
                 approved: None,
+                hunks: None,
             },
             id,
             name,
@@ -387,6 +388,9 @@ impl Executor {
         result.metadata.execution_time_ms = elapsed_ms;
         result.metadata.safety_level = event.safety;
         result.metadata.approved = event.approved;
+        if result.success {
+            result.metadata.hunks.clone_from(&event.hunks);
+        }
         result.metadata.coerced = coerced;
 
         let metric_name = if tool.is_some() {
@@ -394,7 +398,9 @@ impl Executor {
         } else {
             UNKNOWN_TOOL_METRIC
         };
-        self.inner.metrics.record(metric_name, outcome, elapsed_ms);
+        self.inner
+            .metrics
+            .record(metric_name, outcome, elapsed_ms, result.content.len());
         if result.success {
             hooks::run_all(&self.inner.hooks, "after", |hook| {
                 hook.after(&event, &result)

@@ -19,6 +19,7 @@ use crate::approval_rule::Approval;
 use crate::args::summarize_value;
 use crate::call::ToolCall;
 use crate::context::ToolContext;
+use crate::file_change::{ApprovedChange, Preview};
 use crate::output::ToolOutput;
 use crate::registry::{Lookup, ToolFilter};
 use crate::safety::SafetyLevel;
@@ -86,6 +87,7 @@ impl Executor {
         arguments = self
             .guard_call(&tool, &record.id, arguments, &mut record.event, options)
             .await?;
+        let mut approved_change = None;
         // The policy: the ceiling (above), then the tool's rule, then the safety level's
         // default (only dangerous tools are asked about).
         if self
@@ -93,7 +95,8 @@ impl Executor {
             .await?
         {
             let sent = sent.unwrap_or_else(|| Value::Object(arguments.clone()));
-            arguments = self
+            let approved_arguments;
+            (approved_arguments, approved_change) = self
                 .approve(
                     &tool,
                     &record.id,
@@ -103,6 +106,7 @@ impl Executor {
                     options,
                 )
                 .await?;
+            arguments = approved_arguments;
         } else if tool.safety() > SafetyLevel::Safe {
             tracing::info!(
                 tool = name,
@@ -120,7 +124,10 @@ impl Executor {
         });
         // Output guardrails see the arguments the tool ran with.
         let ran_with = (!self.inner.guardrails.is_empty()).then(|| arguments.clone());
-        let output = self.run_tool(&tool, &record.id, arguments, options).await?;
+        record.event.hunks = approved_change.as_ref().map(ApprovedChange::selection);
+        let output = self
+            .run_tool(&tool, &record.id, arguments, approved_change, options)
+            .await?;
         let output = self.check_output(&tool, output)?;
         match ran_with {
             Some(arguments) => {
@@ -370,7 +377,8 @@ impl Executor {
         Stopped::new(Outcome::UnknownTool, message)
     }
 
-    /// Asks the approval handler; the arguments to run with, or why not.
+    /// Asks the approval handler; the arguments to run with and, for a file edit, the hunks
+    /// of its change the approver accepted; or why not.
     async fn approve(
         &self,
         tool: &Tool,
@@ -379,7 +387,7 @@ impl Executor {
         sent: Value,
         event: &mut HookEvent,
         options: &CallOptions,
-    ) -> Result<Map<String, Value>, Stopped> {
+    ) -> Result<(Map<String, Value>, Option<ApprovedChange>), Stopped> {
         let name = tool.name();
         let Some(handler) = options
             .approval
@@ -396,6 +404,21 @@ impl Executor {
             )));
         };
         let preview = self.preview(tool, id, &arguments, options).await?;
+        let (preview, change) = match preview {
+            Some(preview) => (Some(preview.text), preview.change),
+            None => (None, None),
+        };
+        // A resumed call: the person decided on the change they saw; if the file or the edit
+        // is not the same now, their decision is not about this change.
+        if let Some(seen) = &options.previewed
+            && change.as_ref() != Some(seen)
+        {
+            return Err(Stopped::failed(format!(
+                "tool `{name}` was not run: `{}` changed since the preview the approver saw, so \
+                 nothing was written; call it again for a fresh preview",
+                seen.path
+            )));
+        }
         let request = ApprovalRequest {
             call_id: id.to_owned(),
             tool: name.to_owned(),
@@ -403,6 +426,7 @@ impl Executor {
             safety: tool.safety(),
             arguments: event.arguments.clone(),
             preview,
+            change: change.clone(),
         };
         let asked = request.clone();
         // On a task of its own, so a panicking handler is caught and a dropped call stops it.
@@ -425,7 +449,29 @@ impl Executor {
                     "tool `{name}` was not run: the approval handler failed"
                 )))
             }
-            Ok(ApprovalDecision::Approved) => Ok(arguments),
+            Ok(ApprovalDecision::Approved) => Ok((arguments, change.map(ApprovedChange::all))),
+            Ok(ApprovalDecision::ApprovedHunks { hunks }) => {
+                let Some(change) = change else {
+                    return Err(Stopped::denied(format!(
+                        "tool `{name}` was not run: the approver accepted hunks, but this call's \
+                         preview has none"
+                    )));
+                };
+                if hunks.is_empty() {
+                    return Err(Stopped::denied(format!(
+                        "tool `{name}` was not run: approval denied (the approver rejected every \
+                         hunk of the change to `{}`)",
+                        change.path
+                    )));
+                }
+                match ApprovedChange::new(change, hunks) {
+                    Ok(approved) => Ok((arguments, Some(approved))),
+                    Err(error) => Err(Stopped::denied(format!(
+                        "tool `{name}` was not run: the approval named a hunk the change does not \
+                         have ({error})"
+                    ))),
+                }
+            }
             Ok(ApprovalDecision::Defer) => {
                 let call = ToolCall::new(id, name, sent);
                 match self.inner.pending.insert(call, asked, options.max_safety) {
@@ -466,7 +512,8 @@ impl Executor {
                     }
                 }
                 event.arguments = redact(tool, &modified);
-                Ok(modified)
+                // Other arguments, another change: no previewed hunks apply.
+                Ok((modified, None))
             }
         }
     }
@@ -479,7 +526,7 @@ impl Executor {
         id: &str,
         arguments: &Map<String, Value>,
         options: &CallOptions,
-    ) -> Result<Option<String>, Stopped> {
+    ) -> Result<Option<Preview>, Stopped> {
         if !tool.has_preview() {
             return Ok(None);
         }

@@ -123,7 +123,10 @@ impl Executor {
             });
         }
         let PendingCall {
-            call, max_safety, ..
+            call,
+            max_safety,
+            request,
+            ..
         } = pending;
         if let ApprovalDecision::Denied { reason } = &decision {
             // A person said no: nothing runs, whatever the policy would say now.
@@ -144,6 +147,9 @@ impl Executor {
             });
         }
         let mut options = options;
+        // The person decided on the change they saw: the call runs only if the preview still
+        // shows it.
+        options.previewed = request.change;
         options.max_safety = match (options.max_safety, max_safety) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -19,6 +19,7 @@ use super::outcome::{Outcome, Stopped};
 use super::pool::{JobHandle, Pool};
 use crate::context::ToolContext;
 use crate::error::ToolError;
+use crate::file_change::ApprovedChange;
 use crate::output::ToolOutput;
 use crate::tool::{BoxFuture, Tool};
 
@@ -35,11 +36,15 @@ impl Executor {
         tool: &Tool,
         id: &str,
         arguments: Map<String, Value>,
+        approved_change: Option<ApprovedChange>,
         options: &CallOptions,
     ) -> Result<ToolOutput, Stopped> {
         let name = tool.name();
         let token = CancellationToken::new();
-        let context = self.context(name, id, token.clone(), options);
+        let mut context = self.context(name, id, token.clone(), options);
+        if let Some(change) = approved_change {
+            context = context.with_approved_change(change);
+        }
         // Where the call is: waiting for a call slot, for a thread (sync tools), or running;
         // a timeout while waiting says which limit was full.
         let stage = Arc::new(AtomicU8::new(STAGE_RUNNING));

@@ -5,7 +5,8 @@ Usage: python mcp_interop.py PATH/TO/toolbox
 Runs the same checks over stdio and over streamable HTTP: initialize, list tools (schemas and
 annotations), call a safe tool, call with bad arguments (isError and the message), call an
 unknown tool (JSON-RPC invalid params), call a dangerous tool (denied, did not run), and, for
-a client that supports elicitation, approve a dangerous call through it.
+a client that supports elicitation, approve a dangerous call through it and approve an edit of
+three hunks in part (hunks 1 and 3 of the form's `hunk_1`, `hunk_2`, `hunk_3`).
 """
 
 import asyncio
@@ -86,17 +87,62 @@ async def exercise(session: ClientSession, root: str, label: str) -> None:
     check(not os.path.exists(target), "the dangerous tool did not run")
 
 
+def numbered(capitals=()) -> str:
+    """Thirty numbered lines; those in `capitals` (1-based) in capitals."""
+    return "".join(f"LINE {i}\n" if i in capitals else f"line {i}\n" for i in range(1, 31))
+
+
+# Lines 2, 15 and 28 change: three hunks, far enough apart to be approved one by one.
+HUNK_LINES = (2, 15, 28)
+
+
 async def approve(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The user: approves a plain call; of an edit of several hunks, applies hunks 1 and 3."""
     check("write_file" in params.message, f"the user is told the tool: {params.message}")
-    return types.ElicitResult(action="accept", content={"approve": True})
+    properties = params.requested_schema["properties"]
+    if "decision" not in properties:
+        check(list(properties) == ["approve"], f"a plain approval form: {properties}")
+        return types.ElicitResult(action="accept", content={"approve": True})
+    check(list(properties) == ["decision", "hunk_1", "hunk_2", "hunk_3"], f"hunk form: {list(properties)}")
+    check(params.requested_schema.get("required") == ["decision"], f"required: {params.requested_schema}")
+    choices = [choice["const"] for choice in properties["decision"]["oneOf"]]
+    check(choices == ["all", "some", "none"], f"decision choices: {choices}")
+    hunk = properties["hunk_2"]
+    check(hunk["type"] == "boolean" and hunk["default"] is True, f"hunk_2: {hunk}")
+    check(hunk["title"] == "Hunk 2 of 3: @@ -12,7 +12,7 @@", f"hunk_2 title: {hunk['title']}")
+    check("-line 15\n+LINE 15" in hunk["description"], f"hunk_2 description: {hunk['description']}")
+    check("-line 15\n+LINE 15" in params.message, "the message shows the whole diff")
+    return types.ElicitResult(
+        action="accept", content={"decision": "some", "hunk_1": True, "hunk_2": False, "hunk_3": True}
+    )
 
 
-async def approved_write(session: ClientSession, root: str) -> None:
+async def approved_write(session: ClientSession, root: str, label: str) -> None:
     await session.initialize()
-    result = await session.call_tool("write_file", {"path": "approved.txt", "content": "yes"})
+    name = f"approved-{label}.txt"
+    result = await session.call_tool("write_file", {"path": name, "content": "yes"})
     check(result.is_error is False, f"approved write failed: {result}")
-    with open(os.path.join(root, "approved.txt")) as written:
+    with open(os.path.join(root, name)) as written:
         check(written.read() == "yes", "approved write content")
+
+    # An edit of three hunks, approved in part: exactly hunks 1 and 3 are written.
+    name = f"hunks-{label}.txt"
+    with open(os.path.join(root, name), "w") as original:
+        original.write(numbered())
+    result = await session.call_tool(
+        "write_file", {"path": name, "content": numbered(HUNK_LINES), "overwrite": True}
+    )
+    check(result.is_error is False, f"partly approved write failed: {result}")
+    text = result.content[0].text
+    check(
+        text.startswith(
+            f"applied 2 of 3 hunks to `{name}` (hunk 1 @@ -1,5 +1,5 @@, hunk 3 @@ -25,6 +25,6 @@); "
+            "the approver rejected hunk 2 @@ -12,7 +12,7 @@"
+        ),
+        f"partly approved write result: {text}",
+    )
+    with open(os.path.join(root, name)) as written:
+        check(written.read() == numbered((2, 28)), "only hunks 1 and 3 were written")
 
 
 async def over_stdio(toolbox: str, root: str) -> None:
@@ -106,7 +152,7 @@ async def over_stdio(toolbox: str, root: str) -> None:
             await exercise(session, root, "stdio")
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write, elicitation_callback=approve) as session:
-            await approved_write(session, root)
+            await approved_write(session, root, "stdio")
     print("stdio: OK")
 
 
@@ -125,6 +171,9 @@ async def over_http(toolbox: str, root: str) -> None:
         async with streamable_http_client(f"http://127.0.0.1:{port}/mcp", terminate_on_close=False) as (read, write):
             async with ClientSession(read, write) as session:
                 await exercise(session, root, "http")
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp", terminate_on_close=False) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=approve) as session:
+                await approved_write(session, root, "http")
     finally:
         server.terminate()
         server.wait(timeout=10)

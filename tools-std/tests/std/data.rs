@@ -17,6 +17,17 @@ async fn calculate_evaluates_arithmetic_without_code() {
         ("1e3 + 1", "1001"),
         ("sin(PI / 2)", "1"),
         ("log10(1000)", "3"),
+        // Precedence and associativity (issue 18): a sign binds looser than `^`.
+        ("2^3^2", "512"),
+        ("-2^2", "-4"),
+        ("(-2)^2", "4"),
+        ("2*-3", "-6"),
+        ("2^-1", "0.5"),
+        ("-2^-2", "-0.25"),
+        ("--2", "2"),
+        ("-(2)^2", "-4"),
+        ("1-2-3", "-4"),
+        ("2*3^2", "18"),
     ] {
         assert_eq!(
             h.ok("calculate", json!({"expression": expression})).await,
@@ -25,7 +36,21 @@ async fn calculate_evaluates_arithmetic_without_code() {
         );
     }
     let error = h.err("calculate", json!({"expression": "1/0"})).await;
-    assert!(error.contains("is not a finite number"), "{error}");
+    assert_eq!(
+        error,
+        "tool `calculate` failed: cannot evaluate `1/0`: division by zero (the divisor of this `/` is 0) at position 2"
+    );
+    let error = h.err("calculate", json!({"expression": "2^"})).await;
+    assert!(
+        error.contains(
+            "cannot evaluate `2^`: expected a number, a constant, a function or `(` after `^` at position 3 (the end of the expression); use numbers"
+        ),
+        "{error}"
+    );
+    let error = h.err("calculate", json!({"expression": "("})).await;
+    assert!(error.contains("after `(` at position 2"), "{error}");
+    let error = h.err("calculate", json!({"expression": "10^400"})).await;
+    assert!(error.contains("is not a finite number (inf)"), "{error}");
     let error = h.err("calculate", json!({"expression": "x + 1"})).await;
     assert!(error.contains("cannot evaluate `x + 1`"), "{error}");
     let error = h
@@ -106,6 +131,11 @@ async fn current_time_is_time_zone_aware() {
     let error = h.err("current_time", json!({"timezone": "Paris"})).await;
     assert!(
         error.contains("unknown time zone `Paris`: did you mean `Europe/Paris`"),
+        "{error}"
+    );
+    let error = h.err("current_time", json!({"timezone": "Pairs"})).await;
+    assert!(
+        error.contains("unknown time zone `Pairs`: did you mean `Europe/Paris`"),
         "{error}"
     );
     let error = h

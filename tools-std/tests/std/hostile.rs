@@ -274,7 +274,7 @@ async fn names_with_control_characters_cannot_forge_output() {
         "{listing}"
     );
     assert!(
-        listing.contains("bell\\u{7}\\u{1b}[31m.txt (1 bytes)"),
+        listing.contains("bell\\u{7}\\u{1b}[31m.txt (1 byte)"),
         "{listing}"
     );
     assert!(!listing.contains('\u{1b}'));

@@ -117,6 +117,19 @@ async fn describe_tool_gives_the_schema() {
     );
     let error = h.err("describe_tool", json!({"name": "read"})).await;
     assert!(error.contains("did you mean `read_file`?"), "{error}");
+    // Closest first: the transposition before the names that merely share a word.
+    let error = h.err("describe_tool", json!({"name": "raed_file"})).await;
+    assert!(
+        error.contains(
+            "no tool named `raed_file` is available; did you mean `read_file` or `edit_file` or `write_file`?"
+        ),
+        "{error}"
+    );
+    let error = h.err("describe_tool", json!({"name": "file"})).await;
+    assert!(
+        error.contains("did you mean `edit_file` or `file_info` or `read_file`?"),
+        "{error}"
+    );
 }
 
 #[tokio::test]
@@ -136,4 +149,20 @@ async fn search_tools_finds_the_right_tool() {
         let first = found.lines().next().unwrap();
         assert!(first.starts_with(expected), "{query}: {found}");
     }
+}
+
+/// Issue 18: the executor's "did you mean" is the closest name (a transposition), not the
+/// first that shares a word; the same for parameters.
+#[tokio::test]
+async fn misspelt_names_suggest_the_closest_first() {
+    let h = Harness::new();
+    let error = h.err("raed_file", json!({"path": "a.txt"})).await;
+    assert_eq!(error, "unknown tool `raed_file`; did you mean `read_file`?");
+    let error = h.err("fiel_info", json!({"path": "a.txt"})).await;
+    assert_eq!(error, "unknown tool `fiel_info`; did you mean `file_info`?");
+    let error = h.err("read_file", json!({"ptah": "a.txt"})).await;
+    assert!(
+        error.contains("unknown parameter `ptah`: did you mean `path`?"),
+        "{error}"
+    );
 }

@@ -2,11 +2,13 @@
 
 mod approval;
 mod confine;
+mod counts;
 mod data;
 mod execution;
 mod files;
 mod harness;
 mod hostile;
+mod hunks;
 mod introspection;
 mod safety;
 mod sandbox;

@@ -23,7 +23,7 @@ fn main() {
     assert!(tool.has_preview());
     let args = json!({"table": "users", "cascade": true}).as_object().unwrap().clone();
     let preview = tool.preview(&ToolContext::new(), &args).unwrap().unwrap();
-    assert_eq!(preview, "drop table users cascade");
+    assert_eq!(preview.text, "drop table users cascade");
     // The preview reads the arguments as the tool does: a mistake is the same error.
     let bad = json!({"table": 3}).as_object().unwrap().clone();
     let err = tool.preview(&ToolContext::new(), &bad).unwrap().unwrap_err();

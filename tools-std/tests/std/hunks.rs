@@ -1,0 +1,336 @@
+//! Per-hunk approval of `edit_file` and `write_file` through the executor: exactly the accepted
+//! hunks are written, to the file as it was previewed; a file changed in between is never
+//! overwritten; a decision that names hunks the change does not have writes nothing.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tool_runtime::executor::AuditLog;
+use tool_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolResult};
+use tools_std::Workspace;
+
+/// Thirty numbered lines.
+fn original() -> String {
+    (1..=30).map(|n| format!("line {n}\n")).collect()
+}
+
+/// `original()` with lines 1, 15 and 30 upper-cased: three hunks, far apart.
+fn edited() -> String {
+    (1..=30)
+        .map(|n| {
+            if [1, 15, 30].contains(&n) {
+                format!("LINE {n}\n")
+            } else {
+                format!("line {n}\n")
+            }
+        })
+        .collect()
+}
+
+/// `original()` with the lines in `changed` upper-cased.
+fn with_changed(changed: &[u32]) -> String {
+    (1..=30)
+        .map(|n| {
+            if changed.contains(&n) {
+                format!("LINE {n}\n")
+            } else {
+                format!("line {n}\n")
+            }
+        })
+        .collect()
+}
+
+/// The unified diff `edit_file` is given for the same three changes.
+fn three_hunk_diff() -> String {
+    let change =
+        tool_runtime::file_change::FileChange::between("notes.txt", &original(), &edited());
+    change.unified_diff()
+}
+
+struct Setup {
+    dir: TempDir,
+    executor: Executor,
+    asked: Arc<Mutex<Vec<ApprovalRequest>>>,
+    audit: Arc<Mutex<Vec<u8>>>,
+}
+
+#[derive(Clone)]
+struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for SharedBuffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A workspace with `notes.txt` = `original()`, and an executor whose approver runs
+/// `decide` (with the workspace's root, to play a second process).
+fn setup<F>(decide: F) -> Setup
+where
+    F: Fn(&ApprovalRequest, &std::path::Path) -> ApprovalDecision + Send + Sync + 'static,
+{
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), original()).unwrap();
+    let root = dir.path().to_owned();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let audit = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&asked);
+    let decide = Arc::new(decide);
+    let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
+        .state(Workspace::new(dir.path()).unwrap())
+        .hook(AuditLog::new(SharedBuffer(Arc::clone(&audit))))
+        .approval(move |request: ApprovalRequest| {
+            seen.lock().unwrap().push(request.clone());
+            let (decide, root) = (Arc::clone(&decide), root.clone());
+            async move { decide(&request, &root) }
+        })
+        .build();
+    Setup {
+        dir,
+        executor,
+        asked,
+        audit,
+    }
+}
+
+impl Setup {
+    fn file(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("notes.txt")).unwrap()
+    }
+
+    async fn write(&self) -> ToolResult {
+        let call = ToolCall::new(
+            "w",
+            "write_file",
+            json!({"path": "notes.txt", "content": edited(), "overwrite": true}),
+        );
+        self.executor.execute(call).await
+    }
+
+    async fn edit(&self) -> ToolResult {
+        let call = ToolCall::new(
+            "e",
+            "edit_file",
+            json!({"path": "notes.txt", "diff": three_hunk_diff()}),
+        );
+        self.executor.execute(call).await
+    }
+
+    fn audit_lines(&self) -> Vec<Value> {
+        let bytes = self.audit.lock().unwrap().clone();
+        String::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+}
+
+fn hunks(indices: &[usize]) -> ApprovalDecision {
+    ApprovalDecision::ApprovedHunks {
+        hunks: indices.to_vec(),
+    }
+}
+
+#[tokio::test]
+async fn the_first_and_third_of_three_hunks_are_written_and_the_model_is_told() {
+    for via_edit in [false, true] {
+        let setup = setup(|_, _| hunks(&[0, 2]));
+        let result = if via_edit {
+            setup.edit().await
+        } else {
+            setup.write().await
+        };
+        assert!(result.success, "{result:?}");
+        assert_eq!(
+            setup.file(),
+            with_changed(&[1, 30]),
+            "edit_file: {via_edit}"
+        );
+        assert!(
+            result.content.starts_with(
+                "applied 2 of 3 hunks to `notes.txt` (hunk 1 @@ -1,4 +1,4 @@, hunk 3 @@ -27,4 +27,4 @@); \
+                 the approver rejected hunk 2 @@ -12,7 +12,7 @@"
+            ),
+            "{}",
+            result.content
+        );
+        let selection = result.metadata.hunks.unwrap();
+        assert_eq!(
+            (selection.applied, selection.rejected),
+            (vec![0, 2], vec![1])
+        );
+
+        // What the approver saw: three hunks, with their lines, beside the text diff.
+        let asked = setup.asked.lock().unwrap();
+        let change = asked[0].change.as_ref().unwrap();
+        assert_eq!(change.path, "notes.txt");
+        assert_eq!(change.hunks.len(), 3);
+        assert_eq!(change.hunks[1].header, "@@ -12,7 +12,7 @@");
+        assert!(
+            asked[0]
+                .preview
+                .as_deref()
+                .unwrap()
+                .contains("-line 15\n+LINE 15\n")
+        );
+
+        // The audit log says which hunks were approved.
+        let lines = setup.audit_lines();
+        assert_eq!(lines.len(), 1);
+        assert_eq!(
+            lines[0]["hunks"],
+            json!({"applied": [0, 2], "rejected": [1]})
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_hunk_or_none() {
+    let all = setup(|_, _| hunks(&[2, 0, 1, 1]));
+    let result = all.write().await;
+    assert!(result.success, "{result:?}");
+    assert_eq!(all.file(), edited());
+    assert!(
+        result.content.starts_with("replaced `notes.txt`"),
+        "{}",
+        result.content
+    );
+
+    let none = setup(|_, _| hunks(&[]));
+    let result = none.write().await;
+    assert!(!result.success);
+    assert_eq!(result.metadata.approved, Some(false));
+    assert!(
+        result.content.contains("the approver rejected every hunk"),
+        "{}",
+        result.content
+    );
+    assert_eq!(none.file(), original());
+}
+
+#[tokio::test]
+async fn a_hunk_the_change_does_not_have_writes_nothing() {
+    for decision in [hunks(&[0, 3]), hunks(&[usize::MAX])] {
+        let setup = setup(move |_, _| decision.clone());
+        let result = setup.edit().await;
+        assert!(!result.success);
+        assert!(result.content.contains("hunk"), "{}", result.content);
+        assert!(
+            result.content.contains("does not exist"),
+            "{}",
+            result.content
+        );
+        assert_eq!(setup.file(), original());
+    }
+}
+
+#[tokio::test]
+async fn a_file_changed_while_the_person_decided_is_not_overwritten() {
+    for decision in [hunks(&[0, 2]), ApprovalDecision::Approved] {
+        // A second process writes the file while the approval is pending.
+        let setup = setup(move |_, root: &std::path::Path| {
+            std::fs::write(root.join("notes.txt"), "someone else's text\n").unwrap();
+            decision.clone()
+        });
+        for via_edit in [false, true] {
+            let result = if via_edit {
+                setup.edit().await
+            } else {
+                setup.write().await
+            };
+            assert!(!result.success, "{result:?}");
+            assert!(
+                result
+                    .content
+                    .contains("changed since the preview was approved, so nothing was written"),
+                "{}",
+                result.content
+            );
+            assert!(result.metadata.hunks.is_none());
+            assert_eq!(setup.file(), "someone else's text\n");
+            // Back as it was, for the next call.
+            std::fs::write(setup.dir.path().join("notes.txt"), original()).unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn modified_arguments_run_as_a_new_call_without_the_old_hunks() {
+    let setup = setup(|_, _| ApprovalDecision::Modified {
+        arguments: json!({"path": "notes.txt", "content": "short\n", "overwrite": true}),
+    });
+    let result = setup.write().await;
+    assert!(result.success, "{result:?}");
+    assert!(result.metadata.hunks.is_none());
+    assert_eq!(setup.file(), "short\n");
+}
+
+#[tokio::test]
+async fn a_deferred_edit_resumes_with_hunks_only_if_the_file_is_as_previewed() {
+    let setup = setup(|_, _| ApprovalDecision::Defer);
+    let pending = setup.write().await;
+    let token = pending.metadata.pending.unwrap().token;
+    let waiting = setup.executor.pending_approvals();
+    assert_eq!(waiting[0].request.change.as_ref().unwrap().hunks.len(), 3);
+    let result = setup.executor.resume(&token, hunks(&[1])).await.unwrap();
+    assert!(result.success, "{result:?}");
+    assert_eq!(setup.file(), with_changed(&[15]));
+
+    // Deferred again; meanwhile the file changes: the person's decision was about another
+    // text, so nothing runs.
+    std::fs::write(setup.dir.path().join("notes.txt"), original()).unwrap();
+    let pending = setup.write().await;
+    let token = pending.metadata.pending.unwrap().token;
+    std::fs::write(setup.dir.path().join("notes.txt"), original() + "line 31\n").unwrap();
+    let result = setup.executor.resume(&token, hunks(&[0])).await.unwrap();
+    assert!(!result.success);
+    assert!(
+        result
+            .content
+            .contains("changed since the preview the approver saw"),
+        "{}",
+        result.content
+    );
+    assert_eq!(setup.file(), original() + "line 31\n");
+}
+
+#[tokio::test]
+async fn a_pending_edit_stored_as_json_resumes_with_hunks() {
+    let setup = setup(|_, _| ApprovalDecision::Defer);
+    let pending = setup.edit().await;
+    let token = pending.metadata.pending.unwrap().token;
+    let stored = serde_json::to_string(&setup.executor.take_pending(&token).unwrap()).unwrap();
+    let back = serde_json::from_str(&stored).unwrap();
+    let report = setup
+        .executor
+        .resume_call(back, hunks(&[0, 2]), tool_runtime::CallOptions::new())
+        .await
+        .unwrap();
+    assert!(report.result.success, "{:?}", report.result);
+    assert_eq!(setup.file(), with_changed(&[1, 30]));
+}
+
+#[tokio::test]
+async fn hunks_for_a_call_without_a_change_deny_it() {
+    let setup = setup(|_, _| hunks(&[0]));
+    // A new file: its preview is a size, not hunks.
+    let call = ToolCall::new(
+        "n",
+        "write_file",
+        json!({"path": "new.txt", "content": "x\n"}),
+    );
+    let result = setup.executor.execute(call).await;
+    assert!(!result.success);
+    assert!(
+        result.content.contains("preview has none"),
+        "{}",
+        result.content
+    );
+    assert!(!setup.dir.path().join("new.txt").exists());
+}
