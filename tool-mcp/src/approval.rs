@@ -122,8 +122,8 @@ fn hunks_schema(hunks: &[Hunk]) -> Result<ElicitationSchema, String> {
         let name = hunk_field(n);
         builder = builder.bool_property(name.clone(), |property| {
             property
-                .title(format!("Hunk {n} of {count}: {}", hunk.header))
-                .description(hunk_description(hunk))
+                .title(format!("Hunk {n} of {count}: {}", printable(&hunk.header)))
+                .description(printable(&hunk_description(hunk)).into_owned())
                 .with_default(true)
         });
         order.push(name);
@@ -174,6 +174,32 @@ fn hunk_description(hunk: &Hunk) -> String {
         shown.push_str(line);
     }
     shown
+}
+
+/// `text` as the user should see it whatever a model or a file put in it: line breaks and
+/// tabs stay; other control characters (a terminal escape, a carriage return that would
+/// overwrite a line), bidirectional controls (which reorder what follows) and invisible
+/// characters are written as `\u{..}` escapes. Clients draw these texts, some in a terminal.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
+    };
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if hidden(c) {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
 }
 
 /// The plain form's answer: approved only by `approve: true`.
@@ -233,11 +259,14 @@ fn message(request: &ApprovalRequest) -> String {
     let arguments = serde_json::to_string_pretty(&request.arguments).unwrap_or_default();
     let mut text = format!(
         "Allow the {} tool `{}` to run?\n\n{}\n\nArguments:\n{arguments}",
-        request.safety, request.tool, request.description
+        request.safety,
+        request.tool,
+        request.description,
+        arguments = printable(&arguments)
     );
     if let Some(preview) = &request.preview {
         text.push_str("\n\nWhat it will do:\n");
-        text.push_str(preview);
+        text.push_str(&printable(preview));
     }
     let hunks = request
         .change
@@ -389,6 +418,34 @@ mod tests {
             hunk_description(&ending),
             "+end\n\\ No newline at end of file"
         );
+    }
+
+    #[test]
+    fn what_a_model_or_a_file_wrote_is_shown_not_obeyed() {
+        let hostile = "x\u{1b}[2K\r\u{202e}\u{200b}\u{9b}";
+        let change = FileChange::between(
+            "f.txt",
+            "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n",
+            &format!("1{hostile}\n2\n3\n4\n5\n6\n7\n8\n9\n10{hostile}\n"),
+        );
+        let mut asked = request(Some(change));
+        asked.arguments = json!({"path": hostile});
+        asked.preview = Some(format!("line one {hostile}\nline two"));
+        let form = serde_json::to_string(&schema_json(
+            &hunks_schema(hunks_to_choose(&asked).unwrap()).unwrap(),
+        ))
+        .unwrap();
+        for text in [message(&asked), form] {
+            for raw in ['\u{1b}', '\r', '\u{202e}', '\u{200b}', '\u{9b}'] {
+                assert!(!text.contains(raw), "{raw:?} in {text:?}");
+            }
+        }
+        let text = message(&asked);
+        assert!(
+            text.contains("line one x\\u{1b}[2K\\u{d}\\u{202e}"),
+            "{text}"
+        );
+        assert!(text.contains("\nline two"), "{text}");
     }
 
     #[test]

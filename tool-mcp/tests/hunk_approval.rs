@@ -331,7 +331,7 @@ async fn a_file_changed_before_the_answer_is_not_overwritten() {
     let result = setup.write_three_hunks().await;
     assert_eq!(result.is_error, Some(true), "{result:?}");
     assert!(
-        text(&result).contains("`f.txt` changed since the preview was approved"),
+        text(&result).contains("changed since the preview the approver saw"),
         "{}",
         text(&result)
     );

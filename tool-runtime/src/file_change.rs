@@ -18,7 +18,10 @@ use crate::error::ToolError;
 /// What a call would do, shown to whoever approves it: text (a diff, a summary), and for a
 /// file edit the change as hunks that can be approved one by one.
 ///
-/// A preview function may return a `String` (text only) or a `Preview`.
+/// A preview function may return a `String` (text only) or a `Preview`. It must depend only
+/// on the arguments and on what the call would change: the executor computes it again once
+/// the call is approved and runs the call only if it is the same as the one the approver
+/// saw (a file that changed while a person decided is not overwritten).
 ///
 /// ```
 /// use tool_runtime::Preview;
@@ -35,6 +38,12 @@ pub struct Preview {
     /// The file change, hunk by hunk, when the call edits a text file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<FileChange>,
+    /// Whether the approver may accept some hunks of `change` and not others
+    /// ([`Preview::hunks`]): only for a tool that writes
+    /// [`ToolContext::approved_change`](crate::ToolContext::approved_change). Otherwise the
+    /// change is approved or denied whole.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hunks_selectable: bool,
 }
 
 impl Preview {
@@ -47,10 +56,14 @@ impl Preview {
         Preview {
             text: text.into(),
             change: None,
+            hunks_selectable: false,
         }
     }
 
-    /// The preview of a file change: its unified diff as text, and its hunks.
+    /// The preview of a file change, approved or denied whole: its unified diff as text.
+    /// For a tool that does not read
+    /// [`ToolContext::approved_change`](crate::ToolContext::approved_change); a tool that
+    /// does returns [`Preview::hunks`].
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
@@ -59,13 +72,37 @@ impl Preview {
     ///
     /// let preview = Preview::change(FileChange::between("notes.txt", "a\n", "b\n"));
     /// assert!(preview.text.contains("-a\n+b"));
-    /// assert_eq!(preview.change.unwrap().hunks.len(), 1);
+    /// assert!(!preview.hunks_selectable);
     /// # }
     /// ```
     pub fn change(change: FileChange) -> Self {
         Preview {
             text: change.unified_diff(),
             change: Some(change),
+            hunks_selectable: false,
+        }
+    }
+
+    /// The preview of a file change whose hunks the approver may take one by one: the
+    /// [`ApprovalRequest`](crate::ApprovalRequest) carries them, and the tool **must** write
+    /// exactly [`ToolContext::approved_change`](crate::ToolContext::approved_change)'s
+    /// [`ApprovedChange::apply`] (the hunks accepted, applied to the file as previewed), not
+    /// its arguments' whole change.
+    ///
+    /// ```
+    /// # #[cfg(feature = "diff")] {
+    /// use tool_runtime::Preview;
+    /// use tool_runtime::file_change::FileChange;
+    ///
+    /// let preview = Preview::hunks(FileChange::between("notes.txt", "a\n", "b\n"));
+    /// assert!(preview.hunks_selectable);
+    /// assert_eq!(preview.change.unwrap().hunks.len(), 1);
+    /// # }
+    /// ```
+    pub fn hunks(change: FileChange) -> Self {
+        Preview {
+            hunks_selectable: true,
+            ..Preview::change(change)
         }
     }
 }
@@ -552,7 +589,7 @@ impl ApprovedChange {
     /// The rejected hunks' indices, ascending.
     pub fn rejected(&self) -> Vec<usize> {
         (0..self.change.hunks.len())
-            .filter(|i| !self.accepted.contains(i))
+            .filter(|i| self.accepted.binary_search(i).is_err())
             .collect()
     }
 
@@ -629,12 +666,21 @@ impl ApprovedChange {
             let header = self.change.hunks.get(*i).map(|h| h.header.as_str());
             format!("hunk {} {}", i + 1, header.unwrap_or_default())
         };
-        let applied: Vec<String> = self.accepted.iter().map(name).collect();
-        let rejected: Vec<String> = self.rejected().iter().map(name).collect();
+        // A model needs the hunks' names to follow up, not a wall of them: at most
+        // `NAMED_HUNKS` of each list, then how many more.
+        let names = |indices: &[usize]| {
+            let mut listed: Vec<String> = indices.iter().take(NAMED_HUNKS).map(name).collect();
+            if indices.len() > NAMED_HUNKS {
+                listed.push(format!("and {} more", indices.len() - NAMED_HUNKS));
+            }
+            listed
+        };
+        let applied = names(&self.accepted);
+        let rejected = names(&self.rejected());
         let total = self.change.hunks.len();
         let mut text = format!(
             "applied {} of {total} {} to `{}`",
-            applied.len(),
+            self.accepted.len(),
             if total == 1 { "hunk" } else { "hunks" },
             self.change.path
         );
@@ -648,6 +694,9 @@ impl ApprovedChange {
     }
 }
 
+/// How many hunks [`ApprovedChange::summary`] names in each of its lists.
+const NAMED_HUNKS: usize = 20;
+
 fn push_lines(out: &mut String, lines: Option<&[&str]>) {
     for line in lines.unwrap_or_default() {
         out.push_str(line);
@@ -657,6 +706,31 @@ fn push_lines(out: &mut String, lines: Option<&[&str]>) {
 #[cfg(all(test, feature = "diff"))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_of_many_hunks_names_twenty_of_each() {
+        let old: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+        let new: String = (0..1000)
+            .map(|i| {
+                if i % 10 == 0 {
+                    format!("LINE {i}\n")
+                } else {
+                    format!("line {i}\n")
+                }
+            })
+            .collect();
+        let change = FileChange::between("f", &old, &new);
+        assert_eq!(change.hunks.len(), 100);
+        let approved = ApprovedChange::new(change, (0..100).step_by(2).collect()).unwrap();
+        let summary = approved.summary();
+        assert!(
+            summary.starts_with("applied 50 of 100 hunks to `f` (hunk 1 "),
+            "{summary}"
+        );
+        assert_eq!(summary.matches("and 30 more").count(), 2, "{summary}");
+        assert_eq!(summary.matches("hunk ").count(), 40, "{summary}");
+        assert_eq!(approved.rejected().len(), 50);
+    }
 
     #[test]
     fn endings_and_missing_newlines_survive() {

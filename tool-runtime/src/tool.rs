@@ -387,7 +387,9 @@ impl Tool {
 
     /// What a call with `arguments` would do (a diff, a summary), for an approval request;
     /// `None` when the tool has no preview. The executor runs it before asking for approval
-    /// of a dangerous call, and a preview that fails fails the call without asking.
+    /// of a dangerous call, and a preview that fails fails the call without asking; once the
+    /// approver has decided, it runs it again and runs the call only if the preview is the
+    /// same (so a preview depends only on the arguments and what the call would change).
     ///
     /// ```
     /// use serde_json::json;

@@ -173,7 +173,7 @@ fn approval_prompt(
         let _ = writeln!(
             out,
             "It changes `{}` in {count} {}: answer for each.\n",
-            change.path,
+            hunks::visible_lines(&change.path),
             if count == 1 { "hunk" } else { "hunks" }
         );
         return hunks::ask_hunks(change, input, out, colors);
@@ -192,15 +192,13 @@ fn approval_prompt(
     }
 }
 
-/// The call's arguments and its preview (a file change as one diff).
+/// The call's arguments and its preview (a file change as one diff), with what a model
+/// wrote in them unable to drive the terminal (escapes, carriage returns, bidi controls).
 fn show_call(request: &ApprovalRequest, err: &mut impl Write) {
-    let _ = writeln!(
-        err,
-        "arguments: {}",
-        serde_json::to_string_pretty(&request.arguments).unwrap_or_default()
-    );
+    let arguments = serde_json::to_string_pretty(&request.arguments).unwrap_or_default();
+    let _ = writeln!(err, "arguments: {}", hunks::visible_lines(&arguments));
     if let Some(preview) = &request.preview {
-        let _ = writeln!(err, "\n{preview}");
+        let _ = writeln!(err, "\n{}", hunks::visible_lines(preview));
     }
 }
 
@@ -271,6 +269,32 @@ mod tests {
         // The hunks are shown, not the arguments or the preview's text.
         assert!(!out.contains("arguments:"), "{out}");
         assert!(!out.contains("the preview"), "{out}");
+    }
+
+    #[test]
+    fn what_a_model_wrote_cannot_drive_the_terminal() {
+        // A path that would set the clipboard (OSC 52), erase the line above, or reorder
+        // what follows; in the arguments, the preview and a change's path.
+        let hostile =
+            "a\u{1b}]52;c;Y3VybCBldmlsfHNo\u{7}\u{1b}[1A\u{1b}[2K\r\u{202e}\u{9b}\u{200b}.txt";
+        let mut call = request(None);
+        call.arguments = serde_json::json!({"path": hostile, "content": "x\u{85}"});
+        call.preview = Some(format!("create `{hostile}`\nsecond line"));
+        let (_, out) = prompt(&call, Some("n\n"));
+        for raw in [
+            '\u{1b}', '\u{7}', '\r', '\u{202e}', '\u{9b}', '\u{85}', '\u{200b}',
+        ] {
+            assert!(!out.contains(raw), "{raw:?} reached the terminal: {out:?}");
+        }
+        assert!(
+            out.contains("^[]52;c;Y3VybCBldmlsfHNo^G^[[1A^[[2K^M"),
+            "{out}"
+        );
+        assert!(out.contains("\nsecond line\n"), "{out}");
+        let change = FileChange::between(hostile, "a\n", "b\n");
+        let (_, out) = prompt(&request(Some(change)), Some("n\n"));
+        assert!(!out.contains('\u{1b}'), "{out:?}");
+        assert!(out.contains("It changes `a^[]52;"), "{out}");
     }
 
     #[test]

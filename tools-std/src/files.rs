@@ -889,18 +889,48 @@ pub fn write_file_preview(
     ctx: &ToolContext,
     path: &str,
     content: &str,
-    _overwrite: &Option<bool>,
+    overwrite: &Option<bool>,
     _create_parents: &Option<bool>,
 ) -> Result<Preview, ToolError> {
     let ws = workspace(ctx)?;
-    match read_text(ws, path) {
-        Ok(old) => Ok(Preview::change(FileChange::between(path, &old, content))),
-        Err(_) => Ok(Preview::text(format!(
-            "create `{path}` ({}, {})",
+    let size = || {
+        format!(
+            "{}, {}",
             count(content.len(), "byte", "bytes"),
             count(content.lines().count(), "line", "lines")
-        ))),
+        )
+    };
+    let shown = escape(OsStr::new(path));
+    match read_text(ws, path) {
+        Ok(old) => Ok(Preview::hunks(FileChange::between(path, &old, content))),
+        // "Create" only for a file that is not there: a file that cannot be shown as text
+        // (binary, too large, unreadable) would be replaced by a call approved as a creation.
+        Err(unreadable) => match existing_kind(ws, path) {
+            None => Ok(Preview::text(format!("create `{shown}` ({})", size()))),
+            Some(_) if !overwrite.unwrap_or(false) => Ok(Preview::text(format!(
+                "nothing: `{shown}` exists and `overwrite` is not true, so the call fails \
+                 without writing"
+            ))),
+            Some(true) => Ok(Preview::text(format!(
+                "nothing: `{shown}` is a directory, so the call fails without writing"
+            ))),
+            Some(false) => Ok(Preview::text(format!(
+                "REPLACE the existing file `{shown}` with new content ({}); its current \
+                 content cannot be shown: {}",
+                size(),
+                unreadable
+            ))),
+        },
     }
+}
+
+/// Whether `path` names something in the workspace, without following a final symbolic
+/// link: `None` when nothing is there (or its directory is missing), else whether it is a
+/// directory.
+fn existing_kind(ws: &Workspace, path: &str) -> Option<bool> {
+    let target = write_target(ws, path, false).ok()?;
+    let metadata = target.parent.symlink_metadata(&target.name).ok()?;
+    Some(metadata.is_dir())
 }
 
 /// Whether a `write_file` call needs approval: not when the file it writes matches the
@@ -1061,6 +1091,16 @@ fn approved_edit<'a>(
     }
     let old = read_text(ws, path).map_err(|_| stale(path))?;
     let new = approved.apply(&old)?;
+    // Some hunks of a change within the limit can still make a file over it (the ones that
+    // add lines, without the ones that remove them).
+    if new.len() as u64 > ws.write_limit() {
+        return Err(ToolError::new(format!(
+            "the approved hunks would make `{}` {}; files are limited to {}; nothing was written",
+            escape(OsStr::new(path)),
+            count(new.len(), "byte", "bytes"),
+            count(ws.write_limit(), "byte", "bytes")
+        )));
+    }
     Ok(Some(ApprovedEdit { approved, old, new }))
 }
 
@@ -1186,7 +1226,7 @@ pub fn edit_file_preview(
         diff: diff.as_deref(),
     };
     let (old, new) = plan_edit(ws, &request)?;
-    Ok(Preview::change(FileChange::between(path, &old, &new)))
+    Ok(Preview::hunks(FileChange::between(path, &old, &new)))
 }
 
 /// Edit a text file in the workspace, either by replacing an exact piece of text that must

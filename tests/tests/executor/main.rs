@@ -5,6 +5,7 @@ mod call_policy;
 mod contract;
 mod hooks_and_metrics;
 mod policy;
+mod previews;
 mod properties;
 mod running;
 mod tools;

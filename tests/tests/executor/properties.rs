@@ -420,7 +420,7 @@ mod partial_approvals {
                 let doc = ctx.require_state::<Doc>()?;
                 let old = doc.0.lock().unwrap().clone();
                 let new = args["text"].as_str().unwrap_or_default();
-                Ok::<_, ToolError>(Preview::change(FileChange::between("doc", &old, new)))
+                Ok::<_, ToolError>(Preview::hunks(FileChange::between("doc", &old, new)))
             })
             .sync_handler(|ctx, args| -> Result<String, ToolError> {
                 let doc = ctx.require_state::<Doc>()?;

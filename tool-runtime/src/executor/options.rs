@@ -9,7 +9,7 @@ use super::approval::ApprovalHandler;
 use super::limits::CallCounts;
 use crate::client::ClientPowers;
 use crate::context::{Progress, ProgressReporter};
-use crate::file_change::FileChange;
+use crate::file_change::Preview;
 use crate::registry::ToolFilter;
 use crate::safety::SafetyLevel;
 
@@ -33,9 +33,9 @@ pub struct CallOptions {
     pub(super) client: Option<Arc<dyn ClientPowers>>,
     pub(super) allowed: Option<Arc<ToolFilter>>,
     pub(super) call_counts: Option<Arc<CallCounts>>,
-    /// For a resumed call: the file change the person saw, which the fresh preview must
-    /// still show (`Executor::resume_call`).
-    pub(super) previewed: Option<FileChange>,
+    /// For a resumed call: the preview the person saw, which the fresh preview must still
+    /// be (`Executor::resume_call`).
+    pub(super) previewed: Option<Preview>,
 }
 
 impl std::fmt::Debug for CallOptions {

@@ -89,10 +89,13 @@ impl Executor {
             .await?;
         let mut approved_change = None;
         // The policy: the ceiling (above), then the tool's rule, then the safety level's
-        // default (only dangerous tools are asked about).
-        if self
-            .needs_approval(&tool, &record.id, &arguments, options)
-            .await?
+        // default (only dangerous tools are asked about). A resumed call carries a person's
+        // decision about a preview: it applies (their hunks, their check of the preview)
+        // even if the rule would no longer ask.
+        if options.previewed.is_some()
+            || self
+                .needs_approval(&tool, &record.id, &arguments, options)
+                .await?
         {
             let sent = sent.unwrap_or_else(|| Value::Object(arguments.clone()));
             let approved_arguments;
@@ -403,22 +406,21 @@ impl Executor {
                 "tool `{name}` {why}, but no approval handler is configured; it was not run"
             )));
         };
-        let preview = self.preview(tool, id, &arguments, options).await?;
-        let (preview, change) = match preview {
-            Some(preview) => (Some(preview.text), preview.change),
+        let seen = self
+            .preview(tool, id, &arguments, options)
+            .await?
+            .map(shown);
+        // A resumed call: the person decided on what they saw; if the file or the edit is
+        // not the same now, their decision is not about this call.
+        if let Some(before) = &options.previewed
+            && seen.as_ref() != Some(before)
+        {
+            return Err(changed_since_preview(name));
+        }
+        let (preview, change) = match seen.clone() {
+            Some(seen) => (Some(seen.text), seen.change),
             None => (None, None),
         };
-        // A resumed call: the person decided on the change they saw; if the file or the edit
-        // is not the same now, their decision is not about this change.
-        if let Some(seen) = &options.previewed
-            && change.as_ref() != Some(seen)
-        {
-            return Err(Stopped::failed(format!(
-                "tool `{name}` was not run: `{}` changed since the preview the approver saw, so \
-                 nothing was written; call it again for a fresh preview",
-                seen.path
-            )));
-        }
         let request = ApprovalRequest {
             call_id: id.to_owned(),
             tool: name.to_owned(),
@@ -437,6 +439,23 @@ impl Executor {
         let decision = tokio::select! {
             joined = decision.join() => joined,
             () = cancelled => return Err(Stopped::failed(format!("the call of `{name}` was cancelled while waiting for approval"))),
+        };
+        let decision = match decision {
+            // Approved as shown: still as shown? The person may have taken minutes; the file
+            // may have changed under them. A preview computed again must be the same.
+            Ok(
+                decision @ (ApprovalDecision::Approved | ApprovalDecision::ApprovedHunks { .. }),
+            ) if seen.is_some() => {
+                let again = self
+                    .preview(tool, id, &arguments, options)
+                    .await?
+                    .map(shown);
+                if again != seen {
+                    return Err(changed_since_preview(name));
+                }
+                Ok(decision)
+            }
+            other => other,
         };
         match decision {
             Err(panic) => {
@@ -626,4 +645,24 @@ fn shorten(text: &str) -> String {
     } else {
         format!("{}...", text.chars().take(MAX).collect::<String>())
     }
+}
+
+/// What of a preview the approver is shown: its text, and its change's hunks when the tool
+/// lets them be taken one by one ([`Preview::hunks`]); a change approved whole is only text.
+fn shown(preview: Preview) -> Preview {
+    if preview.hunks_selectable {
+        preview
+    } else {
+        Preview::text(preview.text)
+    }
+}
+
+/// A call whose preview is no longer the one approved: the decision was about something
+/// else.
+fn changed_since_preview(name: &str) -> Stopped {
+    Stopped::failed(format!(
+        "tool `{name}` was not run: what it would do changed since the preview the approver \
+         saw (a file it edits changed, or the state it reads), so nothing was done; call it \
+         again for a fresh preview"
+    ))
 }

@@ -8,6 +8,7 @@ use super::options::CallOptions;
 use super::outcome::{CallReport, Outcome};
 use super::pending::{PendingCall, ResumeError};
 use crate::call::ToolResult;
+use crate::file_change::Preview;
 
 impl Executor {
     /// The calls waiting for approval (deferred by the approval handler and not yet resumed,
@@ -147,9 +148,14 @@ impl Executor {
             });
         }
         let mut options = options;
-        // The person decided on the change they saw: the call runs only if the preview still
-        // shows it.
-        options.previewed = request.change;
+        // The person decided on what they saw: the call runs only if the preview is still
+        // that.
+        options.previewed = request.preview.map(|text| {
+            let mut seen = Preview::text(text);
+            seen.hunks_selectable = request.change.is_some();
+            seen.change = request.change;
+            seen
+        });
         options.max_safety = match (options.max_safety, max_safety) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

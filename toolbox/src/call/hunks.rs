@@ -210,13 +210,25 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Characters that show nothing or break a line where the reader sees none: zero-width
+/// spaces and joiners, the line and paragraph separators, the byte order mark and the tag
+/// characters.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200d}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
+}
+
+/// Text of several lines for the terminal: each line as [`visible`] shows it.
+pub(super) fn visible_lines(text: &str) -> String {
+    text.split('\n').map(visible).collect::<Vec<_>>().join("\n")
+}
+
 /// `text` with its control characters (but tabs) in caret notation (`^[`, `^M`) and its
 /// bidirectional controls as escapes (`\u{202e}`), so a line of the file cannot move the
 /// cursor, recolour, reorder or hide what the approver reads.
 fn visible(text: &str) -> Cow<'_, str> {
     if !text
         .chars()
-        .any(|c| (c.is_control() && c != '\t') || is_bidi_control(c))
+        .any(|c| (c.is_control() && c != '\t') || is_bidi_control(c) || is_invisible(c))
     {
         return Cow::Borrowed(text);
     }
@@ -231,7 +243,7 @@ fn visible(text: &str) -> Cow<'_, str> {
             }
             '\u{7f}' => shown.push_str("^?"),
             // C1 controls (U+0080..U+009F), which some terminals obey too.
-            c if c.is_control() || is_bidi_control(c) => {
+            c if c.is_control() || is_bidi_control(c) || is_invisible(c) => {
                 shown.push_str(&c.escape_unicode().to_string());
             }
             c => shown.push(c),

@@ -7,7 +7,10 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tool_runtime::executor::AuditLog;
-use tool_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolResult};
+use tool_runtime::file_change::{ApprovedChange, FileChange};
+use tool_runtime::{
+    ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolContext, ToolResult,
+};
 use tools_std::Workspace;
 
 /// Thirty numbered lines.
@@ -245,19 +248,98 @@ async fn a_file_changed_while_the_person_decided_is_not_overwritten() {
                 setup.write().await
             };
             assert!(!result.success, "{result:?}");
-            assert!(
-                result
-                    .content
-                    .contains("changed since the preview was approved, so nothing was written"),
-                "{}",
-                result.content
-            );
+            // The executor computes the preview again once the person has decided: the
+            // write's differs; the edit's diff no longer applies.
+            let expected = if via_edit {
+                "the diff does not apply to `notes.txt` as it is now"
+            } else {
+                "changed since the preview the approver saw"
+            };
+            assert!(result.content.contains(expected), "{}", result.content);
             assert!(result.metadata.hunks.is_none());
             assert_eq!(setup.file(), "someone else's text\n");
             // Back as it was, for the next call.
             std::fs::write(setup.dir.path().join("notes.txt"), original()).unwrap();
         }
     }
+}
+
+#[test]
+fn the_tool_itself_never_writes_approved_hunks_over_another_text() {
+    // Past the executor's second look (a process writing in the last instant): the tool
+    // applies the hunks to the text they were computed from, or writes nothing.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "someone else's text\n").unwrap();
+    let mut state = tool_runtime::ToolState::new();
+    state.insert(Workspace::new(dir.path()).unwrap());
+    let change = FileChange::between("notes.txt", &original(), &edited());
+    for approved in [
+        ApprovedChange::new(change.clone(), vec![0, 2]).unwrap(),
+        ApprovedChange::all(change),
+    ] {
+        let ctx = ToolContext::new()
+            .with_state(state.clone())
+            .with_approved_change(approved);
+        let error =
+            tools_std::files::write_file(&ctx, "notes.txt".into(), edited(), Some(true), None)
+                .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("changed since the preview was approved, so nothing was written"),
+            "{error}"
+        );
+        let error = tools_std::files::edit_file(
+            &ctx,
+            "notes.txt".into(),
+            None,
+            None,
+            Some(three_hunk_diff()),
+        )
+        .unwrap_err();
+        assert!(
+            error.to_string().contains("changed since the preview"),
+            "{error}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+            "someone else's text\n"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_preview_of_a_file_that_cannot_be_shown_never_says_create() {
+    let setup = setup(|_, _| ApprovalDecision::Denied {
+        reason: "no".into(),
+    });
+    std::fs::write(setup.dir.path().join("data.bin"), [0xff, 0xfe, 0, 1]).unwrap();
+    let call = |overwrite: bool| {
+        ToolCall::new(
+            "b",
+            "write_file",
+            json!({"path": "data.bin", "content": "x", "overwrite": overwrite}),
+        )
+    };
+    setup.executor.execute(call(true)).await;
+    setup.executor.execute(call(false)).await;
+    let asked = setup.asked.lock().unwrap().clone();
+    let previews: Vec<&str> = asked.iter().filter_map(|r| r.preview.as_deref()).collect();
+    assert!(
+        previews[0].starts_with("REPLACE the existing file `data.bin` with new content (1 byte, 1 line); its current content cannot be shown: `data.bin` is not UTF-8 text"),
+        "{}",
+        previews[0]
+    );
+    assert!(
+        previews[1].contains("exists and `overwrite` is not true"),
+        "{}",
+        previews[1]
+    );
+    assert!(asked.iter().all(|r| r.change.is_none()));
+    assert_eq!(
+        std::fs::read(setup.dir.path().join("data.bin")).unwrap(),
+        [0xff, 0xfe, 0, 1]
+    );
 }
 
 #[tokio::test]
