@@ -18,6 +18,7 @@ mod shape;
 // `schema_check`).
 #[cfg_attr(feature = "schema-validation", allow(dead_code))]
 mod subset;
+mod violation;
 pub(crate) use schema_check::{SchemaChecker, ValueChecker};
 #[cfg(not(feature = "schema-validation"))]
 pub(crate) use shape::check_shape;

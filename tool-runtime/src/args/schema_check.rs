@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 
+use super::violation::{Violation, ViolationKind};
 use super::{ArgumentError, InvalidArguments, summarize_value};
 use crate::param::ParamInfo;
 
@@ -16,34 +17,6 @@ type Engine = super::subset::Subset;
 /// of its own on the work a value can make it do (`anyOf` branches that each recurse).
 #[cfg(feature = "schema-validation")]
 type Engine = (jsonschema::Validator, super::subset::Subset);
-
-/// One way an instance breaks a schema.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Violation {
-    /// JSON Pointer to the offending value in the instance, `""` for the whole of it.
-    pub(super) pointer: String,
-    /// What kind of problem it is, for the ones an argument error names.
-    pub(super) kind: ViolationKind,
-    /// What the schema requires there, in JSON Schema's words.
-    pub(super) message: String,
-}
-
-/// The kinds of [`Violation`] that become their own [`ArgumentError`] at the top level.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum ViolationKind {
-    /// `required` names `property`, which is absent.
-    Required {
-        /// The absent property.
-        property: String,
-    },
-    /// `additionalProperties` refuses these properties.
-    Additional {
-        /// The properties refused.
-        unexpected: Vec<String>,
-    },
-    /// Anything else.
-    Other,
-}
 
 /// Checks a runtime tool's arguments against its JSON Schema before its handler sees them,
 /// and reports every problem the way `#[tool]`'s typed reading does.

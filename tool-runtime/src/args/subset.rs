@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
 
-use super::schema_check::{Violation, ViolationKind};
+use super::violation::{Violation, ViolationKind};
 
 /// How deep the check goes into the schema and the value together (each property, item,
 /// subschema and `$ref` is a level); past it, it reports that it stopped, so that a
