@@ -308,6 +308,35 @@ fn the_tool_itself_never_writes_approved_hunks_over_another_text() {
     }
 }
 
+#[test]
+fn some_hunks_of_a_change_within_the_limit_cannot_write_past_it() {
+    // 80 bytes; the change adds 24 bytes at the top and removes 24 at the bottom (80 again),
+    // under the 100-byte limit. Only the first hunk would make 104.
+    let old: String = (1..=20).map(|n| format!("l{n:02}\n")).collect();
+    let new = format!("xxxxxxx\nxxxxxxx\nxxxxxxx\n{}", &old[..old.len() - 24]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f.txt"), &old).unwrap();
+    let mut state = tool_runtime::ToolState::new();
+    state.insert(Workspace::new(dir.path()).unwrap().max_write_bytes(100));
+    let change = FileChange::between("f.txt", &old, &new);
+    assert_eq!(change.hunks.len(), 2);
+    let ctx = ToolContext::new()
+        .with_state(state)
+        .with_approved_change(ApprovedChange::new(change, vec![0]).unwrap());
+    let error =
+        tools_std::files::write_file(&ctx, "f.txt".into(), new, Some(true), None).unwrap_err();
+    assert!(
+        error.to_string().contains(
+            "the approved hunks would make `f.txt` 104 bytes; files are limited to 100 bytes"
+        ),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        old
+    );
+}
+
 #[tokio::test]
 async fn a_preview_of_a_file_that_cannot_be_shown_never_says_create() {
     let setup = setup(|_, _| ApprovalDecision::Denied {
