@@ -13,12 +13,24 @@ use crate::workspace::workspace;
 
 pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     // Options first: a deployment mistake is reported before anything starts.
+    let workspace = workspace(&args.workspace)?;
+    let secrets = [
+        (
+            "token file (--auth-token-file)",
+            &args.http_options.auth_token_file,
+        ),
+        ("JWKS file (--jwks-file)", &args.http_options.jwks_file),
+    ];
+    for (what, path) in secrets {
+        if let Some(path) = path {
+            refuse_exposed_secret(&workspace, what, path)?;
+        }
+    }
     let options = match args.http {
         Some(addr) => Some(http_options(&args.http_options, addr).await?),
         None => None,
     };
     let registry = registry()?;
-    let workspace = workspace(&args.workspace)?;
     let root = workspace.root().display().to_string();
     let metrics = Arc::new(PrometheusMetrics::new());
     let executor = Executor::builder(Arc::new(registry))
@@ -74,6 +86,33 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         );
     }
     Ok(Outcome::Success)
+}
+
+/// Refuses to serve when the tools it serves could read (or, in the workspace, rewrite) the
+/// file that decides who may call them: a stolen `tools:approve` token approves its holder's
+/// own dangerous calls, and a rewritten JWKS accepts the writer's tokens.
+fn refuse_exposed_secret(
+    workspace: &tools_std::Workspace,
+    what: &str,
+    path: &std::path::Path,
+) -> Result<(), UsageError> {
+    let Some(through) = workspace.readable_by_commands(path) else {
+        return Ok(());
+    };
+    let place = if through == workspace.root() {
+        format!("it is inside the workspace {}", through.display())
+    } else {
+        format!(
+            "it is under {}, which commands run by `run_command` may read",
+            through.display()
+        )
+    };
+    Err(UsageError(format!(
+        "refusing to serve: the {what} {} is readable by the tools it protects ({place}); \
+         move it outside the workspace and outside the directories commands may read (for \
+         example to /etc/toolbox/ or ~/.config/toolbox/, mode 600)",
+        path.display()
+    )))
 }
 
 /// What `serve --http` runs with, from its flags; a usage error for an unsafe or incomplete

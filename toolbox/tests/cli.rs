@@ -721,3 +721,58 @@ fn a_full_disk_is_reported() {
         "{err}"
     );
 }
+
+/// `serve` will not start with its token file or JWKS where the tools it serves can read
+/// them (issue 26): in the workspace, or under a directory confined commands read.
+#[test]
+fn serve_refuses_secrets_the_tools_can_read() {
+    let root = tempfile::tempdir().unwrap();
+    let tokens = root.path().join("tokens");
+    std::fs::write(&tokens, "secret-token tools:approve\n").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let jwks = outside.path().join("jwks.json");
+    std::fs::write(&jwks, r#"{"keys": []}"#).unwrap();
+    let root_arg = root.path().to_str().unwrap();
+    let output = toolbox(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--root",
+        root_arg,
+        "--auth-token-file",
+        tokens.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains("refusing to serve"), "{text}");
+    assert!(text.contains("inside the workspace"), "{text}");
+
+    // A JWKS file in a directory commands read (a system directory; here, a toolchain
+    // directory named by CARGO_HOME).
+    let cargo_home = tempfile::tempdir().unwrap();
+    let bin = cargo_home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(&jwks, bin.join("jwks.json")).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--root",
+            root_arg,
+            "--jwt-issuer",
+        ])
+        .arg("https://issuer.example")
+        .arg("--jwks-file")
+        .arg(bin.join("jwks.json"))
+        .env("CARGO_HOME", cargo_home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(
+        text.contains("commands run by `run_command` may read"),
+        "{text}"
+    );
+}

@@ -219,7 +219,9 @@ async fn insecure_no_auth_serves_with_a_json_warning_and_drains_on_sigterm() {
 #[tokio::test]
 async fn tokens_from_a_file_set_what_a_client_sees() {
     let dir = tempfile::tempdir().unwrap();
-    let tokens = token_file(dir.path());
+    // Outside the workspace: `serve` refuses a token file its tools could read.
+    let secrets = tempfile::tempdir().unwrap();
+    let tokens = token_file(secrets.path());
     let server = Server::start(
         &[
             "--http",

@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use tool_runtime::{Approval, Json, ToolContext, ToolError, tool};
 
 use crate::confine::{self, Confinement};
+use crate::quarantine::GitEntries;
 use crate::workspace;
 
 /// How long a stopped command's supervisor has to kill everything and exit before it is
@@ -45,9 +46,15 @@ pub struct CommandOutput {
     pub stderr_truncated: bool,
     /// How long it ran, in milliseconds.
     pub duration_ms: u64,
-    /// Whether the kernel confined it (Landlock: files, network, signals); false only where
-    /// the workspace allows unconfined commands and the kernel cannot confine them.
+    /// Whether the kernel confined it (its own view of the file system, no capabilities,
+    /// Landlock, the system-call policy); false only where the workspace allows unconfined
+    /// commands and the kernel cannot confine them.
     pub confined: bool,
+    /// The `.git` entries the command left in the workspace (which would run their
+    /// configuration when a person next uses git there), moved into quarantine. Absent
+    /// when there were none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quarantined: Vec<crate::Quarantined>,
 }
 
 /// What `run_command` would run, and where. Takes `run_command`'s parameters, read once
@@ -170,7 +177,14 @@ pub async fn run_command(
             cwd.unwrap_or_default()
         )));
     }
-    let mut confinement = Confinement::prepare(ws, &cwd_path)?;
+    // The `.git` entries as they are: bound read-only for the command, and what it leaves
+    // beside them is moved into quarantine afterwards.
+    let git_before = (!ws.git_writes_allowed()).then(|| GitEntries::scan(ws.root()));
+    let protected = git_before
+        .as_ref()
+        .map(GitEntries::protectable)
+        .unwrap_or_default();
+    let mut confinement = Confinement::prepare(ws, &cwd_path, &protected)?;
     let env = ws.command_env();
     // The user's ~/.gitconfig is out of reach (it may hold tokens), and git refuses to work
     // in a repository when it cannot read it: it reads none instead.
@@ -265,6 +279,9 @@ pub async fn run_command(
     let confined = confinement.confined();
     // Removes the command's temporary directory.
     drop(confinement);
+    let quarantined = git_before
+        .map(|before| before.sweep(ws.root(), &ws.quarantine()))
+        .unwrap_or_default();
     Ok(Json(CommandOutput {
         command: if shell {
             format!("sh -c {program:?}")
@@ -283,6 +300,7 @@ pub async fn run_command(
         stderr_truncated,
         duration_ms: started.elapsed().as_millis() as u64,
         confined,
+        quarantined,
     }))
 }
 

@@ -343,8 +343,9 @@ fn open_directory(ws: &Workspace, path: &str) -> Result<(Dir, PathBuf), ToolErro
 }
 
 /// List a directory of the workspace: one entry per line, directories ending in `/`, files
-/// with their size. Files ignored by `.gitignore` and hidden files are left out unless
-/// asked for. Names with control characters are shown escaped (`\n`).
+/// with their size. Files ignored by `.gitignore` (the first 1,000 rules of each ignore file,
+/// 10,000 in all) and hidden files are left out unless asked for. Names with control
+/// characters are shown escaped (`\n`).
 #[tool(categories(filesystem), tags("files", "list"))]
 pub fn list_directory(
     ctx: &ToolContext,
@@ -363,17 +364,12 @@ pub fn list_directory(
     let limit = ws.entry_limit();
     let mut lines = Vec::new();
     let mut more = 0_usize;
-    let mut stopped = false;
     let options = WalkOptions {
         max_depth: Some(depth),
         hidden: include_hidden.unwrap_or(false),
         respect_ignores: true,
     };
-    walk(&dir, options, &mut |entry| {
-        if ctx.is_cancelled() {
-            stopped = true;
-            return Step::Stop;
-        }
+    let walked = walk(&dir, options, &|| ctx.is_cancelled(), &mut |entry| {
         if lines.len() >= limit {
             more += 1;
             return Step::Continue;
@@ -390,7 +386,7 @@ pub fn list_directory(
         });
         Step::Continue
     });
-    if stopped {
+    if walked.is_err() {
         return Err(cancelled(ctx, "list_directory"));
     }
     if lines.is_empty() {
@@ -491,7 +487,8 @@ fn read_up_to(file: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usize>
 
 /// Search file contents in the workspace with a regular expression (Rust `regex` syntax).
 /// Returns `path:line: text` for each matching line (names with control characters escaped).
-/// Respects `.gitignore`; skips binary, special and hard-linked files; matches each line on
+/// Respects `.gitignore` (the first 1,000 rules of each ignore file, 10,000 in all); skips
+/// binary, special and hard-linked files; matches each line on
 /// its first bytes up to the read limit; stops at a match limit.
 #[tool(categories(filesystem), tags("files", "search"))]
 pub fn search_files(
@@ -547,7 +544,7 @@ pub fn search_files(
             hidden: false,
             respect_ignores: true,
         };
-        walk(&dir, options, &mut |entry| {
+        let walked = walk(&dir, options, &|| ctx.is_cancelled(), &mut |entry| {
             if entry.kind != Kind::File {
                 return Step::Continue;
             }
@@ -560,6 +557,7 @@ pub fn search_files(
             };
             search.file(&display(&full), file)
         });
+        search.cancelled |= walked.is_err();
     }
     if search.cancelled {
         return Err(cancelled(ctx, "search_files"));
@@ -673,7 +671,7 @@ fn compile_glob(glob: &str) -> Result<globset::GlobMatcher, ToolError> {
 
 /// Find files in the workspace whose path matches a glob (`*.rs`, `src/**/mod.rs`,
 /// `**/*test*`). Returns one path per line (names with control characters escaped).
-/// Respects `.gitignore`.
+/// Respects `.gitignore` (the first 1,000 rules of each ignore file, 10,000 in all).
 #[tool(categories(filesystem), tags("files", "search"))]
 pub fn find_files(
     ctx: &ToolContext,
@@ -690,17 +688,12 @@ pub fn find_files(
     let limit = ws.entry_limit();
     let mut found = Vec::new();
     let mut more = 0_usize;
-    let mut stopped = false;
     let options = WalkOptions {
         max_depth: None,
         hidden: false,
         respect_ignores: true,
     };
-    walk(&dir, options, &mut |entry| {
-        if ctx.is_cancelled() {
-            stopped = true;
-            return Step::Stop;
-        }
+    let walked = walk(&dir, options, &|| ctx.is_cancelled(), &mut |entry| {
         if entry.kind == Kind::Dir {
             return Step::Continue;
         }
@@ -714,7 +707,7 @@ pub fn find_files(
         }
         Step::Continue
     });
-    if stopped {
+    if walked.is_err() {
         return Err(cancelled(ctx, "find_files"));
     }
     if found.is_empty() {
@@ -1383,10 +1376,13 @@ pub fn delete_path_preview(
                     hidden: true,
                     respect_ignores: false,
                 };
-                walk(&dir, options, &mut |_| {
+                let walked = walk(&dir, options, &|| ctx.is_cancelled(), &mut |_| {
                     entries += 1;
                     Step::Continue
                 });
+                if walked.is_err() {
+                    return Err(cancelled(ctx, "delete_path"));
+                }
             }
             match entries {
                 0 => format!("delete the empty directory `{shown}`"),

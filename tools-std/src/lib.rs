@@ -49,9 +49,11 @@ mod expression;
 pub mod files;
 pub mod introspection;
 mod names;
+mod quarantine;
 mod walk;
 mod workspace;
 
+pub use quarantine::Quarantined;
 pub use workspace::{GlobError, PathError, Workspace, WorkspaceError};
 
 use tool_runtime::{RegistryError, ToolContext, ToolError, ToolRegistry};

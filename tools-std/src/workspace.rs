@@ -129,6 +129,7 @@ pub struct Workspace {
     env: BTreeSet<String>,
     allow_network: bool,
     allow_git_writes: bool,
+    quarantine: Option<PathBuf>,
     allow_unconfined: bool,
     /// `writable_without_approval`'s globs as given, and compiled.
     write_globs: Vec<String>,
@@ -177,6 +178,7 @@ impl Workspace {
             env: DEFAULT_ENV.iter().map(|name| (*name).to_owned()).collect(),
             allow_network: false,
             allow_git_writes: false,
+            quarantine: None,
             allow_unconfined: false,
             write_globs: Vec::new(),
             writable: GlobSet::empty(),
@@ -267,6 +269,48 @@ impl Workspace {
     pub fn allow_git_writes(mut self, allow: bool) -> Self {
         self.allow_git_writes = allow;
         self
+    }
+
+    /// Where a `.git` that a command left in the workspace is moved (each in a folder of its
+    /// own, renamed `dot-git` so git no longer finds it), to be inspected by a person. By
+    /// default `$XDG_STATE_HOME/tools-std/quarantine` (or `~/.local/state/...`). Where the
+    /// move fails (another file system), the `.git` is renamed in place instead. Not used
+    /// when [`allow_git_writes`](Self::allow_git_writes) is on.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let aside = tempfile::tempdir().unwrap();
+    /// let workspace = tools_std::Workspace::new(dir.path()).unwrap().quarantine_dir(aside.path());
+    /// assert_eq!(workspace.quarantine(), aside.path());
+    /// ```
+    pub fn quarantine_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.quarantine = Some(dir.into());
+        self
+    }
+
+    /// The folder a `.git` that a command left behind is moved into (see
+    /// [`quarantine_dir`](Self::quarantine_dir)).
+    pub fn quarantine(&self) -> PathBuf {
+        self.quarantine
+            .clone()
+            .unwrap_or_else(crate::quarantine::default_folder)
+    }
+
+    /// Whether a confined command could read `path` (it is in the workspace, or in a
+    /// directory or file of the commands' view of the system, such as `/usr` or the
+    /// allow-listed files of `/etc`): the directory or file that lets it, or `None`. A
+    /// server asks this of its secrets (token files, keys) before it starts.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = tools_std::Workspace::new(dir.path()).unwrap();
+    /// std::fs::write(dir.path().join("token"), "secret").unwrap();
+    /// assert!(workspace.readable_by_commands(dir.path().join("token")).is_some());
+    /// # #[cfg(target_os = "linux")]
+    /// assert!(workspace.readable_by_commands("/etc/shadow").is_none());
+    /// ```
+    pub fn readable_by_commands(&self, path: impl AsRef<Path>) -> Option<PathBuf> {
+        crate::confine::readable_by_commands(self, path.as_ref())
     }
 
     /// Whether commands may run without kernel confinement where the kernel cannot confine

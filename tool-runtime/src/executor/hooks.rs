@@ -108,6 +108,10 @@ struct AuditLine<'a> {
     /// The hunks approved and rejected, for a file edit approved hunk by hunk.
     #[serde(skip_serializing_if = "Option::is_none")]
     hunks: Option<&'a HunkSelection>,
+    /// What the call left behind that was moved aside (the `quarantined` list of a
+    /// structured result, as tools-std's `run_command` reports a `.git` a command planted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    quarantined: Option<&'a Value>,
     duration_ms: f64,
 }
 
@@ -140,6 +144,11 @@ impl AuditLog {
             outcome: if result.success { "success" } else { "failure" },
             error: result.error.as_deref(),
             hunks: event.hunks.as_ref(),
+            quarantined: result
+                .structured_content
+                .as_ref()
+                .and_then(|structured| structured.get("quarantined"))
+                .filter(|list| list.as_array().is_some_and(|list| !list.is_empty())),
             duration_ms: result.metadata.execution_time_ms,
         };
         let Ok(mut text) = serde_json::to_string(&line) else {

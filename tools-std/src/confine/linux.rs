@@ -1,0 +1,738 @@
+//! Kernel confinement on Linux: the supervisor, the command's namespaces, its private view of
+//! the file system, no capabilities, Landlock and the system-call policy.
+
+use std::ffi::{CStr, CString, OsStr};
+use std::fs::File;
+use std::io;
+use std::mem::MaybeUninit;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access as _, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreated, RulesetCreatedAttr, RulesetError, Scope,
+};
+use seccompiler::BpfProgram;
+use tempfile::TempDir;
+use tool_runtime::ToolError;
+
+use super::syscalls;
+use super::view::{self, Access, Item, Plan};
+use crate::Workspace;
+
+/// The file-system rights this code knows and asks for (newer kernels add
+/// `ResolveUnix`, connecting to pathname UNIX sockets, which then are confined too).
+const FS_ABI: ABI = ABI::V9;
+
+/// Reading, as granted on `/proc` and `/sys`.
+const PROC_ACCESS: BitFlags<AccessFs> = landlock::make_bitflags!(AccessFs::{ReadFile | ReadDir});
+
+const NOT_CONFINED: &str = "this kernel cannot confine commands (Landlock is not available \
+    or not enabled), so `run_command` refuses to run them; to run them unconfined anyway, \
+    the application allows it with `Workspace::allow_unconfined_commands(true)` (or \
+    `toolbox --allow-unconfined`)";
+
+/// The confinement of one command, prepared before it is spawned: the kernel rules, the
+/// command's view of the file system, and its private temporary directory (removed, with
+/// the view's empty stage, when this is dropped).
+pub(crate) struct Confinement {
+    temp: TempDir,
+    _stage: TempDir,
+    confined: bool,
+    hook: Option<Hook>,
+}
+
+impl Confinement {
+    /// Builds everything the child needs (which allocates, so must happen before the fork).
+    /// `git`: the workspace's `.git` entries, bound read-only in the command's view.
+    ///
+    /// # Errors
+    ///
+    /// When the kernel has no Landlock and the workspace does not allow unconfined
+    /// commands, or when a rule cannot be built.
+    pub(crate) fn prepare(
+        ws: &Workspace,
+        cwd: &Path,
+        git: &[PathBuf],
+    ) -> Result<Confinement, ToolError> {
+        let failed = |what: &str, error: &dyn std::fmt::Display| {
+            ToolError::new(format!("cannot confine the command: {what}: {error}"))
+        };
+        let temp_dir = |prefix: &str| {
+            tempfile::Builder::new()
+                .prefix(prefix)
+                .tempdir()
+                .map_err(|e| failed("cannot create its temporary directory", &e))
+        };
+        let temp = temp_dir("run_command-")?;
+        let stage = temp_dir("run_command-view-")?;
+        let git = if ws.git_writes_allowed() {
+            &[][..]
+        } else {
+            git
+        };
+        let items = view::items(ws, Some(temp.path()), git);
+        let ruleset =
+            landlock_ruleset(ws, &items, Writable::Root).map_err(|e| failed("Landlock", &e))?;
+        let confined = ruleset.is_some();
+        if !confined && !ws.unconfined_allowed() {
+            return Err(ToolError::new(NOT_CONFINED));
+        }
+        // Without a mount namespace (no user namespaces), Landlock alone keeps the root's
+        // `.git` read-only: every top-level entry but `.git` is writable, the root is not.
+        let root_git = ws.root().join(".git");
+        let fallback = if confined && git.contains(&root_git) {
+            landlock_ruleset(ws, &items, Writable::TopLevelExceptGit)
+                .map_err(|e| failed("Landlock", &e))?
+        } else {
+            None
+        };
+        let seccomp = match syscalls::filters(ws.network_allowed()) {
+            Ok(programs) => programs,
+            Err(_) if ws.unconfined_allowed() && !confined => Vec::new(),
+            Err(e) => return Err(failed("seccomp", &e)),
+        };
+        let plan = Plan::new(stage.path(), &items)
+            .map_err(|e| failed("its view of the file system", &e))?;
+        let c_path = |path: &Path| {
+            CString::new(path.as_os_str().as_bytes())
+                .map_err(|e| failed("a path holds a NUL byte", &e))
+        };
+        let uid = rustix::process::getuid().as_raw();
+        let gid = rustix::process::getgid().as_raw();
+        let mut namespaces = libc::CLONE_NEWUSER
+            | libc::CLONE_NEWNS
+            | libc::CLONE_NEWPID
+            | libc::CLONE_NEWIPC
+            | libc::CLONE_NEWUTS
+            | libc::CLONE_NEWCGROUP;
+        if !ws.network_allowed() {
+            // Only a loopback, down: no route anywhere, and no abstract UNIX socket of
+            // the host (they belong to a network namespace).
+            namespaces |= libc::CLONE_NEWNET;
+        }
+        Ok(Confinement {
+            temp,
+            _stage: stage,
+            confined,
+            hook: Some(Hook {
+                ruleset,
+                fallback,
+                plan,
+                namespaces,
+                proc_access: PROC_ACCESS.bits(),
+                cwd: c_path(cwd)?,
+                seccomp,
+                uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+                gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            }),
+        })
+    }
+
+    /// Whether the kernel confines the command (Landlock is enforced).
+    pub(crate) fn confined(&self) -> bool {
+        self.confined
+    }
+
+    /// The command's private temporary directory (its `TMPDIR`).
+    pub(crate) fn temp_dir(&self) -> &Path {
+        self.temp.path()
+    }
+
+    /// Makes `command` start under the supervisor, confined.
+    pub(crate) fn install(&mut self, command: &mut std::process::Command) {
+        if let Some(hook) = self.hook.take() {
+            // SAFETY: the closure runs in the child between fork and exec, where only
+            // async-signal-safe functions may be called. `Hook::run` only makes system
+            // calls (through libc, and seccompiler's `apply_filter`, which is prctl and
+            // seccomp) on data prepared before the fork; it neither allocates nor takes
+            // locks, and the supervisor leaves with `_exit`.
+            unsafe {
+                command.pre_exec(move || hook.run());
+            }
+        }
+    }
+}
+
+/// Asks the supervisor `pid` to kill the command and everything in its namespace, then
+/// exit.
+pub(crate) fn stop(pid: u32) {
+    if let Some(pid) = raw_pid(pid) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+}
+
+/// Kills the supervisor `pid` and its process group at once (the command dies with it,
+/// by its death signal).
+pub(crate) fn kill(pid: u32) {
+    if let Some(pid) = raw_pid(pid) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    }
+}
+
+fn raw_pid(pid: u32) -> Option<rustix::process::Pid> {
+    i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+}
+
+/// Where the workspace may be written.
+#[derive(Clone, Copy, PartialEq)]
+enum Writable {
+    /// All of it.
+    Root,
+    /// Every top-level entry but `.git`, as they are now (the root itself read-only).
+    TopLevelExceptGit,
+}
+
+/// The Landlock ruleset for a command, from its view's `items`, or `None` when the kernel
+/// has no Landlock.
+///
+/// `landlock`'s best-effort mode enforces what the kernel supports. The status it would
+/// report from `restrict_self` is `NotEnforced` exactly when it created no kernel ruleset,
+/// which is known here, before the fork: no file descriptor.
+fn landlock_ruleset(
+    ws: &Workspace,
+    items: &[Item],
+    writable: Writable,
+) -> Result<Option<OwnedFd>, RulesetError> {
+    let all = AccessFs::from_all(FS_ABI);
+    let read_exec = AccessFs::from_read(FS_ABI);
+    let device = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+    let mut ruleset = Ruleset::default().handle_access(all)?;
+    if !ws.network_allowed() {
+        // Handled with no rule: every TCP bind and connect is denied.
+        ruleset = ruleset.handle_access(AccessNet::from_all(ABI::V4))?;
+    }
+    let mut ruleset = ruleset.scope(Scope::from_all(ABI::V6))?.create()?;
+    // Where there is no view, the host's `/proc` (mounted over in a view, with its rule).
+    ruleset = grant(ruleset, Path::new("/proc"), PROC_ACCESS)?;
+    for item in items {
+        let Item::Bind { source, access, .. } = item else {
+            continue;
+        };
+        if source == ws.root() {
+            continue;
+        }
+        let rights = match access {
+            Access::Execute => read_exec,
+            Access::Read => PROC_ACCESS,
+            Access::Write => all,
+            Access::Device => device,
+        };
+        ruleset = grant(ruleset, source, rights)?;
+    }
+    match writable {
+        Writable::Root => ruleset = grant(ruleset, ws.root(), all)?,
+        Writable::TopLevelExceptGit => {
+            ruleset = grant(ruleset, ws.root(), read_exec)?;
+            let entries = std::fs::read_dir(ws.root()).into_iter().flatten().flatten();
+            for entry in entries {
+                if entry.file_name() == OsStr::new(".git") {
+                    continue;
+                }
+                // Not followed: a symbolic link's target keeps its own rules.
+                let Some(file) = open_no_follow(&entry.path()) else {
+                    continue;
+                };
+                let Ok(kind) = file.metadata().map(|m| m.file_type()) else {
+                    continue;
+                };
+                if kind.is_symlink() {
+                    continue;
+                }
+                let access = if kind.is_dir() {
+                    all
+                } else {
+                    AccessFs::from_file(FS_ABI)
+                };
+                ruleset = ruleset.add_rule(PathBeneath::new(file, access))?;
+            }
+        }
+    }
+    Ok(ruleset.into())
+}
+
+/// Adds a rule for `path`, when it exists (a grant that cannot be made is no grant).
+fn grant(
+    ruleset: RulesetCreated,
+    path: &Path,
+    access: BitFlags<AccessFs>,
+) -> Result<RulesetCreated, RulesetError> {
+    match PathFd::new(path) {
+        Ok(fd) => {
+            let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+            let access = if is_dir {
+                access
+            } else {
+                access & AccessFs::from_file(FS_ABI)
+            };
+            ruleset.add_rule(PathBeneath::new(fd, access))
+        }
+        Err(_) => Ok(ruleset),
+    }
+}
+
+/// An `O_PATH` descriptor of `path` itself, not following a symbolic link.
+fn open_no_follow(path: &Path) -> Option<File> {
+    let path = CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `path` is NUL-terminated and outlives the call; these flags take no mode.
+    let fd = unsafe {
+        libc::open(
+            path.as_ptr(),
+            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: `fd` was just opened, is valid, and nothing else owns it.
+    Some(File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
+}
+
+/// What the forked child does, on data prepared before the fork.
+struct Hook {
+    /// The Landlock ruleset (the whole workspace writable).
+    ruleset: Option<OwnedFd>,
+    /// The ruleset for when there is no view to keep `.git` read-only.
+    fallback: Option<OwnedFd>,
+    /// The command's view of the file system.
+    plan: Plan,
+    /// The namespaces the supervisor enters (`CLONE_NEW*`).
+    namespaces: libc::c_int,
+    /// The Landlock rights on `/proc` (reading), as the kernel's bits.
+    proc_access: u64,
+    cwd: CString,
+    seccomp: Vec<BpfProgram>,
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+}
+
+impl Hook {
+    /// In the process `spawn` forked: becomes the supervisor, and returns in its child,
+    /// the command, for `std` to execute the program.
+    fn run(&self) -> io::Result<()> {
+        // Where the kernel gives us namespaces, the view is not optional: a failure to build
+        // it fails the command.
+        let view = self.enter_namespaces()?;
+        if view {
+            if !make_mounts_private() {
+                return Err(io::Error::last_os_error());
+            }
+            self.plan.build()?;
+        }
+        let ruleset = if view {
+            self.ruleset.as_ref()
+        } else {
+            self.fallback.as_ref().or(self.ruleset.as_ref())
+        };
+
+        let mut lifeline: [RawFd; 2] = [-1; 2];
+        // SAFETY: `lifeline` has room for the two descriptors.
+        check(unsafe { libc::pipe2(lifeline.as_mut_ptr(), libc::O_CLOEXEC) })?;
+        let [lifeline_read, lifeline_write] = lifeline;
+        let all = signal_set(None);
+        let mut previous = signal_set(Some(&[]));
+        // SAFETY: both sets are initialised. Blocking every signal makes the supervisor
+        // deaf to all but `sigwaitinfo`; the command gets the previous mask back.
+        check(unsafe { libc::sigprocmask(libc::SIG_BLOCK, &all, &mut previous) })?;
+        // SAFETY: setting a default disposition; children must not be reaped
+        // automatically (an inherited `SIG_IGN` would do that).
+        unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
+        // SAFETY: fork in a single-threaded child; both sides only make system calls.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            return self.become_command(&previous, [lifeline_read, lifeline_write], view, ruleset);
+        }
+        close(lifeline_read);
+        close_all_except(lifeline_write);
+        supervise(pid)
+    }
+
+    /// Leaves the tool's namespaces: always into a new user namespace (also as root, so the
+    /// command holds no capability over anything of the host), where our ids map to
+    /// themselves. `Ok(false)` when the kernel allows no namespaces at all.
+    fn enter_namespaces(&self) -> io::Result<bool> {
+        // SAFETY: unshare takes flags only.
+        if unsafe { libc::unshare(self.namespaces) } == 0 {
+            // Older kernels have no `setgroups` file, and need none.
+            let _ = write_file(c"/proc/self/setgroups", b"deny");
+            write_file(c"/proc/self/uid_map", &self.uid_map)?;
+            write_file(c"/proc/self/gid_map", &self.gid_map)?;
+            return Ok(true);
+        }
+        // No user namespaces (a kernel or policy that forbids them): with the privilege,
+        // the same namespaces without one; the command drops every capability anyway.
+        // SAFETY: as above.
+        if unsafe { libc::unshare(self.namespaces & !libc::CLONE_NEWUSER) } == 0 {
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// In the command, PID 1 of its namespace, after the view is mounted: lets the ruleset
+    /// read the `/proc` of its namespace (a new mount, unknown to the rules made before the
+    /// fork).
+    fn allow_private_proc(&self, ruleset: &OwnedFd) {
+        // SAFETY: a NUL-terminated path; these flags take no mode.
+        let proc = unsafe {
+            libc::open(
+                c"/proc".as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        if proc < 0 {
+            return;
+        }
+        let rule = PathBeneathAttr {
+            allowed_access: self.proc_access,
+            parent_fd: proc,
+        };
+        // SAFETY: landlock_add_rule reads a `landlock_path_beneath_attr`, which `rule`
+        // is, from a valid pointer; the ruleset descriptor is owned by the hook.
+        unsafe {
+            use std::os::fd::AsRawFd;
+            libc::syscall(
+                libc::SYS_landlock_add_rule,
+                ruleset.as_raw_fd(),
+                RULE_PATH_BENEATH,
+                &rule as *const PathBeneathAttr,
+                0,
+            );
+        }
+        close(proc);
+    }
+
+    /// In the supervisor's child: confines itself and returns, to be executed.
+    fn become_command(
+        &self,
+        previous: &libc::sigset_t,
+        [lifeline_read, lifeline_write]: [RawFd; 2],
+        view: bool,
+        ruleset: Option<&OwnedFd>,
+    ) -> io::Result<()> {
+        // SAFETY: `previous` is the mask the process had, initialised by sigprocmask.
+        check(unsafe { libc::sigprocmask(libc::SIG_SETMASK, previous, std::ptr::null_mut()) })?;
+        close(lifeline_write);
+        // SAFETY: prctl with integer arguments.
+        check(unsafe {
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            )
+        })?;
+        // If the supervisor died before the death signal was armed, its end of the
+        // lifeline is closed: stop here. Nothing is ever written to it.
+        let mut poll = libc::pollfd {
+            fd: lifeline_read,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid `pollfd`, no waiting.
+        if unsafe { libc::poll(&mut poll, 1, 0) } != 0 {
+            // SAFETY: `_exit` is async-signal-safe and does not return.
+            unsafe { libc::_exit(127) };
+        }
+        close(lifeline_read);
+        // A session of its own, with no controlling terminal: `/dev/tty` is nobody's, and
+        // its process group is the one the supervisor kills.
+        // SAFETY: setsid takes no argument.
+        check(unsafe { libc::setsid() })?;
+        if view {
+            self.plan.mount_proc()?;
+            self.plan.enter(&self.cwd)?;
+            if let Some(ruleset) = ruleset {
+                self.allow_private_proc(ruleset);
+            }
+        }
+        drop_capabilities()?;
+        // Descriptors the tool's process inherited (`exec 7<secret`) end at exec.
+        close_on_exec_from(3);
+        // SAFETY: prctl with integer arguments.
+        check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
+        if let Some(ruleset) = ruleset {
+            use std::os::fd::AsRawFd;
+            // SAFETY: landlock_restrict_self takes a ruleset descriptor (valid: owned by
+            // the hook) and flags.
+            let done =
+                unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0) };
+            if done != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        for program in &self.seccomp {
+            seccompiler::apply_filter(program).map_err(|_| io::Error::last_os_error())?;
+        }
+        Ok(())
+    }
+}
+
+/// `_LINUX_CAPABILITY_VERSION_3`.
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+/// `SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+/// SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED`: running a program as
+/// root gives no capability, for good.
+const SECURE_BITS: libc::c_ulong = 0x01 | 0x02 | 0x20 | 0x40 | 0x80;
+
+/// `struct __user_cap_header_struct`.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+/// `struct __user_cap_data_struct`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Gives up every capability, for good: the bounding and ambient sets are emptied, the
+/// secure bits keep root from getting any back at exec, and the effective, permitted and
+/// inheritable sets are cleared. The last must succeed; the others need a capability the
+/// process may not have (then it has none to lose, and `no_new_privs` keeps it so).
+fn drop_capabilities() -> io::Result<()> {
+    // SAFETY: prctl with integer arguments; failures are expected without CAP_SETPCAP.
+    unsafe {
+        libc::prctl(libc::PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0);
+        for capability in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0);
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+    }
+    let header = CapHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let none = [CapData {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: a valid header and two data structures, as version 3 wants.
+    let done =
+        unsafe { libc::syscall(libc::SYS_capset, &header as *const CapHeader, none.as_ptr()) };
+    if done != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `CLOSE_RANGE_CLOEXEC`.
+const CLOSE_RANGE_CLOEXEC: libc::c_uint = 4;
+
+/// Marks every descriptor from `first` on close-on-exec (closing them now would also close
+/// `std`'s pipe that reports a failed exec).
+fn close_on_exec_from(first: RawFd) {
+    let first = first as libc::c_uint;
+    // SAFETY: close_range with integer arguments.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            first,
+            libc::c_uint::MAX,
+            CLOSE_RANGE_CLOEXEC,
+        )
+    } == 0;
+    if !done {
+        // Kernels before 5.11: one by one, up to a generous bound.
+        for fd in first as RawFd..65_536 {
+            // SAFETY: fcntl on a descriptor number; EBADF for those not open.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+        }
+    }
+}
+
+/// Makes every mount of our new mount namespace private, so that nothing mounted in it
+/// propagates to the rest of the system.
+fn make_mounts_private() -> bool {
+    let null = std::ptr::null::<libc::c_char>();
+    // SAFETY: every pointer is NUL-terminated or null, as mount(2) allows.
+    unsafe {
+        libc::mount(
+            null,
+            c"/".as_ptr(),
+            null,
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ) == 0
+    }
+}
+
+/// Landlock's `struct landlock_path_beneath_attr`.
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// `LANDLOCK_RULE_PATH_BENEATH`.
+const RULE_PATH_BENEATH: libc::c_int = 1;
+
+/// The supervisor's loop: waits for the command to exit, or for `SIGTERM`, which kills
+/// it. Then exits like the command did. Never returns.
+fn supervise(command: libc::pid_t) -> ! {
+    let mut wanted = signal_set(Some(&[]));
+    for signal in [libc::SIGTERM, libc::SIGCHLD] {
+        // SAFETY: `wanted` is initialised and the signals are valid.
+        unsafe { libc::sigaddset(&mut wanted, signal) };
+    }
+    loop {
+        // SAFETY: `wanted` is initialised (and blocked); the information is not needed.
+        let signal = unsafe { libc::sigwaitinfo(&wanted, std::ptr::null_mut()) };
+        if signal == libc::SIGTERM {
+            // SAFETY: kill with integer arguments; the command is not reaped yet, so
+            // its id (and its group's) cannot have been reused.
+            unsafe {
+                libc::kill(-command, libc::SIGKILL);
+                libc::kill(command, libc::SIGKILL);
+            }
+        } else if signal == libc::SIGCHLD && has_exited(command) {
+            break;
+        }
+    }
+    // It has exited but is not reaped, so its process group id is still its own: kill
+    // what it left in its group (with a PID namespace the kernel already killed all).
+    // SAFETY: kill with integer arguments.
+    unsafe { libc::kill(-command, libc::SIGKILL) };
+    let mut status = 0;
+    loop {
+        // SAFETY: `status` is a valid place for the status.
+        let reaped = unsafe { libc::waitpid(command, &mut status, 0) };
+        if reaped == command || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    exit_like(status)
+}
+
+/// Whether `pid` has exited, without reaping it.
+fn has_exited(pid: libc::pid_t) -> bool {
+    let mut info = MaybeUninit::<libc::siginfo_t>::zeroed();
+    // SAFETY: `info` is a valid, zeroed place for the information.
+    let done = unsafe {
+        libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            info.as_mut_ptr(),
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        )
+    };
+    // SAFETY: zeroed, then possibly filled by waitid: initialised either way; `si_pid`
+    // stays 0 when no child is waitable.
+    done == 0 && unsafe { info.assume_init().si_pid() } == pid
+}
+
+/// Exits with the command's code, or dies of the signal that killed it (without a core
+/// dump).
+fn exit_like(status: libc::c_int) -> ! {
+    if libc::WIFEXITED(status) {
+        // SAFETY: `_exit` is async-signal-safe and does not return.
+        unsafe { libc::_exit(libc::WEXITSTATUS(status)) }
+    }
+    let signal = if libc::WIFSIGNALED(status) {
+        libc::WTERMSIG(status)
+    } else {
+        libc::SIGKILL
+    };
+    let no_core = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    let mut only = signal_set(Some(&[]));
+    // SAFETY: system calls on valid, initialised arguments; the signal is delivered when
+    // it is unblocked, and `_exit` follows if it did not end the process.
+    unsafe {
+        libc::setrlimit(libc::RLIMIT_CORE, &no_core);
+        libc::signal(signal, libc::SIG_DFL);
+        libc::sigaddset(&mut only, signal);
+        libc::kill(libc::getpid(), signal);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
+        libc::_exit(128 + signal)
+    }
+}
+
+/// A signal set: every signal (`None`), or those given.
+fn signal_set(signals: Option<&[libc::c_int]>) -> libc::sigset_t {
+    let mut set = MaybeUninit::<libc::sigset_t>::zeroed();
+    // SAFETY: `set` is a valid place for a set, initialised by sigfillset/sigemptyset
+    // before it is read.
+    unsafe {
+        match signals {
+            None => libc::sigfillset(set.as_mut_ptr()),
+            Some(signals) => {
+                libc::sigemptyset(set.as_mut_ptr());
+                for signal in signals {
+                    libc::sigaddset(set.as_mut_ptr(), *signal);
+                }
+                0
+            }
+        };
+        set.assume_init()
+    }
+}
+
+/// Writes `data` to the file at `path` (a `/proc` file: one write).
+fn write_file(path: &CStr, data: &[u8]) -> io::Result<()> {
+    // SAFETY: `path` is NUL-terminated; these flags take no mode.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    check(fd)?;
+    // SAFETY: `data` is valid for `data.len()` bytes.
+    let written = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+    let error = io::Error::last_os_error();
+    close(fd);
+    if written == data.len() as isize {
+        Ok(())
+    } else {
+        Err(error)
+    }
+}
+
+/// Closes every descriptor but `keep`.
+fn close_all_except(keep: RawFd) {
+    let keep = keep as libc::c_uint;
+    // SAFETY: close_range with integer arguments.
+    let done = unsafe {
+        (keep == 0 || libc::syscall(libc::SYS_close_range, 0, keep - 1, 0) == 0)
+            && libc::syscall(libc::SYS_close_range, keep + 1, libc::c_uint::MAX, 0) == 0
+    };
+    if !done {
+        // Kernels before 5.9: one by one, up to a generous bound.
+        for fd in 0..65_536 {
+            if fd != keep as RawFd {
+                close(fd);
+            }
+        }
+    }
+}
+
+fn close(fd: RawFd) {
+    // SAFETY: closing a descriptor this process owns (or an invalid one: EBADF).
+    unsafe { libc::close(fd) };
+}
+
+fn check(result: libc::c_int) -> io::Result<()> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,96 @@
+//! Kernel confinement of `run_command`, and a stop that ends everything a command started.
+//!
+//! The principle: a confined command may read what a build needs and write the workspace; it
+//! cannot act on the person, the host, or anything that runs later outside the box. The
+//! kernel enforces it with four walls, each of which holds without the others for what it
+//! covers:
+//!
+//! 1. **Namespaces and a private view of the file system** (`view`). The command runs in new
+//!    user, mount, PID, IPC, UTS and cgroup namespaces (and network, without the network),
+//!    always, also when the tool runs as root. Its root is a read-only `tmpfs` that holds only
+//!    the system's programs and libraries, an allow-list of `/etc`, the Rust toolchain, a few
+//!    devices (no terminal), its own `/proc`, an empty `/run` and `/tmp`, the workspace and its
+//!    private temporary directory, each bound at its host path (`pivot_root`, the host's root
+//!    detached). Every `.git` of the workspace is bound read-only.
+//! 2. **No capabilities.** Before exec the command empties its bounding, ambient, effective,
+//!    permitted and inheritable sets and locks the secure bits, so even as root it can do
+//!    nothing a capability allows, in any namespace.
+//! 3. **Landlock**: the same list as rules (read and execute the system and the toolchain,
+//!    read the listed `/etc` files, `/proc` and `/sys`, read and write the workspace and the
+//!    temporary directory), with TCP denied without the network, and signals and abstract
+//!    sockets scoped to the sandbox. Where the kernel allows no namespaces this is the wall
+//!    that remains.
+//! 4. **A system-call policy** (`syscalls`, seccomp).
+//!
+//! The structure:
+//!
+//! ```text
+//! tool ──spawn──▶ supervisor ──fork──▶ command (PID 1 of a new PID namespace) ──▶ its children
+//! ```
+//!
+//! Everything that allocates is prepared before the fork ([`Confinement::prepare`]): the
+//! Landlock rulesets, the seccomp programs, the view's paths and the user-namespace maps.
+//! After the fork, in `pre_exec`, only async-signal-safe system calls run:
+//!
+//! 1. The supervisor (the process `spawn` forked) enters the namespaces, makes every mount
+//!    private and builds the view on an empty stage directory. Where the kernel gives
+//!    namespaces, a failure here fails the command: there is no silent weaker mode.
+//! 2. It forks the command, which sets `PR_SET_PDEATHSIG(SIGKILL)`, checks that the
+//!    supervisor is still there, starts a session of its own (no controlling terminal),
+//!    mounts its PID namespace's `/proc` in the view, makes the view its root, drops every
+//!    capability, marks every inherited descriptor above 2 close-on-exec, sets
+//!    `PR_SET_NO_NEW_PRIVS`, enters the Landlock domain and installs the seccomp filters,
+//!    then returns so that `std` executes the program: as PID 1 of the new namespace.
+//! 3. The supervisor closes every file descriptor it has (so it holds neither the output
+//!    pipes nor `std`'s exec-error pipe, which would keep `spawn` waiting), then waits with
+//!    `sigwaitinfo` for the command to exit or for `SIGTERM`. On `SIGTERM` ([`stop`]) it
+//!    kills the command and its process group. When the command has exited it kills what is
+//!    left in its process group, reaps it and exits the same way (same code, or the same
+//!    signal). When PID 1 of a PID namespace dies the kernel kills and reaps every process in
+//!    the namespace, `setsid` or not, so nothing the command started outlives the call and
+//!    nothing holds the output pipes. If the supervisor itself is killed with `SIGKILL`
+//!    ([`kill`]), the death signal kills the command, and with it the namespace.
+//!
+//! Without namespaces (a kernel or policy that forbids user namespaces, and no privilege),
+//! Landlock and seccomp remain: the workspace root is then granted read-only and every
+//! top-level entry but `.git` read-write (new top-level entries cannot be created); only the
+//! root's `.git` is protected; a timeout kills the command's process group (a descendant
+//! that called `setsid` can survive); the system's `/proc` stays readable; and UNIX sockets
+//! with a path under `/run` can be connected to unless the kernel's Landlock has
+//! `ResolveUnix`.
+//!
+//! The user's `~/.gitconfig` is not in the view; `run_command` sets `GIT_CONFIG_GLOBAL` to
+//! `/dev/null` (unless the workspace keeps that variable) so that git works without it.
+
+#![allow(unsafe_code)]
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(not(target_os = "linux"))]
+mod other;
+#[cfg(target_os = "linux")]
+mod syscalls;
+#[cfg(target_os = "linux")]
+mod view;
+
+#[cfg(target_os = "linux")]
+pub(crate) use linux::{Confinement, kill, stop};
+#[cfg(not(target_os = "linux"))]
+pub(crate) use other::{Confinement, kill, stop};
+
+/// Whether a confined command of `ws` could read `path`: the directory or file of its view
+/// that lets it, or `None`. Always `None` where commands are not confined.
+pub(crate) fn readable_by_commands(
+    ws: &crate::Workspace,
+    path: &std::path::Path,
+) -> Option<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    return view::readable_by_commands(ws, path);
+    // Unconfined commands read whatever the process can.
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = path;
+        ws.unconfined_allowed()
+            .then(|| std::path::PathBuf::from("/"))
+    }
+}

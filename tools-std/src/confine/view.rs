@@ -1,0 +1,674 @@
+//! The private view of the file system a confined command sees.
+//!
+//! [`items`] lists what the view holds, each at the same path as on the host: the system's
+//! programs and libraries, an allow-list of `/etc`, the Rust toolchain (never cargo's
+//! credentials or configuration), a few devices, the workspace, the command's temporary
+//! directory, and empty `/proc` (its own is mounted there), `/run` and `/tmp`. Nothing else
+//! exists in it: not `/etc/shadow`, not a server's token files, not the sockets under `/run`,
+//! not the rest of the home directory.
+//!
+//! The same list gives the Landlock rules (the second wall, and the only one where the kernel
+//! lets us make no mount namespace), and answers [`readable_by_commands`], which a server asks
+//! before it starts with a secret file.
+//!
+//! [`Plan`] turns the list into the system calls that build the view on a `tmpfs`, prepared
+//! before the fork so that the child only makes system calls.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+use crate::Workspace;
+
+/// What a command may do with one thing of its view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Read and execute (programs, libraries, toolchains); read-only.
+    Execute,
+    /// Read only (configuration, `/sys`, the workspace's `.git`).
+    Read,
+    /// Read and write (the workspace, the temporary directory).
+    Write,
+    /// A device node: read and write, no directory rights.
+    Device,
+}
+
+/// One thing of the view, at `path`, the same path as on the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Item {
+    /// The host's `source` (canonical) bound at `path`.
+    Bind {
+        path: PathBuf,
+        source: PathBuf,
+        access: Access,
+        dir: bool,
+    },
+    /// A symbolic link at `path` to `target`, as on the host (`/bin -> usr/bin`).
+    Link { path: PathBuf, target: PathBuf },
+    /// An empty directory: a mount point, or nothing (`/run`).
+    Empty { path: PathBuf },
+}
+
+impl Item {
+    fn path(&self) -> &Path {
+        match self {
+            Item::Bind { path, .. } | Item::Link { path, .. } | Item::Empty { path } => path,
+        }
+    }
+}
+
+/// The system's programs and libraries, where they exist (a link such as `/bin -> usr/bin`
+/// stays a link).
+const SYSTEM_DIRS: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/nix/store",
+];
+
+/// What of `/etc` a build needs: the loader, certificates, users and groups, name service and
+/// resolution, time zone, git's system configuration, alternatives, locales, the interpreters'
+/// own directories. Never `shadow`, `gshadow`, `sudoers`, `ssh`, a service's secrets or
+/// anything else not listed. Names ending in `*` are prefixes.
+const ETC_ALLOWED: &[&str] = &[
+    "alternatives",
+    "bash.bashrc",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "crypto-policies",
+    "debian_version",
+    "gai.conf",
+    "gitattributes",
+    "gitconfig",
+    "group",
+    "host.conf",
+    "hostname",
+    "hosts",
+    "inputrc",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "locale.alias",
+    "locale.conf",
+    "localtime",
+    "magic",
+    "magic.mime",
+    "mime.types",
+    "nsswitch.conf",
+    "os-release",
+    "passwd",
+    "perl",
+    "pki",
+    "profile",
+    "protocols",
+    "python*",
+    "resolv.conf",
+    "services",
+    "shells",
+    "ssl",
+    "terminfo",
+    "timezone",
+];
+
+/// Devices a command may read and write. No terminal: not `/dev/tty`, no pseudo-terminals.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// The links of `/dev` that programs expect, into the command's own `/proc`.
+const DEV_LINKS: &[(&str, &str)] = &[
+    ("/dev/fd", "/proc/self/fd"),
+    ("/dev/stdin", "/proc/self/fd/0"),
+    ("/dev/stdout", "/proc/self/fd/1"),
+    ("/dev/stderr", "/proc/self/fd/2"),
+];
+
+/// The parts of cargo's home a build reads; never its `credentials*` or `config*` files.
+const CARGO_HOME_DIRS: &[&str] = &["bin", "registry", "git"];
+
+/// Everything the view of a command in `ws` holds, parents before children. `temp` is the
+/// command's temporary directory; `git` the workspace's `.git` entries to bind read-only.
+pub(crate) fn items(ws: &Workspace, temp: Option<&Path>, git: &[PathBuf]) -> Vec<Item> {
+    let mut items = Vec::new();
+    for dir in SYSTEM_DIRS {
+        system_item(&mut items, Path::new(dir));
+    }
+    items.push(Item::Empty {
+        path: PathBuf::from("/etc"),
+    });
+    for name in etc_entries() {
+        bind_existing(&mut items, &Path::new("/etc").join(name), Access::Read);
+    }
+    for (dir, access) in toolchain_dirs() {
+        bind_existing(&mut items, &dir, access);
+    }
+    items.push(Item::Empty {
+        path: PathBuf::from("/dev"),
+    });
+    for device in DEVICES {
+        bind_existing(&mut items, Path::new(device), Access::Device);
+    }
+    for (link, target) in DEV_LINKS {
+        items.push(Item::Link {
+            path: PathBuf::from(link),
+            target: PathBuf::from(target),
+        });
+    }
+    for empty in ["/proc", "/run", "/tmp"] {
+        items.push(Item::Empty {
+            path: PathBuf::from(empty),
+        });
+    }
+    bind_existing(&mut items, Path::new("/sys"), Access::Read);
+    items.push(Item::Bind {
+        path: ws.root().to_path_buf(),
+        source: ws.root().to_path_buf(),
+        access: Access::Write,
+        dir: true,
+    });
+    if let Some(temp) = temp {
+        bind_existing(&mut items, temp, Access::Write);
+    }
+    for entry in git {
+        bind_existing(&mut items, entry, Access::Read);
+    }
+    // Parents before children: a path sorts after each of its ancestors.
+    items.sort_by(|a, b| a.path().cmp(b.path()));
+    items.dedup_by(|a, b| a.path() == b.path());
+    items
+}
+
+/// The names of `/etc` that [`ETC_ALLOWED`] lets in.
+fn etc_entries() -> Vec<std::ffi::OsString> {
+    let mut names: Vec<_> = std::fs::read_dir("/etc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.file_name())
+        .filter(|name| {
+            let name = name.as_bytes();
+            ETC_ALLOWED
+                .iter()
+                .any(|allowed| match allowed.strip_suffix('*') {
+                    Some(prefix) => name.starts_with(prefix.as_bytes()),
+                    None => name == allowed.as_bytes(),
+                })
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The Rust toolchain: all of rustup's home, the parts of cargo's home a build reads.
+fn toolchain_dirs() -> Vec<(PathBuf, Access)> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let dir = |variable: &str, default: &str| {
+        std::env::var_os(variable)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|home| home.join(default)))
+    };
+    let mut dirs = Vec::new();
+    if let Some(rustup) = dir("RUSTUP_HOME", ".rustup") {
+        dirs.push((rustup, Access::Execute));
+    }
+    if let Some(cargo) = dir("CARGO_HOME", ".cargo") {
+        for sub in CARGO_HOME_DIRS {
+            dirs.push((cargo.join(sub), Access::Execute));
+        }
+    }
+    dirs
+}
+
+/// A system directory: a link stays a link, a directory is bound read-only.
+fn system_item(items: &mut Vec<Item>, path: &Path) {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            if let Ok(target) = std::fs::read_link(path) {
+                items.push(Item::Link {
+                    path: path.to_path_buf(),
+                    target,
+                });
+            }
+        }
+        Ok(_) => bind_existing(items, path, Access::Execute),
+        Err(_) => {}
+    }
+}
+
+/// Binds `path` (its canonical target) when it exists and is a directory or a regular file
+/// (or a device, for [`Access::Device`]).
+fn bind_existing(items: &mut Vec<Item>, path: &Path, access: Access) {
+    let (Ok(source), Ok(meta)) = (std::fs::canonicalize(path), std::fs::metadata(path)) else {
+        return;
+    };
+    let kind = meta.file_type();
+    let usable = kind.is_dir() || kind.is_file() || access == Access::Device;
+    if usable && path.is_absolute() {
+        items.push(Item::Bind {
+            path: path.to_path_buf(),
+            source,
+            access,
+            dir: kind.is_dir(),
+        });
+    }
+}
+
+/// Whether a confined command of `ws` could read `path` (through its view, or Landlock's
+/// rules where there is no view): the item that lets it, or `None`.
+pub(crate) fn readable_by_commands(ws: &Workspace, path: &Path) -> Option<PathBuf> {
+    let path = std::fs::canonicalize(path).ok()?;
+    items(ws, None, &[])
+        .into_iter()
+        .find_map(|item| match item {
+            Item::Bind { source, .. } if path.starts_with(&source) => Some(source),
+            _ => None,
+        })
+}
+
+/// `MOUNT_ATTR_RDONLY`, `MOUNT_ATTR_NOSUID`, `MOUNT_ATTR_NODEV` of `mount_setattr(2)`.
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+/// `AT_RECURSIVE`.
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+
+/// `struct mount_attr`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// One system call of the view's construction.
+enum Op {
+    /// `mkdir` (an existing one is fine).
+    Dir(CString),
+    /// An empty file to bind a file on.
+    File(CString),
+    Link {
+        target: CString,
+        at: CString,
+    },
+    Bind {
+        source: CString,
+        target: CString,
+        access: Access,
+        /// The flags a read-only remount keeps, where `mount_setattr` is missing.
+        remount_flags: libc::c_ulong,
+    },
+}
+
+/// The view of one command, as system calls on prepared paths (no allocation after the fork).
+pub(crate) struct Plan {
+    /// The empty directory the view is built on (a `tmpfs`), then the command's root.
+    stage: CString,
+    /// Where the command mounts its own `/proc`, before it makes the stage its root.
+    proc: CString,
+    ops: Vec<Op>,
+}
+
+impl Plan {
+    /// The system calls that build `items` on `stage` (an empty directory).
+    pub(crate) fn new(stage: &Path, items: &[Item]) -> io::Result<Plan> {
+        let c = |path: &Path| {
+            CString::new(path.as_os_str().as_bytes())
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+        };
+        let staged = |path: &Path| -> PathBuf {
+            let relative: PathBuf = path
+                .components()
+                .filter(|part| matches!(part, Component::Normal(_)))
+                .collect();
+            stage.join(relative)
+        };
+        let mut ops = Vec::new();
+        // Binds made so far: beneath one, paths exist on the host and are not created.
+        let mut bound: Vec<&Path> = Vec::new();
+        let mut made: Vec<PathBuf> = Vec::new();
+        for item in items {
+            let path = item.path();
+            let inside_bind = bound.iter().any(|b| path.starts_with(b) && path != *b);
+            if !inside_bind {
+                // Every ancestor that the stage does not hold yet.
+                let ancestors: Vec<&Path> = path
+                    .ancestors()
+                    .skip(1)
+                    .filter(|a| a.parent().is_some())
+                    .collect();
+                for ancestor in ancestors.into_iter().rev() {
+                    if !made.iter().any(|m| m == ancestor) {
+                        ops.push(Op::Dir(c(&staged(ancestor))?));
+                        made.push(ancestor.to_path_buf());
+                    }
+                }
+            }
+            match item {
+                Item::Empty { path } => {
+                    if !inside_bind {
+                        ops.push(Op::Dir(c(&staged(path))?));
+                        made.push(path.clone());
+                    }
+                }
+                Item::Link { path, target } => {
+                    if !inside_bind {
+                        ops.push(Op::Link {
+                            target: c(target)?,
+                            at: c(&staged(path))?,
+                        });
+                    }
+                }
+                Item::Bind {
+                    path,
+                    source,
+                    access,
+                    dir,
+                } => {
+                    let target = staged(path);
+                    if !inside_bind {
+                        ops.push(if *dir {
+                            Op::Dir(c(&target)?)
+                        } else {
+                            Op::File(c(&target)?)
+                        });
+                        made.push(path.clone());
+                    }
+                    let source = c(source)?;
+                    let remount_flags = remount_flags(&source);
+                    ops.push(Op::Bind {
+                        source,
+                        target: c(&target)?,
+                        access: *access,
+                        remount_flags,
+                    });
+                    bound.push(path);
+                }
+            }
+        }
+        Ok(Plan {
+            stage: c(stage)?,
+            proc: c(&stage.join("proc"))?,
+            ops,
+        })
+    }
+
+    /// Builds the view on the stage: a `tmpfs`, every item on it, then the `tmpfs` made
+    /// read-only. In the supervisor, in its private mount namespace, after the fork: only
+    /// system calls on prepared data.
+    pub(crate) fn build(&self) -> io::Result<()> {
+        // SAFETY: NUL-terminated strings; the data is tmpfs's option string.
+        check(unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                self.stage.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                c"mode=0755,size=1m,nr_inodes=4096".as_ptr().cast(),
+            )
+        })?;
+        for op in &self.ops {
+            match op {
+                Op::Dir(path) => {
+                    // SAFETY: a NUL-terminated path.
+                    if unsafe { libc::mkdir(path.as_ptr(), 0o755) } != 0
+                        && io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST)
+                    {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                Op::File(path) => {
+                    // SAFETY: a NUL-terminated path, with a mode for O_CREAT.
+                    let fd = unsafe {
+                        libc::open(
+                            path.as_ptr(),
+                            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+                            0o644 as libc::c_uint,
+                        )
+                    };
+                    check(fd)?;
+                    // SAFETY: the descriptor just opened.
+                    unsafe { libc::close(fd) };
+                }
+                Op::Link { target, at } => {
+                    // SAFETY: NUL-terminated paths.
+                    check(unsafe { libc::symlink(target.as_ptr(), at.as_ptr()) })?;
+                }
+                Op::Bind {
+                    source,
+                    target,
+                    access,
+                    remount_flags,
+                } => bind(source, target, *access, *remount_flags)?,
+            }
+        }
+        // The stage itself: read-only (only its mounts may be written).
+        set_attributes(&self.stage, false, MOUNT_ATTR_RDONLY, || {
+            remount_read_only(&self.stage, libc::MS_NOSUID | libc::MS_NODEV)
+        })
+    }
+
+    /// In the command (PID 1 of its namespace), before [`Plan::enter`]: mounts the `/proc` of
+    /// its PID namespace in the view. The kernel allows that only while a full `/proc` is
+    /// visible, so before the old root goes. Where it fails (a container that hides parts of
+    /// its `/proc`), the host's is bound instead, read-only under Landlock.
+    pub(crate) fn mount_proc(&self) -> io::Result<()> {
+        // SAFETY: NUL-terminated strings or null, as mount(2) allows.
+        let mounted = unsafe {
+            libc::mount(
+                c"proc".as_ptr(),
+                self.proc.as_ptr(),
+                c"proc".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            )
+        } == 0;
+        if mounted {
+            return Ok(());
+        }
+        // SAFETY: as above.
+        check(unsafe {
+            libc::mount(
+                c"/proc".as_ptr(),
+                self.proc.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            )
+        })
+    }
+
+    /// Makes the view the root of the command's mount namespace and lets go of the host's:
+    /// nothing outside the view can be reached by any path afterwards.
+    pub(crate) fn enter(&self, cwd: &CString) -> io::Result<()> {
+        // SAFETY: NUL-terminated paths; pivot_root(".", ".") stacks the old root on the new
+        // one, and the detaching unmount removes it (as runc does).
+        unsafe {
+            check(libc::chdir(self.stage.as_ptr()))?;
+            if libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            check(libc::umount2(c".".as_ptr(), libc::MNT_DETACH))?;
+            check(libc::chdir(c"/".as_ptr()))?;
+            check(libc::chdir(cwd.as_ptr()))
+        }
+    }
+}
+
+/// Binds `source` at `target` with the rights of `access`.
+fn bind(
+    source: &CString,
+    target: &CString,
+    access: Access,
+    remount_flags: libc::c_ulong,
+) -> io::Result<()> {
+    let recursive = if access == Access::Device {
+        0
+    } else {
+        libc::MS_REC
+    };
+    // SAFETY: NUL-terminated strings or null, as mount(2) allows.
+    check(unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | recursive,
+            std::ptr::null(),
+        )
+    })?;
+    match access {
+        Access::Device => Ok(()),
+        Access::Write => {
+            // Best effort: no set-user-id programs or devices in the workspace.
+            let _ = set_attributes(
+                target,
+                true,
+                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                || Ok(()),
+            );
+            Ok(())
+        }
+        Access::Execute | Access::Read => set_attributes(
+            target,
+            true,
+            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+            || remount_read_only(target, remount_flags),
+        ),
+    }
+}
+
+/// Sets mount attributes on `target` (and every mount beneath it when `recursive`) with
+/// `mount_setattr` (Linux 5.12); `fallback` where the kernel has no such call.
+fn set_attributes(
+    target: &CString,
+    recursive: bool,
+    attributes: u64,
+    fallback: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: attributes,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let flags = if recursive { AT_RECURSIVE } else { 0 };
+    // SAFETY: a NUL-terminated path and a valid `mount_attr` of the size given.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            flags,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if done == 0 {
+        return Ok(());
+    }
+    if io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+        return fallback();
+    }
+    Err(io::Error::last_os_error())
+}
+
+/// Remounts the mount at `target` read-only, keeping `flags` (a user namespace may not change
+/// them). Only that mount, not those beneath it: the fallback for kernels before 5.12.
+pub(crate) fn remount_read_only(target: &CString, flags: libc::c_ulong) -> io::Result<()> {
+    // SAFETY: a NUL-terminated path, null otherwise, as mount(2) allows.
+    check(unsafe {
+        libc::mount(
+            std::ptr::null(),
+            target.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | flags,
+            std::ptr::null(),
+        )
+    })
+}
+
+/// The flags to remount `path`'s mount read-only with, keeping the others (a user namespace
+/// may not change them).
+pub(crate) fn remount_flags(path: &CString) -> libc::c_ulong {
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: `path` is NUL-terminated and `stat` is a valid place for a `statvfs`.
+    if unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) } != 0 {
+        return 0;
+    }
+    // SAFETY: `statvfs` succeeded, so it filled `stat`.
+    let flags = unsafe { stat.assume_init() }.f_flag;
+    let mut mount_flags = 0;
+    for (statvfs_flag, mount_flag) in [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+    ] {
+        if flags & statvfs_flag != 0 {
+            mount_flags |= mount_flag;
+        }
+    }
+    mount_flags
+        | if flags & libc::ST_NOATIME != 0 {
+            libc::MS_NOATIME
+        } else if flags & libc::ST_RELATIME != 0 {
+            libc::MS_RELATIME
+        } else {
+            libc::MS_STRICTATIME
+        }
+}
+
+fn check(result: libc::c_int) -> io::Result<()> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn the_view_holds_no_secret_of_etc_and_no_cargo_credentials() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let items = items(&ws, None, &[]);
+        let paths: Vec<&Path> = items.iter().map(Item::path).collect();
+        for secret in ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh"] {
+            assert!(!paths.contains(&Path::new(secret)), "{secret} in the view");
+            assert!(readable_by_commands(&ws, Path::new(secret)).is_none());
+        }
+        assert!(
+            !paths.contains(&Path::new("/etc")) || {
+                // `/etc` itself is only an empty directory of the view.
+                items
+                    .iter()
+                    .any(|i| matches!(i, Item::Empty { path } if path == Path::new("/etc")))
+            }
+        );
+        assert!(
+            paths
+                .iter()
+                .all(|p| !p.ends_with(OsStr::new("credentials.toml")))
+        );
+        assert!(readable_by_commands(&ws, ws.root()).is_some());
+        let mut sorted = paths.clone();
+        sorted.sort();
+        assert_eq!(paths, sorted, "parents before children");
+    }
+}
