@@ -264,6 +264,15 @@ fn message(request: &ApprovalRequest) -> String {
         request.description,
         arguments = printable(&arguments)
     );
+    if let Some(change) = &request.change
+        && let Some(requested) = &change.requested
+    {
+        text.push_str(&format!(
+            "\n\nThe file it changes is `{}`: `{}` is a link to it.",
+            printable(&change.path),
+            printable(requested)
+        ));
+    }
     if let Some(preview) = &request.preview {
         text.push_str("\n\nWhat it will do:\n");
         text.push_str(&printable(preview));

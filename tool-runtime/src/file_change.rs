@@ -182,6 +182,11 @@ pub struct FileChange {
     /// SHA-256 of the file's text the hunks apply to, hex: two changes with the same hunks
     /// and the same base are the same change.
     pub base_sha256: String,
+    /// The path the call named, when that is a symbolic link (or goes through one) to
+    /// `path`, the file really changed; front ends say so ("`notes.txt` is a link to
+    /// `docs/notes.md`"). `None` when the call named `path` itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
     #[serde(skip)]
     texts: Option<Arc<ChangeTexts>>,
 }
@@ -190,6 +195,7 @@ pub struct FileChange {
 impl PartialEq for FileChange {
     fn eq(&self, other: &Self) -> bool {
         self.path == other.path
+            && self.requested == other.requested
             && self.base_sha256 == other.base_sha256
             && self.hunks == other.hunks
     }
@@ -360,6 +366,7 @@ impl FileChange {
             path: path.into(),
             hunks,
             base_sha256,
+            requested: None,
             texts: Some(Arc::new(ChangeTexts {
                 base: old.to_owned(),
                 new: new.to_owned(),
@@ -378,7 +385,25 @@ impl FileChange {
         self.hunks.is_empty()
     }
 
-    /// The change as a unified diff (`--- a/path`, `+++ b/path`, then the hunks).
+    /// The same change, made through `requested`, a path that is a symbolic link (or goes
+    /// through one) to [`path`](Self::path); `None` when the call named `path` itself.
+    ///
+    /// ```
+    /// # #[cfg(feature = "diff")] {
+    /// use tool_runtime::file_change::FileChange;
+    ///
+    /// let change = FileChange::between("docs/notes.md", "x\n", "y\n").requested_as(Some("notes.txt"));
+    /// assert_eq!(change.requested.as_deref(), Some("notes.txt"));
+    /// assert!(change.unified_diff().starts_with("`notes.txt` is a link to `docs/notes.md`\n---"));
+    /// # }
+    /// ```
+    pub fn requested_as(mut self, requested: Option<impl Into<String>>) -> Self {
+        self.requested = requested.map(Into::into);
+        self
+    }
+
+    /// The change as a unified diff (`--- a/path`, `+++ b/path`, then the hunks), after a
+    /// line naming the link when the call named one ([`requested`](Self::requested)).
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
@@ -390,7 +415,12 @@ impl FileChange {
         if self.hunks.is_empty() {
             return format!("no change to `{}`", self.path);
         }
-        let mut text = format!("--- a/{0}\n+++ b/{0}\n", self.path);
+        let mut text = match &self.requested {
+            // Before the `---` line, where tools that apply patches skip text.
+            Some(requested) => format!("`{requested}` is a link to `{}`\n", self.path),
+            None => String::new(),
+        };
+        text.push_str(&format!("--- a/{0}\n+++ b/{0}\n", self.path));
         for hunk in &self.hunks {
             text.push_str(&hunk.to_string());
         }

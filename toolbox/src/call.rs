@@ -170,9 +170,15 @@ fn approval_prompt(
         // The hunks are the whole of what the call would do: shown instead of the
         // arguments (which hold the same text again).
         let count = change.hunks.len();
+        // A link is named as what it leads to: the file really changed.
+        let link = change
+            .requested
+            .as_deref()
+            .map(|requested| format!(" (`{}` is a link to it)", hunks::visible_lines(requested)))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "It changes `{}` in {count} {}: answer for each.\n",
+            "It changes `{}`{link} in {count} {}: answer for each.\n",
             hunks::visible_lines(&change.path),
             if count == 1 { "hunk" } else { "hunks" }
         );

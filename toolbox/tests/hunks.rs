@@ -307,3 +307,37 @@ fn yes_applies_every_hunk_without_asking() {
     assert!(!err.contains("Apply this hunk"), "{err}");
     assert_eq!(file(&dir), changed(&[1, 2, 3]));
 }
+
+/// A write through a symbolic link names the file it really changes (issue 27), and a link
+/// into `.git` is refused before the person is asked.
+#[test]
+fn a_link_is_named_as_the_file_it_leads_to() {
+    let dir = workspace();
+    std::os::unix::fs::symlink("f.txt", dir.path().join("notes.txt")).unwrap();
+    let arguments =
+        serde_json::json!({"path": "notes.txt", "content": changed(&[1, 2, 3]), "overwrite": true})
+            .to_string();
+    let mut pty = spawn("write_file", &arguments, dir.path(), true);
+    pty.expect("It changes `f.txt` (`notes.txt` is a link to it) in 3 hunks: answer for each.");
+    pty.answer(1, "y");
+    pty.answer(2, "y");
+    pty.answer(3, "n");
+    let (out, status) = pty.finish();
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(file(&dir), changed(&[1, 2]));
+
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+    std::os::unix::fs::symlink(".git/config", dir.path().join("cfg")).unwrap();
+    let arguments = serde_json::json!({"path": "cfg", "content": "[core]\n\tfsmonitor = x\n", "overwrite": true})
+        .to_string();
+    let pty = spawn("write_file", &arguments, dir.path(), true);
+    let (out, status) = pty.finish();
+    assert_ne!(status, 0, "{out}");
+    assert!(out.contains("is a link to `.git/config`"), "{out}");
+    assert!(!out.contains("Apply this hunk"), "nobody is asked: {out}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+}

@@ -769,6 +769,33 @@ fn write_target(
     })
 }
 
+/// When `path` reaches the file it names through a symbolic link (the last name, or a
+/// directory on the way): the path as asked, to show beside the file really written. A link
+/// into a `.git` directory is refused: it would change what git runs, under a name that
+/// does not say so.
+fn through_link(ws: &Workspace, path: &str, resolved: &Path) -> Result<Option<String>, ToolError> {
+    let asked = ws.check(path)?;
+    if asked == resolved {
+        return Ok(None);
+    }
+    if resolved.components().any(|part| part.as_os_str() == ".git") {
+        return Err(ToolError::new(format!(
+            "`{}` is a link to `{}`, inside a `.git` directory; writing through a link into \
+             `.git` is refused (it would change what git runs, under a name that does not say \
+             so); nothing was written",
+            escape(OsStr::new(path)),
+            display(resolved)
+        )));
+    }
+    Ok(Some(escape(OsStr::new(path))))
+}
+
+/// ` (`notes.txt` is a link to it)` after a file's name, when the call named a link.
+fn link_note(link: Option<&str>) -> String {
+    link.map(|link| format!(" (`{link}` is a link to it)"))
+        .unwrap_or_default()
+}
+
 /// A temporary file being written; removed when dropped unless it was published.
 struct TempFile<'a> {
     dir: &'a Dir,
@@ -893,22 +920,27 @@ pub fn write_file_preview(
             count(content.lines().count(), "line", "lines")
         )
     };
-    let shown = escape(OsStr::new(path));
+    // The file really written, named as such: a link is shown as what it leads to.
+    let resolved = ws.locate(path, true)?;
+    let link = through_link(ws, path, &resolved)?;
+    let shown = format!("`{}`{}", display(&resolved), link_note(link.as_deref()));
     match read_text(ws, path) {
-        Ok(old) => Ok(Preview::hunks(FileChange::between(path, &old, content))),
+        Ok(old) => Ok(Preview::hunks(
+            FileChange::between(display(&resolved), &old, content).requested_as(link),
+        )),
         // "Create" only for a file that is not there: a file that cannot be shown as text
         // (binary, too large, unreadable) would be replaced by a call approved as a creation.
         Err(unreadable) => match existing_kind(ws, path) {
-            None => Ok(Preview::text(format!("create `{shown}` ({})", size()))),
+            None => Ok(Preview::text(format!("create {shown} ({})", size()))),
             Some(_) if !overwrite.unwrap_or(false) => Ok(Preview::text(format!(
-                "nothing: `{shown}` exists and `overwrite` is not true, so the call fails \
+                "nothing: {shown} exists and `overwrite` is not true, so the call fails \
                  without writing"
             ))),
             Some(true) => Ok(Preview::text(format!(
-                "nothing: `{shown}` is a directory, so the call fails without writing"
+                "nothing: {shown} is a directory, so the call fails without writing"
             ))),
             Some(false) => Ok(Preview::text(format!(
-                "REPLACE the existing file `{shown}` with new content ({}); its current \
+                "REPLACE the existing file {shown} with new content ({}); its current \
                  content cannot be shown: {}",
                 size(),
                 unreadable
@@ -954,6 +986,37 @@ pub fn edit_file_approval(
 /// The whole text of a regular file, up to the write limit.
 fn read_text(ws: &Workspace, path: &str) -> Result<String, ToolError> {
     let opened = open_for_reading(ws, path)?;
+    text_of(ws, path, opened)
+}
+
+/// The whole text of the file `target` resolved to, opened through its directory handle by
+/// its final name without following a link there: the file the preview showed is the one
+/// read, whatever was swapped in between.
+fn read_text_at(ws: &Workspace, path: &str, target: &WriteTarget) -> Result<String, ToolError> {
+    use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
+    let mut options = open_options_nonblocking();
+    options.follow(FollowSymlinks::No);
+    let file = target
+        .parent
+        .open_with(&target.name, &options)
+        .map_err(|error| open_error(ws, path, error))?
+        .into_std();
+    let metadata = file
+        .metadata()
+        .map_err(|e| io_error(&target.relative, "read", e))?;
+    check_regular(path, &metadata)?;
+    text_of(
+        ws,
+        path,
+        OpenFile {
+            file,
+            size: metadata.len(),
+        },
+    )
+}
+
+/// The text of an open file, up to the write limit.
+fn text_of(ws: &Workspace, path: &str, opened: OpenFile) -> Result<String, ToolError> {
     if opened.size > ws.write_limit() {
         return Err(ToolError::new(format!(
             "`{path}` is {}; files are limited to {}",
@@ -1003,14 +1066,16 @@ pub fn write_file(
             count(ws.write_limit(), "byte", "bytes")
         )));
     }
+    // Resolved once: the directory handle and final name the rest works through.
+    let target = write_target(ws, &path, create_parents.unwrap_or(false))?;
+    let link = through_link(ws, &path, &target.relative)?;
     // Approved hunk by hunk: exactly the accepted hunks, on the file as it was previewed.
-    let approved = approved_edit(ws, ctx, &path)?;
+    let approved = approved_edit(ws, ctx, &path, &target, link.as_deref())?;
     let content = match &approved {
         Some(edit) => edit.new.clone(),
         None => content,
     };
     let overwrite = overwrite.unwrap_or(false);
-    let target = write_target(ws, &path, create_parents.unwrap_or(false))?;
     let existing = target.parent.symlink_metadata(&target.name).ok();
     match &existing {
         Some(metadata) if metadata.is_dir() => {
@@ -1041,17 +1106,20 @@ pub fn write_file(
         return Ok(format!(
             "{}\n{}",
             edit.approved.summary(),
-            unified_diff(&path, &edit.old, &edit.new)
+            FileChange::between(display(&target.relative), &edit.old, &edit.new)
+                .requested_as(link)
+                .unified_diff()
         ));
     }
     Ok(format!(
-        "{} `{}` ({})",
+        "{} `{}`{} ({})",
         if existing.is_some() {
             "replaced"
         } else {
             "created"
         },
         display(&target.relative),
+        link_note(link.as_deref()),
         count(content.len(), "byte", "bytes")
     ))
 }
@@ -1072,17 +1140,26 @@ fn approved_edit<'a>(
     ws: &Workspace,
     ctx: &'a ToolContext,
     path: &str,
+    target: &WriteTarget,
+    link: Option<&str>,
 ) -> Result<Option<ApprovedEdit<'a>>, ToolError> {
     let Some(approved) = ctx.approved_change() else {
         return Ok(None);
     };
-    if approved.change().path != path {
+    // The file the person approved is the file written: the same one, reached the same way.
+    let resolved = display(&target.relative);
+    let change = approved.change();
+    if change.path != resolved || change.requested.as_deref() != link {
         return Err(ToolError::new(format!(
-            "the approved change is to `{}`, not `{path}`; nothing was written",
-            approved.change().path
+            "the approved change is to `{}`{}, but `{}` now leads to `{resolved}`{}; nothing \
+             was written",
+            change.path,
+            link_note(change.requested.as_deref()),
+            escape(OsStr::new(path)),
+            link_note(link)
         )));
     }
-    let old = read_text(ws, path).map_err(|_| stale(path))?;
+    let old = read_text_at(ws, path, target).map_err(|_| stale(path))?;
     let new = approved.apply(&old)?;
     // Some hunks of a change within the limit can still make a file over it (the ones that
     // add lines, without the ones that remove them).
@@ -1132,11 +1209,6 @@ fn stale(path: &str) -> ToolError {
     .into()
 }
 
-/// A unified diff of `old` -> `new`, labelled with `path` (the same text the preview shows).
-pub(crate) fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    FileChange::between(path, old, new).unified_diff()
-}
-
 /// The edit `edit_file` was asked for: an exact replacement or a unified diff.
 struct EditRequest<'a> {
     path: &'a str,
@@ -1145,9 +1217,12 @@ struct EditRequest<'a> {
     diff: Option<&'a str>,
 }
 
-/// The file's current text, and its text after the edit.
-fn plan_edit(ws: &Workspace, args: &EditRequest<'_>) -> Result<(String, String), ToolError> {
-    let old = read_text(ws, args.path)?;
+/// The file's text after the edit of its current text `old`.
+fn plan_edit(
+    ws: &Workspace,
+    args: &EditRequest<'_>,
+    old: String,
+) -> Result<(String, String), ToolError> {
     let new = match (args.old_text, args.new_text, args.diff) {
         (Some(old_text), Some(new_text), None) => {
             if old_text.is_empty() {
@@ -1218,8 +1293,13 @@ pub fn edit_file_preview(
         new_text: new_text.as_deref(),
         diff: diff.as_deref(),
     };
-    let (old, new) = plan_edit(ws, &request)?;
-    Ok(Preview::hunks(FileChange::between(path, &old, &new)))
+    // The file really edited, named as such: a link is shown as what it leads to.
+    let target = write_target(ws, path, false)?;
+    let link = through_link(ws, path, &target.relative)?;
+    let (old, new) = plan_edit(ws, &request, read_text_at(ws, path, &target)?)?;
+    Ok(Preview::hunks(
+        FileChange::between(display(&target.relative), &old, &new).requested_as(link),
+    ))
 }
 
 /// Edit a text file in the workspace, either by replacing an exact piece of text that must
@@ -1250,11 +1330,14 @@ pub fn edit_file(
         new_text: new_text.as_deref(),
         diff: diff.as_deref(),
     };
+    // Resolved once: the directory handle and final name the rest works through.
+    let target = write_target(ws, args.path, false)?;
+    let link = through_link(ws, args.path, &target.relative)?;
     // Approved hunk by hunk: exactly the accepted hunks, on the file as it was previewed.
-    let approved = approved_edit(ws, ctx, &path)?;
+    let approved = approved_edit(ws, ctx, &path, &target, link.as_deref())?;
     let (old, new) = match &approved {
         Some(edit) => (edit.old.clone(), edit.new.clone()),
-        None => plan_edit(ws, &args)?,
+        None => plan_edit(ws, &args, read_text_at(ws, args.path, &target)?)?,
     };
     if old == new {
         return Ok(format!(
@@ -1262,7 +1345,6 @@ pub fn edit_file(
             args.path
         ));
     }
-    let target = write_target(ws, args.path, false)?;
     write_atomically(
         &target.parent,
         &target.name,
@@ -1279,9 +1361,14 @@ pub fn edit_file(
     })?;
     let what = match approved.as_ref().filter(|edit| edit.approved.is_partial()) {
         Some(edit) => edit.approved.summary(),
-        None => format!("edited `{}`", args.path),
+        None => format!(
+            "edited `{}`{}",
+            display(&target.relative),
+            link_note(link.as_deref())
+        ),
     };
-    Ok(format!("{what}\n{}", unified_diff(args.path, &old, &new)))
+    let diff = FileChange::between(display(&target.relative), &old, &new).requested_as(link);
+    Ok(format!("{what}\n{}", diff.unified_diff()))
 }
 
 /// Create a directory in the workspace, with any missing parents. Creating one that exists is

@@ -96,8 +96,13 @@ def numbered(capitals=()) -> str:
 HUNK_LINES = (2, 15, 28)
 
 
+# Every message the user was shown, in order.
+ASKED: list = []
+
+
 async def approve(context, params: types.ElicitRequestParams) -> types.ElicitResult:
     """The user: approves a plain call; of an edit of several hunks, applies hunks 1 and 3."""
+    ASKED.append(params.message)
     check("write_file" in params.message, f"the user is told the tool: {params.message}")
     properties = params.requested_schema["properties"]
     if "decision" not in properties:
@@ -143,6 +148,33 @@ async def approved_write(session: ClientSession, root: str, label: str) -> None:
     )
     with open(os.path.join(root, name)) as written:
         check(written.read() == numbered((2, 28)), "only hunks 1 and 3 were written")
+
+    # A write through a link: the user is told the file it really changes.
+    target, alias = f"target-{label}.txt", f"alias-{label}.txt"
+    with open(os.path.join(root, target), "w") as original:
+        original.write("old\n")
+    os.symlink(target, os.path.join(root, alias))
+    result = await session.call_tool("write_file", {"path": alias, "content": "new\n", "overwrite": True})
+    check(result.is_error is False, f"write through a link failed: {result}")
+    check(
+        f"The file it changes is `{target}`: `{alias}` is a link to it." in ASKED[-1],
+        f"the user is told the real file: {ASKED[-1]}",
+    )
+    # A link into .git: refused before the user is asked.
+    os.makedirs(os.path.join(root, ".git"), exist_ok=True)
+    with open(os.path.join(root, ".git", "config"), "w") as config:
+        config.write("[core]\n")
+    link = f"notes-{label}.txt"
+    os.symlink(os.path.join(".git", "config"), os.path.join(root, link))
+    asked = len(ASKED)
+    result = await session.call_tool(
+        "write_file", {"path": link, "content": "[core]\n\tfsmonitor = touch pwned\n", "overwrite": True}
+    )
+    check(result.is_error is True, f"a write through a link into .git was not refused: {result}")
+    check("is a link to `.git/config`" in result.content[0].text, f"refusal: {result.content[0].text}")
+    check(len(ASKED) == asked, "the user was not asked about a write into .git")
+    with open(os.path.join(root, ".git", "config")) as config:
+        check(config.read() == "[core]\n", ".git/config is unchanged")
 
 
 async def over_stdio(toolbox: str, root: str) -> None:

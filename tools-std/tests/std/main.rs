@@ -12,5 +12,6 @@ mod hostile;
 mod hunks;
 mod ignores;
 mod introspection;
+mod links;
 mod safety;
 mod sandbox;
