@@ -177,29 +177,18 @@ fn hunk_description(hunk: &Hunk) -> String {
 }
 
 /// `text` as the user should see it whatever a model or a file put in it: line breaks and
-/// tabs stay; other control characters (a terminal escape, a carriage return that would
-/// overwrite a line), bidirectional controls (which reorder what follows) and invisible
-/// characters are written as `\u{..}` escapes. Clients draw these texts, some in a terminal.
-fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let hidden = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
-                | '\u{2066}'..='\u{2069}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
-    };
-    if !text.chars().any(hidden) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    std::borrow::Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if hidden(c) {
-                    c.escape_unicode().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
+/// tabs stay; every other character [`tool_names::escape::escape_class`] flags (a terminal
+/// escape, a carriage return that would overwrite a line, bidirectional controls that reorder
+/// what follows, invisible and tag characters, variation selectors, U+2028) is written as a
+/// `\u{..}` escape. Clients draw these texts, some in a terminal.
+pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    tool_names::escape::escape_with(text, |c, _, shown| {
+        if c == '\n' || c == '\t' {
+            shown.push(c);
+        } else {
+            shown.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    })
 }
 
 /// The plain form's answer: approved only by `approve: true`.
@@ -431,7 +420,7 @@ mod tests {
 
     #[test]
     fn what_a_model_or_a_file_wrote_is_shown_not_obeyed() {
-        let hostile = "x\u{1b}[2K\r\u{202e}\u{200b}\u{9b}";
+        let hostile = "x\u{1b}[2K\r\u{202e}\u{200b}\u{9b}\u{e0041}\u{2028}\u{fe0f}\u{2066}";
         let change = FileChange::between(
             "f.txt",
             "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n",
@@ -445,13 +434,25 @@ mod tests {
         ))
         .unwrap();
         for text in [message(&asked), form] {
-            for raw in ['\u{1b}', '\r', '\u{202e}', '\u{200b}', '\u{9b}'] {
+            for raw in [
+                '\u{1b}',
+                '\r',
+                '\u{202e}',
+                '\u{200b}',
+                '\u{9b}',
+                '\u{e0041}',
+                '\u{2028}',
+                '\u{fe0f}',
+                '\u{2066}',
+            ] {
                 assert!(!text.contains(raw), "{raw:?} in {text:?}");
             }
         }
         let text = message(&asked);
         assert!(
-            text.contains("line one x\\u{1b}[2K\\u{d}\\u{202e}"),
+            text.contains(
+                "line one x\\u{1b}[2K\\u{d}\\u{202e}\\u{200b}\\u{9b}\\u{e0041}\\u{2028}\\u{fe0f}\\u{2066}"
+            ),
             "{text}"
         );
         assert!(text.contains("\nline two"), "{text}");

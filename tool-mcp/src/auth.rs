@@ -1145,11 +1145,21 @@ impl AuthState {
     }
 }
 
-/// Text safe inside a quoted-string of a header (no quotes, backslashes or controls).
+/// Text safe inside a quoted-string of a header: visible ASCII and spaces only (what
+/// `HeaderValue` takes), no quotes or backslashes. Characters
+/// [`tool_names::escape::escape_class`] flags and every other character outside ASCII are
+/// written `U+XXXX`, so a description cannot end the string, add a header line, or reorder or
+/// hide what a client logs or shows.
 fn quoted(text: &str) -> String {
-    text.chars()
-        .filter(|c| *c != '"' && *c != '\\' && !c.is_control())
-        .collect()
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {}
+            ' '..='~' if !tool_names::escape::must_escape(c) => out.push(c),
+            c => out.push_str(&format!("U+{:04X}", c as u32)),
+        }
+    }
+    out
 }
 
 /// The bearer token of a request, if it has one.
@@ -1255,6 +1265,18 @@ pub(crate) async fn metadata(State(state): State<Arc<AuthState>>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A description with quotes, a line break, bidirectional and invisible characters stays
+    /// one quoted-string a header can hold, with nothing hidden or reordered.
+    #[test]
+    fn hostile_text_in_a_challenge_is_escaped() {
+        let shown = quoted("bad \"token\"\r\nX-Evil: 1 \u{202e}nimda\u{200b}\u{e0041} é\\");
+        assert_eq!(
+            shown,
+            "bad tokenU+000DU+000AX-Evil: 1 U+202EnimdaU+200BU+E0041 U+00E9"
+        );
+        assert!(HeaderValue::from_str(&format!("Bearer error_description=\"{shown}\"")).is_ok());
+    }
 
     #[test]
     fn bearer_tokens_are_read_case_insensitively() {

@@ -257,12 +257,19 @@ impl ClientPowers for McpClient {
 }
 
 /// The question as the user sees it: said to come from the tool, so a tool (or the model
-/// driving it) cannot pass its words off as the client's or the server's.
+/// driving it) cannot pass its words off as the client's or the server's, and written as
+/// [`printable`](crate::approval::printable) shows text (line breaks and tabs kept, terminal
+/// escapes, bidirectional controls and invisible characters escaped), since it may quote a
+/// file or a model.
 fn attributed(tool: &str, message: &str) -> String {
+    let message = crate::approval::printable(message);
     if tool.is_empty() {
-        message.to_owned()
+        message.into_owned()
     } else {
-        format!("Tool `{tool}` asks: {message}")
+        format!(
+            "Tool `{}` asks: {message}",
+            crate::approval::printable(tool)
+        )
     }
 }
 
@@ -427,5 +434,16 @@ mod tests {
     #[test]
     fn questions_are_attributed_to_their_tool() {
         assert_eq!(attributed("deploy", "Where?"), "Tool `deploy` asks: Where?");
+    }
+
+    #[test]
+    fn a_hostile_question_shows_escaped() {
+        assert_eq!(
+            attributed(
+                "deploy",
+                "Deploy to \u{202e}dorp\u{202c}?\u{200b}\u{e0041}\u{1b}[2K\u{2028}\nSure?"
+            ),
+            "Tool `deploy` asks: Deploy to \\u{202e}dorp\\u{202c}?\\u{200b}\\u{e0041}\\u{1b}[2K\\u{2028}\nSure?"
+        );
     }
 }

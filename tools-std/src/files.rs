@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use tool_runtime::file_change::{ApprovedChange, FileChange};
 use tool_runtime::{Approval, Json, Preview, ToolContext, ToolError, tool};
 
-use crate::names::{count, escape};
+use crate::names::{count, escape, escape_line};
 use crate::walk::{Kind, Step, WalkOptions, open_options_nonblocking, walk};
 use crate::{PathError, Workspace, workspace};
 
@@ -642,23 +642,6 @@ impl Search<'_> {
             self.matches += 1;
         }
     }
-}
-
-/// The first `max` characters of `line` with control characters (but tabs) escaped, and
-/// whether it was cut.
-fn escape_line(line: &str, max: usize) -> (String, bool) {
-    let mut out = String::new();
-    for (count, c) in line.chars().enumerate() {
-        if count == max {
-            return (out, true);
-        }
-        if c.is_control() && c != '\t' {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    (out, false)
 }
 
 fn compile_glob(glob: &str) -> Result<globset::GlobMatcher, ToolError> {

@@ -654,9 +654,12 @@ async fn resuming_keeps_the_callers_ceiling_and_refuses_defer_and_stale_tokens()
     assert_eq!(runs("defer-ceiling"), 0);
 }
 
+/// The key replicas share (in practice: 32 random bytes from a secret store).
+const SHARED_KEY: [u8; 32] = *b"replicas share this 32-byte key!";
+
 #[tokio::test]
 async fn a_pending_call_round_trips_through_json_to_another_executor() {
-    let executor = deferring().build();
+    let executor = deferring().pending_key(SHARED_KEY).build();
     let pending = executor
         .execute(call(
             "c-42",
@@ -669,8 +672,8 @@ async fn a_pending_call_round_trips_through_json_to_another_executor() {
         .unwrap();
     let stored = serde_json::to_string(&executor.take_pending(&pending.token).unwrap()).unwrap();
     assert!(executor.pending_approvals().is_empty());
-    // Another executor (another process, after a restart) runs it.
-    let elsewhere = crate::tools::executor().build();
+    // Another executor with the same key (another replica, or after a restart) runs it.
+    let elsewhere = crate::tools::executor().pending_key(SHARED_KEY).build();
     let waiting: PendingCall = serde_json::from_str(&stored).unwrap();
     assert_eq!(waiting.call.id, "c-42");
     let report = elsewhere
@@ -680,6 +683,110 @@ async fn a_pending_call_round_trips_through_json_to_another_executor() {
     assert_eq!(report.result.id, "c-42");
     assert_eq!(report.result.content, "wiped p with t");
     assert_eq!(runs("defer-json"), 1);
+}
+
+/// A stored call edited on the way (its arguments, its id, what the person saw, its expiry),
+/// one signed with another key, and one resumed twice are refused without running; the
+/// honest one runs once.
+#[tokio::test]
+async fn forged_foreign_and_replayed_pending_calls_are_refused() {
+    let executor = deferring().pending_key(SHARED_KEY).build();
+    let pending = executor
+        .execute(call(
+            "c-7",
+            "wipe_path",
+            json!({"key": "defer-forged", "path": "tmp/cache"}),
+        ))
+        .await
+        .metadata
+        .pending
+        .unwrap();
+    let honest = executor.take_pending(&pending.token).unwrap();
+    let stored = serde_json::to_string(&honest).unwrap();
+    let read = || serde_json::from_str::<PendingCall>(&stored).unwrap();
+    let resume = |pending: PendingCall, executor: &tool_runtime::Executor| {
+        let executor = executor.clone();
+        async move {
+            executor
+                .resume_call(pending, ApprovalDecision::Approved, CallOptions::new())
+                .await
+        }
+    };
+
+    // Forged: edited arguments, in Rust or in the stored JSON.
+    let mut forged = read();
+    forged.call.arguments["path"] = json!("/");
+    let error = resume(forged, &executor).await.unwrap_err();
+    assert!(
+        matches!(error, ResumeError::Unverified { ref call_id } if call_id == "c-7"),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("pending_key"), "{error}");
+    let edited: PendingCall = serde_json::from_str(&stored.replace("tmp/cache", "home")).unwrap();
+    assert!(matches!(
+        resume(edited, &executor).await,
+        Err(ResumeError::Unverified { .. })
+    ));
+    for edit in [
+        (|p: &mut PendingCall| p.call.id = "c-8".into()) as fn(&mut PendingCall),
+        |p| p.request.preview = Some("nothing to see".into()),
+        |p| p.expires_at = jiff::Timestamp::MAX,
+        |p| p.max_safety = Some(tool_runtime::SafetyLevel::Safe),
+        |p| p.mac.clear(),
+    ] {
+        let mut forged = read();
+        edit(&mut forged);
+        assert!(matches!(
+            resume(forged, &executor).await,
+            Err(ResumeError::Unverified { .. })
+        ));
+    }
+    // Signed with another key: another executor's own, or a made-up one.
+    let other = crate::tools::executor().pending_key([9u8; 32]).build();
+    assert!(matches!(
+        resume(read(), &other).await,
+        Err(ResumeError::Unverified { .. })
+    ));
+    let by_default = crate::tools::executor().build();
+    assert!(matches!(
+        resume(read(), &by_default).await,
+        Err(ResumeError::Unverified { .. })
+    ));
+    assert_eq!(runs("defer-forged"), 0, "nothing forged ran");
+
+    // The honest one runs, once.
+    let report = resume(read(), &executor).await.unwrap();
+    assert_eq!(report.result.id, "c-7");
+    assert!(report.result.success, "{:?}", report.result);
+    assert_eq!(runs("defer-forged"), 1);
+    // Replayed, here or by another executor of the process with the key: refused.
+    for again in [
+        &executor,
+        &crate::tools::executor().pending_key(SHARED_KEY).build(),
+    ] {
+        let error = resume(read(), again).await.unwrap_err();
+        assert!(
+            matches!(error, ResumeError::AlreadyResumed { ref call_id } if call_id == "c-7"),
+            "{error:?}"
+        );
+    }
+    assert_eq!(runs("defer-forged"), 1, "the replay did not run");
+}
+
+#[tokio::test]
+async fn a_short_pending_key_is_a_build_error() {
+    let error = executor()
+        .pending_key(b"too short")
+        .try_build()
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            tool_runtime::executor::ExecutorBuildError::ShortPendingKey { len: 9 }
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("at least 32"), "{error}");
 }
 
 #[tokio::test]

@@ -10,7 +10,10 @@ use super::guardrail::Guardrail;
 use super::hooks::ToolHook;
 use super::limits::CallCounts;
 use super::metrics::Metrics;
-use super::pending::{DEFAULT_MAX_PENDING_APPROVALS, DEFAULT_PENDING_APPROVAL_TTL, PendingCalls};
+use super::pending::{
+    DEFAULT_MAX_PENDING_APPROVALS, DEFAULT_PENDING_APPROVAL_TTL, MIN_PENDING_KEY_LEN, PendingCalls,
+    PendingKey,
+};
 use super::pool::{DEFAULT_SYNC_THREADS, Pool};
 use super::{Executor, Inner};
 use crate::client::DEFAULT_MAX_CLIENT_REQUESTS;
@@ -25,6 +28,16 @@ pub enum ExecutorBuildError {
     /// Tools need state the builder was not given.
     #[error("{}", missing_state_message(.0))]
     MissingState(Vec<MissingState>),
+    /// The key given to [`ExecutorBuilder::pending_key`] is shorter than
+    /// [`MIN_PENDING_KEY_LEN`] bytes.
+    #[error(
+        "the pending key is {len} bytes long; it must be at least {MIN_PENDING_KEY_LEN} random \
+         bytes (32 bytes from a secure random source, kept secret and shared by the replicas)"
+    )]
+    ShortPendingKey {
+        /// The given key's length in bytes.
+        len: usize,
+    },
 }
 
 /// One type of state one tool needs and the executor lacks.
@@ -81,6 +94,7 @@ pub struct ExecutorBuilder {
     guardrails: Vec<Arc<dyn Guardrail>>,
     pending_ttl: Duration,
     max_pending: usize,
+    pending_key: Option<Vec<u8>>,
     max_calls: HashMap<String, u32>,
 }
 
@@ -315,6 +329,31 @@ impl ExecutorBuilder {
         self
     }
 
+    /// The secret key that signs deferred calls (HMAC-SHA256 over everything that decides
+    /// what runs: see [`PendingCall`](crate::executor::PendingCall)), at least
+    /// [`MIN_PENDING_KEY_LEN`] bytes ([`try_build`](Self::try_build) fails on a shorter one).
+    /// Give the same key to every replica that resumes the others' calls
+    /// ([`Executor::resume_call`]); without one, the executor uses a random key made once per
+    /// process, so pending calls resume only in the process that deferred them.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_runtime::{Executor, ToolRegistry};
+    ///
+    /// // In practice: 32 random bytes from a secret store, the same for every replica.
+    /// let key = [42u8; 32];
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
+    ///     .pending_key(key)
+    ///     .try_build()
+    ///     .unwrap();
+    /// # let _ = executor;
+    /// assert!(Executor::builder(Arc::new(ToolRegistry::new())).pending_key(*b"short").try_build().is_err());
+    /// ```
+    pub fn pending_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.pending_key = Some(key.as_ref().to_vec());
+        self
+    }
+
     /// How many deferred calls the executor keeps waiting at once (default 1024); beyond it
     /// a deferral is refused as denied, so a model cannot fill the memory with calls nobody
     /// approves.
@@ -362,7 +401,9 @@ impl ExecutorBuilder {
     ///
     /// # Errors
     ///
-    /// [`ExecutorBuildError::MissingState`], listing every tool and the state it lacks.
+    /// [`ExecutorBuildError::MissingState`], listing every tool and the state it lacks;
+    /// [`ExecutorBuildError::ShortPendingKey`] for a [`pending_key`](Self::pending_key)
+    /// shorter than [`MIN_PENDING_KEY_LEN`] bytes.
     ///
     /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
     /// ```rust,standalone_crate
@@ -388,6 +429,11 @@ impl ExecutorBuilder {
     /// assert!(Executor::builder(registry).state(Pool).try_build().is_ok());
     /// ```
     pub fn try_build(self) -> Result<Executor, ExecutorBuildError> {
+        if let Some(key) = &self.pending_key
+            && key.len() < MIN_PENDING_KEY_LEN
+        {
+            return Err(ExecutorBuildError::ShortPendingKey { len: key.len() });
+        }
         let missing = self.missing_state();
         if missing.is_empty() {
             Ok(self.build_unchecked())
@@ -402,8 +448,9 @@ impl ExecutorBuilder {
     /// # Panics
     ///
     /// When a tool needs state the builder was not given, with the message of
-    /// [`ExecutorBuildError`] (every tool and type missing): a configuration mistake found
-    /// when the program starts, not when a model first calls the tool.
+    /// [`ExecutorBuildError`] (every tool and type missing), or the pending key is too short:
+    /// a configuration mistake found when the program starts, not when a model first calls
+    /// the tool.
     ///
     /// ```
     /// # use std::sync::Arc;
@@ -459,7 +506,13 @@ impl ExecutorBuilder {
                 max_output_bytes: self.max_output_bytes,
                 max_client_requests: self.max_client_requests,
                 guardrails: self.guardrails,
-                pending: PendingCalls::new(self.pending_ttl, self.max_pending),
+                pending: PendingCalls::new(
+                    self.pending_ttl,
+                    self.max_pending,
+                    self.pending_key
+                        .as_deref()
+                        .map_or_else(PendingKey::process, PendingKey::given),
+                ),
                 max_calls: self.max_calls,
                 call_counts: Arc::new(CallCounts::new()),
             }),
@@ -495,6 +548,7 @@ impl Executor {
             guardrails: Vec::new(),
             pending_ttl: DEFAULT_PENDING_APPROVAL_TTL,
             max_pending: DEFAULT_MAX_PENDING_APPROVALS,
+            pending_key: None,
             max_calls: HashMap::new(),
         }
     }

@@ -47,7 +47,8 @@ pub use offer::Offer;
 pub use options::CallOptions;
 pub use outcome::{CallReport, Outcome};
 pub use pending::{
-    DEFAULT_MAX_PENDING_APPROVALS, DEFAULT_PENDING_APPROVAL_TTL, PendingCall, ResumeError,
+    DEFAULT_MAX_PENDING_APPROVALS, DEFAULT_PENDING_APPROVAL_TTL, MIN_PENDING_KEY_LEN, PendingCall,
+    ResumeError,
 };
 pub use pool::SyncThreadStats;
 

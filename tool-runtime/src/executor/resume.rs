@@ -27,7 +27,9 @@ impl Executor {
 
     /// Removes the call waiting under `token` and returns it, to keep it elsewhere (it
     /// serializes to JSON) and run it later with [`resume_call`](Self::resume_call), here or
-    /// in another process. `None` when no call waits under the token.
+    /// in another process whose executor has the same
+    /// [`pending_key`](crate::ExecutorBuilder::pending_key). `None` when no call waits under
+    /// the token.
     pub fn take_pending(&self, token: &str) -> Option<PendingCall> {
         self.inner.pending.take(token)
     }
@@ -59,7 +61,9 @@ impl Executor {
     ///
     /// # Errors
     ///
-    /// [`ResumeError`]: no call waits under the token, it expired, or `decision` is `Defer`.
+    /// [`ResumeError`]: no call waits under the token, it expired, or `decision` is `Defer`;
+    /// and, as for [`resume_call`](Self::resume_call), a call that does not verify or was
+    /// already resumed.
     pub async fn resume_with(
         &self,
         token: &str,
@@ -75,15 +79,22 @@ impl Executor {
 
     /// Runs or refuses a call that waited somewhere else (taken with
     /// [`take_pending`](Self::take_pending) and stored, then read back), with a person's
-    /// `decision`, as [`resume_with`](Self::resume_with) does. The executor trusts the
-    /// `PendingCall` as much as a call it is given directly: keep stored calls where only the
-    /// application can write them.
+    /// `decision`, as [`resume_with`](Self::resume_with) does.
+    ///
+    /// The call must be one an executor made: its `mac` must verify under this executor's
+    /// [`pending_key`](crate::ExecutorBuilder::pending_key) (by default a random key of the
+    /// process, so a call resumes only in the process that deferred it; give replicas one
+    /// key to resume each other's calls), so edited arguments, another call id, a different
+    /// preview or a later expiry are refused. And it runs once: the token is recorded when it
+    /// is resumed (by every executor of the process, until the call's expiry), and resuming it
+    /// again is refused. Replicas sharing a key do not share that record: take a stored call
+    /// out of the shared store atomically (a delete that returns it) before resuming it.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use tool_runtime::executor::PendingCall;
+    /// use tool_runtime::executor::{PendingCall, ResumeError};
     /// use tool_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
     ///
     /// /// Delete a branch.
@@ -98,16 +109,29 @@ impl Executor {
     ///
     /// // Kept in a database as JSON ...
     /// let stored = serde_json::to_string(&executor.take_pending(&token).unwrap()).unwrap();
-    /// // ... and run after a person approved, maybe in another process.
+    /// // ... and run after a person approved (in another process: with the same pending key).
     /// let waiting: PendingCall = serde_json::from_str(&stored).unwrap();
-    /// let report = executor.resume_call(waiting, ApprovalDecision::Approved, CallOptions::new()).await.unwrap();
+    ///
+    /// // Edited on the way: refused, nothing runs.
+    /// let mut forged = waiting.clone();
+    /// forged.call.arguments = json!({"branch": "main"});
+    /// let refused = executor.resume_call(forged, ApprovalDecision::Approved, CallOptions::new()).await;
+    /// assert!(matches!(refused, Err(ResumeError::Unverified { .. })));
+    ///
+    /// let report = executor.resume_call(waiting.clone(), ApprovalDecision::Approved, CallOptions::new()).await.unwrap();
     /// assert_eq!(report.result.content, "deleted old");
+    ///
+    /// // Once only.
+    /// let again = executor.resume_call(waiting, ApprovalDecision::Approved, CallOptions::new()).await;
+    /// assert!(matches!(again, Err(ResumeError::AlreadyResumed { .. })));
     /// # }
     /// ```
     ///
     /// # Errors
     ///
-    /// [`ResumeError`]: the call expired, or `decision` is `Defer`.
+    /// [`ResumeError`]: `decision` is `Defer`; the call does not verify
+    /// ([`Unverified`](ResumeError::Unverified)); it expired; it was already resumed
+    /// ([`AlreadyResumed`](ResumeError::AlreadyResumed)).
     pub async fn resume_call(
         &self,
         pending: PendingCall,
@@ -117,10 +141,22 @@ impl Executor {
         if decision == ApprovalDecision::Defer {
             return Err(ResumeError::DeferredAgain);
         }
+        // Only a call an executor with this key made, unchanged, is believed at all.
+        if !self.inner.pending.key.verify(&pending) {
+            return Err(ResumeError::Unverified {
+                call_id: pending.call.id,
+            });
+        }
         if pending.expires_at <= jiff::Timestamp::now() {
             return Err(ResumeError::Expired {
                 call_id: pending.call.id,
                 expired_at: pending.expires_at,
+            });
+        }
+        // A decided call runs once, whatever the decision.
+        if !self.inner.pending.claim(&pending) {
+            return Err(ResumeError::AlreadyResumed {
+                call_id: pending.call.id,
             });
         }
         let PendingCall {

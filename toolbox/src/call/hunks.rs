@@ -204,52 +204,28 @@ fn show_hunk(hunk: &Hunk, palette: &Palette, out: &mut impl Write) {
     }
 }
 
-/// Unicode's bidirectional controls: they reorder what a terminal shows, so a line can read
-/// differently from what it is ("Trojan Source", CVE-2021-42574).
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-/// Characters that show nothing or break a line where the reader sees none: zero-width
-/// spaces and joiners, the line and paragraph separators, the byte order mark and the tag
-/// characters.
-fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200d}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
-}
-
 /// Text of several lines for the terminal: each line as [`visible`] shows it.
-pub(super) fn visible_lines(text: &str) -> String {
+pub(crate) fn visible_lines(text: &str) -> String {
     text.split('\n').map(visible).collect::<Vec<_>>().join("\n")
 }
 
-/// `text` with its control characters (but tabs) in caret notation (`^[`, `^M`) and its
-/// bidirectional controls as escapes (`\u{202e}`), so a line of the file cannot move the
-/// cursor, recolour, reorder or hide what the approver reads.
-fn visible(text: &str) -> Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| (c.is_control() && c != '\t') || is_bidi_control(c) || is_invisible(c))
-    {
-        return Cow::Borrowed(text);
-    }
-    let mut shown = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\t' => shown.push(c),
-            // C0 controls and DEL: ^@ .. ^_, ^?
-            c if (c as u32) < 0x20 => {
-                shown.push('^');
-                shown.push(char::from(b'@' + c as u8));
-            }
-            '\u{7f}' => shown.push_str("^?"),
-            // C1 controls (U+0080..U+009F), which some terminals obey too.
-            c if c.is_control() || is_bidi_control(c) || is_invisible(c) => {
-                shown.push_str(&c.escape_unicode().to_string());
-            }
-            c => shown.push(c),
+/// `text` for the terminal: the characters [`tool_names::escape::escape_class`] flags
+/// (controls, bidirectional controls, invisible and tag characters, variation selectors, line
+/// separators) but tabs, written so they cannot move the cursor, recolour, reorder or hide
+/// what the person reads. C0 controls and DEL in caret notation (`^[`, `^M`, `^?`), the rest
+/// as escapes (`\u{202e}`): which characters is decided in `tool_names`, how they look here.
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
+    tool_names::escape::escape_with(text, |c, _, shown| match c {
+        '\t' => shown.push(c),
+        // C0 controls and DEL: ^@ .. ^_, ^?
+        c if (c as u32) < 0x20 => {
+            shown.push('^');
+            shown.push(char::from(b'@' + c as u8));
         }
-    }
-    Cow::Owned(shown)
+        '\u{7f}' => shown.push_str("^?"),
+        // C1 controls (which some terminals obey too) and the rest.
+        c => shown.push_str(&format!("\\u{{{:x}}}", c as u32)),
+    })
 }
 
 #[cfg(test)]

@@ -315,3 +315,41 @@ fn without_a_list_every_command_needs_approval() {
     let s = setup(|ws| ws.allow_commands(["ls"]));
     assert_eq!(s.run(json!({"program": "ls"})), Required);
 }
+
+/// `run_command`'s preview is one line whatever the arguments hold: an argument with a
+/// newline cannot show as a line of its own (a harmless-looking command above, the real one
+/// scrolled away), bidirectional controls and invisible characters are escaped, and words
+/// with spaces are quoted, so the words read are the words that run.
+#[test]
+fn run_command_preview_shows_hostile_arguments_escaped() {
+    let s = docs_and_markdown();
+    let preview = |arguments: Value| {
+        tool("run_command")
+            .preview(&s.ctx, &object(arguments))
+            .expect("run_command has a preview")
+            .unwrap()
+            .text
+    };
+    let shown = preview(json!({
+        "program": "echo",
+        "args": ["ok\n\nrun `ls` in `.`", "a b", "\u{202e}txt.exe", "x\u{200b}\u{e0041}\u{2028}", "it's\\"]
+    }));
+    assert_eq!(shown.lines().count(), 1, "{shown}");
+    assert_eq!(
+        shown,
+        "run `echo 'ok\\n\\nrun `ls` in `.`' 'a b' '\\u{202e}txt.exe' \
+         'x\\u{200b}\\u{e0041}\\u{2028}' 'it\\'s\\\\'` in `.`"
+    );
+    for c in ['\n', '\u{202e}', '\u{200b}', '\u{e0041}', '\u{2028}'] {
+        assert!(!shown.contains(c), "{c:?} in {shown:?}");
+    }
+    assert_eq!(
+        preview(json!({"program": "cargo", "args": ["test", "--release"]})),
+        "run `cargo test --release` in `.`"
+    );
+    let script = preview(json!({"program": "ls\nrm -rf ~ \u{2066}", "shell": true, "cwd": "d\ne"}));
+    assert_eq!(
+        script,
+        "run the shell script `ls\\nrm -rf ~ \\u{2066}` in `'d\\ne'`"
+    );
+}

@@ -289,6 +289,42 @@ async fn names_with_control_characters_cannot_forge_output() {
     );
 }
 
+/// A name that reads as another (`invoice_\u{202e}txt.exe` shows as `invoice_exe.txt`) or
+/// hides text (zero-width, tag characters), and a line of a file with bidirectional
+/// controls: escaped in every listing and in search results.
+#[tokio::test]
+async fn names_and_lines_with_bidi_or_invisible_characters_are_escaped() {
+    let h = Harness::new();
+    let evil = "invoice_\u{202e}txt.exe\u{200b}\u{e0041}\u{2028}";
+    std::fs::write(
+        h.root().join(evil),
+        "needle \u{2066}hidden\u{2069}\u{feff}\n",
+    )
+    .unwrap();
+    let escaped = "invoice_\\u{202e}txt.exe\\u{200b}\\u{e0041}\\u{2028}";
+    let found = h.ok("search_files", json!({"pattern": "needle"})).await;
+    assert_eq!(
+        found,
+        format!("{escaped}:1: needle \\u{{2066}}hidden\\u{{2069}}\\u{{feff}}\n")
+    );
+    let listing = h.ok("list_directory", json!({})).await;
+    assert!(listing.contains(escaped), "{listing}");
+    let files = h.ok("find_files", json!({"pattern": "*"})).await;
+    assert!(files.contains(escaped), "{files}");
+    for output in [&found, &listing, &files] {
+        for c in [
+            '\u{202e}',
+            '\u{200b}',
+            '\u{e0041}',
+            '\u{2028}',
+            '\u{2066}',
+            '\u{feff}',
+        ] {
+            assert!(!output.contains(c), "{c:?} in {output:?}");
+        }
+    }
+}
+
 /// `delete_path` removes a link itself, with or without a trailing slash, including links
 /// that point outside; the target is never touched.
 #[tokio::test]
