@@ -692,18 +692,6 @@ async fn another_callers_token_cannot_take_a_session_over_on_another_replica() {
     let mut mallory = RawClient::with_token(TOKEN_B);
 
     let session = alice.initialize(&one.url()).await;
-    // The owner is in the stored entry (hashed: no token, no subject in Redis).
-    let raw: String = redis::cmd("GET")
-        .arg(format!("{DEFAULT_KEY_PREFIX}{session}"))
-        .query_async(&mut redis.connection().await)
-        .await
-        .unwrap();
-    assert!(
-        raw.contains("\"dev.toolbox/sessionOwner\":\"static:"),
-        "{raw}"
-    );
-    assert!(!raw.contains(TOKEN_A), "{raw}");
-
     let answer = mallory.echo(&two.url(), &session, "mine now").await;
     assert_eq!(answer.status, 403, "B's call on replica 2: {}", answer.body);
     assert!(
@@ -727,6 +715,19 @@ async fn another_callers_token_cannot_take_a_session_over_on_another_replica() {
         403,
         "B's DELETE on replica 2"
     );
+    // Replica 2 knew the owner from Redis, where it is stored with the session (hashed: no
+    // token, no subject).
+    let raw: String = redis::cmd("GET")
+        .arg(format!("{DEFAULT_KEY_PREFIX}{session}"))
+        .query_async(&mut redis.connection().await)
+        .await
+        .unwrap();
+    assert!(
+        raw.contains("\"dev.toolbox/sessionOwner\":\"static:"),
+        "{raw}"
+    );
+    assert!(!raw.contains(TOKEN_A), "{raw}");
+
     // The session is still there, and still A's, on both replicas.
     assert!(store_1.load(&session).await.unwrap().is_some());
     assert_echoed(&alice.echo(&two.url(), &session, "hi").await, "hi", "2");
