@@ -81,14 +81,23 @@ pub(crate) async fn serve(
         };
         tap(&stream);
         let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
-            Refusals::count(&refusals.connections);
-            tracing::warn!(
-                max,
-                "refused a connection: the server has its maximum of open connections"
-            );
+            let refused = refusals.connections.fetch_add(1, Ordering::Relaxed) + 1;
+            // Logged at the 1st, 2nd, 4th, 8th... refusal: a flood of connections must not
+            // become a flood of log lines (the count is in `/metrics`).
+            if refused.is_power_of_two() {
+                tracing::warn!(
+                    max,
+                    refused,
+                    "refused a connection: the server has its maximum of open connections \
+                     (refusals so far: see mcp_refusals_total in /metrics)"
+                );
+            }
+            answer_refusal(&stream);
+            // Linger a moment for what the client still sends, so that closing does not
+            // reset the connection before it read the answer; past the budget, close now.
             if let Ok(refusing) = Arc::clone(&refusing).try_acquire_owned() {
                 tokio::spawn(async move {
-                    refuse(stream).await;
+                    linger(stream).await;
                     drop(refusing);
                 });
             }
@@ -107,19 +116,41 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-/// Answers `503` and closes, reading (and dropping) what the client sent meanwhile for a
-/// moment, so that closing does not reset the connection before the client reads the answer.
-async fn refuse(mut stream: TcpStream) {
-    use tokio::io::AsyncWriteExt;
-    let answered = async {
-        stream.write_all(REFUSAL).await?;
-        stream.shutdown().await?;
+/// Answers `503` at once, without waiting: the answer fits the send buffer of a new
+/// connection. Then ends the sending side and reads what the client already sent, so that
+/// closing the socket sends a FIN after the answer rather than a reset that could discard it.
+fn answer_refusal(stream: &TcpStream) {
+    if let Err(error) = stream.try_write(REFUSAL) {
+        tracing::debug!(%error, "could not answer a refused connection");
+    }
+    let _ = shutdown_write(stream);
+    let mut sink = [0u8; 4096];
+    while matches!(stream.try_read(&mut sink), Ok(n) if n > 0) {}
+}
+
+/// Ends the sending side of `stream` (a FIN after the answer), through a duplicate of its
+/// descriptor (tokio's own shutdown is async).
+#[cfg(unix)]
+fn shutdown_write(stream: &TcpStream) -> io::Result<()> {
+    use std::os::fd::AsFd;
+    let fd = stream.as_fd().try_clone_to_owned()?;
+    std::net::TcpStream::from(fd).shutdown(std::net::Shutdown::Write)
+}
+
+#[cfg(not(unix))]
+fn shutdown_write(_stream: &TcpStream) -> io::Result<()> {
+    Ok(())
+}
+
+/// Reads (and drops) what the client sends for a moment after the refusal.
+async fn linger(mut stream: TcpStream) {
+    let drained = async {
         let mut sink = [0u8; 1024];
         while stream.read(&mut sink).await? > 0 {}
         io::Result::Ok(())
     };
     // A client that neither reads nor closes gets no more than this.
-    let _ = tokio::time::timeout(Duration::from_secs(2), answered).await;
+    let _ = tokio::time::timeout(Duration::from_secs(2), drained).await;
 }
 
 async fn serve_connection(
