@@ -135,10 +135,9 @@ impl SessionOwners {
         match store.load_with_owner(session).await? {
             None => Ok(Ownership::Unknown),
             Some((_, None)) => Ok(Ownership::Unowned),
-            Some((_, Some(stored))) if stored == owner => {
-                self.record(session, stored);
-                Ok(Ownership::Own)
-            }
+            // Recorded here when rmcp restores the session (by the session manager), not now:
+            // a request that never restores it leaves nothing behind.
+            Some((_, Some(stored))) if stored == owner => Ok(Ownership::Own),
             Some(_) => Ok(Ownership::Foreign),
         }
     }
