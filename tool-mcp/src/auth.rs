@@ -40,7 +40,7 @@
 //! # }
 //! ```
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -56,6 +56,8 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tool_runtime::SafetyLevel;
+
+use crate::owners::{CallShare, CallShares, Ownership, REQUEST_OWNER, SessionOwners};
 
 /// The scope that lets a caller see and call safe tools.
 ///
@@ -130,6 +132,26 @@ const SESSION_HEADER: &str = "mcp-session-id";
 pub struct Principal {
     subject: String,
     scopes: BTreeSet<String>,
+    /// Who owns the sessions this principal opens: see [`owner`](Self::owner).
+    owner: String,
+}
+
+/// A SHA-256 hex digest of `parts`, each length-prefixed (so no two lists of parts collide).
+fn owner_digest(namespace: &str, parts: &[&[u8]]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(namespace.as_bytes());
+    for part in parts {
+        hasher.update((part.len() as u64).to_be_bytes());
+        hasher.update(part);
+    }
+    let digest = hasher.finalize();
+    let mut hex = String::with_capacity(namespace.len() + 1 + digest.len() * 2);
+    hex.push_str(namespace);
+    hex.push(':');
+    for byte in digest {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    hex
 }
 
 impl Principal {
@@ -143,10 +165,48 @@ impl Principal {
         subject: impl Into<String>,
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
+        let subject = subject.into();
         Principal {
-            subject: subject.into(),
+            owner: owner_digest("principal", &[subject.as_bytes()]),
+            subject,
             scopes: scopes.into_iter().map(Into::into).collect(),
         }
+    }
+
+    /// The principal of a static token: its owner is a hash of the token's own digest, so
+    /// renumbering a token file does not change who owns a session.
+    fn for_static_token(subject: String, scopes: Vec<String>, digest: &[u8; 32]) -> Self {
+        let mut principal = Principal::new(subject, scopes);
+        principal.owner = owner_digest("static", &[digest]);
+        principal
+    }
+
+    /// The principal of a JWT: its owner is a hash of the issuer and the subject, in a
+    /// namespace of its own (a JWT whose `sub` is `tokens:2` does not own static token 2's
+    /// sessions).
+    fn for_jwt(issuer: &str, subject: String, scopes: Vec<String>) -> Self {
+        let owner = owner_digest("jwt", &[issuer.as_bytes(), subject.as_bytes()]);
+        let mut principal = Principal::new(subject, scopes);
+        principal.owner = owner;
+        principal
+    }
+
+    /// Who owns the MCP sessions this principal opens, and whose share of the per-caller
+    /// limits it uses: an opaque key, `jwt:` and a hash of the issuer and subject for a JWT,
+    /// `static:` and a hash of the token for a static token, `principal:` and a hash of the
+    /// subject for one made with [`Principal::new`]. The namespaces keep a JWT from claiming
+    /// a static token's sessions. The key is stored with each session in a shared session
+    /// store, so every replica checks it.
+    ///
+    /// ```
+    /// let a = tool_mcp::Principal::new("alice", ["tools:safe"]);
+    /// let b = tool_mcp::Principal::new("alice", ["tools:dangerous"]);
+    /// assert_eq!(a.owner(), b.owner());
+    /// assert!(a.owner().starts_with("principal:"));
+    /// assert_ne!(a.owner(), tool_mcp::Principal::new("bob", ["tools:safe"]).owner());
+    /// ```
+    pub fn owner(&self) -> &str {
+        &self.owner
     }
 
     /// Who the token was issued to (a JWT's `sub`, or the static token's place in its source).
@@ -492,9 +552,10 @@ impl AuthConfig {
         if scopes.is_empty() {
             scopes = ALL_SCOPES.iter().map(|s| (*s).to_owned()).collect();
         }
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         self.tokens.push(StaticToken {
-            digest: Sha256::digest(token.as_bytes()).into(),
-            principal: Principal::new(subject, scopes),
+            digest,
+            principal: Principal::for_static_token(subject, scopes, &digest),
         });
         Ok(self)
     }
@@ -787,6 +848,7 @@ impl JwtConfig {
     }
 
     async fn verify(&self, token: &str) -> Result<Principal, TokenRejected> {
+        check_crit(token)?;
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| TokenRejected::new("the token is not a well-formed JWT"))?;
         let keys = self.current_keys();
@@ -807,7 +869,7 @@ impl JwtConfig {
         validation.validate_nbf = true;
         validation.set_issuer(&[&self.issuer]);
         validation.set_audience(&[&self.audience]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         let data = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|error| {
             use jsonwebtoken::errors::ErrorKind;
             TokenRejected::new(match error.kind() {
@@ -823,10 +885,15 @@ impl JwtConfig {
             })
         })?;
         let claims = data.claims;
-        let subject = claims
-            .sub
-            .or(claims.client_id)
-            .unwrap_or_else(|| "(no subject)".to_owned());
+        // Required above: every token names whom it was issued to, and that (with the
+        // issuer) is who owns its sessions. A token without `sub` is refused rather than
+        // sharing one owner with every other such token.
+        let Some(subject) = claims.sub.filter(|sub| !sub.is_empty()) else {
+            return Err(TokenRejected::new(
+                "the token has no `sub` claim; ask the authorization server for tokens that \
+                 name their subject",
+            ));
+        };
         let mut scopes: Vec<String> = claims
             .scope
             .as_deref()
@@ -839,7 +906,7 @@ impl JwtConfig {
             Some(Scp::Text(text)) => scopes.extend(text.split_whitespace().map(str::to_owned)),
             None => {}
         }
-        Ok(Principal::new(subject, scopes))
+        Ok(Principal::for_jwt(&self.issuer, subject, scopes))
     }
 
     #[cfg(feature = "jwks-url")]
@@ -869,11 +936,42 @@ impl JwtConfig {
     }
 }
 
+/// Refuses a JWT whose protected header has `crit` (RFC 7515, section 4.1.11): it names
+/// extensions the recipient must understand, and this server understands none. A `crit`
+/// that is not a non-empty list of strings is malformed, and refused too.
+fn check_crit(token: &str) -> Result<(), TokenRejected> {
+    use base64::Engine as _;
+    let malformed = || TokenRejected::new("the token is not a well-formed JWT");
+    let encoded = token.split('.').next().ok_or_else(malformed)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(encoded.trim_end_matches('='))
+        .map_err(|_| malformed())?;
+    let header: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&bytes).map_err(|_| malformed())?;
+    let Some(crit) = header.get("crit") else {
+        return Ok(());
+    };
+    let names = crit
+        .as_array()
+        .filter(|names| !names.is_empty())
+        .and_then(|names| names.iter().map(|n| n.as_str()).collect::<Option<Vec<_>>>());
+    match names {
+        None => Err(TokenRejected::new(
+            "the token's header has a malformed `crit` (RFC 7515 wants a non-empty list of \
+             extension names)",
+        )),
+        Some(names) => Err(TokenRejected::new(format!(
+            "the token's header marks extensions as critical that this server does not \
+             understand ({}); ask for tokens without `crit`",
+            quoted(&names.join(", "))
+        ))),
+    }
+}
+
 /// The claims read from a JWT besides the ones `jsonwebtoken` checks.
 #[derive(Deserialize)]
 struct Claims {
     sub: Option<String>,
-    client_id: Option<String>,
     /// RFC 9068 / RFC 8693: space-separated.
     scope: Option<String>,
     /// What some identity providers use instead: a list, or space-separated text.
@@ -1074,24 +1172,6 @@ mod remote {
     }
 }
 
-/// Which sessions belong to which subject, so one caller cannot use another's session id.
-#[derive(Default)]
-pub(crate) struct SessionOwners {
-    owners: Mutex<HashMap<String, String>>,
-}
-
-impl SessionOwners {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.owners
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub(crate) fn forget(&self, session: &str) {
-        self.lock().remove(session);
-    }
-}
-
 /// What the authentication middleware needs.
 pub(crate) struct AuthState {
     pub(crate) config: AuthConfig,
@@ -1099,7 +1179,10 @@ pub(crate) struct AuthState {
     pub(crate) resource: String,
     /// Where the metadata document is, for `WWW-Authenticate`.
     pub(crate) metadata_url: String,
+    /// Who owns which session, here and in the shared store.
     pub(crate) owners: Arc<SessionOwners>,
+    /// Each caller's share of calls in flight.
+    pub(crate) calls: Arc<CallShares>,
 }
 
 impl AuthState {
@@ -1225,32 +1308,45 @@ pub(crate) async fn authenticate(
         .and_then(|value| value.to_str().ok())
         .map(str::to_owned);
     if let Some(session) = &session {
-        let owner = state.owners.lock().get(session).cloned();
-        if owner.is_some_and(|owner| owner != principal.subject()) {
-            tracing::warn!(
-                subject = principal.subject(),
-                "refused a request for another caller's session"
-            );
-            return (
+        let refusal = match state.owners.check(session, principal.owner()).await {
+            Ok(Ownership::Own | Ownership::Unknown) => None,
+            Ok(Ownership::Foreign) => Some((
                 StatusCode::FORBIDDEN,
                 "this MCP session was started with another access token; start a session of \
                  your own (send initialize without Mcp-Session-Id)\n",
-            )
-                .into_response();
+            )),
+            Ok(Ownership::Unowned) => Some((
+                StatusCode::FORBIDDEN,
+                "this MCP session has no recorded owner (it was opened without a token, or by \
+                 an older version of the server); start a new session (send initialize \
+                 without Mcp-Session-Id)\n",
+            )),
+            Err(error) => {
+                tracing::error!(%error, "cannot read the owner of a session from the session store");
+                Some((
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the session store cannot be read, so this session's owner cannot be \
+                     checked; try again shortly\n",
+                ))
+            }
+        };
+        if let Some((status, message)) = refusal {
+            if status == StatusCode::FORBIDDEN {
+                tracing::warn!(
+                    subject = principal.subject(),
+                    "refused a request for another caller's session"
+                );
+            }
+            return (status, message).into_response();
         }
     }
-    let subject = principal.subject().to_owned();
+    let owner = principal.owner().to_owned();
+    request.extensions_mut().insert(CallShare {
+        owner: owner.clone(),
+        shares: Arc::clone(&state.calls),
+    });
     request.extensions_mut().insert(principal);
-    let response = next.run(request).await;
-    if session.is_none()
-        && let Some(new_session) = response
-            .headers()
-            .get(SESSION_HEADER)
-            .and_then(|value| value.to_str().ok())
-    {
-        state.owners.lock().insert(new_session.to_owned(), subject);
-    }
-    response
+    REQUEST_OWNER.scope(owner, next.run(request)).await
 }
 
 /// `GET /.well-known/oauth-protected-resource`: the RFC 9728 metadata.
@@ -1324,6 +1420,7 @@ mod tests {
             resource: "http://127.0.0.1:1".into(),
             metadata_url: "http://127.0.0.1:1/.well-known/oauth-protected-resource".into(),
             owners: Arc::default(),
+            calls: Arc::new(CallShares::new(1, Arc::default())),
         };
         assert_eq!(
             state.challenge(None),

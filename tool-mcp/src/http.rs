@@ -20,10 +20,12 @@ use rmcp::transport::streamable_http_server::session::store::SessionStore;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::{self, AuthState, SessionOwners};
+use crate::auth::{self, AuthState};
+use crate::conn::{self, ConnectionLimits};
 use crate::http_guard::{self, SessionKnown};
 use crate::ops::{self, Ops, PrometheusMetrics};
-use crate::sessions::{self, LimitedSessionManager};
+use crate::owners::{CallShares, OwnedStore, Refusals, SessionOwners};
+use crate::sessions::{self, LimitedSessionManager, SessionLimits};
 use crate::{HttpOptions, McpServer, ServeError};
 
 /// How long the server may take to close its connections once told to stop, before its task
@@ -177,15 +179,23 @@ impl HttpServer {
             .with_max_request_body_bytes(options.max_request_body_bytes)
             .with_legacy_session_mode(!options.stateless)
             .with_json_response(options.stateless);
-        config.session_store = options.session_store.clone();
+        // The store keeps each session's owner with it, so every replica checks it.
+        let store = options
+            .session_store
+            .clone()
+            .map(|store| Arc::new(OwnedStore::new(store)));
+        config.session_store = store.clone().map(|store| store as Arc<dyn SessionStore>);
 
-        let owners = Arc::new(SessionOwners::default());
+        let refusals = Arc::new(Refusals::default());
+        let owners = Arc::new(SessionOwners::new(store.clone()));
         let mut local = LocalSessionManager::default();
         local.session_config.keep_alive = Some(options.session_idle);
         let sessions = Arc::new(LimitedSessionManager::new(
             local,
             options.max_sessions,
+            options.max_sessions_per_principal,
             Arc::clone(&owners),
+            Arc::clone(&refusals),
         ));
         let ops = Arc::new(Ops {
             draining: AtomicBool::new(false),
@@ -198,6 +208,7 @@ impl HttpServer {
                 .unwrap_or_else(|| Arc::new(PrometheusMetrics::new())),
             executor: server.executor().clone(),
             max_body: options.max_request_body_bytes,
+            refusals: Arc::clone(&refusals),
         });
 
         let stateless = options.stateless;
@@ -216,13 +227,17 @@ impl HttpServer {
         // Innermost first: the JSON-RPC checks run after authentication (below), so an
         // anonymous client cannot make the server parse bodies.
         let max_body = options.max_request_body_bytes;
-        let known = session_known(Arc::clone(&sessions), options.session_store.clone());
+        let known = session_known(
+            Arc::clone(&sessions),
+            store.map(|store| store as Arc<dyn SessionStore>),
+        );
+        let limits = SessionLimits {
+            max: options.max_sessions,
+            max_per_principal: options.max_sessions_per_principal,
+        };
         let mut mcp = axum::Router::new()
             .nest_service("/mcp", service)
-            .layer(from_fn_with_state(
-                options.max_sessions,
-                sessions::limit_answers,
-            ))
+            .layer(from_fn_with_state(limits, sessions::limit_answers))
             .layer(axum::middleware::from_fn(move |request, next| {
                 http_guard::check_post(max_body, request, next)
             }))
@@ -238,6 +253,10 @@ impl HttpServer {
                 resource: resource.clone(),
                 metadata_url: metadata_url.clone(),
                 owners,
+                calls: Arc::new(CallShares::new(
+                    options.max_calls_per_principal,
+                    Arc::clone(&refusals),
+                )),
             });
             mcp = mcp.layer(from_fn_with_state(Arc::clone(&state), auth::authenticate));
             let mut paths = vec!["/.well-known/oauth-protected-resource".to_owned()];
@@ -256,19 +275,26 @@ impl HttpServer {
 
         let accepted = Arc::new(AcceptedConnections::default());
         let counts = Arc::clone(&accepted);
-        let listener = listener.tap_io(move |stream: &mut TcpStream| {
+        let tap = move |stream: &TcpStream| {
             set_nodelay(stream);
             counts.total.fetch_add(1, Ordering::Relaxed);
             if stream.nodelay().unwrap_or(false) {
                 counts.with_nodelay.fetch_add(1, Ordering::Relaxed);
             }
-        });
-        let stop = shutdown.clone();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-                .await
-        });
+        };
+        let limits = ConnectionLimits {
+            max_connections: options.max_connections,
+            header_read_timeout: options.header_read_timeout,
+            idle_timeout: options.connection_idle,
+        };
+        let task = tokio::spawn(conn::serve(
+            listener,
+            router,
+            limits,
+            refusals,
+            shutdown.clone(),
+            tap,
+        ));
         tracing::info!(%local_addr, "MCP server listening on http://{local_addr}/mcp");
         Ok(HttpServer {
             local_addr,

@@ -47,12 +47,14 @@
 mod approval;
 pub mod auth;
 mod client;
+mod conn;
 mod content;
 mod http;
 mod http_guard;
 mod jsonrpc;
 mod ops;
 mod options;
+mod owners;
 mod server;
 #[cfg(feature = "redis")]
 mod session_store;
@@ -65,7 +67,9 @@ pub use ops::PrometheusMetrics;
 pub use options::HttpOptions;
 pub use server::McpServer;
 #[cfg(feature = "redis")]
-pub use session_store::{DEFAULT_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError};
+pub use session_store::{
+    DEFAULT_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError, redis_url_has_password,
+};
 
 use std::net::SocketAddr;
 

@@ -235,6 +235,17 @@ impl PrometheusMetrics {
                 gauge.set(value);
                 registry.register(name, help, gauge);
             }
+            let refusals = Family::<Labels, Counter>::default();
+            for (reason, count) in server.refusals {
+                refusals
+                    .get_or_create(&vec![("reason".to_owned(), reason.to_owned())])
+                    .inc_by(count);
+            }
+            registry.register(
+                "refusals",
+                "Connections, sessions and tool calls refused by a limit: reason=\"connections\" (max connections), \"sessions\" (max sessions), \"principal_sessions\" and \"principal_calls\" (one caller's share)",
+                refusals,
+            );
         }
         let mut text = String::new();
         if let Err(error) = encode(&mut text, &registry) {
@@ -263,6 +274,8 @@ pub(crate) struct ServerGauges {
     sessions: usize,
     requests: usize,
     draining: bool,
+    /// `(reason, count)` of refusals by a limit.
+    refusals: [(&'static str, u64); 4],
 }
 
 /// A count of things in progress that can be waited on until it is zero. Clones share it.
@@ -314,6 +327,8 @@ pub(crate) struct Ops {
     pub(crate) metrics: Arc<PrometheusMetrics>,
     pub(crate) executor: Executor,
     pub(crate) max_body: usize,
+    /// Requests and connections refused by a limit.
+    pub(crate) refusals: Arc<crate::owners::Refusals>,
 }
 
 impl Ops {
@@ -355,6 +370,7 @@ pub(crate) async fn metrics(State(ops): State<Arc<Ops>>) -> Response {
             sessions: ops.sessions.open_sessions(),
             requests: ops.requests.count(),
             draining: ops.is_draining(),
+            refusals: ops.refusals.snapshot(),
         }),
     );
     let mut response = text.into_response();

@@ -15,7 +15,10 @@ use crate::{AuthConfig, PrometheusMetrics};
 /// requests that carry an `Origin` header are refused (browsers' cross-site requests; allow
 /// origins with [`allow_origin`](Self::allow_origin)) unless it is the server's own origin on
 /// a loopback address (`http://127.0.0.1:PORT`, `localhost`, `[::1]`: same-origin), bodies up
-/// to 4 MiB, at most 1,024 sessions, a session ends after 10 minutes without a request.
+/// to 4 MiB, at most 1,024 sessions, a session ends after 10 minutes without a request, at
+/// most 512 connections, 10 seconds to send a request's header, a connection closed after 5
+/// minutes without a byte either way; with authentication, each caller (token) at most 64
+/// sessions and 16 tool calls in flight.
 ///
 /// ```
 /// use std::time::Duration;
@@ -47,6 +50,11 @@ pub struct HttpOptions {
     pub(crate) session_store: Option<Arc<dyn SessionStore>>,
     pub(crate) resource_url: Option<String>,
     pub(crate) metrics: Option<Arc<PrometheusMetrics>>,
+    pub(crate) max_connections: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) connection_idle: Duration,
+    pub(crate) max_sessions_per_principal: usize,
+    pub(crate) max_calls_per_principal: usize,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -63,6 +71,14 @@ impl std::fmt::Debug for HttpOptions {
             .field("session_store", &self.session_store.is_some())
             .field("resource_url", &self.resource_url)
             .field("metrics", &self.metrics.is_some())
+            .field("max_connections", &self.max_connections)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("connection_idle", &self.connection_idle)
+            .field(
+                "max_sessions_per_principal",
+                &self.max_sessions_per_principal,
+            )
+            .field("max_calls_per_principal", &self.max_calls_per_principal)
             .finish()
     }
 }
@@ -83,6 +99,11 @@ impl Default for HttpOptions {
             session_store: None,
             resource_url: None,
             metrics: None,
+            max_connections: HttpOptions::DEFAULT_MAX_CONNECTIONS,
+            header_read_timeout: HttpOptions::DEFAULT_HEADER_READ_TIMEOUT,
+            connection_idle: HttpOptions::DEFAULT_CONNECTION_IDLE,
+            max_sessions_per_principal: HttpOptions::DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+            max_calls_per_principal: HttpOptions::DEFAULT_MAX_CALLS_PER_PRINCIPAL,
         }
     }
 }
@@ -107,6 +128,36 @@ impl HttpOptions {
     /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_SESSION_IDLE.as_secs(), 600);
     /// ```
     pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
+    /// The default most open connections: 512.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_MAX_CONNECTIONS, 512);
+    /// ```
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+    /// The default time a client has to send a request's header: 10 seconds.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_HEADER_READ_TIMEOUT.as_secs(), 10);
+    /// ```
+    pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The default time a connection may go without a byte either way: 5 minutes.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_CONNECTION_IDLE.as_secs(), 300);
+    /// ```
+    pub const DEFAULT_CONNECTION_IDLE: Duration = Duration::from_secs(300);
+    /// The default most sessions one caller (token) may have open: 64.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_MAX_SESSIONS_PER_PRINCIPAL, 64);
+    /// ```
+    pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 64;
+    /// The default most tool calls one caller (token) may have running: 16.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_MAX_CALLS_PER_PRINCIPAL, 16);
+    /// ```
+    pub const DEFAULT_MAX_CALLS_PER_PRINCIPAL: usize = 16;
 
     /// The defaults (see the type's documentation).
     ///
@@ -294,5 +345,105 @@ impl HttpOptions {
     pub fn metrics(mut self, metrics: Arc<PrometheusMetrics>) -> Self {
         self.metrics = Some(metrics);
         self
+    }
+
+    /// The most connections open at once (default 512, at least 1). One more is answered
+    /// `503 Service Unavailable` with `Retry-After` and closed at once, and counted in
+    /// `mcp_refusals_total{reason="connections"}`. Keep it below the process's limit of open
+    /// files (`ulimit -n`).
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new().max_connections(0);
+    /// assert_eq!(options.max_connections_limit(), 1);
+    /// ```
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max.max(1);
+        self
+    }
+
+    /// The most connections open at once.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::new().max_connections_limit(), 512);
+    /// ```
+    pub fn max_connections_limit(&self) -> usize {
+        self.max_connections
+    }
+
+    /// How long a client has to send the whole header of a request, from when the server
+    /// starts waiting for it (default 10 seconds, at least a millisecond): a connection that
+    /// sends half a header and stops is closed then, and its slot freed.
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new()
+    ///     .header_read_timeout(std::time::Duration::from_secs(5));
+    /// # let _ = options;
+    /// ```
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long a connection may go without a byte read or written before it is closed
+    /// (default 5 minutes, at least a millisecond). Event streams send a keep-alive every 15
+    /// seconds, so they stay open; in stateless mode, where an answer is one JSON body, keep
+    /// it above your longest tool call.
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new()
+    ///     .connection_idle_timeout(std::time::Duration::from_secs(120));
+    /// # let _ = options;
+    /// ```
+    pub fn connection_idle_timeout(mut self, idle: Duration) -> Self {
+        self.connection_idle = idle.max(Duration::from_millis(1));
+        self
+    }
+
+    /// With authentication, the most sessions one caller may have open at once (default 64,
+    /// at least 1): the caller is its token's [`Principal::owner`](crate::Principal::owner).
+    /// One more gets `429 Too Many Requests`, counted in
+    /// `mcp_refusals_total{reason="principal_sessions"}`, while other callers still get
+    /// sessions up to [`max_sessions`](Self::max_sessions).
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new().max_sessions_per_principal(8);
+    /// assert_eq!(options.max_sessions_per_principal_limit(), 8);
+    /// ```
+    pub fn max_sessions_per_principal(mut self, max: usize) -> Self {
+        self.max_sessions_per_principal = max.max(1);
+        self
+    }
+
+    /// The most sessions one caller may have open at once.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::new().max_sessions_per_principal_limit(), 64);
+    /// ```
+    pub fn max_sessions_per_principal_limit(&self) -> usize {
+        self.max_sessions_per_principal
+    }
+
+    /// With authentication, the most tool calls one caller may have running at once, over
+    /// all its sessions (default 16, at least 1). One more is answered with a JSON-RPC error
+    /// at once (it does not wait), counted in `mcp_refusals_total{reason="principal_calls"}`;
+    /// other callers' calls are not held up behind it. Keep it below the executor's
+    /// [`max_concurrent_calls`](tool_runtime::ExecutorBuilder::max_concurrent_calls).
+    ///
+    /// ```
+    /// let options = tool_mcp::HttpOptions::new().max_calls_per_principal(4);
+    /// assert_eq!(options.max_calls_per_principal_limit(), 4);
+    /// ```
+    pub fn max_calls_per_principal(mut self, max: usize) -> Self {
+        self.max_calls_per_principal = max.max(1);
+        self
+    }
+
+    /// The most tool calls one caller may have running at once.
+    ///
+    /// ```
+    /// assert_eq!(tool_mcp::HttpOptions::new().max_calls_per_principal_limit(), 16);
+    /// ```
+    pub fn max_calls_per_principal_limit(&self) -> usize {
+        self.max_calls_per_principal
     }
 }

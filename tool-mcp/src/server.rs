@@ -409,6 +409,29 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // The caller's share of calls in flight (with authentication): over it, refused at
+        // once, so one token cannot take every slot of the executor.
+        let _share = match call_share(&context.extensions) {
+            Some(share) => match share.shares.enter(&share.owner) {
+                Some(guard) => Some(guard),
+                None => {
+                    tracing::warn!(
+                        max = share.shares.max(),
+                        "refused a tool call: the caller has its share of calls in flight"
+                    );
+                    return Err(McpError::new(
+                        rmcp::model::ErrorCode(-32000),
+                        format!(
+                            "your access token already has {} tool calls running on this \
+                             server, its share; wait for one to finish, then call again",
+                            share.shares.max()
+                        ),
+                        None,
+                    ));
+                }
+            },
+            None => None,
+        };
         let _running = self.calls.enter();
         let name = request.name.to_string();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
@@ -493,6 +516,13 @@ fn principal(extensions: &rmcp::model::Extensions) -> Option<&Principal> {
     extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
+}
+
+/// The caller's share of calls in flight, put there by the authentication middleware.
+fn call_share(extensions: &rmcp::model::Extensions) -> Option<&crate::owners::CallShare> {
+    extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<crate::owners::CallShare>())
 }
 
 /// The highest safety level the caller may use: its token's, or every level for a caller

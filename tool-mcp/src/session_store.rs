@@ -375,6 +375,22 @@ impl Runnable for redis::Pipeline {
     }
 }
 
+/// Whether a Redis URL carries a password (`redis://:PASSWORD@host`, `redis://user:PASSWORD@host`,
+/// or `?pass=` / `?password=` in a `redis+unix://` URL): then it is a secret, to be read from
+/// a file or the environment rather than given on a command line, where every user of the
+/// machine can read it.
+///
+/// ```
+/// use tool_mcp::redis_url_has_password;
+/// assert!(redis_url_has_password("redis://:s3cret@127.0.0.1:6379/0"));
+/// assert!(redis_url_has_password("redis+unix:///run/redis.sock?db=1&pass=s3cret"));
+/// assert!(!redis_url_has_password("redis://127.0.0.1:6379/0"));
+/// assert!(!redis_url_has_password("redis://app@127.0.0.1:6379/0"));
+/// ```
+pub fn redis_url_has_password(url: &str) -> bool {
+    redact_url(url) != url
+}
+
 /// `url` with the password hidden: `redis://user:secret@host` -> `redis://user:***@host`,
 /// and `?pass=secret` / `?password=secret` -> `?pass=***`. A password may hold any
 /// character (`/`, `?`, `#` unescaped too): everything up to the last `@` of a URL with a

@@ -1,11 +1,12 @@
-//! Sessions with a limit: rmcp's in-memory session manager, counted.
+//! Sessions with limits: rmcp's in-memory session manager, counted, in all and per caller.
 //!
 //! rmcp answers a failed `create_session` with `500`; the middleware here runs each request
-//! to `/mcp` with a flag the manager raises when it refuses a session for the limit, and turns
-//! that answer into `503` with a message that says so.
+//! to `/mcp` with a flag the manager raises when it refuses a session for a limit, and turns
+//! that answer into `503` (the server's limit) or `429` (the caller's share) with a message
+//! that says so.
 
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{Request, State};
@@ -22,11 +23,17 @@ use rmcp::transport::streamable_http_server::session::{
     EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 
-use crate::auth::SessionOwners;
+use crate::owners::{Refusals, SessionOwners, request_owner};
+
+/// Values of [`REFUSED_FOR_LIMIT`]: not refused, refused for the server's limit, refused for
+/// the caller's share.
+const NOT_REFUSED: u8 = 0;
+const REFUSED_SERVER: u8 = 1;
+const REFUSED_PRINCIPAL: u8 = 2;
 
 tokio::task_local! {
-    /// Raised when this request was refused a session because of the limit.
-    static REFUSED_FOR_LIMIT: Arc<AtomicBool>;
+    /// Set when this request was refused a session because of a limit.
+    static REFUSED_FOR_LIMIT: Arc<AtomicU8>;
 }
 
 /// Why a session could not be made or used.
@@ -37,6 +44,11 @@ pub(crate) enum SessionError {
          DELETE with its Mcp-Session-Id) or try again later"
     )]
     Limit { max: usize },
+    #[error(
+        "your access token already has its share of {max} open sessions on this server; close \
+         one of them (HTTP DELETE with its Mcp-Session-Id) or let it expire, then try again"
+    )]
+    PrincipalLimit { max: usize },
     #[error(transparent)]
     Local(#[from] LocalSessionManagerError),
 }
@@ -44,28 +56,55 @@ pub(crate) enum SessionError {
 /// rmcp's [`LocalSessionManager`] with a limit on open sessions, and a count that goes down
 /// when a session ends for any reason (closed by the client, idle for too long, its worker
 /// failed, the server shutting down).
+/// A session made on behalf of an authenticated caller counts against that caller's share
+/// too (`max_per_owner`), so one token cannot take every slot.
 pub(crate) struct LimitedSessionManager {
     inner: LocalSessionManager,
     max: usize,
+    max_per_owner: usize,
     open: Mutex<Open>,
     owners: Arc<SessionOwners>,
+    refusals: Arc<Refusals>,
 }
 
 #[derive(Default)]
 struct Open {
-    /// Sessions made and not yet closed.
-    ids: HashSet<SessionId>,
+    /// Sessions made and not yet closed, with their owners.
+    ids: HashMap<SessionId, Option<String>>,
     /// Slots taken by sessions being made (their id is not known yet).
     reserved: usize,
+    /// Sessions (made or being made) per owner.
+    per_owner: HashMap<String, usize>,
+}
+
+impl Open {
+    fn release_owner(&mut self, owner: Option<&String>) {
+        if let Some(owner) = owner
+            && let Some(count) = self.per_owner.get_mut(owner)
+        {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.per_owner.remove(owner);
+            }
+        }
+    }
 }
 
 impl LimitedSessionManager {
-    pub(crate) fn new(inner: LocalSessionManager, max: usize, owners: Arc<SessionOwners>) -> Self {
+    pub(crate) fn new(
+        inner: LocalSessionManager,
+        max: usize,
+        max_per_owner: usize,
+        owners: Arc<SessionOwners>,
+        refusals: Arc<Refusals>,
+    ) -> Self {
         LimitedSessionManager {
             inner,
             max,
+            max_per_owner,
             open: Mutex::default(),
             owners,
+            refusals,
         }
     }
 
@@ -81,28 +120,56 @@ impl LimitedSessionManager {
         open.ids.len() + open.reserved
     }
 
-    /// Takes a slot, or says why not.
-    fn reserve(&self) -> Result<(), SessionError> {
+    /// Takes a slot for the request's owner (if any), or says why not.
+    fn reserve(&self, owner: Option<&String>) -> Result<(), SessionError> {
         let mut open = self.lock();
         if open.ids.len() + open.reserved >= self.max {
             drop(open);
-            let _ = REFUSED_FOR_LIMIT.try_with(|flag| flag.store(true, Ordering::Relaxed));
+            let _ =
+                REFUSED_FOR_LIMIT.try_with(|flag| flag.store(REFUSED_SERVER, Ordering::Relaxed));
+            Refusals::count(&self.refusals.sessions);
             tracing::warn!(
                 max = self.max,
                 "refused a new MCP session: the limit is reached"
             );
             return Err(SessionError::Limit { max: self.max });
         }
+        if let Some(owner) = owner {
+            let count = open.per_owner.entry(owner.clone()).or_insert(0);
+            if *count >= self.max_per_owner {
+                drop(open);
+                let _ = REFUSED_FOR_LIMIT
+                    .try_with(|flag| flag.store(REFUSED_PRINCIPAL, Ordering::Relaxed));
+                Refusals::count(&self.refusals.principal_sessions);
+                tracing::warn!(
+                    max = self.max_per_owner,
+                    "refused a new MCP session: the caller has its share of sessions"
+                );
+                return Err(SessionError::PrincipalLimit {
+                    max: self.max_per_owner,
+                });
+            }
+            *count += 1;
+        }
         open.reserved += 1;
         Ok(())
     }
 
     /// Turns a reserved slot into `id`'s (or gives it back when `id` is `None`).
-    fn settle(&self, id: Option<&SessionId>) {
+    fn settle(&self, id: Option<&SessionId>, owner: Option<String>) {
         let mut open = self.lock();
         open.reserved = open.reserved.saturating_sub(1);
-        if let Some(id) = id {
-            open.ids.insert(id.clone());
+        match id {
+            Some(id) => {
+                if let Some(owner) = &owner {
+                    self.owners.record(id, owner.clone());
+                }
+                // A session already counted (restored twice) keeps one slot.
+                if let Some(Some(previous)) = open.ids.insert(id.clone(), owner) {
+                    open.release_owner(Some(&previous));
+                }
+            }
+            None => open.release_owner(owner.as_ref()),
         }
     }
 }
@@ -112,14 +179,15 @@ impl SessionManager for LimitedSessionManager {
     type Transport = <LocalSessionManager as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        self.reserve()?;
+        let owner = request_owner();
+        self.reserve(owner.as_ref())?;
         match self.inner.create_session().await {
             Ok((id, transport)) => {
-                self.settle(Some(&id));
+                self.settle(Some(&id), owner);
                 Ok((id, transport))
             }
             Err(error) => {
-                self.settle(None);
+                self.settle(None, owner);
                 Err(error.into())
             }
         }
@@ -140,9 +208,13 @@ impl SessionManager for LimitedSessionManager {
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         let result = self.inner.close_session(id).await;
         // rmcp closes a session twice when a client ends it (the DELETE, then its worker
-        // ending): the set counts it once.
-        if self.lock().ids.remove(id) {
-            tracing::debug!(session = %id, "MCP session closed");
+        // ending): the map counts it once.
+        {
+            let mut open = self.lock();
+            if let Some(owner) = open.ids.remove(id) {
+                open.release_owner(owner.as_ref());
+                tracing::debug!(session = %id, "MCP session closed");
+            }
         }
         self.owners.forget(id);
         Ok(result?)
@@ -183,18 +255,19 @@ impl SessionManager for LimitedSessionManager {
         &self,
         id: SessionId,
     ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
-        self.reserve()?;
+        let owner = request_owner();
+        self.reserve(owner.as_ref())?;
         match self.inner.restore_session(id.clone()).await {
             Ok(RestoreOutcome::Restored(transport)) => {
-                self.settle(Some(&id));
+                self.settle(Some(&id), owner);
                 Ok(RestoreOutcome::Restored(transport))
             }
             Ok(other) => {
-                self.settle(None);
+                self.settle(None, owner);
                 Ok(other)
             }
             Err(error) => {
-                self.settle(None);
+                self.settle(None, owner);
                 Err(error.into())
             }
         }
@@ -205,25 +278,39 @@ impl SessionManager for LimitedSessionManager {
     }
 }
 
+/// The limits [`limit_answers`] names in its answers: the server's, and a caller's share.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SessionLimits {
+    pub(crate) max: usize,
+    pub(crate) max_per_principal: usize,
+}
+
 /// The middleware in front of `/mcp` that turns rmcp's `500` for a session refused because
-/// of the limit into `503` with the reason.
+/// of a limit into `503` (the server is full) or `429` (the caller has its share) with the
+/// reason.
 pub(crate) async fn limit_answers(
-    State(max): State<usize>,
+    State(limits): State<SessionLimits>,
     request: Request,
     next: Next,
 ) -> Response {
-    let refused = Arc::new(AtomicBool::new(false));
+    let refused = Arc::new(AtomicU8::new(NOT_REFUSED));
     let response = REFUSED_FOR_LIMIT
         .scope(Arc::clone(&refused), next.run(request))
         .await;
-    if !refused.load(Ordering::Relaxed) {
-        return response;
-    }
-    let mut response = (
-        StatusCode::SERVICE_UNAVAILABLE,
-        format!("{}\n", SessionError::Limit { max }),
-    )
-        .into_response();
+    let (status, error) = match refused.load(Ordering::Relaxed) {
+        REFUSED_SERVER => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            SessionError::Limit { max: limits.max },
+        ),
+        REFUSED_PRINCIPAL => (
+            StatusCode::TOO_MANY_REQUESTS,
+            SessionError::PrincipalLimit {
+                max: limits.max_per_principal,
+            },
+        ),
+        _ => return response,
+    };
+    let mut response = (status, format!("{error}\n")).into_response();
     response
         .headers_mut()
         .insert(RETRY_AFTER, axum::http::HeaderValue::from_static("5"));

@@ -716,3 +716,126 @@ async fn list_changed_goes_only_to_sessions_whose_token_sees_the_tool() {
     dangerous.cancel().await.unwrap();
     http.shutdown();
 }
+
+/// A JWT signed like [`jwt`], with `extra` added to its header (what `Header` cannot hold).
+fn jwt_with_header(extra: Value, claims: &Value) -> String {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let mut header = json!({"alg": "ES256", "typ": "JWT", "kid": "ec-1"});
+    for (name, value) in extra.as_object().unwrap() {
+        header[name] = value.clone();
+    }
+    let message = format!(
+        "{}.{}",
+        engine.encode(header.to_string()),
+        engine.encode(claims.to_string())
+    );
+    let pem = std::fs::read(data("ec-1.pem")).unwrap();
+    let key = EncodingKey::from_ec_pem(&pem).unwrap();
+    let signature = jsonwebtoken::crypto::sign(message.as_bytes(), &key, Algorithm::ES256).unwrap();
+    format!("{message}.{signature}")
+}
+
+/// RFC 7515, 4.1.11: a header whose `crit` names an extension the server does not
+/// understand (it understands none), or a malformed `crit`, makes the token invalid.
+#[tokio::test]
+async fn a_jwt_with_a_crit_header_is_refused() {
+    let http = start(HttpOptions::new(), |s| s).await;
+    let web = reqwest::Client::new();
+    // The control: the same token without `crit` is accepted.
+    let plain = jwt_with_header(json!({}), &claims(|_| {}));
+    let response = initialize(&web, &http.url(), Some(&plain)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    for (extra, reason) in [
+        (
+            json!({"crit": ["https://example.test/must-check"], "https://example.test/must-check": true}),
+            "does not understand",
+        ),
+        (
+            json!({"crit": ["b64"], "b64": false}),
+            "does not understand",
+        ),
+        (json!({"crit": []}), "malformed `crit`"),
+        (json!({"crit": "exp"}), "malformed `crit`"),
+        (json!({"crit": [1]}), "malformed `crit`"),
+    ] {
+        let token = jwt_with_header(extra.clone(), &claims(|_| {}));
+        let response = initialize(&web, &http.url(), Some(&token)).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{extra}");
+        let challenge = www_authenticate(&response);
+        assert!(challenge.contains("invalid_token"), "{extra}: {challenge}");
+        assert!(challenge.contains(reason), "{extra}: {challenge}");
+    }
+    http.shutdown();
+}
+
+/// A JWT without `sub` is refused (it would share one owner with every other such token).
+#[tokio::test]
+async fn a_jwt_without_a_subject_is_refused() {
+    let http = start(HttpOptions::new(), |s| s).await;
+    let web = reqwest::Client::new();
+    for change in [
+        (|c: &mut Value| {
+            c.as_object_mut().unwrap().remove("sub");
+        }) as fn(&mut Value),
+        |c: &mut Value| {
+            c.as_object_mut().unwrap().remove("sub");
+            c["client_id"] = json!("some-client");
+        },
+        |c: &mut Value| c["sub"] = json!(""),
+    ] {
+        let token = jwt(Algorithm::ES256, "ec-1.pem", "ec-1", &claims(change));
+        let response = initialize(&web, &http.url(), Some(&token)).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        let challenge = www_authenticate(&response);
+        assert!(challenge.contains("`sub`"), "{challenge}");
+    }
+    http.shutdown();
+}
+
+/// Owners of JWTs and of static tokens live in separate namespaces: a JWT whose `sub` is a
+/// static token's subject (`tokens:2`, line 2 of the token file) does not own that
+/// token's sessions.
+#[tokio::test]
+async fn a_jwt_named_like_a_static_token_does_not_own_its_sessions() {
+    let http = start(HttpOptions::new(), |s| s).await;
+    let web = reqwest::Client::new();
+    let started = initialize(&web, &http.url(), Some(SAFE_TOKEN)).await;
+    assert_eq!(started.status(), StatusCode::OK);
+    let session = session_id(&started).unwrap();
+    let impostor = jwt(
+        Algorithm::ES256,
+        "ec-1.pem",
+        "ec-1",
+        &claims(|c| {
+            c["sub"] = json!("tokens:2");
+            c["scope"] = json!("tools:safe");
+        }),
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let answer = post(&web, &http.url(), &list)
+        .bearer_auth(&impostor)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN);
+    let ended = web
+        .delete(http.url())
+        .bearer_auth(&impostor)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), StatusCode::FORBIDDEN);
+    // The token's own requests still work.
+    let answer = post(&web, &http.url(), &list)
+        .bearer_auth(SAFE_TOKEN)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(answer.status(), StatusCode::FORBIDDEN);
+    http.shutdown();
+}

@@ -400,6 +400,8 @@ impl Replica {
 struct RawClient {
     http: reqwest::Client,
     next_id: u64,
+    /// The bearer token sent with every request, if any.
+    token: Option<String>,
 }
 
 const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -434,7 +436,29 @@ impl RawClient {
                 .build()
                 .unwrap(),
             next_id: 1,
+            token: None,
         }
+    }
+
+    fn with_token(token: &str) -> RawClient {
+        RawClient {
+            token: Some(token.to_owned()),
+            ..RawClient::new()
+        }
+    }
+
+    /// A `DELETE` or `GET` of `session`, with this client's token; its status.
+    async fn send(&self, method: reqwest::Method, url: &str, session: &str) -> reqwest::StatusCode {
+        let mut request = self
+            .http
+            .request(method, url)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", PROTOCOL_VERSION);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.unwrap().status()
     }
 
     async fn post(&self, url: &str, session_id: Option<&str>, body: &Value) -> Answer {
@@ -447,6 +471,9 @@ impl RawClient {
             .body(body.to_string());
         if let Some(id) = session_id {
             request = request.header("Mcp-Session-Id", id);
+        }
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
         }
         let response = request.send().await.unwrap();
         let status = response.status();
@@ -623,4 +650,128 @@ async fn a_session_started_on_one_replica_is_served_by_another() {
     for replica in [b, c, lone, d] {
         replica.shut_down().await;
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sessions belong to their caller on every replica.
+
+const TOKEN_A: &str = "token-a-0123456789abcdef0123456789";
+const TOKEN_B: &str = "token-b-0123456789abcdef0123456789";
+
+/// A tool-mcp HTTP server with two static tokens, sharing sessions through `store`.
+async fn authenticated_replica(store: RedisSessionStore) -> tool_mcp::HttpServer {
+    let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
+    let auth = tool_mcp::AuthConfig::new()
+        .token(TOKEN_A, ["tools:safe"])
+        .unwrap()
+        .token(TOKEN_B, ["tools:safe"])
+        .unwrap();
+    let options = tool_mcp::HttpOptions::new()
+        .auth(auth)
+        .session_store(Arc::new(store));
+    McpServer::new(executor)
+        .serve_http_with("127.0.0.1:0".parse().unwrap(), options)
+        .await
+        .unwrap()
+}
+
+/// Token A opens a session on replica 1; token B, valid too, cannot use it on replica 2
+/// (which has never seen it): not for a call, not for the GET stream, not to end it. The
+/// owner is stored with the session in Redis, so replica 2 knows it; A itself is served
+/// there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_callers_token_cannot_take_a_session_over_on_another_replica() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store_1 = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    let store_2 = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    let one = authenticated_replica(store_1.clone()).await;
+    let two = authenticated_replica(store_2).await;
+    let mut alice = RawClient::with_token(TOKEN_A);
+    let mut mallory = RawClient::with_token(TOKEN_B);
+
+    let session = alice.initialize(&one.url()).await;
+    let answer = mallory.echo(&two.url(), &session, "mine now").await;
+    assert_eq!(answer.status, 403, "B's call on replica 2: {}", answer.body);
+    assert!(
+        answer.body.contains("another access token"),
+        "{}",
+        answer.body
+    );
+    let answer = mallory.list_tools(&one.url(), &session).await;
+    assert_eq!(answer.status, 403, "B's call on replica 1: {}", answer.body);
+    assert_eq!(
+        mallory
+            .send(reqwest::Method::GET, &two.url(), &session)
+            .await,
+        403,
+        "B's GET stream on replica 2"
+    );
+    assert_eq!(
+        mallory
+            .send(reqwest::Method::DELETE, &two.url(), &session)
+            .await,
+        403,
+        "B's DELETE on replica 2"
+    );
+    // Replica 2 knew the owner from Redis, where it is stored with the session (hashed: no
+    // token, no subject).
+    let raw: String = redis::cmd("GET")
+        .arg(format!("{DEFAULT_KEY_PREFIX}{session}"))
+        .query_async(&mut redis.connection().await)
+        .await
+        .unwrap();
+    assert!(
+        raw.contains("\"dev.toolbox/sessionOwner\":\"static:"),
+        "{raw}"
+    );
+    assert!(!raw.contains(TOKEN_A), "{raw}");
+
+    // The session is still there, and still A's, on both replicas.
+    assert!(store_1.load(&session).await.unwrap().is_some());
+    assert_echoed(&alice.echo(&two.url(), &session, "hi").await, "hi", "2");
+    assert_echoed(&alice.echo(&one.url(), &session, "yo").await, "yo", "1");
+    // After replica 2 restored it for A, B is still refused there.
+    let answer = mallory.echo(&two.url(), &session, "now?").await;
+    assert_eq!(answer.status, 403, "B after the restore: {}", answer.body);
+
+    // A ends it on replica 2.
+    let status = alice
+        .send(reqwest::Method::DELETE, &two.url(), &session)
+        .await;
+    assert!(status.is_success(), "A's DELETE: {status}");
+    assert!(store_1.load(&session).await.unwrap().is_none());
+
+    for server in [one, two] {
+        server.shutdown();
+        tokio::time::timeout(DEADLINE, server.wait())
+            .await
+            .expect("a replica did not stop")
+            .unwrap();
+    }
+}
+
+/// A session in the store without a recorded owner (opened without a token, or by an older
+/// version) is refused to every token on an authenticated replica.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_session_without_an_owner_is_refused_to_tokens() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = RedisSessionStore::connect(&redis.url()).await.unwrap();
+    store
+        .store("legacy-session", &session_state("old-client"))
+        .await
+        .unwrap();
+    let server = authenticated_replica(store).await;
+    let mut alice = RawClient::with_token(TOKEN_A);
+    let answer = alice.echo(&server.url(), "legacy-session", "hi").await;
+    assert_eq!(answer.status, 403, "{}", answer.body);
+    assert!(answer.body.contains("no recorded owner"), "{}", answer.body);
+    server.shutdown();
+    tokio::time::timeout(DEADLINE, server.wait())
+        .await
+        .expect("the server did not stop")
+        .unwrap();
 }

@@ -240,15 +240,54 @@ pub(crate) struct HttpArgs {
     #[arg(long, requires = "http")]
     pub(crate) stateless: bool,
     /// Share MCP sessions with other replicas through Redis, so any replica behind a load
-    /// balancer serves any session: `redis://HOST:PORT/DB` or `redis+unix:///PATH` (a
-    /// password goes in the URL and is never printed).
+    /// balancer serves any session: `redis://HOST:PORT/DB` or `redis+unix:///PATH`. A URL
+    /// with a password is refused here (every user of the machine can read a process's
+    /// arguments): give it with --session-store-file or --session-store-env.
     #[arg(
         long,
         value_name = "URL",
         requires = "http",
-        conflicts_with = "stateless"
+        conflicts_with_all = ["stateless", "session_store_file", "session_store_env"]
     )]
     pub(crate) session_store: Option<String>,
+    /// Like --session-store, with the URL (password and all) read from this file (mode 600,
+    /// outside the workspace). It is never printed; logs show it with the password hidden.
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "http",
+        conflicts_with_all = ["stateless", "session_store_env"]
+    )]
+    pub(crate) session_store_file: Option<PathBuf>,
+    /// Like --session-store, with the URL (password and all) read from this environment
+    /// variable. Commands run by the tools do not inherit it.
+    #[arg(
+        long,
+        value_name = "VAR",
+        requires = "http",
+        conflicts_with = "stateless"
+    )]
+    pub(crate) session_store_env: Option<String>,
+    /// The most connections open at once; one more is answered 503 and closed. Keep it
+    /// below `ulimit -n`.
+    #[arg(long, value_name = "N", default_value_t = 512, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_connections: u64,
+    /// Seconds a client has to send a request's whole header; a connection that does not is
+    /// closed.
+    #[arg(long, value_name = "SECS", default_value_t = 10, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) header_read_timeout: u64,
+    /// Seconds a connection may go without a byte either way before it is closed (event
+    /// streams send a keep-alive every 15 s).
+    #[arg(long, value_name = "SECS", default_value_t = 300, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) connection_idle_secs: u64,
+    /// The most MCP sessions one caller (a static token, or a JWT's issuer and subject) may
+    /// have open; one more gets 429.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_sessions_per_principal: u64,
+    /// The most tool calls one caller may have running at once; one more is refused at once
+    /// with a JSON-RPC error (keep it below --max-concurrent-calls).
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_calls_per_principal: u64,
     /// On SIGTERM or Ctrl-C, seconds to let calls in flight finish (new requests get 503
     /// meanwhile) before stopping.
     #[arg(long, value_name = "SECS", default_value_t = 30, requires = "http")]

@@ -20,6 +20,10 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             &args.http_options.auth_token_file,
         ),
         ("JWKS file (--jwks-file)", &args.http_options.jwks_file),
+        (
+            "session store URL file (--session-store-file)",
+            &args.http_options.session_store_file,
+        ),
     ];
     for (what, path) in secrets {
         if let Some(path) = path {
@@ -152,7 +156,16 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
         .max_request_body_bytes(args.max_body_bytes)
         .max_sessions(usize::try_from(args.max_sessions).unwrap_or(usize::MAX))
         .session_idle_timeout(Duration::from_secs(args.session_idle_secs))
-        .stateless(args.stateless);
+        .stateless(args.stateless)
+        .max_connections(usize::try_from(args.max_connections).unwrap_or(usize::MAX))
+        .header_read_timeout(Duration::from_secs(args.header_read_timeout))
+        .connection_idle_timeout(Duration::from_secs(args.connection_idle_secs))
+        .max_sessions_per_principal(
+            usize::try_from(args.max_sessions_per_principal).unwrap_or(usize::MAX),
+        )
+        .max_calls_per_principal(
+            usize::try_from(args.max_calls_per_principal).unwrap_or(usize::MAX),
+        );
     for host in &args.allow_hosts {
         options = options.allow_host(host);
     }
@@ -165,10 +178,10 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
             options = options.allow_host(host);
         }
     }
-    if let Some(url) = &args.session_store {
+    if let Some(url) = session_store_url(args)? {
         // Entries live as long as an idle session would, and a replica that restores one
         // restarts the clock.
-        let store = tool_mcp::RedisSessionStore::connect(url)
+        let store = tool_mcp::RedisSessionStore::connect(&url)
             .await
             .map_err(|e| UsageError(e.to_string()))?
             .ttl(Duration::from_secs(args.session_idle_secs.max(1)));
@@ -197,6 +210,70 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
     }
     Ok(options)
 }
+
+/// The Redis URL of the session store, from --session-store (only without a password: the
+/// arguments of a process are visible to every user of the machine), --session-store-file
+/// or --session-store-env.
+fn session_store_url(args: &HttpArgs) -> Result<Option<String>, UsageError> {
+    if let Some(url) = &args.session_store {
+        if tool_mcp::redis_url_has_password(url) {
+            return Err(UsageError(
+                "refusing a Redis URL with a password on the command line (--session-store): \
+                 every user of this machine can read a process's arguments. Put the URL in a \
+                 file only you can read and give --session-store-file PATH, or in an \
+                 environment variable and give --session-store-env VAR"
+                    .to_owned(),
+            ));
+        }
+        return Ok(Some(url.clone()));
+    }
+    if let Some(path) = &args.session_store_file {
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            UsageError(format!(
+                "cannot read the session store URL from {} (--session-store-file): {error}",
+                path.display()
+            ))
+        })?;
+        warn_if_readable_by_others(path);
+        let url = text.trim();
+        if url.is_empty() {
+            return Err(UsageError(format!(
+                "{} (--session-store-file) is empty; write the Redis URL in it, such as \
+                 redis://:PASSWORD@HOST:6379/0",
+                path.display()
+            )));
+        }
+        return Ok(Some(url.to_owned()));
+    }
+    if let Some(var) = &args.session_store_env {
+        let url = std::env::var(var).unwrap_or_default();
+        let url = url.trim();
+        if url.is_empty() {
+            return Err(UsageError(format!(
+                "the environment variable {var} (--session-store-env) is not set or is empty; \
+                 set it to the Redis URL, such as redis://:PASSWORD@HOST:6379/0"
+            )));
+        }
+        return Ok(Some(url.to_owned()));
+    }
+    Ok(None)
+}
+
+#[cfg(unix)]
+fn warn_if_readable_by_others(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(metadata) = std::fs::metadata(path)
+        && metadata.permissions().mode() & 0o004 != 0
+    {
+        tracing::warn!(
+            path = %path.display(),
+            "the session store URL file is readable by every user of this machine; `chmod 600` it"
+        );
+    }
+}
+
+#[cfg(not(unix))]
+fn warn_if_readable_by_others(_path: &std::path::Path) {}
 
 /// The `host[:port]` of a URL (`https://tools.example.com/mcp` -> `tools.example.com`).
 fn authority(url: &str) -> Option<&str> {

@@ -459,3 +459,162 @@ async fn http_flags_reach_the_server() {
     assert_eq!(code, Some(0), "{rest}");
     assert!(rest.contains("up to 5s"), "{rest}");
 }
+
+/// A Redis URL with a password on the command line (visible to every user through `ps`) is
+/// refused, saying how to pass it instead, and the password is not echoed.
+#[test]
+fn a_redis_password_on_the_command_line_is_refused() {
+    for url in [
+        "redis://:hunter2-secret@127.0.0.1:1/0",
+        "redis+unix:///run/redis.sock?db=0&pass=hunter2-secret",
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+            .args(["serve", "--http", "127.0.0.1:0", "--session-store", url])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{url}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        for needle in ["password", "--session-store-file", "--session-store-env"] {
+            assert!(stderr.contains(needle), "no `{needle}` in {stderr}");
+        }
+        assert!(!stderr.contains("hunter2"), "{stderr}");
+    }
+}
+
+/// A `redis-server` with a password on a Unix socket in a temporary directory, killed on
+/// drop; `None` (after saying so) when it is not installed and TOOLBOX_REQUIRE_SERVICES is
+/// not `1`.
+struct Redis {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Redis {
+    fn start(password: &str) -> Option<Redis> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let Some(binary) = std::env::split_paths(&path)
+            .map(|dir| dir.join("redis-server"))
+            .find(|candidate| candidate.is_file())
+        else {
+            assert_ne!(
+                std::env::var("TOOLBOX_REQUIRE_SERVICES").as_deref(),
+                Ok("1"),
+                "redis-server is not installed and TOOLBOX_REQUIRE_SERVICES=1: install it \
+                 (`apt-get install redis-server`)"
+            );
+            eprintln!("SKIPPED: redis-server is not installed (`apt-get install redis-server`)");
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        // The password goes in a configuration file, not redis-server's own arguments.
+        let config = dir.path().join("redis.conf");
+        std::fs::write(
+            &config,
+            format!(
+                "port 0\nunixsocket {}\nunixsocketperm 700\nsave \"\"\nappendonly no\n\
+                 requirepass {password}\ndir {}\n",
+                dir.path().join("redis.sock").display(),
+                dir.path().display()
+            ),
+        )
+        .unwrap();
+        let child = Command::new(binary)
+            .arg(&config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut redis = Redis { child, dir };
+        redis.wait_until_it_answers();
+        Some(redis)
+    }
+
+    fn socket(&self) -> std::path::PathBuf {
+        self.dir.path().join("redis.sock")
+    }
+
+    /// Waits until the socket answers PING (`-NOAUTH`, with a password: an answer), failing
+    /// if the server exits or the deadline passes.
+    fn wait_until_it_answers(&mut self) {
+        use std::io::Write;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        loop {
+            if let Ok(mut stream) = std::os::unix::net::UnixStream::connect(self.socket()) {
+                let mut line = String::new();
+                if stream.write_all(b"PING\r\n").is_ok()
+                    && BufReader::new(stream).read_line(&mut line).is_ok()
+                    && !line.is_empty()
+                {
+                    return;
+                }
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("redis-server exited ({status}) before answering");
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "redis-server did not answer"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The session store's URL, password and all, comes from a file or an environment variable:
+/// the server connects with it, and neither its arguments (what `ps` shows) nor its logs hold
+/// the password.
+#[tokio::test]
+async fn the_session_store_url_comes_from_a_file_or_the_environment_never_argv() {
+    const PASSWORD: &str = "hunter2-store-secret";
+    let Some(redis) = Redis::start(PASSWORD) else {
+        return;
+    };
+    let url = format!("redis+unix://{}?pass={PASSWORD}", redis.socket().display());
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = tempfile::tempdir().unwrap();
+    let file = secrets.path().join("session-store-url");
+    std::fs::write(&file, format!("{url}\n")).unwrap();
+    // The flags, and the environment, of each way.
+    type Way<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>);
+    let ways: [Way; 2] = [
+        (
+            vec!["--session-store-file", file.to_str().unwrap()],
+            Vec::new(),
+        ),
+        (
+            vec!["--session-store-env", "TOOLBOX_TEST_STORE_URL"],
+            vec![("TOOLBOX_TEST_STORE_URL", url.as_str())],
+        ),
+    ];
+    for (flags, env) in ways {
+        let mut args = vec!["--http", "127.0.0.1:0"];
+        args.extend(flags.iter().copied());
+        let server = Server::start(&args, &env, dir.path());
+        let cmdline = std::fs::read(format!("/proc/{}/cmdline", server.child.id()))
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default();
+        assert!(!cmdline.contains(PASSWORD), "{flags:?}: {cmdline}");
+        let early = server.early.join("");
+        assert!(!early.contains(PASSWORD), "{flags:?}: {early}");
+        // It connected with the password (the store PINGs Redis before the server listens),
+        // and serves.
+        let web = reqwest::Client::new();
+        let opened = post(&web, &server.mcp(), &initialize_body())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(opened.status(), StatusCode::OK, "{flags:?}");
+        let (code, rest) = server.terminate();
+        assert_eq!(code, Some(0), "{rest}");
+        assert!(!rest.contains(PASSWORD), "{flags:?}: {rest}");
+    }
+}

@@ -1,12 +1,14 @@
 """The client side of the replica test (run by run.sh): the official Python MCP SDK through nginx.
 
-Usage: python client.py PROXY_URL STATE_DIR
+Usage: python client.py PROXY_URL STATE_DIR REPLICA2_URL
 
-Reads the bearer token from $TOOLBOX_TOKEN. In order:
+Reads the bearer token from $TOOLBOX_TOKEN, and another caller's from $TOOLBOX_TOKEN_B. In
+order:
 
 1. Requests without a token, and with a wrong one, are refused with 401.
 2. One session: initialize, list the tools, call `calculate` ("6*7" -> 42) several times.
-   Writes the session id to STATE_DIR/session-id, then STATE_DIR/phase1.done, and waits for
+   The other caller's token, valid too, tries the session on replica 2 directly: a call,
+   the GET stream and DELETE each get 403, and the session goes on. Writes the session id to STATE_DIR/session-id, then STATE_DIR/phase1.done, and waits for
    run.sh to create STATE_DIR/replica1.killed (it kills a replica in between).
 3. The same session goes on: more calls and a listing, all of which must succeed.
 4. Leaves (the SDK sends DELETE, ending the session), then writes STATE_DIR/client.done.
@@ -97,6 +99,40 @@ async def calculate(session: ClientSession, label: str) -> None:
     check(text == "42", f"calculate {label} gave {text!r}, not 42")
 
 
+async def takeover_refused(replica2_url: str, token_b: str, session_id: str) -> None:
+    """Another caller's valid token cannot use, listen to, or end the session on replica 2."""
+    headers = {
+        "authorization": f"Bearer {token_b}",
+        "mcp-session-id": session_id,
+        "mcp-protocol-version": "2025-06-18",
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 99,
+        "method": "tools/call",
+        "params": {"name": "calculate", "arguments": {"expression": "6*7"}},
+    }
+    async with httpx2.AsyncClient(timeout=HTTP_TIMEOUT, trust_env=False) as client:
+        answers = {
+            "a call": await client.post(
+                replica2_url,
+                json=call,
+                headers={**headers, "accept": "application/json, text/event-stream"},
+            ),
+            "the GET stream": await client.get(
+                replica2_url, headers={**headers, "accept": "text/event-stream"}
+            ),
+            "DELETE": await client.delete(replica2_url, headers=headers),
+        }
+    for label, response in answers.items():
+        check(
+            response.status_code == 403,
+            f"another caller's token got {response.status_code}, not 403, for {label} of the "
+            f"session on replica 2: {response.text[:300]}",
+        )
+    say("another caller's token gets 403 on replica 2 for a call, the GET stream and DELETE")
+
+
 async def wait_for_file(path: str) -> None:
     """Waits until run.sh creates `path` (the event), within the phase deadline."""
     deadline = time.monotonic() + PHASE_DEADLINE_SECONDS
@@ -105,7 +141,7 @@ async def wait_for_file(path: str) -> None:
         await asyncio.sleep(0.05)
 
 
-async def one_session(url: str, token: str, state_dir: str) -> None:
+async def one_session(url: str, token: str, state_dir: str, replica2_url: str, token_b: str) -> None:
     watch = SessionWatch()
     http = httpx2.AsyncClient(
         headers={"authorization": f"Bearer {token}"},
@@ -134,6 +170,12 @@ async def one_session(url: str, token: str, state_dir: str) -> None:
                 check(not watch.problems, "; ".join(watch.problems))
                 say(f"listed tools and called calculate {CALLS_PER_PHASE} times: 6*7 = 42")
 
+                await asyncio.wait_for(
+                    takeover_refused(replica2_url, token_b, watch.session_id), PHASE_DEADLINE_SECONDS
+                )
+                # The session is still the first caller's, and still open.
+                await asyncio.wait_for(calculate(session, "after the takeover attempt"), PHASE_DEADLINE_SECONDS)
+
                 open(os.path.join(state_dir, "phase1.done"), "w").close()
                 await wait_for_file(os.path.join(state_dir, "replica1.killed"))
                 say("replica 1 was killed; calling on in the same session")
@@ -153,11 +195,13 @@ async def one_session(url: str, token: str, state_dir: str) -> None:
 
 
 async def main() -> None:
-    url, state_dir = sys.argv[1], sys.argv[2]
+    url, state_dir, replica2_url = sys.argv[1], sys.argv[2], sys.argv[3]
     token = os.environ.get("TOOLBOX_TOKEN")
     check(token, "TOOLBOX_TOKEN is not set")
+    token_b = os.environ.get("TOOLBOX_TOKEN_B")
+    check(token_b, "TOOLBOX_TOKEN_B is not set")
     await refused_without_the_token(url)
-    await one_session(url, token, state_dir)
+    await one_session(url, token, state_dir, replica2_url, token_b)
     open(os.path.join(state_dir, "client.done"), "w").close()
 
 

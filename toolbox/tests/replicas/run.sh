@@ -90,7 +90,7 @@ nginx="$(command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; }
 "$python" -c 'import mcp' 2>/dev/null || fail "$python has no \`mcp\` package: pip install mcp==2.3.0 (or set PYTHON)"
 # The flags the replicas run with (a toolbox without them fails here, saying which).
 serve_help="$("$toolbox" serve --help 2>&1 || true)"
-for flag in --session-store --auth-token-env --allow-host; do
+for flag in --session-store-env --auth-token-env --auth-token-file --allow-host; do
     grep -q -- "$flag" <<<"$serve_help" \
         || fail "$toolbox serve has no $flag flag; this test needs a toolbox that has it"
 done
@@ -123,13 +123,23 @@ say "redis-server answers on $redis_socket"
 # ---- the token and the proxy's port (the replicas must allow its Host header)
 TOOLBOX_TOKEN="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
 export TOOLBOX_TOKEN
+# A second caller's token, just as valid: it must not be able to use the first caller's
+# session on either replica (the session's owner is stored with it in Redis).
+TOOLBOX_TOKEN_B="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
+export TOOLBOX_TOKEN_B
+mkdir -p "$tmp/secrets"
+(umask 077 && printf '%s tools:safe\n' "$TOOLBOX_TOKEN_B" >"$tmp/secrets/tokens")
 proxy_port="$(free_port)"
 
 # ---- two replicas; each picks a free port and prints its URL once it listens
-session_store_url="redis+unix://$redis_socket"
-replica_flags=(--auth-token-env TOOLBOX_TOKEN --allow-host "127.0.0.1:$proxy_port")
+# The store's URL from the environment, never the command line (where a password would
+# show in `ps`).
+TOOLBOX_SESSION_STORE="redis+unix://$redis_socket"
+export TOOLBOX_SESSION_STORE
+replica_flags=(--auth-token-env TOOLBOX_TOKEN --auth-token-file "$tmp/secrets/tokens"
+    --allow-host "127.0.0.1:$proxy_port")
 if [ "$store_mode" = redis ]; then
-    replica_flags+=(--session-store "$session_store_url")
+    replica_flags+=(--session-store-env TOOLBOX_SESSION_STORE)
 else
     say "REPLICAS_SESSION_STORE=none: replicas without the session store; this run must fail"
 fi
@@ -175,7 +185,8 @@ say "nginx (pid $nginx_pid) proxies 127.0.0.1:$proxy_port to $replica1 and $repl
 
 # ---- the client: 401 without the token, then one session through the proxy
 state="$tmp/state"
-"$python" "$here/client.py" "http://127.0.0.1:$proxy_port/mcp" "$state" >"$tmp/client.log" 2>&1 &
+"$python" "$here/client.py" "http://127.0.0.1:$proxy_port/mcp" "$state" "http://$replica2/mcp" \
+    >"$tmp/client.log" 2>&1 &
 client_pid=$!
 pids+=("$client_pid")
 client_at_kill_point() {
