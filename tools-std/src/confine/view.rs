@@ -51,6 +51,15 @@ pub(crate) enum Item {
 }
 
 impl Item {
+    /// Which of two items at one path stays: a bind first.
+    fn rank(&self) -> u8 {
+        match self {
+            Item::Bind { .. } => 0,
+            Item::Link { .. } => 1,
+            Item::Empty { .. } => 2,
+        }
+    }
+
     fn path(&self) -> &Path {
         match self {
             Item::Bind { path, .. } | Item::Link { path, .. } | Item::Empty { path } => path,
@@ -182,9 +191,10 @@ pub(crate) fn items(ws: &Workspace, temp: Option<&Path>, git: &[PathBuf]) -> Vec
     for entry in git {
         bind_existing(&mut items, entry, Access::Read);
     }
-    // Parents before children: a path sorts after each of its ancestors.
-    items.sort_by(|a, b| a.path().cmp(b.path()));
-    items.dedup_by(|a, b| a.path() == b.path());
+    // Parents before children: a path sorts after each of its ancestors. Of two items at one
+    // path (a workspace at `/tmp`), the bind wins over an empty directory or a link.
+    items.sort_by(|a, b| a.path().cmp(b.path()).then(a.rank().cmp(&b.rank())));
+    items.dedup_by(|later, first| later.path() == first.path());
     items
 }
 
@@ -670,5 +680,25 @@ mod tests {
         let mut sorted = paths.clone();
         sorted.sort();
         assert_eq!(paths, sorted, "parents before children");
+    }
+
+    #[test]
+    fn a_workspace_where_the_view_has_an_empty_directory_is_bound() {
+        let ws = Workspace::new("/tmp").unwrap();
+        let items = items(&ws, None, &[]);
+        let at_tmp: Vec<&Item> = items
+            .iter()
+            .filter(|item| item.path() == Path::new("/tmp"))
+            .collect();
+        assert!(
+            matches!(
+                at_tmp[..],
+                [Item::Bind {
+                    access: Access::Write,
+                    ..
+                }]
+            ),
+            "{at_tmp:?}"
+        );
     }
 }
