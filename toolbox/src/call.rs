@@ -13,7 +13,7 @@ use tool_runtime::{
 
 mod hunks;
 
-pub(crate) use hunks::{visible, visible_lines};
+use crate::shown::visible_lines;
 
 use crate::cli::CallArgs;
 use crate::ending::{Outcome, Stop, UsageError, print, registry};
@@ -178,12 +178,12 @@ fn approval_prompt(
         let link = change
             .requested
             .as_deref()
-            .map(|requested| format!(" (`{}` is a link to it)", hunks::visible_lines(requested)))
+            .map(|requested| format!(" (`{}` is a link to it)", visible_lines(requested)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
             "It changes `{}`{link} in {count} {}: answer for each.\n",
-            hunks::visible_lines(&change.path),
+            visible_lines(&change.path),
             if count == 1 { "hunk" } else { "hunks" }
         );
         return hunks::ask_hunks(change, input, out, colors);
@@ -206,9 +206,9 @@ fn approval_prompt(
 /// wrote in them unable to drive the terminal (escapes, carriage returns, bidi controls).
 fn show_call(request: &ApprovalRequest, err: &mut impl Write) {
     let arguments = serde_json::to_string_pretty(&request.arguments).unwrap_or_default();
-    let _ = writeln!(err, "arguments: {}", hunks::visible_lines(&arguments));
+    let _ = writeln!(err, "arguments: {}", visible_lines(&arguments));
     if let Some(preview) = &request.preview {
-        let _ = writeln!(err, "\n{}", hunks::visible_lines(preview));
+        let _ = writeln!(err, "\n{}", visible_lines(preview));
     }
 }
 

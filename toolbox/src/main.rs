@@ -12,6 +12,7 @@ mod ending;
 mod list;
 mod prompt;
 mod serve;
+mod shown;
 mod spinner;
 mod workspace;
 

@@ -12,7 +12,7 @@ use tool_runtime::client::{
 };
 use tool_runtime::{ClientError, Elicitation};
 
-use crate::call::{visible, visible_lines};
+use crate::shown::{visible, visible_lines};
 
 /// The terminal as the client of one `toolbox call`.
 pub(crate) struct Terminal {

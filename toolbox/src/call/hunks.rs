@@ -4,13 +4,14 @@
 //! The prompt is a function over any input and output, so it is tested without a terminal;
 //! `call::ask` gives it the terminal.
 
-use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::io::{BufRead, Write};
 
 use anstyle::{AnsiColor, Style};
 use tool_runtime::ApprovalDecision;
 use tool_runtime::file_change::{FileChange, Hunk, LineKind};
+
+use crate::shown::visible;
 
 /// What the keys do, shown for `?`.
 pub(crate) const HELP: &str = "\
@@ -202,30 +203,6 @@ fn show_hunk(hunk: &Hunk, palette: &Palette, out: &mut impl Write) {
             let _ = writeln!(out, "\\ No newline at end of file");
         }
     }
-}
-
-/// Text of several lines for the terminal: each line as [`visible`] shows it.
-pub(crate) fn visible_lines(text: &str) -> String {
-    text.split('\n').map(visible).collect::<Vec<_>>().join("\n")
-}
-
-/// `text` for the terminal: the characters [`tool_names::escape::escape_class`] flags
-/// (controls, bidirectional controls, invisible and tag characters, variation selectors, line
-/// separators) but tabs, written so they cannot move the cursor, recolour, reorder or hide
-/// what the person reads. C0 controls and DEL in caret notation (`^[`, `^M`, `^?`), the rest
-/// as escapes (`\u{202e}`): which characters is decided in `tool_names`, how they look here.
-pub(crate) fn visible(text: &str) -> Cow<'_, str> {
-    tool_names::escape::escape_with(text, |c, _, shown| match c {
-        '\t' => shown.push(c),
-        // C0 controls and DEL: ^@ .. ^_, ^?
-        c if (c as u32) < 0x20 => {
-            shown.push('^');
-            shown.push(char::from(b'@' + c as u8));
-        }
-        '\u{7f}' => shown.push_str("^?"),
-        // C1 controls (which some terminals obey too) and the rest.
-        c => shown.push_str(&format!("\\u{{{:x}}}", c as u32)),
-    })
 }
 
 #[cfg(test)]
