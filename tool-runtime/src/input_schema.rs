@@ -13,6 +13,7 @@ pub(crate) fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
         .with(|settings| settings.meta_schema = None)
         .with_transform(RecursiveTransform(numeric_formats_as_bounds))
+        .with_transform(RecursiveTransform(closed_objects))
         .into_generator()
 }
 
@@ -29,7 +30,22 @@ pub(crate) fn is_meaningful_bound(bound: &Value) -> bool {
 pub(crate) fn normalized(mut schema: Schema) -> Schema {
     use schemars::transform::Transform;
     RecursiveTransform(numeric_formats_as_bounds).transform(&mut schema);
+    RecursiveTransform(closed_objects).transform(&mut schema);
     schema
+}
+
+/// Closes a derived struct's object schema (`additionalProperties: false`) unless it says
+/// otherwise: the arguments reader refuses a field the struct does not have
+/// (`ArgumentError::UnknownField`), so the schema a model reads says the same. A type that
+/// takes other fields (a map, a `#[serde(flatten)]` map) has `additionalProperties` already
+/// and keeps it.
+fn closed_objects(schema: &mut Schema) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if object.contains_key("properties") && !object.contains_key("additionalProperties") {
+        object.insert("additionalProperties".into(), Value::Bool(false));
+    }
 }
 
 /// The range of each integer format schemars writes (`uint64`, `int32`, ...), which JSON

@@ -160,6 +160,34 @@ async fn nested_struct_errors_name_the_field() {
 }
 
 #[tokio::test]
+async fn an_unknown_field_inside_a_struct_parameter_is_reported_like_a_parameter() {
+    let (message, errors) = argument_errors(
+        "get_forecast",
+        json!({"location": {"lat": 1.0, "lon": 2.0, "lonn": 3.0}}),
+    )
+    .await;
+    assert_eq!(
+        errors,
+        [ArgumentError::UnknownField {
+            param: "location".into(),
+            place: "location.lonn".into(),
+            valid: vec!["lat".into(), "lon".into()],
+        }]
+    );
+    assert_eq!(
+        message,
+        "invalid arguments for tool `get_forecast`: unknown field `lonn` at `location.lonn`: \
+         did you mean `lon`? (valid fields there: `lat`, `lon`)"
+    );
+    // The schema the model reads says the same: the object is closed.
+    let registry = register_all_tools().unwrap();
+    let tool = registry.get("get_forecast").unwrap();
+    let schema = tool.input_schema();
+    let location = &schema["$defs"]["Location"];
+    assert_eq!(location["additionalProperties"], false, "{schema}");
+}
+
+#[tokio::test]
 async fn unknown_parameter_lists_the_valid_ones() {
     let (message, errors) = argument_errors("echo", json!({"word": "a", "shuot": true})).await;
     assert_eq!(

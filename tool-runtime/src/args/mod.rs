@@ -11,6 +11,7 @@ use tool_names::did_you_mean;
 
 use crate::param::ParamInfo;
 
+mod nested;
 mod schema_check;
 #[cfg(not(feature = "schema-validation"))]
 mod shape;
@@ -91,6 +92,32 @@ pub enum ArgumentError {
         /// The tool's parameters.
         valid: Vec<String>,
     },
+    /// A field inside a parameter's object (a struct parameter, at any depth) that its type
+    /// does not have: serde would skip it, and the model would never learn its value was
+    /// dropped.
+    ///
+    /// ```
+    /// use tool_runtime::ArgumentError;
+    ///
+    /// let err = ArgumentError::UnknownField {
+    ///     param: "filter".into(),
+    ///     place: "filter.rules[0].sevrity".into(),
+    ///     valid: vec!["severity".into(), "name".into()],
+    /// };
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "unknown field `sevrity` at `filter.rules[0].sevrity`: did you mean `severity`? \
+    ///      (valid fields there: `severity`, `name`)"
+    /// );
+    /// ```
+    UnknownField {
+        /// The parameter whose value holds it.
+        param: String,
+        /// Where, as a model writes it: `filter.rules[0].sevrity`.
+        place: String,
+        /// The fields the object there has.
+        valid: Vec<String>,
+    },
     /// The arguments break the tool's JSON Schema (tools defined at run time).
     Schema {
         /// JSON Pointer to the offending value, `""` for the whole argument object.
@@ -113,7 +140,8 @@ impl ArgumentError {
             ArgumentError::Missing { param, .. }
             | ArgumentError::Null { param, .. }
             | ArgumentError::Invalid { param, .. }
-            | ArgumentError::Unknown { param, .. } => Some(param),
+            | ArgumentError::Unknown { param, .. }
+            | ArgumentError::UnknownField { param, .. } => Some(param),
             ArgumentError::Schema { .. } => None,
         }
     }
@@ -142,7 +170,9 @@ impl ArgumentError {
                     expected.get_or_insert_with(|| info.expected_type().to_owned());
                 }
             }
-            ArgumentError::Unknown { .. } | ArgumentError::Schema { .. } => {}
+            ArgumentError::Unknown { .. }
+            | ArgumentError::UnknownField { .. }
+            | ArgumentError::Schema { .. } => {}
         }
     }
 }
@@ -192,6 +222,24 @@ impl fmt::Display for ArgumentError {
                     write!(f, ": did you mean `{close}`?")?;
                 }
                 f.write_str(" (valid parameters: ")?;
+                for (i, name) in valid.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "`{name}`")?;
+                }
+                f.write_str(")")
+            }
+            ArgumentError::UnknownField { place, valid, .. } => {
+                let field = place.rsplit(['.', ']']).next().unwrap_or(place.as_str());
+                write!(f, "unknown field `{field}` at `{place}`")?;
+                if valid.is_empty() {
+                    return f.write_str(": the value there takes no such field");
+                }
+                if let Some(close) = did_you_mean(field, valid.iter().map(String::as_str)) {
+                    write!(f, ": did you mean `{close}`?")?;
+                }
+                f.write_str(" (valid fields there: ")?;
                 for (i, name) in valid.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
@@ -400,8 +448,25 @@ impl Arguments {
     fn convert<T: ToolParam>(&mut self, index: usize, value: Value) -> Option<T> {
         // Deserializing from a reference keeps the value for the error message, which is only
         // rendered when there is an error.
-        match T::deserialize(&value) {
-            Ok(typed) => Some(typed),
+        match nested::read_reporting_skipped::<T>(&value) {
+            Ok((typed, skipped)) if skipped.is_empty() => Some(typed),
+            Ok((_, skipped)) => {
+                // The schema says which fields were meant; made only when one was wrong.
+                let schema = schemars::generate::SchemaSettings::draft2020_12()
+                    .with(|settings| settings.inline_subschemas = true)
+                    .into_generator()
+                    .into_root_schema_for::<T>()
+                    .to_value();
+                let param = self.name(index);
+                for path in skipped {
+                    self.errors.push(ArgumentError::UnknownField {
+                        place: nested::place(&param, &path),
+                        valid: nested::valid_fields(&schema, &path),
+                        param: param.clone(),
+                    });
+                }
+                None
+            }
             Err(error) => {
                 self.errors.push(ArgumentError::Invalid {
                     param: self.name(index),
