@@ -8,8 +8,8 @@
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientResult, ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema,
-    EnumSchema, ServerRequest,
+    ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, EnumSchema, ServerRequest,
 };
 use rmcp::service::Peer;
 use serde_json::Value;
@@ -40,39 +40,73 @@ impl ApprovalHandler for ElicitationApproval {
         let peer = self.peer.clone();
         Box::pin(async move {
             let denied = |reason: String| ApprovalDecision::Denied { reason };
-            let hunks = hunks_to_choose(&request);
-            let schema = match hunks {
-                Some(hunks) => hunks_schema(hunks),
-                None => approve_schema(),
-            };
-            let schema = match schema {
-                Ok(schema) => schema,
+            let form = match Form::for_request(&request) {
+                Ok(form) => form,
                 Err(error) => return denied(format!("could not ask the user: {error}")),
             };
-            let params = ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message: message(&request),
-                requested_schema: schema,
-            };
             let response = peer
-                .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
+                .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(
+                    form.params(),
+                )))
                 .await;
             match response {
-                Ok(ClientResult::ElicitResult(result)) => match result.action {
-                    ElicitationAction::Accept => match hunks {
-                        Some(hunks) => read_hunks(result.content.as_ref(), hunks),
-                        None => read_approve(result.content.as_ref()),
-                    },
-                    ElicitationAction::Decline => denied("the user declined it".to_owned()),
-                    ElicitationAction::Cancel => denied("the user cancelled".to_owned()),
-                    _ => denied("the user did not approve it".to_owned()),
-                },
+                Ok(ClientResult::ElicitResult(result)) => form.read(&result),
                 Ok(_) => denied(
                     "the client answered the approval request with something else".to_owned(),
                 ),
                 Err(error) => denied(format!("could not ask the user: {error}")),
             }
         })
+    }
+}
+
+/// The approval form of one request: what the user is shown and how the answer is read.
+/// The same over a session (an `elicitation/create` request) and over multi round-trip
+/// requests (an input request of the call's result).
+pub(crate) struct Form<'a> {
+    hunks: Option<&'a [Hunk]>,
+    message: String,
+    schema: ElicitationSchema,
+}
+
+impl<'a> Form<'a> {
+    /// The form for `request`: hunk by hunk for a change of several hunks, else one boolean.
+    pub(crate) fn for_request(request: &'a ApprovalRequest) -> Result<Self, String> {
+        let hunks = hunks_to_choose(request);
+        let schema = match hunks {
+            Some(hunks) => hunks_schema(hunks)?,
+            None => approve_schema()?,
+        };
+        Ok(Form {
+            hunks,
+            message: message(request),
+            schema,
+        })
+    }
+
+    /// The form as elicitation parameters.
+    pub(crate) fn params(&self) -> ElicitRequestParams {
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: self.message.clone(),
+            requested_schema: self.schema.clone(),
+        }
+    }
+
+    /// The decision the user's answer makes (read as untrusted: only JSON `true` approves).
+    pub(crate) fn read(&self, result: &ElicitResult) -> ApprovalDecision {
+        let denied = |reason: &str| ApprovalDecision::Denied {
+            reason: reason.to_owned(),
+        };
+        match result.action {
+            ElicitationAction::Accept => match self.hunks {
+                Some(hunks) => read_hunks(result.content.as_ref(), hunks),
+                None => read_approve(result.content.as_ref()),
+            },
+            ElicitationAction::Decline => denied("the user declined it"),
+            ElicitationAction::Cancel => denied("the user cancelled"),
+            _ => denied("the user did not approve it"),
+        }
     }
 }
 

@@ -25,6 +25,7 @@ use tool_runtime::client::{
 use tool_runtime::{ClientError, Elicitation, LogLevel};
 
 use crate::McpServer;
+use crate::rounds::Round;
 
 /// The level a session logs at until its client sends `logging/setLevel`.
 pub(crate) const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
@@ -73,11 +74,18 @@ impl McpServer {
         server
     }
 
-    /// The client powers of one `tools/call`: the session's peer, with what it declared.
-    pub(crate) fn client_for_call(&self, context: &RequestContext<RoleServer>) -> McpClient {
-        let info = context.peer.peer_info();
-        let capabilities = info.as_ref().map(|info| &info.capabilities);
+    /// The client powers of one `tools/call`: the session's peer, with what it declared
+    /// (in the handshake, or in the request's `_meta` from a 2026-07-28 client). With a
+    /// `round`, questions go to the caller in the call's result instead of as requests.
+    pub(crate) fn client_for_call(
+        &self,
+        context: &RequestContext<RoleServer>,
+        round: Option<Arc<Round>>,
+    ) -> McpClient {
+        let capabilities = context.client_capabilities();
+        let capabilities = capabilities.as_ref();
         McpClient {
+            round,
             peer: context.peer.clone(),
             call: context.id.clone(),
             level: self.log.clone(),
@@ -94,6 +102,9 @@ impl McpServer {
 
 /// What one `tools/call` may ask of the MCP client that made it.
 pub(crate) struct McpClient {
+    /// The call's round of a multi round-trip request (a 2026-07-28 client): questions are
+    /// answered from it or returned to the caller, never sent as requests.
+    round: Option<Arc<Round>>,
     peer: Peer<RoleServer>,
     /// The `tools/call` request: the server's requests ride its stream over HTTP.
     call: RequestId,
@@ -202,6 +213,10 @@ impl ClientPowers for McpClient {
             message: attributed(&request.tool, &request.message),
             requested_schema: schema,
         };
+        if let Some(round) = &self.round {
+            let answer = round.elicit(params);
+            return Box::pin(async move { answer });
+        }
         let request =
             self.marked_as_this_calls(ServerRequest::ElicitRequest(ElicitRequest::new(params)));
         let peer = self.peer.clone();
@@ -234,6 +249,12 @@ impl ClientPowers for McpClient {
             Ok(params) => params,
             Err(error) => return Box::pin(async move { Err(error) }),
         };
+        if let Some(round) = &self.round {
+            let answer = round
+                .sample(CreateMessageRequest::new(params))
+                .and_then(|result| sampled(&result));
+            return Box::pin(async move { answer });
+        }
         let request = self.marked_as_this_calls(ServerRequest::CreateMessageRequest(
             CreateMessageRequest::new(params),
         ));

@@ -55,6 +55,7 @@ mod jsonrpc;
 mod ops;
 mod options;
 mod owners;
+mod rounds;
 mod server;
 #[cfg(feature = "redis")]
 mod session_store;
@@ -65,6 +66,7 @@ pub use auth::{AuthConfig, AuthError, JwtConfig, Principal, TokenRejected};
 pub use http::{DrainReport, HttpServer, nodelay_listener};
 pub use ops::PrometheusMetrics;
 pub use options::HttpOptions;
+pub use rounds::{MemoryClaims, StateClaims};
 pub use server::McpServer;
 #[cfg(feature = "redis")]
 pub use session_store::{

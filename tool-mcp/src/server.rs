@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, Implementation, InputRequiredResult, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
     Tool as McpTool,
 };
@@ -23,6 +23,7 @@ use crate::auth::SCOPE_APPROVE;
 use crate::client::{Queued, SessionLog, flushed};
 use crate::content::call_tool_result;
 use crate::ops::InFlight;
+use crate::rounds::{Binding, Round, RoundApproval, StateClaims, StateSeal};
 use crate::{HttpOptions, HttpServer, Principal, ServeError};
 
 /// Tools per `tools/list` page.
@@ -65,6 +66,8 @@ struct Options {
     page_size: usize,
     allow_dangerous: bool,
     elicitation: bool,
+    /// How `requestState` is sealed and checked (multi round-trip requests).
+    seal: StateSeal,
 }
 
 impl McpServer {
@@ -79,6 +82,7 @@ impl McpServer {
                 page_size: DEFAULT_PAGE_SIZE,
                 allow_dangerous: false,
                 elicitation: true,
+                seal: StateSeal::random(),
             }),
             calls: InFlight::default(),
             log: SessionLog::default(),
@@ -122,6 +126,69 @@ impl McpServer {
     /// client supports it (default on).
     pub fn elicitation(self, ask: bool) -> Self {
         self.with(|o| o.elicitation = ask)
+    }
+
+    /// The key that seals the `requestState` of multi round-trip requests (MCP 2026-07-28:
+    /// the approval and the questions of a call, answered when the client repeats it). By
+    /// default each process has a random key of its own; replicas behind one load balancer
+    /// need the same key, so a repeated call may land on any of them (and, for states to be
+    /// used once across replicas, shared claims: [`request_state_claims`](Self::request_state_claims)).
+    /// Keep it from the tools: whoever holds it can forge an approval.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_mcp::McpServer;
+    /// use tool_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+    /// let server = McpServer::new(executor.clone()).request_state_key([7u8; 32]).unwrap();
+    /// # let _ = server;
+    /// assert!(McpServer::new(executor).request_state_key(b"short".to_vec()).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Config`] for a key shorter than 32 bytes.
+    pub fn request_state_key(self, key: impl Into<Vec<u8>>) -> Result<Self, ServeError> {
+        let codec = rmcp::model::RequestStateCodec::try_new(key).map_err(|error| {
+            ServeError::Config(format!(
+                "the request state key cannot be used: {error}; give 32 random bytes or more"
+            ))
+        })?;
+        Ok(self.with(|o| o.seal.codec = Some(Arc::new(codec))))
+    }
+
+    /// Where the server records which `requestState`s were used, so each is used once
+    /// (default: this process's memory). Replicas share one: a `RedisSessionStore` (feature
+    /// `redis`) is one.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_mcp::{McpServer, MemoryClaims};
+    /// use tool_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+    /// let server = McpServer::new(executor).request_state_claims(Arc::new(MemoryClaims::default()));
+    /// # let _ = server;
+    /// ```
+    pub fn request_state_claims(self, claims: Arc<dyn StateClaims>) -> Self {
+        self.with(|o| o.seal.claims = claims)
+    }
+
+    /// How long after a call asked its caller the repeated call may come (default 15
+    /// minutes); a later one is refused and the caller asked again.
+    ///
+    /// ```
+    /// use std::{sync::Arc, time::Duration};
+    /// use tool_mcp::McpServer;
+    /// use tool_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+    /// let server = McpServer::new(executor).request_state_ttl(Duration::from_secs(120));
+    /// # let _ = server;
+    /// ```
+    pub fn request_state_ttl(self, ttl: Duration) -> Self {
+        self.with(|o| o.seal.ttl = ttl)
     }
 
     /// The executor calls run through.
@@ -249,22 +316,30 @@ impl McpServer {
     /// The approval to use for a dangerous call from this client, if not the executor's.
     /// A caller authenticated without `tools:approve` is not asked: its own approval would
     /// not count.
+    ///
+    /// A client of the 2026-07-28 revision (`round`) is asked in the call's result; an
+    /// earlier one with an `elicitation/create` request while the call waits.
     fn approval_for(
         &self,
         context: &RequestContext<RoleServer>,
         principal: Option<&Principal>,
+        round: Option<&Arc<Round>>,
     ) -> Option<CallOptions> {
         let may_approve = principal.is_none_or(Principal::can_approve);
         let can_ask = may_approve
             && self.options.elicitation
             && context
-                .peer
-                .peer_info()
-                .is_some_and(|info| info.capabilities.elicitation.is_some());
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.elicitation.is_some());
         if can_ask {
-            return Some(CallOptions::new().approval(ElicitationApproval {
-                peer: context.peer.clone(),
-            }));
+            return Some(match round {
+                Some(round) => CallOptions::new().approval(RoundApproval {
+                    round: Arc::clone(round),
+                }),
+                None => CallOptions::new().approval(ElicitationApproval {
+                    peer: context.peer.clone(),
+                }),
+            });
         }
         if self.options.allow_dangerous {
             return Some(
@@ -434,12 +509,39 @@ impl ServerHandler for McpServer {
         };
         let _running = self.calls.enter();
         let name = request.name.to_string();
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let arguments = request.arguments.unwrap_or_default();
         let principal = principal(&context.extensions);
         let ceiling = ceiling(principal)?;
+        // A 2026-07-28 client is asked through the call's result (multi round-trip
+        // requests): the round holds the answers its repeated call brings.
+        let round = if context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize())
+        {
+            let binding = Binding::new(principal.map(Principal::owner), &name, &arguments);
+            let round = self
+                .options
+                .seal
+                .open(
+                    &binding,
+                    request.request_state.as_deref(),
+                    request.input_responses.as_ref(),
+                )
+                .await
+                .map_err(|error| {
+                    tracing::warn!(tool = %name, %error, "refused a call's requestState");
+                    McpError::invalid_params(error.to_string(), Some(json!({"tool": name})))
+                })?;
+            Some(Arc::new(round))
+        } else {
+            None
+        };
+        let arguments = Value::Object(arguments);
         // Who approves if the tool is dangerous: the executor asks only for dangerous calls.
-        let mut options = self.approval_for(&context, principal).unwrap_or_default();
-        let client = Arc::new(self.client_for_call(&context));
+        let mut options = self
+            .approval_for(&context, principal, round.as_ref())
+            .unwrap_or_default();
+        let client = Arc::new(self.client_for_call(&context, round.clone()));
         options = options
             .cancellation(context.ct.clone())
             .max_safety(ceiling)
@@ -491,6 +593,24 @@ impl ServerHandler for McpServer {
         tokio::select! {
             () = notifications_sent => {}
             () = context.ct.cancelled() => {}
+        }
+        if report.outcome == Outcome::InputRequired
+            && let Some(round) = &round
+        {
+            let questions = round.questions();
+            if !questions.is_empty() {
+                let Some(state) = self.options.seal.seal(round, &questions) else {
+                    return Err(McpError::internal_error(
+                        "the server could not seal the state of this call's questions (no \
+                         randomness or no key)",
+                        None,
+                    ));
+                };
+                return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                    Some(questions),
+                    Some(state),
+                )));
+            }
         }
         let result = report.result;
         if report.outcome == Outcome::UnknownTool {

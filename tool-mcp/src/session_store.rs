@@ -349,6 +349,35 @@ impl SessionStore for RedisSessionStore {
     }
 }
 
+/// Each `requestState` of a multi round-trip request is used once across every replica:
+/// its nonce is set in Redis with `SET NX PX` (under the store's prefix, `state:` and the
+/// nonce), living as long as the state could be presented.
+impl crate::rounds::StateClaims for RedisSessionStore {
+    fn claim(
+        &self,
+        nonce: String,
+        ttl: std::time::Duration,
+    ) -> tool_runtime::BoxFuture<Result<bool, String>> {
+        let mut command = redis::cmd("SET");
+        command
+            .arg(format!("{}state:{nonce}", self.prefix))
+            .arg(1)
+            .arg("NX")
+            .arg("PX")
+            .arg(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1));
+        let mut connection = self.connection.clone();
+        let url = self.url.clone();
+        Box::pin(async move {
+            // `OK` when set here first, nil when the nonce was already claimed.
+            let set: Option<String> = command
+                .query_async(&mut connection)
+                .await
+                .map_err(|error| format!("Redis at {url}: {error}"))?;
+            Ok(set.is_some())
+        })
+    }
+}
+
 /// A single command or a pipeline, run on the connection manager.
 trait Runnable {
     fn run<T: redis::FromRedisValue>(

@@ -209,6 +209,26 @@ pub enum ClientError {
     /// The call was cancelled while waiting for the client.
     #[error("the call was cancelled while waiting for the client")]
     Cancelled,
+    /// The question goes to the caller with the call's result, and the caller repeats the
+    /// call with the answer (MCP's multi round-trip requests, revision 2026-07-28). A
+    /// [`ClientPowers`] implementation returns this; under an executor the tool never sees
+    /// it: its run stops at the question ([`Outcome::InputRequired`](crate::executor::Outcome::InputRequired)),
+    /// and the repeated call runs the tool again with the answer.
+    #[error(
+        "the question goes to the caller, who answers it by repeating the call; this run of the \
+         tool stops here"
+    )]
+    InputRequired,
+    /// The tool asked a question after it changed something
+    /// ([`ToolContext::record_side_effect`](crate::ToolContext::record_side_effect)), and the
+    /// question can only be answered by repeating the call, which would run that change
+    /// again. Ask every question before the first change.
+    #[error(
+        "this question cannot be asked: the tool already changed something in this run ({0}), \
+         and the answer arrives only when the call is repeated, which would do that again; the \
+         tool must ask its questions before it changes anything"
+    )]
+    AfterSideEffect(String),
 }
 
 fn reason_suffix(reason: &Option<String>) -> String {

@@ -5,8 +5,8 @@
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -252,6 +252,11 @@ pub struct ToolContext {
     tool: Arc<str>,
     client: Option<ClientLink>,
     approved_change: Option<Arc<ApprovedChange>>,
+    /// Cancelled when the run stopped at a question only the caller's next request answers
+    /// (set by the executor, which then ends the call with `Outcome::InputRequired`).
+    asked: Option<CancellationToken>,
+    /// The first change the run recorded (`record_side_effect`), shared by every clone.
+    side_effect: Arc<OnceLock<String>>,
 }
 
 impl Default for ToolContext {
@@ -267,6 +272,8 @@ impl Default for ToolContext {
             tool: Arc::from(""),
             client: None,
             approved_change: None,
+            asked: None,
+            side_effect: Arc::default(),
         }
     }
 }
@@ -576,14 +583,68 @@ impl ToolContext {
     }
 
     /// The client's answer, or [`ClientError::Cancelled`] if the call is cancelled first.
+    ///
+    /// A question the caller answers only by repeating the call
+    /// ([`ClientError::InputRequired`]) ends this run under an executor: the executor is told,
+    /// ends the call with `Outcome::InputRequired` and cancels the run, so nothing after the
+    /// question runs (a sync tool waiting here wakes up to its cancellation). After a
+    /// recorded side effect such a question is refused instead: repeating the call would
+    /// repeat the effect.
     async fn wait_for<T>(
         &self,
         answer: impl Future<Output = Result<T, ClientError>>,
     ) -> Result<T, ClientError> {
-        tokio::select! {
+        let answer = tokio::select! {
             answer = answer => answer,
             () = self.cancellation.cancelled() => Err(ClientError::Cancelled),
+        };
+        if let Err(ClientError::InputRequired) = &answer {
+            if let Some(effect) = self.side_effect.get() {
+                return Err(ClientError::AfterSideEffect(effect.clone()));
+            }
+            if let Some(asked) = &self.asked {
+                asked.cancel();
+                self.cancellation.cancelled().await;
+            }
         }
+        answer
+    }
+
+    /// Records that this run changed something outside itself (wrote a file, sent a
+    /// message, ran a command), described by `what` for the error below.
+    ///
+    /// A client of MCP's 2026-07-28 revision answers a tool's question by repeating the
+    /// whole call: the tool runs again from the start with the answer. Work before a
+    /// question therefore runs once per question, and a change made before a question would
+    /// be made again. Ask every question first, change things after; a question asked after
+    /// a recorded change is refused with [`ClientError::AfterSideEffect`] rather than
+    /// sent. (A client that answers while the call waits, as the handshake-era revisions do,
+    /// is asked as usual.)
+    ///
+    /// ```
+    /// use tool_runtime::ToolContext;
+    ///
+    /// let ctx = ToolContext::new();
+    /// assert_eq!(ctx.side_effect(), None);
+    /// ctx.record_side_effect("wrote notes.txt");
+    /// ctx.record_side_effect("wrote todo.txt"); // the first one is kept
+    /// assert_eq!(ctx.side_effect(), Some("wrote notes.txt"));
+    /// ```
+    pub fn record_side_effect(&self, what: impl Into<String>) {
+        let _ = self.side_effect.set(what.into());
+    }
+
+    /// The first side effect this run recorded with
+    /// [`record_side_effect`](Self::record_side_effect), if any.
+    pub fn side_effect(&self) -> Option<&str> {
+        self.side_effect.get().map(String::as_str)
+    }
+
+    /// The same context, telling the executor through `asked` when the run stopped at a
+    /// question only the caller's next request answers.
+    pub(crate) fn with_question_signal(mut self, asked: CancellationToken) -> Self {
+        self.asked = Some(asked);
+        self
     }
 
     /// The id of the call being run, as the model sent it.

@@ -236,18 +236,37 @@ pub(crate) struct HttpArgs {
     #[arg(long, value_name = "N", default_value_t = 600, requires = "http")]
     pub(crate) session_idle_secs: u64,
     /// No sessions: every request is answered on its own, with JSON (for several servers
-    /// behind a load balancer; no approvals through elicitation).
+    /// behind a load balancer). Clients of MCP 2026-07-28 still approve dangerous calls and
+    /// answer questions (multi round-trip requests); older clients cannot.
     #[arg(long, requires = "http")]
     pub(crate) stateless: bool,
+    /// The key (32 bytes or more, e.g. `openssl rand -hex 32`) that seals the state of a
+    /// call waiting for its caller's approval or answer (MCP 2026-07-28 multi round-trip
+    /// requests), read from this file (mode 600, outside the workspace: whoever holds the
+    /// key can forge an approval). Replicas behind one load balancer need the same key.
+    /// Default: a random key per process.
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "http",
+        conflicts_with = "request_state_key_env"
+    )]
+    pub(crate) request_state_key_file: Option<PathBuf>,
+    /// Like --request-state-key-file, with the key read from this environment variable.
+    /// Commands run by the tools do not inherit it.
+    #[arg(long, value_name = "VAR", requires = "http")]
+    pub(crate) request_state_key_env: Option<String>,
     /// Share MCP sessions with other replicas through Redis, so any replica behind a load
-    /// balancer serves any session: `redis://HOST:PORT/DB` or `redis+unix:///PATH`. A URL
+    /// balancer serves any session: `redis://HOST:PORT/DB` or `redis+unix:///PATH`. Redis
+    /// also records which approval states were used, so each is used once on any replica
+    /// (with --stateless, that is all it holds). A URL
     /// with a password is refused here (every user of the machine can read a process's
     /// arguments): give it with --session-store-file or --session-store-env.
     #[arg(
         long,
         value_name = "URL",
         requires = "http",
-        conflicts_with_all = ["stateless", "session_store_file", "session_store_env"]
+        conflicts_with_all = ["session_store_file", "session_store_env"]
     )]
     pub(crate) session_store: Option<String>,
     /// Like --session-store, with the URL (password and all) read from this file (mode 600,
@@ -256,17 +275,12 @@ pub(crate) struct HttpArgs {
         long,
         value_name = "PATH",
         requires = "http",
-        conflicts_with_all = ["stateless", "session_store_env"]
+        conflicts_with = "session_store_env"
     )]
     pub(crate) session_store_file: Option<PathBuf>,
     /// Like --session-store, with the URL (password and all) read from this environment
     /// variable. Commands run by the tools do not inherit it.
-    #[arg(
-        long,
-        value_name = "VAR",
-        requires = "http",
-        conflicts_with = "stateless"
-    )]
+    #[arg(long, value_name = "VAR", requires = "http")]
     pub(crate) session_store_env: Option<String>,
     /// The most connections open at once; one more is answered 503 and closed. Keep it
     /// below `ulimit -n`.

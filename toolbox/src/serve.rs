@@ -24,16 +24,24 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             "session store URL file (--session-store-file)",
             &args.http_options.session_store_file,
         ),
+        (
+            "request state key file (--request-state-key-file)",
+            &args.http_options.request_state_key_file,
+        ),
     ];
     for (what, path) in secrets {
         if let Some(path) = path {
             refuse_exposed_secret(&workspace, what, path)?;
         }
     }
-    let options = match args.http {
-        Some(addr) => Some(http_options(&args.http_options, addr).await?),
-        None => None,
+    let (options, claims) = match args.http {
+        Some(addr) => {
+            let (options, claims) = http_options(&args.http_options, addr).await?;
+            (Some(options), claims)
+        }
+        None => (None, None),
     };
+    let state_key = request_state_key(&args.http_options)?;
     let registry = registry()?;
     let root = workspace.root().display().to_string();
     let metrics = Arc::new(PrometheusMetrics::new());
@@ -55,6 +63,16 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
              commands, maths, time. Paths are relative to that directory."
         ))
         .allow_dangerous(args.allow_dangerous);
+    let server = match state_key {
+        Some(key) => server
+            .request_state_key(key)
+            .map_err(|e| UsageError(e.to_string()))?,
+        None => server,
+    };
+    let server = match claims {
+        Some(claims) => server.request_state_claims(claims),
+        None => server,
+    };
     let (Some(addr), Some(options)) = (args.http, options) else {
         tracing::info!(%root, "serving MCP over stdio");
         server
@@ -121,7 +139,11 @@ fn refuse_exposed_secret(
 
 /// What `serve --http` runs with, from its flags; a usage error for an unsafe or incomplete
 /// configuration.
-async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, UsageError> {
+/// What the HTTP server is given, and the Redis store when replicas share one (it also
+/// records which request states were used).
+type Http = (HttpOptions, Option<Arc<dyn tool_mcp::StateClaims>>);
+
+async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageError> {
     let mut auth = AuthConfig::new();
     if let Some(path) = &args.auth_token_file {
         auth = auth
@@ -178,6 +200,7 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
             options = options.allow_host(host);
         }
     }
+    let mut claims = None;
     if let Some(url) = session_store_url(args)? {
         // Entries live as long as an idle session would, and a replica that restores one
         // restarts the clock.
@@ -186,7 +209,11 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
             .map_err(|e| UsageError(e.to_string()))?
             .ttl(Duration::from_secs(args.session_idle_secs.max(1)));
         tracing::info!(store = store.url(), "MCP sessions are shared through Redis");
-        options = options.session_store(Arc::new(store));
+        let store = Arc::new(store);
+        claims = Some(store.clone() as Arc<dyn tool_mcp::StateClaims>);
+        if !args.stateless {
+            options = options.session_store(store);
+        }
     }
     if auth.is_empty() {
         if !loopback && !args.insecure_no_auth {
@@ -208,7 +235,41 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
         }
         options = options.auth(auth);
     }
-    Ok(options)
+    Ok((options, claims))
+}
+
+/// The key that seals request states, from --request-state-key-file or
+/// --request-state-key-env (surrounding whitespace dropped); `None` for a random one.
+fn request_state_key(args: &HttpArgs) -> Result<Option<Vec<u8>>, UsageError> {
+    let (key, from) = if let Some(path) = &args.request_state_key_file {
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            UsageError(format!(
+                "cannot read the request state key from {} (--request-state-key-file): {error}",
+                path.display()
+            ))
+        })?;
+        warn_if_readable_by_others(path);
+        (
+            text,
+            format!("{} (--request-state-key-file)", path.display()),
+        )
+    } else if let Some(var) = &args.request_state_key_env {
+        (
+            std::env::var(var).unwrap_or_default(),
+            format!("the environment variable {var} (--request-state-key-env)"),
+        )
+    } else {
+        return Ok(None);
+    };
+    let key = key.trim();
+    if key.len() < 32 {
+        return Err(UsageError(format!(
+            "the request state key in {from} has {} bytes; it needs 32 or more (make one with \
+             `openssl rand -hex 32`)",
+            key.len()
+        )));
+    }
+    Ok(Some(key.as_bytes().to_vec()))
 }
 
 /// The Redis URL of the session store, from --session-store (only without a password: the

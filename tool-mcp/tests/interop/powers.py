@@ -7,7 +7,10 @@ Over streamable HTTP, checks that the Python client reads every content block a 
 returns (text, image, audio, embedded resource, several in one result), receives the log
 messages a tool sends at the level it asked for (and none below it), answers a tool's
 sampling request, and answers its elicitation requests (a flat form, defaults, every enum
-form of MCP 2025-11-25), and that declining an elicitation reaches the tool.
+form of MCP 2025-11-25), and that declining an elicitation reaches the tool. Then the same
+questions with the SDK's `Client` in its default mode (MCP 2026-07-28): the server answers
+the call with an `InputRequiredResult`, the client answers and repeats the call, and the
+tool, run again, finds its answer.
 """
 
 import asyncio
@@ -18,6 +21,7 @@ import subprocess
 import sys
 
 from mcp import ClientSession, types
+from mcp.client.client import Client as SdkClient
 from mcp.client.streamable_http import streamable_http_client
 
 
@@ -155,6 +159,29 @@ async def exercise(session: ClientSession, client: Client) -> None:
     check(text_of(result) == "User response: action=decline", f"declined: {result}")
 
 
+async def today(url: str) -> None:
+    """The default `Client` (2026-07-28): sampling and elicitation over multi round-trip requests."""
+    client = Client()
+    async with SdkClient(
+        url, sampling_callback=client.on_sample, elicitation_callback=client.on_elicit
+    ) as sdk:
+        check(sdk.protocol_version == "2026-07-28", f"protocol: {sdk.protocol_version}")
+        result = await sdk.call_tool("test_sampling", {"prompt": "Say hi"})
+        check(text_of(result) == "LLM response: a reply from python", f"sampling: {result}")
+        check(len(client.sampled) == 1, f"sampled once: {client.sampled}")
+
+        result = await sdk.call_tool("test_elicitation", {"message": "Who are you?"})
+        check(not result.is_error, f"elicitation: {result}")
+        check(client.elicited[-1].message == "Tool `test_elicitation` asks: Who are you?",
+              f"the question: {client.elicited[-1]}")
+        check("username@example.com" in text_of(result), f"the answer reached the tool: {result}")
+
+        client.elicit_action = "decline"
+        result = await sdk.call_tool("test_elicitation", {"message": "Again?"})
+        check(text_of(result) == "User response: action=decline", f"declined: {result}")
+        check(len(client.elicited) == 2, f"asked once per call: {len(client.elicited)}")
+
+
 async def run(server_binary: str) -> None:
     server = subprocess.Popen(
         [server_binary, "127.0.0.1:0"], stdout=subprocess.PIPE, text=True
@@ -173,10 +200,11 @@ async def run(server_binary: str) -> None:
                 elicitation_callback=client.on_elicit,
             ) as session:
                 await exercise(session, client)
+        await today(url)
     finally:
         server.terminate()
         server.wait(timeout=10)
-    print("python MCP interop (content blocks, logging, sampling, elicitation): OK")
+    print("python MCP interop (content blocks, logging, sampling, elicitation; 2026-07-28 rounds): OK")
 
 
 if __name__ == "__main__":

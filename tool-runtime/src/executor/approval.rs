@@ -128,6 +128,13 @@ pub enum ApprovalDecision {
     /// # }
     /// ```
     Defer,
+    /// The approver asked the call's caller, who answers in the call's next request (an MCP
+    /// client of the 2026-07-28 revision approves through a multi round-trip request): the
+    /// call ends now, not run, with
+    /// [`Outcome::InputRequired`](crate::executor::Outcome::InputRequired). The front end
+    /// that returned this holds the question and returns it to the caller; the repeated call
+    /// is asked again, and the approver then decides with the answer.
+    InputRequired,
 }
 
 /// Decides whether dangerous calls run. Any

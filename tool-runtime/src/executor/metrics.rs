@@ -48,7 +48,11 @@ impl Metrics {
         match outcome {
             Outcome::Success => counters.successes += 1,
             // A deferred call has not run: for the counters it did not succeed.
-            Outcome::Failure | Outcome::Cancelled | Outcome::UnknownTool | Outcome::Pending => {
+            Outcome::Failure
+            | Outcome::Cancelled
+            | Outcome::UnknownTool
+            | Outcome::Pending
+            | Outcome::InputRequired => {
                 counters.failures += 1;
             }
             Outcome::Denied => {

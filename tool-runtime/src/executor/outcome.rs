@@ -44,6 +44,13 @@ pub enum Outcome {
     /// [`Executor::resume`](super::Executor::resume) (its token is in the result's
     /// `metadata.pending`).
     Pending,
+    /// The call stopped to ask its caller: its approval (an MCP client of the 2026-07-28
+    /// revision approves through a multi round-trip request), or a question the tool asked
+    /// with [`ToolContext::elicit`](crate::ToolContext::elicit) or
+    /// [`ToolContext::sample`](crate::ToolContext::sample) that only the caller's next
+    /// request can answer. Nothing after the question ran; the front end returns the
+    /// questions, and the caller repeats the call with the answers.
+    InputRequired,
 }
 
 /// One call's result with what the executor knows about it: how it ended and which tool

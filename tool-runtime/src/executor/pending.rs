@@ -115,8 +115,8 @@ pub enum ResumeError {
     /// `resume` was given [`ApprovalDecision::Defer`](super::ApprovalDecision::Defer): a
     /// decision must approve, modify or deny.
     #[error(
-        "`Defer` is not a decision for a waiting call: resume it with `Approved`, `Modified` or \
-         `Denied`, or leave it waiting"
+        "`Defer` and `InputRequired` are not decisions for a waiting call: resume it with \
+         `Approved`, `Modified` or `Denied`, or leave it waiting"
     )]
     DeferredAgain,
     /// The call's `mac` does not verify under this executor's pending key: a field was

@@ -511,6 +511,13 @@ impl Executor {
                     ))),
                 }
             }
+            Ok(ApprovalDecision::InputRequired) => Err(Stopped::new(
+                Outcome::InputRequired,
+                format!(
+                    "tool `{name}` has not run: it waits for its caller's approval (the call is \
+                     repeated with the answer)"
+                ),
+            )),
             Ok(ApprovalDecision::Denied { reason }) => Err(Stopped::denied(format!(
                 "tool `{name}` was not run: approval denied ({reason})"
             ))),

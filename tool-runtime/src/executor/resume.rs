@@ -70,7 +70,10 @@ impl Executor {
         decision: ApprovalDecision,
         options: CallOptions,
     ) -> Result<CallReport, ResumeError> {
-        if decision == ApprovalDecision::Defer {
+        if matches!(
+            decision,
+            ApprovalDecision::Defer | ApprovalDecision::InputRequired
+        ) {
             return Err(ResumeError::DeferredAgain);
         }
         let pending = self.take_pending(token).ok_or(ResumeError::UnknownToken)?;
@@ -138,7 +141,10 @@ impl Executor {
         decision: ApprovalDecision,
         options: CallOptions,
     ) -> Result<CallReport, ResumeError> {
-        if decision == ApprovalDecision::Defer {
+        if matches!(
+            decision,
+            ApprovalDecision::Defer | ApprovalDecision::InputRequired
+        ) {
             return Err(ResumeError::DeferredAgain);
         }
         // Only a call an executor with this key made, unchanged, is believed at all.

@@ -41,7 +41,11 @@ impl Executor {
     ) -> Result<ToolOutput, Stopped> {
         let name = tool.name();
         let token = CancellationToken::new();
-        let mut context = self.context(name, id, token.clone(), options);
+        // Cancelled by the context when the run stops at a question for the caller.
+        let asked = CancellationToken::new();
+        let mut context = self
+            .context(name, id, token.clone(), options)
+            .with_question_signal(asked.clone());
         if let Some(change) = approved_change {
             context = context.with_approved_change(change);
         }
@@ -142,6 +146,14 @@ impl Executor {
             }
             () = cancelled => {
                 return Err(Stopped::new(Outcome::Cancelled, format!("the call of `{name}` was cancelled")));
+            }
+            // The run stopped at a question: the call ends here (the drop guard above stops
+            // the run), and the front end returns the question to the caller.
+            () = asked.cancelled() => {
+                return Err(Stopped::new(Outcome::InputRequired, format!(
+                    "tool `{name}` stopped at a question for its caller; the call runs again \
+                     with the answer"
+                )));
             }
         };
         match joined {

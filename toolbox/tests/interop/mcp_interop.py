@@ -7,6 +7,12 @@ annotations), call a safe tool, call with bad arguments (isError and the message
 unknown tool (JSON-RPC invalid params), call a dangerous tool (denied, did not run), and, for
 a client that supports elicitation, approve a dangerous call through it and approve an edit of
 three hunks in part (hunks 1 and 3 of the form's `hunk_1`, `hunk_2`, `hunk_3`).
+
+The approvals run twice per transport: with a `ClientSession` (the handshake era: the server
+asks with an `elicitation/create` request while the call waits) and with the SDK's `Client`
+in its default mode, which speaks MCP 2026-07-28 (the server answers the call with an
+`InputRequiredResult` holding the same form, and the client repeats the call with the
+answer).
 """
 
 import asyncio
@@ -18,6 +24,7 @@ import tempfile
 import time
 
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
+from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 EXPECTED_TOOLS = {
@@ -122,10 +129,10 @@ async def approve(context, params: types.ElicitRequestParams) -> types.ElicitRes
     )
 
 
-async def approved_write(session: ClientSession, root: str, label: str) -> None:
-    await session.initialize()
+async def approved_write(call_tool, root: str, label: str) -> None:
+    """Approvals through `call_tool` (a session's, or a `Client`'s that drives the rounds)."""
     name = f"approved-{label}.txt"
-    result = await session.call_tool("write_file", {"path": name, "content": "yes"})
+    result = await call_tool("write_file", {"path": name, "content": "yes"})
     check(result.is_error is False, f"approved write failed: {result}")
     with open(os.path.join(root, name)) as written:
         check(written.read() == "yes", "approved write content")
@@ -134,7 +141,7 @@ async def approved_write(session: ClientSession, root: str, label: str) -> None:
     name = f"hunks-{label}.txt"
     with open(os.path.join(root, name), "w") as original:
         original.write(numbered())
-    result = await session.call_tool(
+    result = await call_tool(
         "write_file", {"path": name, "content": numbered(HUNK_LINES), "overwrite": True}
     )
     check(result.is_error is False, f"partly approved write failed: {result}")
@@ -154,7 +161,7 @@ async def approved_write(session: ClientSession, root: str, label: str) -> None:
     with open(os.path.join(root, target), "w") as original:
         original.write("old\n")
     os.symlink(target, os.path.join(root, alias))
-    result = await session.call_tool("write_file", {"path": alias, "content": "new\n", "overwrite": True})
+    result = await call_tool("write_file", {"path": alias, "content": "new\n", "overwrite": True})
     check(result.is_error is False, f"write through a link failed: {result}")
     check(
         f"The file it changes is `{target}`: `{alias}` is a link to it." in ASKED[-1],
@@ -165,9 +172,11 @@ async def approved_write(session: ClientSession, root: str, label: str) -> None:
     with open(os.path.join(root, ".git", "config"), "w") as config:
         config.write("[core]\n")
     link = f"notes-{label}.txt"
+    if os.path.lexists(os.path.join(root, link)):
+        os.remove(os.path.join(root, link))
     os.symlink(os.path.join(".git", "config"), os.path.join(root, link))
     asked = len(ASKED)
-    result = await session.call_tool(
+    result = await call_tool(
         "write_file", {"path": link, "content": "[core]\n\tfsmonitor = touch pwned\n", "overwrite": True}
     )
     check(result.is_error is True, f"a write through a link into .git was not refused: {result}")
@@ -184,8 +193,26 @@ async def over_stdio(toolbox: str, root: str) -> None:
             await exercise(session, root, "stdio")
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write, elicitation_callback=approve) as session:
-            await approved_write(session, root, "stdio")
+            await session.initialize()
+            await approved_write(session.call_tool, root, "stdio")
+    await today(params, root, "stdio")
     print("stdio: OK")
+
+
+async def today(target, root: str, label: str) -> None:
+    """The SDK's `Client` in its default mode (MCP 2026-07-28, multi round-trip requests)."""
+    async with Client(target) as client:
+        check(client.protocol_version == "2026-07-28", f"{label}: protocol {client.protocol_version}")
+        name = f"unasked-{label}.txt"
+        result = await client.call_tool("write_file", {"path": name, "content": "x"})
+        check(result.is_error is True, f"{label}: a client that cannot approve is refused: {result}")
+        check("cannot ask you to approve" in result.content[0].text, f"denial: {result.content[0].text}")
+        check(not os.path.exists(os.path.join(root, name)), "the dangerous tool did not run")
+    asked = len(ASKED)
+    async with Client(target, elicitation_callback=approve) as client:
+        check(client.protocol_version == "2026-07-28", f"{label}: protocol {client.protocol_version}")
+        await approved_write(client.call_tool, root, f"{label}-2026")
+    check(len(ASKED) - asked == 3, f"{label}: the user was asked {len(ASKED) - asked} times, not 3")
 
 
 async def over_http(toolbox: str, root: str) -> None:
@@ -205,7 +232,9 @@ async def over_http(toolbox: str, root: str) -> None:
                 await exercise(session, root, "http")
         async with streamable_http_client(f"http://127.0.0.1:{port}/mcp", terminate_on_close=False) as (read, write):
             async with ClientSession(read, write, elicitation_callback=approve) as session:
-                await approved_write(session, root, "http")
+                await session.initialize()
+                await approved_write(session.call_tool, root, "http")
+        await today(f"http://127.0.0.1:{port}/mcp", root, "http")
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -1,0 +1,600 @@
+//! Asking the caller of MCP's 2026-07-28 revision: multi round-trip requests (SEP-2322).
+//!
+//! A client of that revision is never sent a request while a call runs. When a call needs
+//! the person's approval, or the tool asks a question (`ToolContext::elicit`,
+//! `ToolContext::sample`), the call ends at once with an `InputRequiredResult`: the
+//! questions (`inputRequests`, keyed) and an opaque `requestState`. The client answers them
+//! and repeats the same call with `inputResponses` and the `requestState`. The repeated call
+//! runs the policy and the tool again from the start; each question finds its answer under
+//! its key, so the run gets past it.
+//!
+//! - **Keys come from the questions.** A question's key is a digest of exactly what the
+//!   person is shown (the form and its message; for an approval the tool, its arguments and
+//!   the preview), plus how many times the run asked the same question before. An answer
+//!   therefore answers only the question it was given for: an approval answered for one
+//!   preview does not approve another (a file that changed between the rounds is asked
+//!   about again).
+//! - **`requestState` is sealed** with HMAC-SHA256 (rmcp's `RequestStateCodec`) under a key
+//!   the replicas share ([`McpServer::request_state_key`](crate::McpServer::request_state_key)),
+//!   and bound to the caller, the tool and a digest of the arguments, with an expiry. It
+//!   holds the answers of the earlier rounds (a tool that asks twice gets the first answer
+//!   back on the third round) and the keys asked in the last one: answers to anything else
+//!   are ignored. A state that was changed, expired, or is presented by another caller or
+//!   for other arguments is refused.
+//! - **Each state is good for one retry.** Its nonce is claimed when it is used
+//!   ([`StateClaims`]; shared by the replicas through Redis with the `redis` feature), so a
+//!   replayed approval does not run the tool a second time.
+
+// rmcp marks sampling deprecated (SEP-2577); the 2026-07-28 revision still carries it in
+// input requests, and clients answer it.
+#![allow(deprecated)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, InputRequest, InputRequests, InputResponses, RequestStateCodec, SealOptions,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use tool_runtime::{
+    ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture, ClientError, Elicitation,
+};
+
+/// How long a `requestState` may be presented after it was issued (a person answering a
+/// question may take a while; an approval should not wait for days).
+pub(crate) const DEFAULT_STATE_TTL: Duration = Duration::from_secs(15 * 60);
+/// The most answers one call carries from round to round.
+const MAX_ANSWERS: usize = 64;
+/// The most bytes of answers one call carries (the state travels in every retry).
+const MAX_ANSWER_BYTES: usize = 256 * 1024;
+/// The most `requestState` bytes read (a bigger one was not made here).
+const MAX_STATE_BYTES: usize = 512 * 1024;
+/// The most unexpired claims the memory store keeps; past it, states are refused (fail
+/// closed) until older claims expire.
+const MAX_MEMORY_CLAIMS: usize = 100_000;
+
+/// What the sealed `requestState` holds.
+#[derive(Serialize, Deserialize)]
+struct SealedState {
+    /// Random: the state is claimed once under it.
+    nonce: String,
+    /// The answers of earlier rounds, by question key.
+    answers: BTreeMap<String, Value>,
+    /// The keys of the questions the last round asked: only their answers are read.
+    asked: Vec<String>,
+}
+
+/// Why a call's `requestState` or `inputResponses` were refused. The message is for the
+/// client (a JSON-RPC error): it says what to do.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RoundError {
+    #[error(
+        "the requestState of this call was not issued for it here (changed, expired, issued \
+         for another caller, another tool or other arguments, or under another key): call \
+         the tool again without requestState and inputResponses to be asked again"
+    )]
+    Unverified,
+    #[error(
+        "this requestState was already used once: call the tool again without requestState \
+         and inputResponses to be asked again"
+    )]
+    Replayed,
+    #[error("the server could not check the requestState ({0}); try again")]
+    Claims(String),
+    #[error(
+        "the answers of this call are too large (at most {MAX_ANSWERS} answers and \
+         {MAX_ANSWER_BYTES} bytes)"
+    )]
+    TooLarge,
+}
+
+/// Remembers which sealed states were used, so each is used once. The memory store
+/// ([`MemoryClaims`]) serves one process; replicas share one through Redis
+/// (`RedisSessionStore` implements it with the `redis` feature).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use std::time::Duration;
+/// use tool_mcp::{MemoryClaims, StateClaims};
+///
+/// let claims = MemoryClaims::default();
+/// assert!(claims.claim("nonce-1".into(), Duration::from_secs(60)).await.unwrap());
+/// assert!(!claims.claim("nonce-1".into(), Duration::from_secs(60)).await.unwrap());
+/// # }
+/// ```
+pub trait StateClaims: Send + Sync + 'static {
+    /// Claims `nonce` for `ttl`: `true` the first time, `false` if it was claimed before.
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be reached or is full; the state is then refused.
+    fn claim(&self, nonce: String, ttl: Duration) -> BoxFuture<Result<bool, String>>;
+}
+
+/// The claims of one process, in memory: enough for a single server, not for replicas.
+#[derive(Default)]
+pub struct MemoryClaims {
+    claimed: Mutex<HashMap<String, Instant>>,
+}
+
+impl StateClaims for MemoryClaims {
+    fn claim(&self, nonce: String, ttl: Duration) -> BoxFuture<Result<bool, String>> {
+        let now = Instant::now();
+        let result = (|| {
+            let mut claimed = self.claimed.lock().unwrap_or_else(PoisonError::into_inner);
+            if claimed.len() >= MAX_MEMORY_CLAIMS {
+                claimed.retain(|_, until| *until > now);
+            }
+            if claimed.get(&nonce).is_some_and(|until| *until > now) {
+                return Ok(false);
+            }
+            if claimed.len() >= MAX_MEMORY_CLAIMS {
+                return Err("too many multi round-trip requests are in flight".to_owned());
+            }
+            claimed.insert(nonce, now + ttl);
+            Ok(true)
+        })();
+        Box::pin(async move { result })
+    }
+}
+
+/// How a server seals and checks `requestState`: the key and the claims.
+#[derive(Clone)]
+pub(crate) struct StateSeal {
+    /// `None` when the system had no randomness for a key: every state is then refused.
+    pub(crate) codec: Option<Arc<RequestStateCodec>>,
+    pub(crate) claims: Arc<dyn StateClaims>,
+    pub(crate) ttl: Duration,
+}
+
+impl StateSeal {
+    /// A seal under a random key of this process (states do not survive a restart and are
+    /// not accepted by another replica), with memory claims.
+    pub(crate) fn random() -> StateSeal {
+        let mut key = [0u8; 32];
+        // Without randomness no key is safe (zeros would let anyone forge states): no codec,
+        // and every question fails closed.
+        let codec = getrandom::fill(&mut key)
+            .ok()
+            .and_then(|()| RequestStateCodec::try_new(key.to_vec()).ok())
+            .map(Arc::new);
+        StateSeal {
+            codec,
+            claims: Arc::new(MemoryClaims::default()),
+            ttl: DEFAULT_STATE_TTL,
+        }
+    }
+
+    /// The round of one call: `request_state` opened and checked against the caller, the
+    /// tool and the arguments; the answers it carries and those of `responses` it asked for.
+    pub(crate) async fn open(
+        &self,
+        binding: &Binding,
+        request_state: Option<&str>,
+        responses: Option<&InputResponses>,
+    ) -> Result<Round, RoundError> {
+        let Some(sealed) = request_state else {
+            // A first round: answers without a state answer nothing that was asked.
+            return Ok(Round::new(binding.clone(), BTreeMap::new()));
+        };
+        if sealed.len() > MAX_STATE_BYTES {
+            return Err(RoundError::Unverified);
+        }
+        let codec = self.codec.as_ref().ok_or(RoundError::Unverified)?;
+        let state: SealedState = codec
+            .open_json_with(sealed, binding.associated_data.as_bytes())
+            .map_err(|_| RoundError::Unverified)?;
+        match self.claims.claim(state.nonce.clone(), self.ttl).await {
+            Ok(true) => {}
+            Ok(false) => return Err(RoundError::Replayed),
+            Err(error) => return Err(RoundError::Claims(error)),
+        }
+        let mut answers = state.answers;
+        if let Some(responses) = responses {
+            for key in &state.asked {
+                if let Some(answer) = responses.get(key) {
+                    answers.insert(key.clone(), answer.clone());
+                }
+            }
+        }
+        let size: usize = answers
+            .iter()
+            .map(|(key, value)| key.len() + value.to_string().len())
+            .sum();
+        if answers.len() > MAX_ANSWERS || size > MAX_ANSWER_BYTES {
+            return Err(RoundError::TooLarge);
+        }
+        Ok(Round::new(binding.clone(), answers))
+    }
+
+    /// The `requestState` for the next round of `round`: its answers, and the keys of the
+    /// questions it asked.
+    pub(crate) fn seal(&self, round: &Round, asked: &InputRequests) -> Option<String> {
+        let mut nonce = [0u8; 16];
+        getrandom::fill(&mut nonce).ok()?;
+        let state = SealedState {
+            nonce: hex(&nonce),
+            answers: round.answers.clone(),
+            asked: asked.keys().cloned().collect(),
+        };
+        let options = SealOptions::new()
+            .associated_data(round.binding.associated_data.as_bytes())
+            .ttl(self.ttl);
+        self.codec.as_ref()?.seal_json_with(&state, &options).ok()
+    }
+}
+
+/// What a call's `requestState` is bound to: the caller, the tool and its arguments.
+#[derive(Clone)]
+pub(crate) struct Binding {
+    associated_data: String,
+}
+
+impl Binding {
+    /// `owner` is the authenticated caller's identity, or `None` for a caller that was not
+    /// authenticated (stdio, HTTP without authentication).
+    pub(crate) fn new(owner: Option<&str>, tool: &str, arguments: &Map<String, Value>) -> Self {
+        let arguments = digest(&canonical(&Value::Object(arguments.clone())));
+        // Lengths first, so no choice of names can make two bindings read the same.
+        let owner = owner.unwrap_or("");
+        Binding {
+            associated_data: format!(
+                "tool-mcp/rounds/v1 {}:{owner} {}:{tool} {arguments}",
+                owner.len(),
+                tool.len()
+            ),
+        }
+    }
+}
+
+/// One call's round: the answers it has, and the questions it asked that have none.
+pub(crate) struct Round {
+    binding: Binding,
+    answers: BTreeMap<String, Value>,
+    asked: Mutex<Asked>,
+}
+
+#[derive(Default)]
+struct Asked {
+    requests: InputRequests,
+    /// How often each question was asked in this run (the same question twice is two).
+    times: HashMap<String, u32>,
+}
+
+impl Round {
+    fn new(binding: Binding, answers: BTreeMap<String, Value>) -> Self {
+        Round {
+            binding,
+            answers,
+            asked: Mutex::default(),
+        }
+    }
+
+    /// The questions this run asked that have no answer yet.
+    pub(crate) fn questions(&self) -> InputRequests {
+        self.asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .requests
+            .clone()
+    }
+
+    /// The answer to `request` (of `kind`), or `None` after adding it to the questions.
+    fn answer_or_ask(&self, kind: &str, request: InputRequest) -> Option<Value> {
+        let shown = serde_json::to_value(&request).unwrap_or_default();
+        let question = format!("{kind}-{}", &digest(&canonical(&shown))[..32]);
+        let mut asked = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
+        let times = asked.times.entry(question.clone()).or_default();
+        let key = if *times == 0 {
+            question
+        } else {
+            format!("{question}-{times}")
+        };
+        *times += 1;
+        if let Some(answer) = self.answers.get(&key) {
+            return Some(answer.clone());
+        }
+        asked.requests.insert(key, request);
+        None
+    }
+
+    /// A tool's elicitation: the answer, or the question for the caller.
+    pub(crate) fn elicit(
+        &self,
+        params: ElicitRequestParams,
+    ) -> Result<Elicitation<Value>, ClientError> {
+        let request = InputRequest::Elicitation(ElicitRequest::new(params));
+        let answer = self
+            .answer_or_ask("elicit", request)
+            .ok_or(ClientError::InputRequired)?;
+        let result: ElicitResult = serde_json::from_value(answer).map_err(|error| {
+            ClientError::InvalidAnswer(format!("the answer is not an elicitation result ({error})"))
+        })?;
+        Ok(match result.action {
+            ElicitationAction::Accept => {
+                Elicitation::Accepted(result.content.unwrap_or_else(|| Value::Object(Map::new())))
+            }
+            ElicitationAction::Decline => Elicitation::Declined,
+            _ => Elicitation::Cancelled,
+        })
+    }
+
+    /// A tool's sampling request: the client's message, or the question for the caller.
+    pub(crate) fn sample(
+        &self,
+        request: CreateMessageRequest,
+    ) -> Result<CreateMessageResult, ClientError> {
+        let answer = self
+            .answer_or_ask("sample", InputRequest::CreateMessage(request))
+            .ok_or(ClientError::InputRequired)?;
+        if let Some(message) = answer.get("message").and_then(Value::as_str)
+            && answer.get("code").is_some()
+        {
+            // The client answered with an error (its user refused the request).
+            return Err(ClientError::Declined {
+                what: "sampling",
+                reason: Some(message.to_owned()),
+            });
+        }
+        serde_json::from_value(answer).map_err(|error| {
+            ClientError::InvalidAnswer(format!("the answer is not a sampling result ({error})"))
+        })
+    }
+}
+
+/// Approves through the caller: the approval form (the same as over a session) is a
+/// question of the call's round.
+pub(crate) struct RoundApproval {
+    pub(crate) round: Arc<Round>,
+}
+
+impl ApprovalHandler for RoundApproval {
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<ApprovalDecision> {
+        let decision = match crate::approval::Form::for_request(&request) {
+            Err(error) => ApprovalDecision::Denied {
+                reason: format!("could not ask the user: {error}"),
+            },
+            Ok(form) => {
+                let question = InputRequest::Elicitation(ElicitRequest::new(form.params()));
+                match self.round.answer_or_ask("approval", question) {
+                    None => ApprovalDecision::InputRequired,
+                    Some(answer) => match serde_json::from_value::<ElicitResult>(answer) {
+                        Ok(result) => form.read(&result),
+                        Err(_) => ApprovalDecision::Denied {
+                            reason: "the client's answer to the approval request is not an \
+                                     elicitation result"
+                                .to_owned(),
+                        },
+                    },
+                }
+            }
+        };
+        Box::pin(async move { decision })
+    }
+}
+
+/// `value` with every object's keys in order, so equal JSON gives equal text.
+fn canonical(value: &Value) -> String {
+    fn write(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (n, key) in keys.into_iter().enumerate() {
+                    if n > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push(':');
+                    write(&map[key], out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (n, item) in items.iter().enumerate() {
+                    if n > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
+
+/// SHA-256 of `text`, hex.
+fn digest(text: &str) -> String {
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        let _ = write!(text, "{byte:02x}");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn seal() -> StateSeal {
+        StateSeal::random()
+    }
+
+    fn binding(owner: &str, arguments: Value) -> Binding {
+        let Value::Object(arguments) = arguments else {
+            unreachable!()
+        };
+        Binding::new(Some(owner), "deploy", &arguments)
+    }
+
+    fn form(message: &str) -> ElicitRequestParams {
+        serde_json::from_value(json!({
+            "mode": "form", "message": message,
+            "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+        }))
+        .unwrap()
+    }
+
+    fn accepted(content: Value) -> Value {
+        json!({"action": "accept", "content": content})
+    }
+
+    #[tokio::test]
+    async fn answers_reach_the_question_they_were_given_for_across_rounds() {
+        let seal = seal();
+        let bound = binding("alice", json!({"region": "eu", "n": [1, 2]}));
+        // Round 1: the first question is asked.
+        let round = seal.open(&bound, None, None).await.unwrap();
+        assert!(matches!(
+            round.elicit(form("first?")),
+            Err(ClientError::InputRequired)
+        ));
+        let asked = round.questions();
+        let state = seal.seal(&round, &asked).unwrap();
+        let first = asked.keys().next().unwrap().clone();
+
+        // Round 2: answered; the second question is asked. Key order does not matter.
+        let same = binding("alice", json!({"n": [1, 2], "region": "eu"}));
+        let responses = InputResponses::from([(first.clone(), accepted(json!({"ok": true})))]);
+        let round = seal
+            .open(&same, Some(&state), Some(&responses))
+            .await
+            .unwrap();
+        assert_eq!(
+            round.elicit(form("first?")).unwrap(),
+            Elicitation::Accepted(json!({"ok": true}))
+        );
+        assert!(round.elicit(form("second?")).is_err());
+        let asked = round.questions();
+        assert_eq!(asked.len(), 1);
+        let state_2 = seal.seal(&round, &asked).unwrap();
+        let second = asked.keys().next().unwrap().clone();
+
+        // Round 3: both answers, the first carried in the state.
+        let responses = InputResponses::from([(second, json!({"action": "decline"}))]);
+        let round = seal
+            .open(&same, Some(&state_2), Some(&responses))
+            .await
+            .unwrap();
+        assert!(round.elicit(form("first?")).is_ok());
+        assert_eq!(
+            round.elicit(form("second?")).unwrap(),
+            Elicitation::Declined
+        );
+        assert!(round.questions().is_empty());
+
+        // Every state is good once.
+        assert!(matches!(
+            seal.open(&same, Some(&state), Some(&responses)).await,
+            Err(RoundError::Replayed)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_state_is_refused_for_another_caller_tool_arguments_key_or_when_changed() {
+        let seal = seal();
+        let bound = binding("alice", json!({"region": "eu"}));
+        let round = seal.open(&bound, None, None).await.unwrap();
+        let _ = round.elicit(form("sure?"));
+        let state = seal.seal(&round, &round.questions()).unwrap();
+
+        for other in [
+            binding("bob", json!({"region": "eu"})),
+            binding("alice", json!({"region": "us"})),
+            Binding::new(Some("alice"), "destroy", &Map::new()),
+            Binding::new(None, "deploy", &Map::new()),
+        ] {
+            assert!(matches!(
+                seal.open(&other, Some(&state), None).await,
+                Err(RoundError::Unverified)
+            ));
+        }
+        let mut changed = state.clone().into_bytes();
+        let at = changed.len() / 2;
+        changed[at] = if changed[at] == b'A' { b'B' } else { b'A' };
+        let changed = String::from_utf8(changed).unwrap();
+        assert!(matches!(
+            seal.open(&bound, Some(&changed), None).await,
+            Err(RoundError::Unverified)
+        ));
+        assert!(matches!(
+            StateSeal::random().open(&bound, Some(&state), None).await,
+            Err(RoundError::Unverified)
+        ));
+        assert!(matches!(
+            seal.open(&bound, Some(&"x".repeat(MAX_STATE_BYTES + 1)), None)
+                .await,
+            Err(RoundError::Unverified)
+        ));
+        // Unchanged, for the same caller: accepted.
+        assert!(seal.open(&bound, Some(&state), None).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn an_expired_state_is_refused() {
+        let mut seal = seal();
+        seal.ttl = Duration::from_millis(1);
+        let bound = binding("alice", json!({}));
+        let round = seal.open(&bound, None, None).await.unwrap();
+        let _ = round.elicit(form("sure?"));
+        let issued = std::time::SystemTime::now();
+        let state = seal.seal(&round, &round.questions()).unwrap();
+        // The codec stamps the expiry in whole milliseconds: wait until it is surely past
+        // (only the clock is waited for; a busy machine waits longer, never shorter).
+        while issued.elapsed().unwrap_or_default() < Duration::from_millis(5) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert!(matches!(
+            seal.open(&bound, Some(&state), None).await,
+            Err(RoundError::Unverified)
+        ));
+    }
+
+    #[tokio::test]
+    async fn answers_to_questions_not_asked_are_ignored_and_the_same_question_twice_is_two() {
+        let seal = seal();
+        let bound = binding("alice", json!({}));
+        let planted = InputResponses::from([("elicit-made-up".to_owned(), accepted(json!({})))]);
+        let round = seal.open(&bound, None, Some(&planted)).await.unwrap();
+        assert!(round.elicit(form("again?")).is_err());
+        assert!(round.elicit(form("again?")).is_err());
+        let asked = round.questions();
+        assert_eq!(asked.len(), 2, "{asked:?}");
+        let keys: Vec<&String> = asked.keys().collect();
+        assert!(keys[1].starts_with(keys[0].as_str()), "{keys:?}");
+        let state = seal.seal(&round, &asked).unwrap();
+        let mut responses = planted.clone();
+        responses.insert(keys[0].clone(), accepted(json!({"ok": true})));
+        responses.insert(keys[1].clone(), accepted(json!({"ok": false})));
+        let round = seal
+            .open(&bound, Some(&state), Some(&responses))
+            .await
+            .unwrap();
+        assert_eq!(
+            round.elicit(form("again?")).unwrap(),
+            Elicitation::Accepted(json!({"ok": true}))
+        );
+        assert_eq!(
+            round.elicit(form("again?")).unwrap(),
+            Elicitation::Accepted(json!({"ok": false}))
+        );
+        assert_eq!(round.answers.len(), 2, "the planted answer was kept");
+    }
+}
