@@ -4,7 +4,7 @@
 # PASS / FAIL. See README.md here.
 #
 # Usage: run.sh [--suite 0.1|0.2] [--requirements REV] [--extension tasks]
-#               [--scenarios a,b,...] [--list] URL
+#               [--scenarios a,b,...] [--skip a,b,...] [--list] URL
 #        run.sh [same options] -- COMMAND [ARG...]
 #
 #   URL                the server's MCP endpoint (http://127.0.0.1:PORT/mcp); it must be running
@@ -22,7 +22,9 @@
 #   --scenarios LIST   run only these server scenarios (comma-separated; any of the suite's,
 #                      with --requirements run at REV's wire too; default: the suite's active
 #                      server scenarios, or those the options above select)
-#   --list             print the selected server scenarios and exit
+#   --skip LIST        leave these out of the scenarios selected (comma-separated; each must
+#                      be one of them, so a list of exclusions does not outlive its scenarios)
+#   --list             print the selected server scenarios (after --skip) and exit
 #
 # Environment:
 #   CONFORMANCE_DIR            where the suite and its Node.js are installed (default:
@@ -80,6 +82,7 @@ suite=0.1
 requirements=""
 extensions=()
 only=""
+skip=""
 list=0
 url=""
 command=()
@@ -93,9 +96,11 @@ while [ $# -gt 0 ]; do
         --extension=*) extensions+=("${1#--extension=}"); shift ;;
         --scenarios) [ $# -ge 2 ] || fail "--scenarios needs a list"; only="$2"; shift 2 ;;
         --scenarios=*) only="${1#--scenarios=}"; shift ;;
+        --skip) [ $# -ge 2 ] || fail "--skip needs a list"; skip="$2"; shift 2 ;;
+        --skip=*) skip="${1#--skip=}"; shift ;;
         --list) list=1; shift ;;
         --) shift; command=("$@"); break ;;
-        -h | --help) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) fail "unknown option $1 (see --help)" ;;
         *) url="$1"; shift; [ $# -eq 0 ] || fail "unexpected arguments after the URL: $*" ;;
     esac
@@ -176,6 +181,18 @@ elif [ "${#selected[@]}" -gt 0 ]; then
     scenarios=("${selected[@]}")
 else
     scenarios=("${all_scenarios[@]}")
+fi
+if [ -n "$skip" ]; then
+    IFS=',' read -r -a skipped <<<"$skip"
+    for name in "${skipped[@]}"; do
+        printf '%s\n' "${scenarios[@]}" | grep -qx -- "$name" \
+            || fail "--skip names \`$name\`, which is not among the selected scenarios"
+    done
+    kept=()
+    for name in "${scenarios[@]}"; do
+        printf '%s\n' "${skipped[@]}" | grep -qx -- "$name" || kept+=("$name")
+    done
+    scenarios=("${kept[@]}")
 fi
 if [ "$list" = 1 ]; then
     printf '%s\n' "${scenarios[@]}"
