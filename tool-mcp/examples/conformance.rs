@@ -257,8 +257,9 @@ async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> Result<String, Cli
 }
 
 /// The JSON Schema 2020-12 tool (scenario `json-schema-2020-12`): its input schema has
-/// `$schema`, `$defs` and `additionalProperties: false`, which the listing must keep. A
-/// runtime tool, to give the exact schema.
+/// `$schema`, `$defs` and `additionalProperties: false` (SEP-1613), and an `$anchor`, `allOf`
+/// / `anyOf` and `if` / `then` / `else` (SEP-2106, the suite's 0.2 line), which the listing
+/// must keep. A runtime tool, to give the exact schema.
 fn json_schema_2020_12_tool() -> Tool {
     Tool::builder("json_schema_2020_12_tool")
         .description("Tool with JSON Schema 2020-12 features")
@@ -267,6 +268,7 @@ fn json_schema_2020_12_tool() -> Tool {
             "type": "object",
             "$defs": {
                 "address": {
+                    "$anchor": "addressDef",
                     "type": "object",
                     "properties": {
                         "street": {"type": "string"},
@@ -276,8 +278,18 @@ fn json_schema_2020_12_tool() -> Tool {
             },
             "properties": {
                 "name": {"type": "string"},
-                "address": {"$ref": "#/$defs/address"}
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
             },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {
+                "properties": {"contactMethod": {"const": "phone"}},
+                "required": ["contactMethod"]
+            },
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": false
         }))
         .handler(|arguments: serde_json::Map<String, Value>| async move {

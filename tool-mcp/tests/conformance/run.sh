@@ -4,7 +4,7 @@
 # PASS / FAIL. See README.md here.
 #
 # Usage: run.sh [--suite 0.1|0.2] [--requirements REV] [--extension tasks]
-#               [--scenarios a,b,...] [--skip a,b,...] [--list] URL
+#               [--scenarios a,b,...] [--also a,b,...] [--skip a,b,...] [--list] URL
 #        run.sh [same options] -- COMMAND [ARG...]
 #
 #   URL                the server's MCP endpoint (http://127.0.0.1:PORT/mcp); it must be running
@@ -22,6 +22,8 @@
 #   --scenarios LIST   run only these server scenarios (comma-separated; any of the suite's,
 #                      with --requirements run at REV's wire too; default: the suite's active
 #                      server scenarios, or those the options above select)
+#   --also LIST        run these too (comma-separated; any of the suite's server scenarios,
+#                      such as those the requirement set lists as pending)
 #   --skip LIST        leave these out of the scenarios selected (comma-separated; each must
 #                      be one of them, so a list of exclusions does not outlive its scenarios)
 #   --list             print the selected server scenarios (after --skip) and exit
@@ -82,6 +84,7 @@ suite=0.1
 requirements=""
 extensions=()
 only=""
+also=""
 skip=""
 list=0
 url=""
@@ -96,6 +99,8 @@ while [ $# -gt 0 ]; do
         --extension=*) extensions+=("${1#--extension=}"); shift ;;
         --scenarios) [ $# -ge 2 ] || fail "--scenarios needs a list"; only="$2"; shift 2 ;;
         --scenarios=*) only="${1#--scenarios=}"; shift ;;
+        --also) [ $# -ge 2 ] || fail "--also needs a list"; also="$2"; shift 2 ;;
+        --also=*) also="${1#--also=}"; shift ;;
         --skip) [ $# -ge 2 ] || fail "--skip needs a list"; skip="$2"; shift 2 ;;
         --skip=*) skip="${1#--skip=}"; shift ;;
         --list) list=1; shift ;;
@@ -181,6 +186,15 @@ elif [ "${#selected[@]}" -gt 0 ]; then
     scenarios=("${selected[@]}")
 else
     scenarios=("${all_scenarios[@]}")
+fi
+if [ -n "$also" ]; then
+    IFS=',' read -r -a added <<<"$also"
+    for name in "${added[@]}"; do
+        printf '%s\n' "${all_scenarios[@]}" | grep -qx -- "$name" \
+            || fail "the suite has no server scenario \`$name\` (run.sh --list)"
+        printf '%s\n' "${scenarios[@]}" | grep -qx -- "$name" \
+            || scenarios+=("$name")
+    done
 fi
 if [ -n "$skip" ]; then
     IFS=',' read -r -a skipped <<<"$skip"
