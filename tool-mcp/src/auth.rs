@@ -277,7 +277,7 @@ impl Principal {
 /// assert!(matches!(error, tool_mcp::AuthError::UnknownScope { .. }));
 /// assert!(error.to_string().starts_with("unknown scope `tools:everything`"));
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum AuthError {
     /// A token file could not be read.
@@ -758,6 +758,7 @@ impl JwtConfig {
     ///
     /// When the URL is not acceptable, cannot be fetched, or does not hold a usable JWKS.
     #[cfg(feature = "jwks-url")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "jwks-url")))]
     pub async fn from_jwks_url(
         url: &str,
         issuer: impl Into<String>,
@@ -1356,6 +1357,14 @@ pub(crate) async fn metadata(State(state): State<Arc<AuthState>>) -> Response {
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
+}
+
+/// `Debug` shows the message, as `Display` does: what `fn main() -> Result<(), E>` and
+/// `anyhow` print is then the explanation, not the variant's fields.
+impl std::fmt::Debug for AuthError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 #[cfg(test)]

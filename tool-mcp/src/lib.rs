@@ -41,6 +41,7 @@
 //!   several servers behind a load balancer serve one session and a session outlives the
 //!   server that started it.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -70,6 +71,7 @@ pub use options::HttpOptions;
 pub use rounds::{MemoryClaims, StateClaims};
 pub use server::McpServer;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use session_store::{
     DEFAULT_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError, redis_url_has_password,
 };
@@ -79,7 +81,7 @@ use std::net::SocketAddr;
 use tool_runtime::Executor;
 
 /// Why a server could not start or stopped with an error.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
     /// A socket or stream failed.
@@ -151,4 +153,12 @@ pub async fn serve_http_with(
     McpServer::new(executor)
         .serve_http_with(addr, options)
         .await
+}
+
+/// `Debug` shows the message, as `Display` does: what `fn main() -> Result<(), E>` and
+/// `anyhow` print is then the explanation, not the variant's fields.
+impl std::fmt::Debug for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }

@@ -18,6 +18,7 @@
 //! assert_eq!(did_you_mean("raed_file", ["edit_file", "file_info", "read_file"]), Some("read_file"));
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -20,7 +20,7 @@ use crate::param::ParamInfo;
 /// assert!(matches!(err, ToolDefinitionError::InvalidName { .. }));
 /// assert!(err.to_string().contains("did you mean `read_file`?"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ToolDefinitionError {
     /// The name is not `^[a-z][a-z0-9_]*$` or is too long.
@@ -255,4 +255,12 @@ pub(crate) fn params_of(tool: &str, schema: &Value) -> Result<Vec<ParamInfo>, To
             .with_expected_type(expected_type(property, schema))
         })
         .collect())
+}
+
+/// `Debug` shows the message, as `Display` does: what `fn main() -> Result<(), E>` and
+/// `anyhow` print is then the explanation, not the variant's fields.
+impl std::fmt::Debug for ToolDefinitionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }

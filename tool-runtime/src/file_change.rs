@@ -301,6 +301,7 @@ impl FileChange {
     /// assert_eq!(change.hunks[1].header, "@@ -7,4 +7,4 @@");
     /// ```
     #[cfg(feature = "diff")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "diff")))]
     pub fn between(path: impl Into<String>, old: &str, new: &str) -> Self {
         use sha2::Digest as _;
         use std::fmt::Write as _;

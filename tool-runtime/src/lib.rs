@@ -39,6 +39,7 @@
 //! # Ok(()) }
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -96,6 +97,41 @@ pub use tool::{BoxFuture, Tool, ToolSpec};
 pub use tool_set::ToolSet;
 
 pub use tokio_util::sync::CancellationToken;
+
+/// The `schemars` this crate uses (1.x): argument and output types derive its `JsonSchema`.
+/// Depend on the same version, or derive through this re-export without a dependency of
+/// your own: `#[derive(tool_runtime::schemars::JsonSchema)] #[schemars(crate =
+/// "tool_runtime::schemars")]`.
+///
+/// ```
+/// use tool_runtime::schemars::{self, JsonSchema};
+///
+/// #[derive(JsonSchema)]
+/// #[schemars(crate = "tool_runtime::schemars")]
+/// struct Point { x: f64, y: f64 }
+///
+/// let schema = schemars::schema_for!(Point);
+/// assert_eq!(schema.as_value()["properties"]["x"]["type"], "number");
+/// ```
+pub use schemars;
+/// The `serde` this crate uses, with its derives (`#[serde(crate = "tool_runtime::serde")]`).
+///
+/// ```
+/// #[derive(tool_runtime::serde::Deserialize)]
+/// #[serde(crate = "tool_runtime::serde")]
+/// struct Point { x: f64 }
+///
+/// let p: Point = tool_runtime::serde_json::from_str(r#"{"x": 1.5}"#).unwrap();
+/// assert_eq!(p.x, 1.5);
+/// ```
+pub use serde;
+/// The `serde_json` this crate uses: arguments and structured outputs are its `Value`s.
+///
+/// ```
+/// let args = tool_runtime::serde_json::json!({"path": "README.md"});
+/// assert!(args.is_object());
+/// ```
+pub use serde_json;
 
 /// Turns a function into a tool a language model can call.
 ///

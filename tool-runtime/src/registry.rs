@@ -20,7 +20,7 @@ use crate::tool::{Tool, ToolSpec};
 use crate::tool_set::ToolSet;
 
 /// Why the registry refused an operation.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegistryError {
     /// Two `#[tool]` functions linked into one binary have the same name.
@@ -1530,4 +1530,12 @@ pub fn register_all_tools() -> Result<ToolRegistry, RegistryError> {
     let mut registry = ToolRegistry::new();
     registry.register_all()?;
     Ok(registry)
+}
+
+/// `Debug` shows the message, as `Display` does: what `fn main() -> Result<(), E>` and
+/// `anyhow` print is then the explanation, not the variant's fields.
+impl std::fmt::Debug for RegistryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }

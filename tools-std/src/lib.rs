@@ -39,6 +39,7 @@
 //! [`files::write_file_approval`], [`files::edit_file_approval`] and
 //! [`execution::run_command_approval`], read through `Tool::approval`).
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -22,7 +22,7 @@ use crate::registry::{ToolFilter, ToolRegistry, registry_handle};
 use crate::safety::SafetyLevel;
 
 /// Why an executor was not built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExecutorBuildError {
     /// Tools need state the builder was not given.
@@ -425,6 +425,8 @@ impl ExecutorBuilder {
     /// let ExecutorBuildError::MissingState(missing) = &error else { unreachable!() };
     /// assert_eq!(missing[0].tool, "count_rows");
     /// assert!(error.to_string().contains("`count_rows` needs"));
+    /// // `?` in `main` prints the error's Debug: the same message.
+    /// assert_eq!(format!("{error:?}"), error.to_string());
     ///
     /// assert!(Executor::builder(registry).state(Pool).try_build().is_ok());
     /// ```
@@ -551,5 +553,13 @@ impl Executor {
             pending_key: None,
             max_calls: HashMap::new(),
         }
+    }
+}
+
+/// `Debug` shows the message, as `Display` does: what `fn main() -> Result<(), E>` and
+/// `anyhow` print is then the explanation, not the variant's fields.
+impl std::fmt::Debug for ExecutorBuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
     }
 }

@@ -29,7 +29,7 @@ pids=()
 dump_logs() {
     [ -n "$tmp" ] || return 0
     local file
-    for file in redis.log replica1.log replica2.log nginx/error.log nginx/access.log client.log; do
+    for file in redis.log replica1.log replica2.log nginx/error.log nginx/access.log rounds.log client.log; do
         if [ -s "$tmp/$file" ]; then
             echo "---- $file (last 80 lines)"
             tail -n 80 "$tmp/$file"
@@ -136,8 +136,11 @@ proxy_port="$(free_port)"
 # show in `ps`).
 TOOLBOX_SESSION_STORE="redis+unix://$redis_socket"
 export TOOLBOX_SESSION_STORE
+# The key that seals an approval's state (MCP 2026-07-28), the same on both replicas.
+TOOLBOX_STATE_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+export TOOLBOX_STATE_KEY
 replica_flags=(--auth-token-env TOOLBOX_TOKEN --auth-token-file "$tmp/secrets/tokens"
-    --allow-host "127.0.0.1:$proxy_port")
+    --allow-host "127.0.0.1:$proxy_port" --request-state-key-env TOOLBOX_STATE_KEY)
 if [ "$store_mode" = redis ]; then
     replica_flags+=(--session-store-env TOOLBOX_SESSION_STORE)
 else
@@ -182,6 +185,24 @@ proxy_accepts() {
 }
 wait_until "nginx to accept connections on 127.0.0.1:$proxy_port" proxy_accepts
 say "nginx (pid $nginx_pid) proxies 127.0.0.1:$proxy_port to $replica1 and $replica2"
+
+# ---- MCP 2026-07-28: an approval's two rounds on different replicas, then its replay
+if [ "$store_mode" = redis ]; then
+    "$python" "$here/rounds.py" "http://127.0.0.1:$proxy_port/mcp" "$tmp/root" "http://$replica1/mcp" \
+        >"$tmp/rounds.log" 2>&1 || { cat "$tmp/rounds.log"; fail "the approval across replicas failed (rounds.log above)"; }
+    sed 's/^/replicas: | /' "$tmp/rounds.log"
+    # The write_file calls as nginx logged them: round 1 answered by replica 1, the repeated
+    # call by replica 2.
+    write_calls() {
+        awk -F'|' '$9 == "tools/call" && $10 == "write_file" { print $11 "|" $5 "|" $4 }' "$tmp/nginx/access.log"
+    }
+    rounds_logged() { [ "$(write_calls | wc -l)" -ge 2 ]; }
+    wait_until "nginx's access log to show both rounds of the approval" rounds_logged
+    write_calls | grep -qx "1|$replica1|200" || fail "nginx shows no first round answered by $replica1: $(write_calls)"
+    write_calls | grep -qx "2|$replica2|200" || fail "nginx shows no repeated call answered by $replica2: $(write_calls)"
+    say "nginx's access log: the approval's rounds (pinned|replica|status):"
+    write_calls | sed 's/^/replicas:   /'
+fi
 
 # ---- the client: 401 without the token, then one session through the proxy
 state="$tmp/state"
