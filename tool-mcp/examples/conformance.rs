@@ -20,12 +20,13 @@ use std::sync::{Arc, Mutex};
 #[allow(deprecated)] // logging/setLevel: deprecated by SEP-2577, still in the 2025-11-25 suite
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, Tool as McpTool, UnsubscribeRequestParams,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequiredResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
+    Tool as McpTool, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -256,8 +257,9 @@ async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> Result<String, Cli
 }
 
 /// The JSON Schema 2020-12 tool (scenario `json-schema-2020-12`): its input schema has
-/// `$schema`, `$defs` and `additionalProperties: false`, which the listing must keep. A
-/// runtime tool, to give the exact schema.
+/// `$schema`, `$defs` and `additionalProperties: false` (SEP-1613), and an `$anchor`, `allOf`
+/// / `anyOf` and `if` / `then` / `else` (SEP-2106, the suite's 0.2 line), which the listing
+/// must keep. A runtime tool, to give the exact schema.
 fn json_schema_2020_12_tool() -> Tool {
     Tool::builder("json_schema_2020_12_tool")
         .description("Tool with JSON Schema 2020-12 features")
@@ -266,6 +268,7 @@ fn json_schema_2020_12_tool() -> Tool {
             "type": "object",
             "$defs": {
                 "address": {
+                    "$anchor": "addressDef",
                     "type": "object",
                     "properties": {
                         "street": {"type": "string"},
@@ -275,8 +278,18 @@ fn json_schema_2020_12_tool() -> Tool {
             },
             "properties": {
                 "name": {"type": "string"},
-                "address": {"$ref": "#/$defs/address"}
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
             },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {
+                "properties": {"contactMethod": {"const": "phone"}},
+                "required": ["contactMethod"]
+            },
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": false
         }))
         .handler(|arguments: serde_json::Map<String, Value>| async move {
@@ -289,10 +302,187 @@ fn json_schema_2020_12_tool() -> Tool {
         .expect("the JSON Schema 2020-12 tool is well formed")
 }
 
+// ---- MCP 2026-07-28: multi round-trip requests (scenarios input-required-result-*, SEP-2322)
+//
+// A client of that revision is asked in the call's result: `ctx.elicit` and `ctx.sample`
+// end the run with an `InputRequiredResult` (tool-mcp's `rounds`), and the repeated call
+// runs the tool again with the answers. Written as for any client.
+
+/// A name (the forms of the multi round-trip scenarios).
+#[derive(Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Name {
+    /// Your name
+    name: String,
+}
+
+/// A colour (the second round of `test_input_required_result_multi_round`).
+#[derive(Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Colour {
+    /// Your favourite colour
+    color: String,
+}
+
+/// A confirmation.
+#[derive(Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Confirm {
+    /// Whether you confirm
+    ok: bool,
+}
+
+/// Asks for a name, then greets it (conformance scenarios
+/// `input-required-result-result-type`, `-missing-input-response`, `-ignore-extra-params`,
+/// `-validate-input`).
+#[tool]
+async fn test_input_required_result_elicitation(ctx: &ToolContext) -> Result<String, ClientError> {
+    Ok(match ctx.elicit::<Name>("What is your name?").await? {
+        Elicitation::Accepted(Name { name }) => format!("Hello, {name}!"),
+        other => format!("No name given: {}", describe(other)),
+    })
+}
+
+/// Asks the client's model a question (conformance scenario
+/// `input-required-result-basic-sampling`).
+#[tool]
+async fn test_input_required_result_sampling(ctx: &ToolContext) -> Result<String, ClientError> {
+    let question = SamplingMessage::user("What is the capital of France?");
+    let reply = ctx
+        .sample(vec![question], SamplingOptions::new(100))
+        .await?;
+    Ok(format!("The model answered: {}", reply.text))
+}
+
+/// Asks for a confirmation; the answer arrives with the `requestState` the first round
+/// issued, which tool-mcp checks (conformance scenario `input-required-result-request-state`).
+#[tool]
+async fn test_input_required_result_request_state(
+    ctx: &ToolContext,
+) -> Result<String, ClientError> {
+    let answer = ctx.elicit::<Confirm>("Please confirm").await?;
+    Ok(format!("state-ok: {}", describe(answer)))
+}
+
+/// Asks two questions, one round each (conformance scenario
+/// `input-required-result-multi-round`).
+#[tool]
+async fn test_input_required_result_multi_round(ctx: &ToolContext) -> Result<String, ClientError> {
+    let name = ctx.elicit::<Name>("Step 1: What is your name?").await?;
+    let colour = ctx
+        .elicit::<Colour>("Step 2: What is your favorite color?")
+        .await?;
+    Ok(format!(
+        "Step 1: {}; step 2: {}",
+        describe(name),
+        describe(colour)
+    ))
+}
+
+/// Asks for a confirmation under a sealed `requestState`; a changed one is refused
+/// (conformance scenario `input-required-result-tampered-state`).
+#[tool]
+async fn test_input_required_result_tampered_state(
+    ctx: &ToolContext,
+) -> Result<String, ClientError> {
+    let answer = ctx.elicit::<Confirm>("Please confirm").await?;
+    Ok(format!("Confirmed: {}", describe(answer)))
+}
+
+/// Asks the user if the client declared elicitation, then the client's model if it
+/// declared sampling: only what the client can answer is asked (conformance scenario
+/// `input-required-result-capability-check`).
+#[tool]
+async fn test_input_required_result_capabilities(ctx: &ToolContext) -> Result<String, ClientError> {
+    let confirmation = match ctx.elicit::<Confirm>("Please confirm").await {
+        Ok(answer) => describe(answer),
+        Err(ClientError::NotAvailable { .. }) => "not asked (no elicitation)".to_owned(),
+        Err(error) => return Err(error),
+    };
+    let reply = match ctx
+        .sample(
+            vec![SamplingMessage::user("Say hello")],
+            SamplingOptions::new(50),
+        )
+        .await
+    {
+        Ok(reply) => reply.text,
+        Err(ClientError::NotAvailable { .. }) => "not asked (no sampling)".to_owned(),
+        Err(error) => return Err(error),
+    };
+    Ok(format!("Confirmation: {confirmation}; model: {reply}"))
+}
+
+// ---- MCP 2026-07-28: the diagnostic tools of scenario `server-stateless` (SEP-2575)
+
+/// Needs the client's model: answered with -32021 (the client did not declare sampling) by
+/// the handler below before it runs, since tool-mcp lets a tool do without a power the
+/// client lacks and has no way for a tool to say it cannot (scenario `server-stateless`,
+/// checks `sep-2575-server-rejects-undeclared-capability`, `-missing-capability-http-400`).
+#[tool]
+async fn test_missing_capability(ctx: &ToolContext) -> Result<String, ClientError> {
+    let reply = ctx
+        .sample(
+            vec![SamplingMessage::user("Say hello")],
+            SamplingOptions::new(50),
+        )
+        .await?;
+    Ok(format!("The model answered: {}", reply.text))
+}
+
+/// Asks the user while it runs: a 2026-07-28 client gets the question in the result, never
+/// as a request on the call's stream (check `sep-2575-http-server-no-independent-requests-on-stream`).
+#[tool]
+async fn test_streaming_elicitation(ctx: &ToolContext) -> Result<String, ClientError> {
+    let answer = ctx.elicit::<Confirm>("Please confirm").await?;
+    Ok(format!("Elicitation completed: {}", describe(answer)))
+}
+
+/// Logs while it runs: a 2026-07-28 client that gave no `logLevel` in the request's `_meta`
+/// gets no log message (check `sep-2575-server-no-log-without-loglevel`).
+#[tool]
+async fn test_logging_tool(ctx: &ToolContext) -> String {
+    ctx.log(LogLevel::Info, "Logging tool started");
+    ctx.log(LogLevel::Warning, "Logging tool working");
+    ctx.log(LogLevel::Info, "Logging tool done");
+    "Logging tool completed".to_owned()
+}
+
+/// The name of the tool `test_trigger_tool_change` adds and removes.
+const CHANGING_TOOL: &str = "test_changing_tool";
+
+/// Changes the tool list: adds a tool, or removes it if there (checks
+/// `sep-2575-server-sends-*subscription*`: a `subscriptions/listen` stream hears of it).
+#[tool]
+fn test_trigger_tool_change(ctx: &ToolContext) -> Result<String, ToolError> {
+    let registry = ctx
+        .registry()
+        .ok_or_else(|| ToolError::new("this call runs without a registry"))?;
+    if registry.remove(CHANGING_TOOL).is_some() {
+        return Ok(format!("removed `{CHANGING_TOOL}`"));
+    }
+    let tool = Tool::builder(CHANGING_TOOL)
+        .description("A tool test_trigger_tool_change adds and removes")
+        .handler(|_: serde_json::Map<String, Value>| async { "changed" })
+        .build()
+        .map_err(|error| ToolError::new(error.to_string()))?;
+    registry
+        .register(tool)
+        .map_err(|error| ToolError::new(error.to_string()))?;
+    Ok(format!("added `{CHANGING_TOOL}`"))
+}
+
 // ---- resources, prompts, completion (answered by the handler below)
 
 fn parse<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
     serde_json::from_value(value).map_err(|error| McpError::internal_error(error.to_string(), None))
+}
+
+/// A complete result written as JSON: `resultType: "complete"` added, as MCP 2026-07-28
+/// wants on every result (rmcp's constructors set it, a result read from JSON has none;
+/// rmcp takes it off again for a client of an earlier revision).
+fn complete<T: DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
+    if let Some(result) = value.as_object_mut() {
+        result.insert("resultType".to_owned(), json!("complete"));
+    }
+    parse(value)
 }
 
 fn resources() -> Value {
@@ -349,8 +539,64 @@ fn prompts() -> Value {
          "description": "A prompt that embeds a resource",
          "arguments": [{"name": "resourceUri", "description": "URI of the resource to embed",
                         "required": true}]},
-        {"name": "test_prompt_with_image", "description": "A prompt with an image"}
+        {"name": "test_prompt_with_image", "description": "A prompt with an image"},
+        {"name": CONTEXT_PROMPT, "description": "A prompt that asks the user for its context"}
     ]})
+}
+
+/// The prompt that asks its caller a question first (scenario
+/// `input-required-result-non-tool-request`).
+const CONTEXT_PROMPT: &str = "test_input_required_result_prompt";
+
+/// [`CONTEXT_PROMPT`]: a 2026-07-28 client is asked for the context in the result
+/// (`InputRequiredResult`, key `user_context`) and repeats the request with the answer in
+/// `inputResponses`. Nothing is kept between the two: the answer is read as it comes.
+fn context_prompt(request: &GetPromptRequestParams) -> Result<GetPromptResponse, McpError> {
+    let Some(answer) = request
+        .input_responses
+        .as_ref()
+        .and_then(|responses| responses.get("user_context"))
+    else {
+        let question = json!({"user_context": {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "What context should the prompt use?",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"context": {"type": "string"}},
+                    "required": ["context"]
+                }
+            }
+        }});
+        return Ok(GetPromptResponse::InputRequired(
+            InputRequiredResult::from_input_requests(parse(question)?),
+        ));
+    };
+    let context = match answer.get("action").and_then(Value::as_str) {
+        Some("accept") => answer
+            .pointer("/content/context")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    "the answer to `user_context` has no string `context`",
+                    None,
+                )
+            })?
+            .to_owned(),
+        Some(action) => format!("(none: the user chose {action})"),
+        None => {
+            return Err(McpError::invalid_params(
+                "the answer to `user_context` is not an elicitation result",
+                None,
+            ));
+        }
+    };
+    let text = format!("Answer with this context in mind: {context}");
+    let result = json!({"description": "A prompt with the user's context", "messages": [
+        {"role": "user", "content": {"type": "text", "text": text}}
+    ]});
+    Ok(complete::<GetPromptResult>(result)?.into())
 }
 
 fn prompt(name: &str, arguments: &serde_json::Map<String, Value>) -> Result<Value, McpError> {
@@ -397,7 +643,7 @@ fn prompt(name: &str, arguments: &serde_json::Map<String, Value>) -> Result<Valu
 }
 
 /// Completion values for the prompt argument `arg1`/`arg2` (anything else: none).
-fn complete(request: &CompleteRequestParams) -> Value {
+fn completion(request: &CompleteRequestParams) -> Value {
     let prefix = request.argument.value.as_str();
     let values: Vec<&str> = ["paris", "park", "party", "test", "testing"]
         .into_iter()
@@ -453,7 +699,32 @@ impl ServerHandler for Conformance {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // A call that needs a power the client did not declare is refused before it runs
+        // (SEP-2575: -32021, HTTP 400); rmcp words the error.
+        if request.name == "test_missing_capability"
+            && context
+                .client_capabilities()
+                .is_none_or(|capabilities| capabilities.sampling.is_none())
+        {
+            return Err(McpError::missing_required_client_capability(parse(
+                json!({"sampling": {}}),
+            )?));
+        }
         self.tools.call_tool(request, context).await
+    }
+
+    // `subscriptions/listen` (a 2026-07-28 client): the McpServer's tool list changes. The
+    // resources' `subscribe` and the prompts' list never change here, so nothing else is
+    // sent.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.tools.accepted_subscription_filter(requested)
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        self.tools.listen(subscription).await
     }
 
     // `logging/setLevel` is the McpServer's (method not found until it has one).
@@ -471,7 +742,7 @@ impl ServerHandler for Conformance {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        parse(resources())
+        complete(resources())
     }
 
     async fn list_resource_templates(
@@ -479,7 +750,7 @@ impl ServerHandler for Conformance {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        parse(resource_templates())
+        complete(resource_templates())
     }
 
     async fn read_resource(
@@ -493,7 +764,7 @@ impl ServerHandler for Conformance {
                 Some(json!({"uri": request.uri})),
             ));
         };
-        Ok(parse::<ReadResourceResult>(result)?.into())
+        Ok(complete::<ReadResourceResult>(result)?.into())
     }
 
     async fn subscribe(
@@ -519,7 +790,7 @@ impl ServerHandler for Conformance {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        parse(prompts())
+        complete(prompts())
     }
 
     async fn get_prompt(
@@ -527,8 +798,11 @@ impl ServerHandler for Conformance {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        if request.name == CONTEXT_PROMPT {
+            return context_prompt(&request);
+        }
         let arguments = request.arguments.clone().unwrap_or_default();
-        Ok(parse::<GetPromptResult>(prompt(&request.name, &arguments)?)?.into())
+        Ok(complete::<GetPromptResult>(prompt(&request.name, &arguments)?)?.into())
     }
 
     async fn complete(
@@ -536,7 +810,7 @@ impl ServerHandler for Conformance {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        parse(complete(&request))
+        complete(completion(&request))
     }
 }
 

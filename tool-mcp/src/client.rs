@@ -46,12 +46,26 @@ impl SessionLog {
         self.0.store(from_rmcp(level) as u8, Ordering::Relaxed);
     }
 
-    fn get(&self) -> LogLevel {
-        let index = usize::from(self.0.load(Ordering::Relaxed));
-        LogLevel::ALL
-            .get(index)
-            .copied()
-            .unwrap_or(DEFAULT_LOG_LEVEL)
+    /// The level of one request of MCP 2026-07-28, which has no `logging/setLevel`: the
+    /// `logLevel` of its `_meta`; without one, no log message at all.
+    fn for_request(level: Option<LoggingLevel>) -> Self {
+        let level = level.map_or(SessionLog::OFF, |level| from_rmcp(level) as u8);
+        SessionLog(Arc::new(AtomicU8::new(level)))
+    }
+
+    /// No level: nothing is logged.
+    const OFF: u8 = u8::MAX;
+
+    fn get(&self) -> Option<LogLevel> {
+        match self.0.load(Ordering::Relaxed) {
+            SessionLog::OFF => None,
+            index => Some(
+                LogLevel::ALL
+                    .get(usize::from(index))
+                    .copied()
+                    .unwrap_or(DEFAULT_LOG_LEVEL),
+            ),
+        }
     }
 }
 
@@ -71,6 +85,7 @@ impl McpServer {
         let mut server = self.clone();
         server.log = SessionLog::default();
         server.call_counts = None;
+        server.notifies = false;
         server
     }
 
@@ -88,7 +103,13 @@ impl McpServer {
             round,
             peer: context.peer.clone(),
             call: context.id.clone(),
-            level: self.log.clone(),
+            // A 2026-07-28 request names its level itself (there is no `logging/setLevel`).
+            level: match context.protocol_version() {
+                Some(version) if !version.has_initialize() => {
+                    SessionLog::for_request(context.meta.log_level())
+                }
+                _ => self.log.clone(),
+            },
             logs: OnceLock::new(),
             // Form elicitation: declared, or implied by an empty `elicitation: {}` (before the
             // specification split forms from URLs).
@@ -159,7 +180,7 @@ impl McpClient {
 
 impl ClientPowers for McpClient {
     fn log(&self, tool: &str, level: LogLevel, message: &str) {
-        if level < self.level.get() {
+        if self.level.get().is_none_or(|lowest| level < lowest) {
             return;
         }
         let sender = self.logs.get_or_init(|| {

@@ -53,6 +53,7 @@ mod content;
 mod http;
 mod http_guard;
 mod jsonrpc;
+mod listen;
 mod ops;
 mod options;
 mod owners;

@@ -3,12 +3,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InputRequiredResult, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
     Tool as McpTool,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
@@ -56,6 +57,10 @@ pub struct McpServer {
     /// The session's runs per tool, for per-tool call limits (`for_session`); `None` counts
     /// on the executor (stateless requests, which have no session).
     pub(crate) call_counts: Option<Arc<CallCounts>>,
+    /// Whether the transport can notify the client after answering a request: a session,
+    /// or a `subscriptions/listen` stream. Not in stateless HTTP mode (`for_stateless_request`),
+    /// where each answer is one JSON body: the server then declares no `listChanged`.
+    pub(crate) notifies: bool,
 }
 
 #[derive(Clone)]
@@ -88,6 +93,7 @@ impl McpServer {
             log: SessionLog::default(),
             // Served as it is (stdio, rmcp's `serve`), a server value is one session.
             call_counts: Some(Arc::default()),
+            notifies: true,
         }
     }
 
@@ -381,14 +387,14 @@ impl McpServer {
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // `enable_logging`: rmcp marks logging deprecated (SEP-2577).
     fn get_info(&self) -> ServerConfig {
-        let mut config = ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .enable_logging()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        if let Some(tools) = capabilities.tools.as_mut() {
+            tools.list_changed = self.notifies.then_some(true);
+        }
+        let mut config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.options.name.clone(),
             self.options.version.clone(),
         ));
@@ -433,6 +439,28 @@ impl ServerHandler for McpServer {
                 }
             }
         });
+    }
+
+    /// `subscriptions/listen` (a 2026-07-28 client): tool list changes, unless the server
+    /// cannot notify (stateless HTTP: method not found).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.notifies.then(|| crate::listen::accepted(requested))
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        // The tools this client may see: as for a session's `initialized` (its token's
+        // ceiling under the executor's; none for a token that grants no tools).
+        let ceiling = match principal(&subscription.request_context().extensions) {
+            None => Some(SafetyLevel::Dangerous),
+            Some(principal) => principal.max_safety(),
+        };
+        let visible = ceiling
+            .map(|ceiling| ToolFilter::new().max_safety(ceiling.min(self.executor.max_safety())));
+        crate::listen::tool_changes(self.executor.registry(), visible, subscription).await;
+        Ok(())
     }
 
     async fn list_tools(

