@@ -30,9 +30,12 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             refuse_exposed_secret(&workspace, what, path)?;
         }
     }
-    let options = match args.http {
-        Some(addr) => Some(http_options(&args.http_options, addr).await?),
-        None => None,
+    let (options, task_store) = match args.http {
+        Some(addr) => {
+            let (options, tasks) = http_options(&args.http_options, addr).await?;
+            (Some(options), tasks)
+        }
+        None => (None, None),
     };
     let registry = registry()?;
     let root = workspace.root().display().to_string();
@@ -54,7 +57,13 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             "Tools for working in the project directory {root}: files (read, search, edit), \
              commands, maths, time. Paths are relative to that directory."
         ))
-        .allow_dangerous(args.allow_dangerous);
+        .allow_dangerous(args.allow_dangerous)
+        .task_ttl(Duration::from_secs(args.task_ttl));
+    // Tasks in Redis with the sessions, so any replica answers for any task; else in memory.
+    let server = match task_store {
+        Some(store) => server.task_store(Arc::new(store)),
+        None => server,
+    };
     let (Some(addr), Some(options)) = (args.http, options) else {
         tracing::info!(%root, "serving MCP over stdio");
         server
@@ -119,9 +128,12 @@ fn refuse_exposed_secret(
     )))
 }
 
-/// What `serve --http` runs with, from its flags; a usage error for an unsafe or incomplete
-/// configuration.
-async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, UsageError> {
+/// What `serve --http` runs with, from its flags, and the task store replicas share (on the
+/// session store's Redis); a usage error for an unsafe or incomplete configuration.
+async fn http_options(
+    args: &HttpArgs,
+    addr: SocketAddr,
+) -> Result<(HttpOptions, Option<tool_mcp::RedisTaskStore>), UsageError> {
     let mut auth = AuthConfig::new();
     if let Some(path) = &args.auth_token_file {
         auth = auth
@@ -178,6 +190,7 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
             options = options.allow_host(host);
         }
     }
+    let mut task_store = None;
     if let Some(url) = session_store_url(args)? {
         // Entries live as long as an idle session would, and a replica that restores one
         // restarts the clock.
@@ -185,7 +198,11 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
             .await
             .map_err(|e| UsageError(e.to_string()))?
             .ttl(Duration::from_secs(args.session_idle_secs.max(1)));
-        tracing::info!(store = store.url(), "MCP sessions are shared through Redis");
+        tracing::info!(
+            store = store.url(),
+            "MCP sessions and tasks are shared through Redis"
+        );
+        task_store = Some(tool_mcp::RedisTaskStore::from_session_store(&store));
         options = options.session_store(Arc::new(store));
     }
     if auth.is_empty() {
@@ -208,7 +225,7 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<HttpOptions, 
         }
         options = options.auth(auth);
     }
-    Ok(options)
+    Ok((options, task_store))
 }
 
 /// The Redis URL of the session store, from --session-store (only without a password: the
