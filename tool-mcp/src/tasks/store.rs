@@ -211,8 +211,8 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
 }
 
 /// Tasks in this process's memory: the default store. Clone an `Arc` of it into several
-/// [`McpServer`](crate::McpServer)s to have them share tasks. Expired tasks are removed when
-/// a task is created, and are never found after their expiry.
+/// [`McpServer`](crate::McpServer)s to have them share tasks. Expired tasks are never found:
+/// all of them are removed when a task is created, and one when it is looked up.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -304,12 +304,15 @@ impl TaskStore for MemoryTaskStore {
     }
 
     async fn load(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
-        let now = Timestamp::now();
-        Ok(self
-            .lock()
+        let mut tasks = self.lock();
+        if tasks
             .get(id)
-            .filter(|task| !task.is_expired(now))
-            .cloned())
+            .is_some_and(|task| task.is_expired(Timestamp::now()))
+        {
+            tasks.remove(id);
+            return Ok(None);
+        }
+        Ok(tasks.get(id).cloned())
     }
 
     async fn replace(&self, task: &TaskRecord, expected: u64) -> Result<bool, TaskStoreError> {
@@ -408,6 +411,7 @@ mod tests {
             .await
             .unwrap();
         assert!(store.load("old").await.unwrap().is_none());
+        assert!(store.is_empty());
         store
             .create(&task("new", ANONYMOUS_OWNER, HOUR), &limits)
             .await
