@@ -63,6 +63,7 @@ pub(crate) struct ToolAttr {
     pub(crate) approval: Opt<Path>,
     pub(crate) timeout: Opt<LitStr>,
     pub(crate) max_calls: Opt<Expr>,
+    pub(crate) task: Opt<LitStr>,
     /// Known options that an unknown one was probably meant to be (so their absence is not
     /// reported as a second error).
     pub(crate) misspelt: Vec<&'static str>,
@@ -82,6 +83,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "approval",
     "timeout",
     "max_calls",
+    "task",
 ];
 
 impl ToolAttr {
@@ -101,6 +103,7 @@ impl ToolAttr {
             approval: Opt::new("approval"),
             timeout: Opt::new("timeout"),
             max_calls: Opt::new("max_calls"),
+            task: Opt::new("task"),
             misspelt: Vec::new(),
         };
         let parser = syn::meta::parser(|meta| {
@@ -220,6 +223,14 @@ impl ToolAttr {
                         attr.max_calls.set(errors, &path, expr);
                     }
                 }
+                // #[tool(task = "required")]
+                "task" => {
+                    if let Some(lit) =
+                        string_value(&meta, errors, "task = \"optional\" | \"required\"")?
+                    {
+                        attr.task.set(errors, &path, lit);
+                    }
+                }
                 _ => {
                     skip_value(&meta)?;
                     let message = match did_you_mean(&key, TOOL_OPTIONS.iter().copied()) {
@@ -230,7 +241,7 @@ impl ToolAttr {
                         None => format!(
                             "unknown option `{key}`: the options are `name`, `description`, \
                              `safety`, `categories`, `tags`, `required`, `version`, `priority`, \
-                             `crate`, `preview`, `approval`, `timeout` and `max_calls`"
+                             `crate`, `preview`, `approval`, `timeout`, `max_calls` and `task`"
                         ),
                     };
                     errors.at(&path, message);

@@ -58,8 +58,9 @@
 //! `.await`), named by `StaticHandler::Async`. `preview = path` adds `__tool_preview`, which
 //! reads the arguments with `__tool_read` and calls `path(ctx, &arg_0, &arg_1)`;
 //! `approval = path` adds `__tool_approval`, the same through `IntoApproval`. `timeout =
-//! "30s"` and `max_calls = 10` go into the `ToolMeta` literal
-//! (`timeout: Some(Duration::from_millis(30000))`, `max_calls: Some(10u32)`).
+//! "30s"`, `max_calls = 10` and `task = "required"` go into the `ToolMeta` literal
+//! (`timeout: Some(Duration::from_millis(30000))`, `max_calls: Some(10u32)`,
+//! `task_support: TaskSupport::Required`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -525,6 +526,7 @@ fn tool_static(fn_ident: &Ident, model: &ToolModel, fns: &StaticFns<'_>) -> Toke
         Some(limit) => quote!(__tool_rt::Some(#limit)),
         None => quote!(__tool_rt::None),
     };
+    let task_support = &model.task_support;
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     quote! {
         static __TOOL: __tool_rt::ToolFactory = __tool_rt::ToolFactory::new(__tool_rt::ToolDef {
@@ -538,6 +540,7 @@ fn tool_static(fn_ident: &Ident, model: &ToolModel, fns: &StaticFns<'_>) -> Toke
                 priority: #priority,
                 timeout: #timeout,
                 max_calls: #max_calls,
+                task_support: __tool_rt::TaskSupport::#task_support,
             },
             source: __tool_rt::ToolSource::new(
                 match ::core::option_env!("CARGO_PKG_NAME") {

@@ -41,6 +41,8 @@ pub(crate) struct ToolModel {
     /// `timeout = "..."`, in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
     pub(crate) max_calls: Option<u32>,
+    /// `task = "..."`: the `TaskSupport` variant (`Forbidden` unless given).
+    pub(crate) task_support: Ident,
 }
 
 /// The function `preview = ...` or `approval = ...` names.
@@ -78,6 +80,7 @@ pub(crate) fn validate(
         .max_calls
         .get()
         .and_then(|expr| check_max_calls(expr, errors));
+    let task_support = check_task(attr.task.get(), errors);
 
     ToolModel {
         name,
@@ -96,6 +99,7 @@ pub(crate) fn validate(
         approval: attr.approval.get().cloned().map(PreviewTarget::Path),
         timeout_ms,
         max_calls,
+        task_support,
     }
 }
 
@@ -454,6 +458,38 @@ fn check_safety(lit: Option<&LitStr>, errors: &mut Errors) -> Ident {
             Ident::new("Safe", Span::call_site())
         }
     }
+}
+
+/// `task = "optional"` or `"required"` (or `"forbidden"`, the default, said explicitly).
+fn check_task(lit: Option<&LitStr>, errors: &mut Errors) -> Ident {
+    const SUPPORTS: [(&str, &str); 3] = [
+        ("forbidden", "Forbidden"),
+        ("optional", "Optional"),
+        ("required", "Required"),
+    ];
+    let Some(lit) = lit else {
+        return Ident::new("Forbidden", Span::call_site());
+    };
+    let value = lit.value();
+    if let Some((_, variant)) = SUPPORTS.iter().find(|(support, _)| *support == value) {
+        return Ident::new(variant, lit.span());
+    }
+    let message = match did_you_mean(
+        &value.to_lowercase(),
+        SUPPORTS.iter().map(|(support, _)| *support),
+    ) {
+        Some(close) => format!(
+            "unknown task support `{value}`: did you mean \"{close}\"? (expected \"optional\" \
+             or \"required\")"
+        ),
+        None => format!(
+            "unknown task support `{value}`: expected \"optional\" (a task when the client \
+             supports tasks) or \"required\" (always a task); leave `task` out for a tool that \
+             never runs as one"
+        ),
+    };
+    errors.at(lit, message);
+    Ident::new("Forbidden", Span::call_site())
 }
 
 /// A version is a non-empty string without spaces.

@@ -318,6 +318,46 @@ fn message(request: &ApprovalRequest) -> String {
     text
 }
 
+/// The approval form of `request` as an `elicitation/create` input request of a task
+/// (SEP-2663 `inputRequests`, answered with `tasks/update`): the form
+/// [`ElicitationApproval`] sends, in JSON.
+pub(crate) fn input_request(request: &ApprovalRequest) -> Result<Value, String> {
+    let schema = match hunks_to_choose(request) {
+        Some(hunks) => hunks_schema(hunks),
+        None => approve_schema(),
+    }?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: message(request),
+        requested_schema: schema,
+    };
+    serde_json::to_value(rmcp::model::InputRequest::Elicitation(ElicitRequest::new(
+        params,
+    )))
+    .map_err(|error| error.to_string())
+}
+
+/// The decision in the client's answer (an `ElicitResult`, as JSON) to
+/// [`input_request`]'s form for `request`, read as [`ElicitationApproval`] reads an
+/// answer: untrusted, only a JSON `true` (or `all`, or checked hunks) approves.
+pub(crate) fn decision_from_answer(request: &ApprovalRequest, answer: &Value) -> ApprovalDecision {
+    let denied = |reason: &str| ApprovalDecision::Denied {
+        reason: reason.to_owned(),
+    };
+    let Ok(result) = serde_json::from_value::<rmcp::model::ElicitResult>(answer.clone()) else {
+        return denied("the client's answer to the approval request is not an elicitation result");
+    };
+    match result.action {
+        ElicitationAction::Accept => match hunks_to_choose(request) {
+            Some(hunks) => read_hunks(result.content.as_ref(), hunks),
+            None => read_approve(result.content.as_ref()),
+        },
+        ElicitationAction::Decline => denied("the user declined it"),
+        ElicitationAction::Cancel => denied("the user cancelled"),
+        _ => denied("the user did not approve it"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

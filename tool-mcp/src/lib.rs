@@ -40,6 +40,12 @@
 //! - Replicas: with the `redis` feature, `RedisSessionStore` keeps sessions in Redis, so
 //!   several servers behind a load balancer serve one session and a session outlives the
 //!   server that started it.
+//! - Tasks (the `io.modelcontextprotocol/tasks` extension, SEP-2663): a call of a
+//!   `#[tool(task = "optional" | "required")]` tool from a client that declared the
+//!   extension answers at once with a task the client polls (`tasks/get`), answers
+//!   (`tasks/update`) and cancels (`tasks/cancel`); so does a call whose approval the
+//!   executor deferred. Tasks are kept in a [`TaskStore`]: memory, or Redis shared by
+//!   replicas (`RedisTaskStore`, feature `redis`). See [`tasks`].
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
@@ -63,6 +69,7 @@ mod server;
 mod session_store;
 mod sessions;
 mod stdio;
+pub mod tasks;
 
 pub use auth::{AuthConfig, AuthError, JwtConfig, Principal, TokenRejected};
 pub use http::{DrainReport, HttpServer, nodelay_listener};
@@ -75,6 +82,9 @@ pub use server::McpServer;
 pub use session_store::{
     DEFAULT_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError, redis_url_has_password,
 };
+#[cfg(feature = "redis")]
+pub use tasks::RedisTaskStore;
+pub use tasks::{MemoryTaskStore, TaskStore};
 
 use std::net::SocketAddr;
 

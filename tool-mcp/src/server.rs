@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InputRequiredResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
-    Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult,
+    Implementation, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool as McpTool, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -61,6 +61,8 @@ pub struct McpServer {
     /// or a `subscriptions/listen` stream. Not in stateless HTTP mode (`for_stateless_request`),
     /// where each answer is one JSON body: the server then declares no `listChanged`.
     pub(crate) notifies: bool,
+    /// Tasks (SEP-2663): the store, their settings, the tasks this replica runs.
+    pub(crate) tasks: crate::tasks::TaskConfig,
 }
 
 #[derive(Clone)]
@@ -94,6 +96,7 @@ impl McpServer {
             // Served as it is (stdio, rmcp's `serve`), a server value is one session.
             call_counts: Some(Arc::default()),
             notifies: true,
+            tasks: crate::tasks::TaskConfig::default(),
         }
     }
 
@@ -394,6 +397,7 @@ impl ServerHandler for McpServer {
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = self.notifies.then_some(true);
         }
+        crate::tasks::declare(self, &mut capabilities); // tasks (SEP-2663)
         let mut config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.options.name.clone(),
             self.options.version.clone(),
@@ -512,6 +516,11 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // ---- tasks (SEP-2663): a call of a tool that runs as a task is tasks.rs's ----
+        if let Some(answer) = crate::tasks::call_tool(self, &request, &context).await {
+            return answer;
+        }
+        // ---- end tasks ----
         // The caller's share of calls in flight (with authentication): over it, refused at
         // once, so one token cannot take every slot of the executor.
         let _share = match call_share(&context.extensions) {
@@ -640,6 +649,11 @@ impl ServerHandler for McpServer {
                 )));
             }
         }
+        // ---- tasks (SEP-2663): a deferred approval becomes a task the client answers ----
+        if let Some(answer) = crate::tasks::deferred(self, &context, &report).await {
+            return answer;
+        }
+        // ---- end tasks ----
         let result = report.result;
         if report.outcome == Outcome::UnknownTool {
             // The tool does not exist (or the name is not a tool name): a protocol error.
@@ -655,19 +669,63 @@ impl ServerHandler for McpServer {
         let structured = report.tool.as_ref().and_then(mcp_output_schema).is_some();
         Ok(call_tool_result(result, structured).into())
     }
+
+    // ---- tasks (SEP-2663): tasks/get, tasks/update, tasks/cancel are tasks.rs's ----
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        crate::tasks::get_task(self, request, &context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        crate::tasks::update_task(self, request, &context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        crate::tasks::cancel_task(self, request, &context).await
+    }
+    // ---- end tasks ----
 }
+
+// ---- tasks (SEP-2663): what tasks.rs reads of the server's options ----
+impl McpServer {
+    /// Whether dangerous calls run unasked when the client cannot ask
+    /// ([`allow_dangerous`](Self::allow_dangerous)).
+    pub(crate) fn allows_dangerous(&self) -> bool {
+        self.options.allow_dangerous
+    }
+
+    /// Whether the client's user is asked to approve dangerous calls
+    /// ([`elicitation`](Self::elicitation)).
+    pub(crate) fn asks_by_elicitation(&self) -> bool {
+        self.options.elicitation
+    }
+}
+// ---- end tasks ----
 
 /// Who made the request, when the HTTP server authenticated it: rmcp puts the request's
 /// `http::request::Parts` in the context's extensions, and the authentication middleware put
 /// the [`Principal`] in the extensions of those parts.
-fn principal(extensions: &rmcp::model::Extensions) -> Option<&Principal> {
+pub(crate) fn principal(extensions: &rmcp::model::Extensions) -> Option<&Principal> {
     extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
 }
 
 /// The caller's share of calls in flight, put there by the authentication middleware.
-fn call_share(extensions: &rmcp::model::Extensions) -> Option<&crate::owners::CallShare> {
+pub(crate) fn call_share(
+    extensions: &rmcp::model::Extensions,
+) -> Option<&crate::owners::CallShare> {
     extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<crate::owners::CallShare>())
@@ -675,7 +733,7 @@ fn call_share(extensions: &rmcp::model::Extensions) -> Option<&crate::owners::Ca
 
 /// The highest safety level the caller may use: its token's, or every level for a caller
 /// that was not authenticated (stdio, or HTTP without authentication).
-fn ceiling(principal: Option<&Principal>) -> Result<SafetyLevel, McpError> {
+pub(crate) fn ceiling(principal: Option<&Principal>) -> Result<SafetyLevel, McpError> {
     match principal {
         None => Ok(SafetyLevel::Dangerous),
         Some(principal) => principal.max_safety().ok_or_else(|| {

@@ -230,6 +230,12 @@ impl RedisSessionStore {
         &self.prefix
     }
 
+    /// The connection to Redis, for a task store on the same server
+    /// ([`RedisTaskStore::from_session_store`](crate::RedisTaskStore::from_session_store)).
+    pub(crate) fn connection(&self) -> ConnectionManager {
+        self.connection.clone()
+    }
+
     /// The time to live of an entry.
     pub fn time_to_live(&self) -> Duration {
         self.ttl

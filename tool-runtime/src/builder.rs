@@ -14,7 +14,7 @@ use crate::context::{StateType, ToolContext};
 use crate::definition::{ToolDefinitionError, check_meta, check_schema, params_of};
 use crate::error::ToolError;
 use crate::file_change::Preview;
-use crate::meta::{ToolMeta, ToolSource};
+use crate::meta::{TaskSupport, ToolMeta, ToolSource};
 use crate::output::IntoToolOutput;
 use crate::safety::SafetyLevel;
 use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas};
@@ -352,6 +352,21 @@ impl ToolBuilder {
     /// ```
     pub fn max_calls(mut self, max_calls: u32) -> Self {
         self.meta.max_calls = Some(max_calls);
+        self
+    }
+
+    /// Whether a call of the tool may run as a task the client polls (default
+    /// [`TaskSupport::Forbidden`]): what `#[tool(task = "...")]` says for a `#[tool]`.
+    ///
+    /// ```
+    /// # use tool_runtime::{TaskSupport, Tool};
+    /// let tool = Tool::builder("export_all").description("Export every record.")
+    ///     .task_support(TaskSupport::Required)
+    ///     .handler(|_| async { "exported" }).build().unwrap();
+    /// assert_eq!(tool.task_support(), TaskSupport::Required);
+    /// ```
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.meta.task_support = support;
         self
     }
 

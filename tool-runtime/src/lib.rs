@@ -85,7 +85,7 @@ pub use executor::{
     ApprovalDecision, ApprovalHandler, ApprovalRequest, CallOptions, Executor, ExecutorBuilder,
 };
 pub use file_change::Preview;
-pub use meta::{ToolMeta, ToolSource};
+pub use meta::{ParseTaskSupportError, TaskSupport, ToolMeta, ToolSource};
 pub use output::{IntoToolOutput, Json, ToolOutput};
 pub use param::ParamInfo;
 pub use registry::{
@@ -160,8 +160,8 @@ pub use serde_json;
 /// `fn(&ToolContext, &P1, ..., &Pn) -> Result<String, ToolError>` over the tool's parameters
 /// in order, read from the arguments once for both; it may return a [`Preview`] with a file
 /// change's hunks instead, or either without the `Result`; see [`Tool::preview`]), `approval =
-/// path::to::fn` (whether one call needs approval, see below), `timeout = "30s"` and
-/// `max_calls = N` (see below). Put it on free functions only (not methods; a
+/// path::to::fn` (whether one call needs approval, see below), `timeout = "30s"`,
+/// `max_calls = N` and `task = "optional" | "required"` (see below). Put it on free functions only (not methods; a
 /// [`#[tool_set]`](tool_set) takes `#[tool]` methods). Per parameter:
 /// `#[arg(rename = "...", description = "...", default = expr, secret)]`.
 ///
@@ -218,6 +218,23 @@ pub use serde_json;
 ///
 /// let tool = register_all_tools().unwrap().get("open_ticket").unwrap();
 /// assert_eq!(tool.max_calls(), Some(3));
+/// ```
+///
+/// `task = "optional"` or `"required"` says a call may run as a task: a front end that
+/// supports it (an MCP server, for clients that declare the tasks extension) answers the
+/// call at once with a handle the client polls, while the tool runs on; `"required"`
+/// tools are refused to clients that cannot poll ([`Tool::task_support`], [`TaskSupport`];
+/// default: never a task):
+///
+/// ```
+/// use tool_runtime::{tool, register_all_tools, TaskSupport};
+///
+/// /// Re-encode every video of the library (hours).
+/// #[tool(task = "required", safety = "cautious")]
+/// async fn reencode_library() -> String { "done".into() }
+///
+/// let tool = register_all_tools().unwrap().get("reencode_library").unwrap();
+/// assert_eq!(tool.task_support(), TaskSupport::Required);
 /// ```
 ///
 /// What the executor does with each is its policy ([`Executor`]); the tool only declares.
@@ -348,7 +365,7 @@ pub mod __private {
     pub use crate::tool_set::{instance_of, shared_instance_of};
     pub use crate::{
         Approval, BoxFuture, IntoToolOutput, ParamInfo, Preview, SafetyLevel, StateType,
-        ToolContext, ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
+        TaskSupport, ToolContext, ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
     };
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};

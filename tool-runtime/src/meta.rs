@@ -1,5 +1,6 @@
 //! What a tool is, apart from its code and schemas: its name, description, version,
-//! safety, labels, priority, timeout and call limit ([`ToolMeta`]), and where it was defined ([`ToolSource`]).
+//! safety, labels, priority, timeout, call limit and task support ([`ToolMeta`],
+//! [`TaskSupport`]), and where it was defined ([`ToolSource`]).
 //!
 //! One value serves every way a tool is made: the static a `#[tool]` expands to holds it
 //! with borrowed strings (collecting a tool allocates nothing), [`ToolBuilder`] fills it
@@ -10,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::str::FromStr;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -17,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::safety::SafetyLevel;
 
 /// A tool's name, description, version, safety level, categories, tags, priority, and the
-/// timeout and call limit it declares.
+/// timeout, call limit and task support it declares.
 ///
 /// ```
 /// use std::borrow::Cow;
@@ -29,6 +31,7 @@ use crate::safety::SafetyLevel;
 /// assert_eq!(meta.priority, tool_runtime::priority::DEFAULT);
 /// assert!(meta.categories.is_empty());
 /// assert_eq!((meta.timeout, meta.max_calls), (None, None));
+/// assert_eq!(meta.task_support, tool_runtime::TaskSupport::Forbidden);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolMeta {
@@ -50,6 +53,9 @@ pub struct ToolMeta {
     pub timeout: Option<Duration>,
     /// The most calls allowed, when the tool says (`None`: no limit of its own).
     pub max_calls: Option<u32>,
+    /// Whether a front end may run a call of the tool as a task the client polls (an MCP
+    /// server: the `io.modelcontextprotocol/tasks` extension). Default: forbidden.
+    pub task_support: TaskSupport,
 }
 
 impl ToolMeta {
@@ -68,6 +74,7 @@ impl ToolMeta {
             priority: crate::priority::DEFAULT,
             timeout: None,
             max_calls: None,
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -81,6 +88,105 @@ impl ToolMeta {
     pub fn with_safety(mut self, safety: SafetyLevel) -> Self {
         self.safety = safety;
         self
+    }
+}
+
+/// Whether a call of a tool may run as a task: answered at once with a handle the client
+/// polls for the result, while the tool runs on (`#[tool(task = "optional")]`,
+/// [`ToolBuilder::task_support`](crate::ToolBuilder::task_support)).
+///
+/// What a front end does with it is its own: an MCP server runs a call of an `Optional` or
+/// `Required` tool as a task when the client declared the tasks extension, and refuses a
+/// `Required` tool's call from a client that did not (its result would not arrive before
+/// the client gave up on it); `Forbidden` tools always answer in the call itself.
+///
+/// ```
+/// use tool_runtime::TaskSupport;
+///
+/// assert_eq!(TaskSupport::default(), TaskSupport::Forbidden);
+/// assert_eq!("required".parse::<TaskSupport>().unwrap(), TaskSupport::Required);
+/// assert_eq!(TaskSupport::Optional.to_string(), "optional");
+/// assert_eq!(serde_json::to_string(&TaskSupport::Required).unwrap(), "\"required\"");
+/// assert!(TaskSupport::Optional.allows_task() && !TaskSupport::Forbidden.allows_task());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSupport {
+    /// Never a task: the result comes in the call's answer (the default).
+    #[default]
+    Forbidden,
+    /// A task when the client supports tasks; otherwise the result comes in the call's answer.
+    Optional,
+    /// Only ever a task: a client that does not support tasks cannot call the tool.
+    Required,
+}
+
+impl TaskSupport {
+    /// Every value.
+    ///
+    /// ```
+    /// assert_eq!(tool_runtime::TaskSupport::ALL.len(), 3);
+    /// ```
+    pub const ALL: [TaskSupport; 3] = [
+        TaskSupport::Forbidden,
+        TaskSupport::Optional,
+        TaskSupport::Required,
+    ];
+
+    /// The lowercase name, as written in `#[tool(task = "...")]` and in JSON.
+    ///
+    /// ```
+    /// assert_eq!(tool_runtime::TaskSupport::Required.as_str(), "required");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+
+    /// Whether a call may run as a task (`Optional` or `Required`).
+    ///
+    /// ```
+    /// assert!(tool_runtime::TaskSupport::Required.allows_task());
+    /// ```
+    pub const fn allows_task(self) -> bool {
+        !matches!(self, TaskSupport::Forbidden)
+    }
+}
+
+impl fmt::Display for TaskSupport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of parsing a [`TaskSupport`] from a string that names none.
+///
+/// ```
+/// let err = "sometimes".parse::<tool_runtime::TaskSupport>().unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "unknown task support `sometimes`: expected one of `forbidden`, `optional`, `required`"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown task support `{given}`: expected one of `forbidden`, `optional`, `required`")]
+pub struct ParseTaskSupportError {
+    given: String,
+}
+
+impl FromStr for TaskSupport {
+    type Err = ParseTaskSupportError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        TaskSupport::ALL
+            .into_iter()
+            .find(|support| support.as_str() == s)
+            .ok_or_else(|| ParseTaskSupportError {
+                given: s.to_owned(),
+            })
     }
 }
 

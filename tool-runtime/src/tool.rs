@@ -20,7 +20,7 @@ use crate::approval_rule::{Approval, ApprovalRule};
 use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
 use crate::file_change::Preview;
-use crate::meta::{ToolMeta, ToolSource};
+use crate::meta::{TaskSupport, ToolMeta, ToolSource};
 use crate::output::ToolOutput;
 use crate::param::ParamInfo;
 use crate::safety::SafetyLevel;
@@ -506,6 +506,24 @@ impl Tool {
     /// ```
     pub fn max_calls(&self) -> Option<u32> {
         self.inner.meta.max_calls
+    }
+
+    /// Whether a call of the tool may run as a task the client polls
+    /// (`#[tool(task = "required")]`, [`ToolBuilder::task_support`](crate::ToolBuilder::task_support));
+    /// [`TaskSupport::Forbidden`](crate::TaskSupport::Forbidden) unless the tool says.
+    ///
+    /// ```
+    /// use tool_runtime::{tool, register_all_tools, TaskSupport};
+    ///
+    /// /// Rebuild the search index (minutes).
+    /// #[tool(task = "required")]
+    /// fn rebuild_index() -> String { "rebuilt".into() }
+    ///
+    /// let tool = register_all_tools().unwrap().get("rebuild_index").unwrap();
+    /// assert_eq!(tool.task_support(), TaskSupport::Required);
+    /// ```
+    pub fn task_support(&self) -> TaskSupport {
+        self.inner.meta.task_support
     }
 
     /// Runs the tool's handler on a JSON argument object with an empty [`ToolContext`].

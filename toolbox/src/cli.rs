@@ -171,6 +171,11 @@ pub(crate) struct ServeArgs {
     /// tool returns (the standard tools return promptly when cancelled).
     #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) max_sync_threads: u64,
+    /// Seconds a task (a call of a long-running tool, for MCP clients that poll) is kept from
+    /// its creation, result included; a call still running then is cancelled. With
+    /// --session-store, tasks are kept in the same Redis, so every replica answers for them.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) task_ttl: u64,
     #[command(flatten)]
     pub(crate) http_options: HttpArgs,
 }

@@ -34,12 +34,12 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             refuse_exposed_secret(&workspace, what, path)?;
         }
     }
-    let (options, claims) = match args.http {
+    let (options, claims, task_store) = match args.http {
         Some(addr) => {
-            let (options, claims) = http_options(&args.http_options, addr).await?;
-            (Some(options), claims)
+            let (options, claims, tasks) = http_options(&args.http_options, addr).await?;
+            (Some(options), claims, tasks)
         }
-        None => (None, None),
+        None => (None, None, None),
     };
     let state_key = request_state_key(&args.http_options)?;
     let registry = registry()?;
@@ -62,7 +62,13 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             "Tools for working in the project directory {root}: files (read, search, edit), \
              commands, maths, time. Paths are relative to that directory."
         ))
-        .allow_dangerous(args.allow_dangerous);
+        .allow_dangerous(args.allow_dangerous)
+        .task_ttl(Duration::from_secs(args.task_ttl));
+    // Tasks in Redis with the sessions, so any replica answers for any task; else in memory.
+    let server = match task_store {
+        Some(store) => server.task_store(Arc::new(store)),
+        None => server,
+    };
     let server = match state_key {
         Some(key) => server
             .request_state_key(key)
@@ -137,11 +143,14 @@ fn refuse_exposed_secret(
     )))
 }
 
-/// What `serve --http` runs with, from its flags; a usage error for an unsafe or incomplete
-/// configuration.
-/// What the HTTP server is given, and the Redis store when replicas share one (it also
-/// records which request states were used).
-type Http = (HttpOptions, Option<Arc<dyn tool_mcp::StateClaims>>);
+/// What `serve --http` runs with, from its flags, and what replicas share on the session
+/// store's Redis: which request states were used, and the tasks. A usage error for an
+/// unsafe or incomplete configuration.
+type Http = (
+    HttpOptions,
+    Option<Arc<dyn tool_mcp::StateClaims>>,
+    Option<tool_mcp::RedisTaskStore>,
+);
 
 async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageError> {
     let mut auth = AuthConfig::new();
@@ -201,6 +210,7 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageEr
         }
     }
     let mut claims = None;
+    let mut task_store = None;
     if let Some(url) = session_store_url(args)? {
         // Entries live as long as an idle session would, and a replica that restores one
         // restarts the clock.
@@ -208,7 +218,11 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageEr
             .await
             .map_err(|e| UsageError(e.to_string()))?
             .ttl(Duration::from_secs(args.session_idle_secs.max(1)));
-        tracing::info!(store = store.url(), "MCP sessions are shared through Redis");
+        tracing::info!(
+            store = store.url(),
+            "MCP sessions, tasks and used request states are shared through Redis"
+        );
+        task_store = Some(tool_mcp::RedisTaskStore::from_session_store(&store));
         let store = Arc::new(store);
         claims = Some(store.clone() as Arc<dyn tool_mcp::StateClaims>);
         if !args.stateless {
@@ -235,7 +249,7 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageEr
         }
         options = options.auth(auth);
     }
-    Ok((options, claims))
+    Ok((options, claims, task_store))
 }
 
 /// The key that seals request states, from --request-state-key-file or

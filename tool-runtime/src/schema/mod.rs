@@ -370,6 +370,12 @@ fn mcp_tool(tool: &Tool, input_schema: Value, inline: bool) -> Value {
     if let Some(version) = tool.version() {
         meta.insert("version".into(), json!(version));
     }
+    // Whether a call may become a task (the tasks extension, SEP-2663): the 2026-07-28
+    // `Tool` has no field for it (the server decides per call), so it is said here, for
+    // clients that want to know a call of a `required` tool needs the extension.
+    if tool.task_support().allows_task() {
+        meta.insert("taskSupport".into(), json!(tool.task_support()));
+    }
     out.insert("_meta".into(), Value::Object(meta));
     Value::Object(out)
 }

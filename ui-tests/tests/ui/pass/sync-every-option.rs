@@ -1,4 +1,4 @@
-use tool_runtime::{SafetyLevel, tool};
+use tool_runtime::{SafetyLevel, TaskSupport, tool};
 
 /// Ignored: `description` wins over the doc comment.
 #[tool(
@@ -12,6 +12,7 @@ use tool_runtime::{SafetyLevel, tool};
     priority = 42,
     timeout = "90s",
     max_calls = 7,
+    task = "optional",
 )]
 fn delete_path(path: String, force: Option<bool>) -> String {
     format!("removed {path} (force: {})", force.unwrap_or(false))
@@ -34,6 +35,7 @@ fn main() {
     assert_eq!(tool.priority(), 42);
     assert_eq!(tool.timeout(), Some(std::time::Duration::from_secs(90)));
     assert_eq!(tool.max_calls(), Some(7));
+    assert_eq!(tool.task_support(), TaskSupport::Optional);
     assert!(!tool.is_async());
     assert_eq!(tool.input_schema()["required"], serde_json::json!(["path"]));
     assert_eq!(tool.output_schema(), None);
