@@ -341,6 +341,20 @@ impl McpServer {
                 .client_capabilities()
                 .is_some_and(|capabilities| capabilities.elicitation.is_some());
         if can_ask {
+            // A 2026-07-28 client that polls tasks approves through a task: the call is
+            // deferred (by the executor's own handler when it has one, which may also decide
+            // at once), and `tasks::deferred` turns the waiting call into an `input_required`
+            // task whose input request is the approval form. The state stays on the server,
+            // shared by the replicas with the task store.
+            if round.is_some() && self.tasks.enabled && crate::tasks::declared_tasks(context) {
+                if self.executor.has_approval_handler() {
+                    return None;
+                }
+                return Some(
+                    CallOptions::new()
+                        .approval(|_: ApprovalRequest| async { ApprovalDecision::Defer }),
+                );
+            }
             return Some(match round {
                 Some(round) => CallOptions::new().approval(RoundApproval {
                     round: Arc::clone(round),

@@ -615,8 +615,8 @@ async fn a_deferred_approval_becomes_a_task_the_client_answers() {
     let asked = Arc::new(AtomicUsize::new(0));
     let executor = deferring_executor(asked.clone());
     let http = serve(McpServer::new(executor.clone()), HttpOptions::new()).await;
-    // A client of 2026-07-28, whose capabilities come with each request: the server cannot
-    // ask it in the middle of a call, so the executor's handler decides, and defers.
+    // A client of 2026-07-28 that polls tasks: the executor's handler decides, and defers;
+    // the waiting call becomes a task the client answers.
     let client = connect_modern(
         &http,
         Client {
@@ -690,11 +690,14 @@ async fn a_deferred_call_stays_pending_for_a_client_that_cannot_poll() {
     let asked = Arc::new(AtomicUsize::new(0));
     let executor = deferring_executor(asked);
     let http = serve(McpServer::new(executor.clone()), HttpOptions::new()).await;
+    // Neither tasks nor elicitation (a client that answers questions would be asked through
+    // a multi round-trip request instead): the executor's handler defers, and the call
+    // waits for the application.
     let client = connect_modern(
         &http,
         Client {
             tasks: false,
-            elicitation: true,
+            elicitation: false,
         },
     )
     .await;

@@ -556,7 +556,7 @@ fn owner(principal: Option<&Principal>) -> String {
 }
 
 /// Whether the request declared the tasks extension (in its `_meta`, or at `initialize`).
-fn declared_tasks(context: &RequestContext<RoleServer>) -> bool {
+pub(crate) fn declared_tasks(context: &RequestContext<RoleServer>) -> bool {
     context
         .client_capabilities()
         .is_some_and(|capabilities| capabilities.supports_tasks())
