@@ -1,5 +1,5 @@
 //! JSON-RPC hygiene for streamable HTTP: a POST whose body is not one JSON-RPC message gets
-//! `400 Bad Request` with the JSON-RPC error in the body (rmcp 3.9 answers malformed JSON,
+//! `400 Bad Request` with the JSON-RPC error in the body (rmcp, 3.9 to 3.11, answers malformed JSON,
 //! batches and `id: null` with a plain-text `415`), and `tools/call` arguments that are not
 //! an object get `-32602` (rmcp answers `-32601`, "method not found"); a `DELETE` of a
 //! session nobody knows gets `404`, and one that was closed `200` (rmcp answers `202 Accepted`

@@ -1,6 +1,6 @@
 //! JSON-RPC hygiene in front of rmcp: the checks a message passes before rmcp sees it, so a
 //! client that sends something malformed gets the JSON-RPC error the specification names
-//! (rmcp 3.9 answers some of these with nothing, or with the wrong code).
+//! (rmcp answers some of these with nothing, or with the wrong code; still so in 3.11).
 
 use std::borrow::Cow;
 
