@@ -509,10 +509,18 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
+    /// rmcp asks for the one tool a 2026-07-28 request names (to check its `Mcp-Name` and
+    /// parameter headers): that tool only, if a client may see it, not the whole list.
     fn get_tool(&self, name: &str) -> Option<McpTool> {
-        self.tools(SafetyLevel::Dangerous)
+        let registry = self.executor.registry();
+        let tool = registry.get(name)?;
+        if !registry.is_enabled(name) || tool.safety() > self.executor.max_safety() {
+            return None;
+        }
+        let value = tools_to_schema(std::slice::from_ref(&tool), Format::Mcp)
             .into_iter()
-            .find(|tool| tool.name == name)
+            .next()?;
+        serde_json::from_value::<McpTool>(value).ok()
     }
 
     #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); clients use it today.
