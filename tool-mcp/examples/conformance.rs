@@ -565,6 +565,19 @@ async fn multi_input(ctx: &ToolContext) -> Result<String, ClientError> {
     ))
 }
 
+/// Asks for a name, then greets it; runs only as a task. Scenario `tasks-mrtr-composition`
+/// wants the question asked before the task exists (an `InputRequiredResult`, then a task
+/// on the repeated call); tool-mcp decides on a task when the call arrives, and a task
+/// tool's questions wait in the task's `inputRequests` (as `tasks-mrtr-input` wants of
+/// `confirm_delete`), so that scenario is left out in CI (README.md there).
+#[tool(task = "required")]
+async fn test_tool_with_task(ctx: &ToolContext) -> Result<String, ClientError> {
+    Ok(match ctx.elicit::<Name>("What is your name?").await? {
+        Elicitation::Accepted(Name { name }) => format!("Hello, {name}!"),
+        other => format!("No name given: {}", describe(other)),
+    })
+}
+
 // ---- resources, prompts, completion (answered by the handler below)
 
 fn parse<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
