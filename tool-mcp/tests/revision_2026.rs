@@ -108,7 +108,7 @@ async fn next_message(response: &mut reqwest::Response, pending: &mut String) ->
 }
 
 #[tokio::test]
-async fn discover_declares_tools_and_logging_only_and_list_changed_only_where_it_is_sent() {
+async fn discover_declares_tools_logging_and_tasks_only_and_list_changed_only_where_it_is_sent() {
     let (server, _) = start(HttpOptions::new()).await;
     let reply = message(
         &send(&server, 1, "server/discover", json!({}))
@@ -118,9 +118,10 @@ async fn discover_declares_tools_and_logging_only_and_list_changed_only_where_it
             .unwrap(),
     );
     let capabilities = &reply["result"]["capabilities"];
+    let tasks = json!({"io.modelcontextprotocol/tasks": {}});
     assert_eq!(
         capabilities,
-        &json!({"tools": {"listChanged": true}, "logging": {}}),
+        &json!({"tools": {"listChanged": true}, "logging": {}, "extensions": tasks}),
         "{reply}"
     );
     // What it does not declare, it does not answer.
@@ -146,7 +147,7 @@ async fn discover_declares_tools_and_logging_only_and_list_changed_only_where_it
     );
     assert_eq!(
         reply["result"]["capabilities"],
-        json!({"tools": {}, "logging": {}}),
+        json!({"tools": {}, "logging": {}, "extensions": tasks}),
         "{reply}"
     );
     let listen = json!({"notifications": {"toolsListChanged": true}});
