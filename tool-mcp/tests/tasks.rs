@@ -101,6 +101,18 @@ fn multiply_maybe_as_task(a: i64, b: i64) -> i64 {
     a * b
 }
 
+/// Check the books, as a task: always finds a discrepancy (a tool error).
+#[tool(task = "required")]
+fn audit_as_task() -> Result<String, tool_runtime::ToolError> {
+    Err(tool_runtime::ToolError::new("the books do not balance"))
+}
+
+/// Crash, as a task (a bug in the tool).
+#[tool(task = "required")]
+fn crash_as_task() -> String {
+    panic!("the ledger is on fire")
+}
+
 /// Drop a table (dangerous: the executor defers its approval).
 #[tool(safety = "dangerous")]
 fn drop_table(name: String) -> String {
@@ -319,6 +331,44 @@ async fn a_required_task_tool_answers_with_a_task_that_works_then_completes() {
         TaskPayload::Completed { result } => assert_eq!(result["isError"], false),
         other => panic!("{other:?}"),
     }
+    client.cancel().await.unwrap();
+    http.shutdown();
+}
+
+#[tokio::test]
+async fn a_tool_error_completes_its_task_and_a_crash_fails_it() {
+    let http = serve(McpServer::new(executor()), HttpOptions::new()).await;
+    let client = connect(&http, TASKS).await;
+
+    // The tool ran and reported an error: `completed`, the result an error result.
+    let id = call_as_task(&client, "audit_as_task", json!({}))
+        .await
+        .task
+        .task_id;
+    let done = wait_for(&client, &id, "ended", |task| status(task).is_terminal()).await;
+    assert_eq!(status(&done), TaskStatus::Completed);
+    assert!(result_text(&done).contains("the books do not balance"));
+    match &done.task.payload {
+        TaskPayload::Completed { result } => assert_eq!(result["isError"], true),
+        other => panic!("{other:?}"),
+    }
+
+    // The tool crashed: an internal failure, `failed` with a JSON-RPC error and no result
+    // (SEP-2663 keeps `completed` for results, `isError` ones included).
+    let id = call_as_task(&client, "crash_as_task", json!({}))
+        .await
+        .task
+        .task_id;
+    let ended = wait_for(&client, &id, "ended", |task| status(task).is_terminal()).await;
+    assert_eq!(status(&ended), TaskStatus::Failed);
+    let shown = serde_json::to_value(&ended).unwrap();
+    assert!(shown.get("result").is_none(), "{shown}");
+    assert_eq!(shown["error"]["code"], ErrorCode::INTERNAL_ERROR.0);
+    let message = shown["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`crash_as_task` crashed") && message.contains("the ledger is on fire"),
+        "{message}"
+    );
     client.cancel().await.unwrap();
     http.shutdown();
 }

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tool_runtime::executor::BlockingExecutor;
+use tool_runtime::executor::{BlockingExecutor, Outcome};
 use tool_runtime::{CallOptions, CancellationToken, ToolCall};
 
 use crate::tools::{Greeting, call, executor, runs};
@@ -154,6 +154,36 @@ async fn a_panicking_tool_leaves_the_executor_usable() {
         .await;
     assert!(after.success);
     assert!(executor.registry().get("explode").is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_tells_a_crash_from_an_error_the_tool_reported() {
+    let executor = executor().build();
+    for name in ["explode", "explode_async"] {
+        let report = executor
+            .execute_report(
+                call("c1", name, json!({"key": "crash-report"})),
+                CallOptions::new(),
+            )
+            .await;
+        assert_eq!(report.outcome, Outcome::Failure);
+        assert!(report.crashed, "{name}: {:?}", report.result);
+    }
+    let report = executor
+        .execute_report(
+            call("c2", "fail_politely", json!({"key": "polite-report"})),
+            CallOptions::new(),
+        )
+        .await;
+    assert_eq!(report.outcome, Outcome::Failure);
+    assert!(!report.crashed, "{:?}", report.result);
+    let report = executor
+        .execute_report(
+            call("c3", "read_number", json!({"key": "crash-ok", "n": 1})),
+            CallOptions::new(),
+        )
+        .await;
+    assert!(report.result.success && !report.crashed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -19,7 +19,10 @@
 //!   client's answer resumes the call ([`Executor::resume_with`]).
 //!
 //! A task's call runs through the executor like any call (policy, approvals, hooks,
-//! metrics, limits). A dangerous call is approved as for any call, except that a client
+//! metrics, limits). Its end is its result: a tool's error too is a `completed` task,
+//! with an `isError` result; a task is `failed` only for an internal failure (the tool
+//! crashed, [`CallReport::crashed`], or the task could not be kept or asked), with the
+//! JSON-RPC error. A dangerous call is approved as for any call, except that a client
 //! that can be asked is asked through the task (the call is deferred and resumed with the
 //! answer). The tool's progress is the task's status message; its questions
 //! ([`ToolContext::elicit`](tool_runtime::ToolContext::elicit)) go to `inputRequests`;
@@ -41,6 +44,7 @@
 //! kept result.
 //!
 //! [`ApprovalDecision::Defer`]: tool_runtime::ApprovalDecision::Defer
+//! [`CallReport::crashed`]: tool_runtime::executor::CallReport::crashed
 //! [`Executor::resume_with`]: tool_runtime::Executor::resume_with
 //! [`Principal::owner`]: crate::Principal::owner
 

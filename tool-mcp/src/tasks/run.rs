@@ -203,6 +203,18 @@ impl Job {
                     format!("no tool `{}` to run", self.tool),
                 )
             }
+            // A crash is an internal failure, not a result (SEP-2663: `failed` is for
+            // JSON-RPC errors, `completed` for results, `isError` ones included).
+            Settled::Report(report) if report.crashed => {
+                let message = report
+                    .result
+                    .error
+                    .unwrap_or_else(|| format!("tool `{}` crashed", self.tool));
+                failed(
+                    rmcp::ErrorData::internal_error(message, Some(json!({"tool": self.tool}))),
+                    format!("`{}` crashed", self.tool),
+                )
+            }
             Settled::Report(report) => {
                 let report = *report;
                 // Structured content only where the tool declares an (object) output schema.

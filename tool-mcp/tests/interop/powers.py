@@ -10,7 +10,11 @@ sampling request, and answers its elicitation requests (a flat form, defaults, e
 form of MCP 2025-11-25), and that declining an elicitation reaches the tool. Then the same
 questions with the SDK's `Client` in its default mode (MCP 2026-07-28): the server answers
 the call with an `InputRequiredResult`, the client answers and repeats the call, and the
-tool, run again, finds its answer.
+tool, run again, finds its answer. Last, a task (the tasks extension, SEP-2663): the SDK
+has no tasks extension of its own, but resolves an extension's result shapes through the
+resolver of the `ClientExtension` that claims them; with `TasksExtension` below, a call of
+a task tool answers with a task, which the resolver polls with `tasks/get` until it is
+`completed` and whose inlined result `Client.call_tool` returns.
 """
 
 import asyncio
@@ -19,10 +23,13 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any, Literal
 
-from mcp import ClientSession, types
+from mcp import ClientSession, MCPError, types
 from mcp.client.client import Client as SdkClient
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
+from pydantic import Field
 
 
 def check(condition, message):
@@ -182,6 +189,105 @@ async def today(url: str) -> None:
         check(len(client.elicited) == 2, f"asked once per call: {len(client.elicited)}")
 
 
+# ---- the tasks extension (io.modelcontextprotocol/tasks, SEP-2663), as a client extension
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+class CreateTaskResult(types.Result):
+    """A `tools/call` answered with a task (`resultType: "task"`, the task's fields flat)."""
+
+    result_type: Literal["task"] = Field(alias="resultType")
+    task_id: str
+    status: str
+    poll_interval_ms: int | None = None
+
+
+class GetTaskParams(types.RequestParams):
+    task_id: str
+
+
+class GetTaskRequest(types.Request[GetTaskParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    params: GetTaskParams
+    name_param = "taskId"  # SEP-2663: `Mcp-Name` carries the task's id
+
+
+class DetailedTask(types.Result):
+    """What `tasks/get` answers: the task, with its result, error or questions."""
+
+    result_type: str | None = None
+    task_id: str
+    status: str
+    poll_interval_ms: int | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    input_requests: dict[str, Any] | None = None
+
+
+class TasksExtension(ClientExtension):
+    """Declares the tasks extension and finishes a task: polls `tasks/get` to its end."""
+
+    identifier = TASKS_EXTENSION
+
+    def __init__(self):
+        self.created = []
+        self.polled = []
+
+    def claims(self):
+        return [ResultClaim(result_type="task", model=CreateTaskResult, resolve=self.resolve)]
+
+    async def resolve(self, task: CreateTaskResult, ctx: ClaimContext) -> types.CallToolResult:
+        self.created.append(task)
+        deadline = asyncio.get_running_loop().time() + 60
+        while True:
+            request = GetTaskRequest(params=GetTaskParams(task_id=task.task_id))
+            detailed = await ctx.session.send_request(request, DetailedTask)
+            self.polled.append(detailed)
+            check(detailed.task_id == task.task_id, f"tasks/get answered another task: {detailed}")
+            if detailed.status == "completed":
+                return types.CallToolResult.model_validate(detailed.result)
+            check(detailed.status == "working", f"task {task.task_id} ended {detailed.status}: {detailed}")
+            check(asyncio.get_running_loop().time() < deadline, f"task never completed: {detailed}")
+            await asyncio.sleep((detailed.poll_interval_ms or 100) / 1000)
+
+
+async def tasks(url: str) -> None:
+    """The default `Client` declaring the tasks extension: a task tool's call becomes a task."""
+    extension = TasksExtension()
+    async with SdkClient(url, extensions=[extension]) as sdk:
+        check(sdk.protocol_version == "2026-07-28", f"protocol: {sdk.protocol_version}")
+        # The server declares the extension (`server/discover`).
+        declared = sdk.session.server_capabilities.extensions or {}
+        check(TASKS_EXTENSION in declared, f"the server's extensions: {declared}")
+
+        result = await sdk.call_tool("slow_compute", {"seconds": 1, "label": "python"})
+        check(not result.is_error, f"task result: {result}")
+        check(text_of(result) == "computed for 1 s (python)", f"the task's result: {result}")
+        [created] = extension.created
+        check(created.status == "working" and len(created.task_id) == 32, f"the task: {created}")
+        check(extension.polled[-1].status == "completed", f"polled to its end: {extension.polled}")
+        check(extension.polled[-1].result_type == "complete", f"tasks/get: {extension.polled[-1]}")
+
+        # A tool without task support answers in the call, also to a client that polls.
+        result = await sdk.call_tool("greet", {"name": "Python"})
+        check(text_of(result) == "Hello, Python!", f"greet: {result}")
+        check(len(extension.created) == 1, f"no task for greet: {extension.created}")
+
+    # Without the extension, an optional task tool answers in the call, and a tool that runs
+    # only as a task is refused with the extension it needs (-32021).
+    async with SdkClient(url) as plain:
+        result = await plain.call_tool("slow_compute", {"seconds": 0})
+        check(text_of(result) == "computed for 0 s", f"in the call: {result}")
+        try:
+            await plain.call_tool("failing_job", {})
+            check(False, "failing_job ran without the tasks extension")
+        except MCPError as error:
+            check(error.code == -32021, f"refused: {error.code} {error}")
+            required = (error.error.data or {})["requiredCapabilities"]["extensions"]
+            check(TASKS_EXTENSION in required, f"names the extension: {error.error.data}")
+
+
 async def run(server_binary: str) -> None:
     server = subprocess.Popen(
         [server_binary, "127.0.0.1:0"], stdout=subprocess.PIPE, text=True
@@ -201,10 +307,11 @@ async def run(server_binary: str) -> None:
             ) as session:
                 await exercise(session, client)
         await today(url)
+        await tasks(url)
     finally:
         server.terminate()
         server.wait(timeout=10)
-    print("python MCP interop (content blocks, logging, sampling, elicitation; 2026-07-28 rounds): OK")
+    print("python MCP interop (content blocks, logging, sampling, elicitation; 2026-07-28 rounds; tasks): OK")
 
 
 if __name__ == "__main__":

@@ -375,6 +375,7 @@ impl Executor {
         } = record;
         let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
         let mut pending = None;
+        let mut crashed = false;
         let (mut result, outcome) = match output {
             Ok(output) => (ToolResult::from_output(id, output), Outcome::Success),
             Err(stopped) => {
@@ -382,6 +383,7 @@ impl Executor {
                     event.approved = stopped.approved;
                 }
                 pending = stopped.pending;
+                crashed = stopped.crashed;
                 (ToolResult::failure(id, stopped.message), stopped.outcome)
             }
         };
@@ -416,6 +418,7 @@ impl Executor {
             result,
             outcome,
             tool,
+            crashed,
         }
     }
 }

@@ -29,7 +29,8 @@ use crate::tool::Tool;
 pub enum Outcome {
     /// The tool ran and returned output.
     Success,
-    /// The tool ran and failed (its error, a panic, arguments that do not fit).
+    /// The tool ran and failed (its error, a panic, arguments that do not fit;
+    /// [`CallReport::crashed`] tells a panic).
     Failure,
     /// The call was refused: above the safety ceiling, disabled, or not approved.
     Denied,
@@ -64,6 +65,11 @@ pub struct CallReport {
     pub outcome: Outcome,
     /// The tool the call named, when the registry has it (enabled or not).
     pub tool: Option<Tool>,
+    /// Whether the tool's run crashed (it panicked, or its thread ended without a result):
+    /// a bug, not an error the tool reported. The outcome is [`Outcome::Failure`] and the
+    /// result says so like any failure; a front end that tells internal failures apart
+    /// (an MCP task ends `failed`, not `completed`) reads it here.
+    pub crashed: bool,
 }
 
 /// Why a call ended without output: the message for the model, and what the metrics and
@@ -75,6 +81,8 @@ pub(super) struct Stopped {
     pub(super) approved: Option<bool>,
     /// The token and expiry of a deferred call.
     pub(super) pending: Option<super::PendingApproval>,
+    /// The tool's run crashed ([`CallReport::crashed`]).
+    pub(super) crashed: bool,
 }
 
 impl Stopped {
@@ -84,11 +92,20 @@ impl Stopped {
             outcome,
             approved: None,
             pending: None,
+            crashed: false,
         }
     }
 
     pub(super) fn failed(message: String) -> Self {
         Stopped::new(Outcome::Failure, message)
+    }
+
+    /// A failure because the tool's run crashed.
+    pub(super) fn crashed(message: String) -> Self {
+        Stopped {
+            crashed: true,
+            ..Stopped::failed(message)
+        }
     }
 
     pub(super) fn denied(message: String) -> Self {
@@ -97,6 +114,7 @@ impl Stopped {
             outcome: Outcome::Denied,
             approved: Some(false),
             pending: None,
+            crashed: false,
         }
     }
 }

@@ -503,6 +503,7 @@ impl Executor {
                         outcome: Outcome::Pending,
                         approved: None,
                         pending: Some(pending),
+                        crashed: false,
                     }),
                     None => Err(Stopped::denied(format!(
                         "tool `{name}` was not run: too many calls are already waiting for \

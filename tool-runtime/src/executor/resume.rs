@@ -187,6 +187,7 @@ impl Executor {
                 result,
                 outcome: Outcome::Denied,
                 tool,
+                crashed: false,
             });
         }
         let mut options = options;

@@ -161,7 +161,7 @@ impl Executor {
             Returned::Value(Err(error)) => Err(failed(name, &error)),
             Returned::Panicked(panic) => {
                 tracing::error!(tool = name, call_id = id, "tool panicked: {panic}");
-                Err(Stopped::failed(format!(
+                Err(Stopped::crashed(format!(
                     "tool `{name}` crashed ({panic}); this is a bug in the tool, not in the arguments"
                 )))
             }
