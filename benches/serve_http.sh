@@ -15,6 +15,13 @@
 #   (`benches/src/bin/bare_rmcp_http.rs`) with and without TCP_NODELAY, and `MCPServer` of
 #   the Python SDK, mcp==2.3.0 (`benches/python_server.py`, in a virtual environment under
 #   the target directory), answering with event streams (its default) and with JSON.
+# - the same from clients of MCP 2026-07-28 (`--protocol 2026-07-28`: no `initialize`, no
+#   session; each request carries `_meta` with the protocol version, the client's info and
+#   capabilities, and the headers MCP-Protocol-Version, Mcp-Method and Mcp-Name):
+#   `toolbox serve --http` (the sessions-mode server), with `--stateless`, the bare rmcp
+#   server (with TCP_NODELAY) and the Python SDK (which answers such requests with JSON).
+#   Each line says its `"protocol"`; the summary compares each era with the bare server
+#   of the same era.
 # - memory: the server's VmRSS just after it started, and per idle session: on a fresh
 #   server, SESSIONS sessions opened (`initialize` and `notifications/initialized` each),
 #   (VmRSS after - VmRSS before) / SESSIONS; also `toolbox serve --http --stateless` if
@@ -179,6 +186,16 @@ if [ -n "$python_ok" ]; then
     measure_http "Python SDK, JSON responses" "${python_server[@]}" http "$addr" --json-response
 else
     skip "Python SDK" "mcp==2.3.0 could not be installed"
+fi
+
+note "HTTP, MCP 2026-07-28 clients: $seconds s per cell"
+LOAD_ARGS="--protocol 2026-07-28" measure_http "toolbox" "${toolbox_http[@]}"
+if "$bin/toolbox" serve --help | grep -q -- '--stateless'; then
+    LOAD_ARGS="--protocol 2026-07-28" measure_http "toolbox --stateless" "${toolbox_http[@]}" --stateless
+fi
+LOAD_ARGS="--protocol 2026-07-28" measure_http "bare rmcp + TCP_NODELAY" "$bin/bare_rmcp_http" "$addr" --nodelay
+if [ -n "$python_ok" ]; then
+    LOAD_ARGS="--protocol 2026-07-28" measure_http "Python SDK" "${python_server[@]}" http "$addr"
 fi
 
 note "stdio"

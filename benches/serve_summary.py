@@ -8,6 +8,14 @@ import json
 import sys
 
 TOOLBOX, BARE, PYTHON = "toolbox", "bare rmcp + TCP_NODELAY", "Python SDK"
+PYTHON_JSON = "Python SDK, JSON responses"
+# Lines without a "protocol" (runs before 2026-07-28 clients were measured) are handshake-era.
+HANDSHAKE, MODERN = "2025-06-18", "2026-07-28"
+CONCURRENCY = (1, 16, 64)
+
+
+def protocol(line):
+    return line.get("protocol", HANDSHAKE)
 
 
 def mib(kib):
@@ -22,19 +30,20 @@ def main() -> None:
     sessions = {l["server"]: l for l in lines if "idle_sessions" in l}
     stdio = [l for l in lines if "stdio" in l]
     skipped = [l for l in lines if "skipped" in l]
-    cell = {(l["server"], l["concurrency"]): l for l in load}
+    cell = {(l["server"], protocol(l), l["concurrency"]): l for l in load}
     out = []
 
     out.append(
         f"Streamable HTTP, `tools/call calculate {{\"expression\": \"1+2\"}}`, {seconds} s per cell, "
         f"client and server on the same {cores} cores:\n"
     )
-    out.append("| server | clients | req/s | p50 ms | p99 ms | failed | server RSS after, MiB |")
-    out.append("|---|---|---|---|---|---|---|")
+    out.append("| server | client | clients | req/s | p50 ms | p99 ms | failed | server RSS after, MiB |")
+    out.append("|---|---|---|---|---|---|---|---|")
     for l in load:
+        client = "2026-07-28, no session" if protocol(l) == MODERN else f"{protocol(l)}, initialize"
         out.append(
-            f"| {l['server']} | {l['concurrency']} | {l['rps']:,.0f} | {l['p50_ms']:.2f} | {l['p99_ms']:.2f} "
-            f"| {l['failed_or_timed_out']} | {mib(l['server_rss_kib'])} |"
+            f"| {l['server']} | {client} | {l['concurrency']} | {l['rps']:,.0f} | {l['p50_ms']:.2f} "
+            f"| {l['p99_ms']:.2f} | {l['failed_or_timed_out']} | {mib(l['server_rss_kib'])} |"
         )
 
     out.append("\nMemory (VmRSS) just after start, and per idle session (`initialize` + `notifications/initialized`):\n")
@@ -62,22 +71,40 @@ def main() -> None:
     if per_session:
         out.append("\nMemory per idle session, " + "; ".join(per_session) + ".")
 
-    def ratio(a, b, key, c):
-        x, y = cell.get((a, c)), cell.get((b, c))
+    def ratio(a, b, era, key, c):
+        x, y = cell.get((a, era, c)), cell.get((b, era, c))
         if not x or not y or not y[key]:
-            return "n/a"
-        return f"{x[key] / y[key]:.2f}x"
+            return None
+        return x[key] / y[key]
 
-    out.append("\nRatios (same run):\n")
-    out.append("| ratio | c=1 | c=16 | c=64 |")
-    out.append("|---|---|---|---|")
-    for title, a, b, key in (
-        ("toolbox / bare rmcp + TCP_NODELAY, req/s", TOOLBOX, BARE, "rps"),
-        ("toolbox / Python SDK, req/s", TOOLBOX, PYTHON, "rps"),
-        ("toolbox p99 / bare rmcp + TCP_NODELAY p99", TOOLBOX, BARE, "p99_ms"),
-    ):
-        row = [ratio(a, b, key, c) for c in (1, 16, 64)]
-        out.append(f"| {title} | " + " | ".join(row) + " |")
+    # The goals: toolbox at least 0.9x the bare server's req/s and at most 1.1x its p99, and
+    # at least 10x the Python SDK's req/s; a ratio that misses its goal is marked.
+    goals = {"rps": lambda r: r >= 0.9, "p99_ms": lambda r: r <= 1.1, "python": lambda r: r >= 10}
+
+    def shown(r, goal):
+        if r is None:
+            return "n/a"
+        return f"{r:.2f}x" if goals[goal](r) else f"**{r:.2f}x**"
+
+    servers = list(dict.fromkeys(l["server"] for l in load))
+    for era, title in ((HANDSHAKE, f"{HANDSHAKE} clients (initialize, a session)"),
+                       (MODERN, f"{MODERN} clients (no initialize, no session)")):
+        toolboxes = [s for s in servers if s.startswith(TOOLBOX) and any(k[:2] == (s, era) for k in cell)]
+        pythons = [p for p in (PYTHON, PYTHON_JSON) if any(k[:2] == (p, era) for k in cell)]
+        if not toolboxes:
+            continue
+        out.append(f"\nRatios, {title}, against servers of the same run and era "
+                   "(goals: req/s at least 0.9x bare rmcp and 10x Python, p99 at most 1.1x bare rmcp; "
+                   "**bold**: missed):\n")
+        out.append("| ratio | c=1 | c=16 | c=64 |")
+        out.append("|---|---|---|---|")
+        for server in toolboxes:
+            rows = [(f"{server} / {BARE}, req/s", BARE, "rps", "rps"),
+                    (f"{server} / {BARE}, p99", BARE, "p99_ms", "p99_ms")]
+            rows += [(f"{server} / {p}, req/s", p, "rps", "python") for p in pythons]
+            for label, other, key, goal in rows:
+                cells = [shown(ratio(server, other, era, key, c), goal) for c in CONCURRENCY]
+                out.append(f"| {label} | " + " | ".join(cells) + " |")
 
     if stdio:
         out.append("\nstdio, one server process per row:\n")

@@ -6,8 +6,13 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-/// The protocol version the clients ask for.
+/// The protocol version the clients ask for in the handshake era (`initialize`, sessions).
 pub const PROTOCOL: &str = "2025-06-18";
+
+/// The revision without a handshake: no `initialize`, no session; every request carries
+/// the protocol version, the client's name and capabilities in `_meta`, and says its method
+/// (and tool) in HTTP headers.
+pub const PROTOCOL_2026: &str = "2026-07-28";
 
 /// The `initialize` request, with this id.
 pub fn initialize(id: u64, client: &str) -> Value {
@@ -28,6 +33,22 @@ pub fn calculate_call(id: u64) -> Value {
     json!({
         "jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": "calculate", "arguments": {"expression": "1+2"}}
+    })
+}
+
+/// [`calculate_call`] as a 2026-07-28 client sends it: with the per-request `_meta` that
+/// stands in for `initialize`.
+pub fn calculate_call_2026(id: u64, client: &str) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {
+            "name": "calculate", "arguments": {"expression": "1+2"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": PROTOCOL_2026,
+                "io.modelcontextprotocol/clientInfo": {"name": client, "version": "0"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        }
     })
 }
 

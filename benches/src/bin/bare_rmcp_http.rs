@@ -2,6 +2,11 @@
 //! `calculate` (the same function `toolbox` serves), mounted on axum as rmcp's own
 //! examples do. `--nodelay` sets `TCP_NODELAY` on accepted connections.
 //!
+//! rmcp's default configuration serves both eras of clients, as `toolbox serve --http`
+//! does: handshake-era clients (`initialize`, then a session) and 2026-07-28 clients (no
+//! handshake, no session: each request goes to the stateless path, which also checks the
+//! `Mcp-Method`/`Mcp-Name` headers against the body, looking the tool up with `get_tool`).
+//!
 //! Usage: `bare_rmcp_http ADDR [--nodelay]`; prints `listening on ADDR` when ready.
 
 use std::sync::Arc;

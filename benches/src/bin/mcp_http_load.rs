@@ -3,12 +3,16 @@
 //! servers that hand out a session (`mcp-session-id`) and with stateless ones.
 //!
 //! Usage:
-//! - `mcp_http_load URL CONCURRENCY SECONDS [--session-per-worker] [--pid PID] [--label NAME]`:
+//! - `mcp_http_load URL CONCURRENCY SECONDS [--session-per-worker] [--protocol 2026-07-28]
+//!   [--pid PID] [--label NAME]`:
 //!   opens one session, then sends `tools/call calculate {"expression": "1+2"}` from
 //!   CONCURRENCY workers, each on its own keep-alive connection, for SECONDS, and prints
 //!   one JSON line: requests per second, p50 and p99 latency, calls that failed or got no
 //!   answer within 10 s, and (with `--pid`) the server's resident memory afterwards.
 //!   With `--session-per-worker` each worker opens its own session.
+//!   With `--protocol 2026-07-28` it is a client of that revision: no `initialize` and no
+//!   session; each call carries the protocol version, the client's info and capabilities in
+//!   its `_meta`, and the headers `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`.
 //! - `mcp_http_load URL --idle-sessions N --pid PID [--label NAME]`: opens one session and
 //!   calls the tool once (so that what a server sets up on first use is not counted), reads
 //!   the server's resident memory, opens N more sessions (`initialize` and
@@ -20,8 +24,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use benches::serving::{
-    PROTOCOL, calculate_call, check_calculate_answer, initialize, initialized, labelled,
-    latency_summary, message_id, response_messages, rss_kib,
+    PROTOCOL, PROTOCOL_2026, calculate_call, calculate_call_2026, check_calculate_answer,
+    initialize, initialized, labelled, latency_summary, message_id, response_messages, rss_kib,
 };
 use serde_json::{Value, json};
 
@@ -33,6 +37,33 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 const OPENERS: usize = 8;
 /// After the idle sessions are open, before memory is read again.
 const SETTLE: Duration = Duration::from_millis(500);
+
+/// Which revision of MCP the client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    /// 2025-06-18: `initialize`, then calls in the session the server hands out (if any).
+    Handshake,
+    /// 2026-07-28: no handshake, no session; each request says who and what it is.
+    Stateless2026,
+}
+
+impl Protocol {
+    fn version(self) -> &'static str {
+        match self {
+            Protocol::Handshake => PROTOCOL,
+            Protocol::Stateless2026 => PROTOCOL_2026,
+        }
+    }
+}
+
+/// How one request is sent: its protocol version, and for a 2026-07-28 request the method
+/// and tool name headers (SEP-2243: a server answers `400` without `Mcp-Method`).
+struct Headers<'a> {
+    protocol: Protocol,
+    session: Option<&'a str>,
+    method: &'a str,
+    tool: Option<&'a str>,
+}
 
 /// Why a call did not count.
 enum CallError {
@@ -46,17 +77,23 @@ enum CallError {
 async fn post(
     client: &reqwest::Client,
     url: &str,
-    session: Option<&str>,
+    headers: Headers<'_>,
     message: &Value,
 ) -> Result<(reqwest::header::HeaderMap, Vec<Value>), CallError> {
     let mut request = client
         .post(url)
         .header("accept", ACCEPT)
         .header("content-type", "application/json")
-        .header("mcp-protocol-version", PROTOCOL)
+        .header("mcp-protocol-version", headers.protocol.version())
         .body(message.to_string());
-    if let Some(session) = session {
+    if let Some(session) = headers.session {
         request = request.header("mcp-session-id", session);
+    }
+    if headers.protocol == Protocol::Stateless2026 {
+        request = request.header("mcp-method", headers.method);
+        if let Some(tool) = headers.tool {
+            request = request.header("mcp-name", tool);
+        }
     }
     let response = request
         .send()
@@ -87,9 +124,20 @@ fn fatal(what: &str) -> impl Fn(CallError) -> String + '_ {
 
 /// Opens a session: its id, or `None` from a stateless server (no `mcp-session-id`).
 async fn open_session(client: &reqwest::Client, url: &str) -> Result<Option<String>, String> {
-    let (headers, messages) = post(client, url, None, &initialize(0, "mcp_http_load"))
-        .await
-        .map_err(fatal("initialize"))?;
+    let handshake = |method| Headers {
+        protocol: Protocol::Handshake,
+        session: None,
+        method,
+        tool: None,
+    };
+    let (headers, messages) = post(
+        client,
+        url,
+        handshake("initialize"),
+        &initialize(0, "mcp_http_load"),
+    )
+    .await
+    .map_err(fatal("initialize"))?;
     if !messages.iter().any(|m| m.get("result").is_some()) {
         return Err(format!("initialize: no result in {messages:?}"));
     }
@@ -97,17 +145,36 @@ async fn open_session(client: &reqwest::Client, url: &str) -> Result<Option<Stri
         .get("mcp-session-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    post(client, url, session.as_deref(), &initialized())
+    let headers = Headers {
+        session: session.as_deref(),
+        ..handshake("notifications/initialized")
+    };
+    post(client, url, headers, &initialized())
         .await
         .map_err(fatal("notifications/initialized"))?;
     Ok(session)
 }
 
 /// One `tools/call calculate`, checked.
-async fn call(client: &reqwest::Client, url: &str, session: Option<&str>) -> Result<(), CallError> {
+async fn call(
+    client: &reqwest::Client,
+    url: &str,
+    protocol: Protocol,
+    session: Option<&str>,
+) -> Result<(), CallError> {
     // Ids are unique across workers: they may share a session.
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    let (_, messages) = post(client, url, session, &calculate_call(id)).await?;
+    let message = match protocol {
+        Protocol::Handshake => calculate_call(id),
+        Protocol::Stateless2026 => calculate_call_2026(id, "mcp_http_load"),
+    };
+    let headers = Headers {
+        protocol,
+        session,
+        method: "tools/call",
+        tool: Some("calculate"),
+    };
+    let (_, messages) = post(client, url, headers, &message).await?;
     let answer = messages
         .iter()
         .find(|m| message_id(m) == Some(id))
@@ -130,8 +197,11 @@ struct WorkerResult {
     first_failure: Option<String>,
 }
 
+/// One worker's calls until `deadline`. `session`: the shared session (`Some`, holding
+/// `None` for a stateless server or a 2026-07-28 client), or `None` to open its own.
 async fn worker(
     url: String,
+    protocol: Protocol,
     session: Option<Option<String>>,
     deadline: Instant,
 ) -> Result<WorkerResult, String> {
@@ -147,7 +217,7 @@ async fn worker(
     };
     while Instant::now() < deadline {
         let start = Instant::now();
-        match call(&client, &url, session.as_deref()).await {
+        match call(&client, &url, protocol, session.as_deref()).await {
             Ok(()) => result.latencies.push(start.elapsed()),
             Err(CallError::Failed(e)) => {
                 result.failed += 1;
@@ -163,18 +233,19 @@ async fn load(
     url: &str,
     concurrency: usize,
     seconds: f64,
+    protocol: Protocol,
     per_worker: bool,
     pid: Option<u32>,
 ) -> Result<Value, String> {
-    let shared = if per_worker {
-        None
-    } else {
-        Some(open_session(&keep_alive_client()?, url).await?)
+    let shared = match (protocol, per_worker) {
+        (Protocol::Stateless2026, _) => Some(None),
+        (Protocol::Handshake, true) => None,
+        (Protocol::Handshake, false) => Some(open_session(&keep_alive_client()?, url).await?),
     };
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(seconds);
     let workers: Vec<_> = (0..concurrency)
-        .map(|_| tokio::spawn(worker(url.to_owned(), shared.clone(), deadline)))
+        .map(|_| tokio::spawn(worker(url.to_owned(), protocol, shared.clone(), deadline)))
         .collect();
     let mut latencies = Vec::new();
     let mut failed = 0;
@@ -187,7 +258,12 @@ async fn load(
     }
     let mut line = latency_summary(&mut latencies, start.elapsed());
     line["concurrency"] = json!(concurrency);
-    line["sessions"] = json!(if per_worker { "per worker" } else { "shared" });
+    line["protocol"] = json!(protocol.version());
+    line["sessions"] = json!(match (protocol, per_worker) {
+        (Protocol::Stateless2026, _) => "none",
+        (Protocol::Handshake, true) => "per worker",
+        (Protocol::Handshake, false) => "shared",
+    });
     line["failed_or_timed_out"] = json!(failed);
     if let Some(failure) = first_failure {
         line["first_failure"] = json!(failure);
@@ -201,7 +277,7 @@ async fn load(
 async fn idle_sessions(url: &str, count: usize, pid: u32) -> Result<Value, String> {
     let warm_up = keep_alive_client()?;
     let session = open_session(&warm_up, url).await?;
-    call(&warm_up, url, session.as_deref())
+    call(&warm_up, url, Protocol::Handshake, session.as_deref())
         .await
         .map_err(fatal("the warm-up call"))?;
     let before = rss_kib(pid)?;
@@ -282,8 +358,8 @@ fn option<T: std::str::FromStr>(args: &[String], flag: &str) -> Result<Option<T>
 }
 
 const USAGE: &str = "usage: mcp_http_load URL CONCURRENCY SECONDS [--session-per-worker] \
-                     [--pid PID] [--label NAME]\n   or: mcp_http_load URL --idle-sessions N \
-                     --pid PID [--label NAME]";
+                     [--protocol 2025-06-18|2026-07-28] [--pid PID] [--label NAME]\n   \
+                     or: mcp_http_load URL --idle-sessions N --pid PID [--label NAME]";
 
 #[tokio::main]
 async fn main() -> Result<(), String> {
@@ -305,7 +381,21 @@ async fn main() -> Result<(), String> {
         let concurrency: usize = concurrency.parse().map_err(|_| USAGE)?;
         let seconds: f64 = seconds.parse().map_err(|_| USAGE)?;
         let per_worker = args.iter().any(|a| a == "--session-per-worker");
-        load(url, concurrency, seconds, per_worker, pid).await?
+        let protocol = match option::<String>(&args, "--protocol")?.as_deref() {
+            None | Some(PROTOCOL) => Protocol::Handshake,
+            Some(PROTOCOL_2026) => Protocol::Stateless2026,
+            Some(other) => {
+                return Err(format!(
+                    "--protocol: {PROTOCOL} or {PROTOCOL_2026}, not {other}"
+                ));
+            }
+        };
+        if per_worker && protocol == Protocol::Stateless2026 {
+            return Err(format!(
+                "--session-per-worker: a {PROTOCOL_2026} client has no session"
+            ));
+        }
+        load(url, concurrency, seconds, protocol, per_worker, pid).await?
     };
     println!("{}", labelled(label.as_deref(), line));
     Ok(())
