@@ -53,6 +53,7 @@
 
 mod approval;
 pub mod auth;
+mod caller;
 mod client;
 mod conn;
 mod content;

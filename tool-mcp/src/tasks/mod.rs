@@ -264,7 +264,7 @@ pub(crate) async fn deferred(
     if report.outcome != Outcome::Pending || !server.tasks.enabled || !declared_tasks(context) {
         return None;
     }
-    let principal = crate::server::principal(&context.extensions);
+    let principal = crate::caller::principal(&context.extensions);
     let may_approve = principal.is_none_or(Principal::can_approve);
     if !may_approve || !server.asks_by_elicitation() || !declared_elicitation(context) {
         return None;
@@ -275,7 +275,7 @@ pub(crate) async fn deferred(
         .pending_approvals()
         .into_iter()
         .find(|pending| pending.token == token)?;
-    let ceiling = crate::server::ceiling(principal).ok()?;
+    let ceiling = crate::caller::ceiling(principal).ok()?;
     let form = match crate::approval::input_request(&waiting.request) {
         Ok(form) => form,
         Err(error) => {
@@ -336,10 +336,10 @@ async fn start(
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
-    let principal = crate::server::principal(&context.extensions);
-    let ceiling = crate::server::ceiling(principal)?;
+    let principal = crate::caller::principal(&context.extensions);
+    let ceiling = crate::caller::ceiling(principal)?;
     // The caller's share of calls in flight, held while the call first runs.
-    let share = match crate::server::call_share(&context.extensions) {
+    let share = match crate::caller::call_share(&context.extensions) {
         Some(share) => match share.shares.enter(&share.owner) {
             Some(guard) => Some(guard),
             None => {
@@ -519,7 +519,7 @@ async fn owned_task(
     id: &str,
     context: &RequestContext<RoleServer>,
 ) -> Result<TaskRecord, McpError> {
-    let caller = owner(crate::server::principal(&context.extensions));
+    let caller = owner(crate::caller::principal(&context.extensions));
     match server.tasks.store.load(id).await.map_err(store_error)? {
         Some(task) if task.owner == caller => Ok(task),
         // Another caller's task is, to this one, no task at all.
