@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult,
-    ElicitationAction, InputRequest, InputRequests, InputResponses, RequestStateCodec, SealOptions,
+    InputRequest, InputRequests, InputResponses, RequestStateCodec, SealOptions,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -312,16 +312,7 @@ impl Round {
         let answer = self
             .answer_or_ask("elicit", request)
             .ok_or(ClientError::InputRequired)?;
-        let result: ElicitResult = serde_json::from_value(answer).map_err(|error| {
-            ClientError::InvalidAnswer(format!("the answer is not an elicitation result ({error})"))
-        })?;
-        Ok(match result.action {
-            ElicitationAction::Accept => {
-                Elicitation::Accepted(result.content.unwrap_or_else(|| Value::Object(Map::new())))
-            }
-            ElicitationAction::Decline => Elicitation::Declined,
-            _ => Elicitation::Cancelled,
-        })
+        crate::client::read_elicitation(answer)
     }
 
     /// A tool's sampling request: the client's message, or the question for the caller.
@@ -419,7 +410,8 @@ fn digest(text: &str) -> String {
     hex(&Sha256::digest(text.as_bytes()))
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// `bytes` as lowercase hex (digests, nonces, task ids).
+pub(crate) fn hex(bytes: &[u8]) -> String {
     let mut text = String::with_capacity(bytes.len() * 2);
     for byte in bytes {
         let _ = write!(text, "{byte:02x}");

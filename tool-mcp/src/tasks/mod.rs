@@ -584,5 +584,5 @@ fn new_id() -> Result<String, McpError> {
             None,
         )
     })?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    Ok(crate::rounds::hex(&bytes))
 }

@@ -5,10 +5,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    InputRequest,
-};
+use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest};
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -393,7 +390,7 @@ impl ClientPowers for TaskClient {
                 printable(&tool)
             );
             match handle.request_input("elicitation", question, waiting).await {
-                Ok(answer) => read_elicitation(answer),
+                Ok(answer) => crate::client::read_elicitation(answer),
                 Err(Interrupted::Cancelled | Interrupted::Gone) => Err(ClientError::Cancelled),
                 Err(Interrupted::Store(error)) => Err(ClientError::Protocol(error.to_string())),
                 Err(Interrupted::Unaskable(error)) => Err(ClientError::Protocol(error)),
@@ -414,20 +411,6 @@ impl ClientPowers for TaskClient {
             })
         })
     }
-}
-
-/// The client's answer to an elicitation request, as the tool reads it.
-fn read_elicitation(answer: Value) -> Result<Elicitation<Value>, ClientError> {
-    let result: ElicitResult = serde_json::from_value(answer).map_err(|error| {
-        ClientError::InvalidAnswer(format!("not an elicitation result: {error}"))
-    })?;
-    Ok(match result.action {
-        ElicitationAction::Accept => {
-            Elicitation::Accepted(result.content.unwrap_or_else(|| Value::Object(Map::new())))
-        }
-        ElicitationAction::Decline => Elicitation::Declined,
-        _ => Elicitation::Cancelled,
-    })
 }
 
 #[cfg(test)]
@@ -451,18 +434,20 @@ mod tests {
 
     #[test]
     fn answers_are_read_as_elicitation_results() {
-        let accepted = read_elicitation(json!({"action": "accept", "content": {"x": 1}})).unwrap();
+        let accepted =
+            crate::client::read_elicitation(json!({"action": "accept", "content": {"x": 1}}))
+                .unwrap();
         assert!(matches!(accepted, Elicitation::Accepted(content) if content["x"] == 1));
         assert!(matches!(
-            read_elicitation(json!({"action": "decline"})).unwrap(),
+            crate::client::read_elicitation(json!({"action": "decline"})).unwrap(),
             Elicitation::Declined
         ));
         assert!(matches!(
-            read_elicitation(json!({"action": "cancel"})).unwrap(),
+            crate::client::read_elicitation(json!({"action": "cancel"})).unwrap(),
             Elicitation::Cancelled
         ));
         assert!(matches!(
-            read_elicitation(json!("yes")),
+            crate::client::read_elicitation(json!("yes")),
             Err(ClientError::InvalidAnswer(_))
         ));
     }
