@@ -776,3 +776,42 @@ fn serve_refuses_secrets_the_tools_can_read() {
         "{text}"
     );
 }
+
+/// The key that seals approvals' request states is a secret like a token: whoever reads it
+/// forges an approval. A key the tools could read, or one too short to be a key, is refused.
+#[test]
+fn serve_refuses_a_request_state_key_the_tools_can_read_or_too_short() {
+    let root = tempfile::tempdir().unwrap();
+    let key = root.path().join("state-key");
+    std::fs::write(&key, "0123456789abcdef0123456789abcdef0123456789abcdef\n").unwrap();
+    let root_arg = root.path().to_str().unwrap();
+    let output = toolbox(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--root",
+        root_arg,
+        "--request-state-key-file",
+        key.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains("refusing to serve"), "{text}");
+    assert!(text.contains("request state key file"), "{text}");
+
+    let outside = tempfile::tempdir().unwrap();
+    let short = outside.path().join("state-key");
+    std::fs::write(&short, "too-short\n").unwrap();
+    let output = toolbox(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--root",
+        root_arg,
+        "--request-state-key-file",
+        short.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains("it needs 32 or more"), "{text}");
+}
