@@ -1,5 +1,5 @@
 """The official Python MCP SDK's server for `serve_http.sh`: `MCPServer` (the SDK's high-level
-server, `FastMCP` before mcp 2) with one tool, `calculate`, equivalent to toolbox's: it
+server, `FastMCP` before mcp 2) with one tool, `calculate`, equivalent to toolwright's: it
 evaluates an arithmetic expression (numbers, + - * / // % **, unary signs, parentheses) by
 walking its `ast`, never with `eval`.
 
@@ -46,7 +46,7 @@ def evaluate(node: ast.AST) -> float:
     raise ValueError(f"unsupported expression: {ast.dump(node)}")
 
 
-# WARNING, not the default INFO: no log line per session (toolbox logs none either).
+# WARNING, not the default INFO: no log line per session (toolwright logs none either).
 server = MCPServer("python-bench", log_level="WARNING")
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Serving benchmark: `toolbox serve` against a bare rmcp server and the official Python MCP
+# Serving benchmark: `toolwright serve` against a bare rmcp server and the official Python MCP
 # SDK's server, all on this machine in one run. Not run in CI (its numbers depend on the
 # machine). Usage:
 #   bash benches/serve_http.sh [SECONDS]        (default: 5 seconds per cell)
@@ -11,24 +11,24 @@
 #   keep-alive clients for SECONDS each (`benches/src/bin/mcp_http_load.rs`): requests per
 #   second, p50 and p99 latency, calls that failed, and the server's resident memory (VmRSS)
 #   after the cell. All clients share one MCP session, except in the "session per worker"
-#   rows. Servers: `toolbox serve --http` (release), the bare rmcp server
+#   rows. Servers: `toolwright serve --http` (release), the bare rmcp server
 #   (`benches/src/bin/bare_rmcp_http.rs`) with and without TCP_NODELAY, and `MCPServer` of
 #   the Python SDK, mcp==2.3.0 (`benches/python_server.py`, in a virtual environment under
 #   the target directory), answering with event streams (its default) and with JSON.
 # - the same from clients of MCP 2026-07-28 (`--protocol 2026-07-28`: no `initialize`, no
 #   session; each request carries `_meta` with the protocol version, the client's info and
 #   capabilities, and the headers MCP-Protocol-Version, Mcp-Method and Mcp-Name):
-#   `toolbox serve --http` (the sessions-mode server), with `--stateless`, the bare rmcp
+#   `toolwright serve --http` (the sessions-mode server), with `--stateless`, the bare rmcp
 #   server (with TCP_NODELAY) and the Python SDK (which answers such requests with JSON).
 #   Each line says its `"protocol"`; the summary compares each era with the bare server
 #   of the same era.
 # - memory: the server's VmRSS just after it started, and per idle session: on a fresh
 #   server, SESSIONS sessions opened (`initialize` and `notifications/initialized` each),
-#   (VmRSS after - VmRSS before) / SESSIONS; also `toolbox serve --http --stateless` if
-#   this toolbox has that flag.
+#   (VmRSS after - VmRSS before) / SESSIONS; also `toolwright serve --http --stateless` if
+#   this toolwright has that flag.
 # - stdio (`benches/src/bin/mcp_stdio_load.rs`): median time from spawning the server to
 #   its `initialize` reply, and `tools/call` calls per second over one session, one at a
-#   time and with 16 in flight; toolbox and the Python SDK.
+#   time and with 16 in flight; toolwright and the Python SDK.
 # Then prints a summary in markdown (`benches/serve_summary.py`), with the ratios. The
 # load client runs on the same cores as the server: compare ratios, not absolute numbers.
 set -euo pipefail
@@ -50,8 +50,8 @@ done
 [ -r /proc/self/status ] || fail "needs /proc (Linux) to read the servers' memory"
 
 note "building (release)"
-cargo build --quiet --release -p toolbox -p benches \
-    --bin toolbox --bin bare_rmcp_http --bin mcp_http_load --bin mcp_stdio_load
+cargo build --quiet --release -p toolwright-cli -p benches \
+    --bin toolwright --bin bare_rmcp_http --bin mcp_http_load --bin mcp_stdio_load
 target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 
 venv="$target_dir/serve-bench-venv"
@@ -77,7 +77,7 @@ trap 'exit 130' INT TERM
 # directory cannot replace them during the run.
 bin="$workdir/bin"
 mkdir "$bin"
-for name in toolbox bare_rmcp_http mcp_http_load mcp_stdio_load; do
+for name in toolwright bare_rmcp_http mcp_http_load mcp_stdio_load; do
     cp "$target_dir/release/$name" "$bin/"
 done
 
@@ -168,16 +168,16 @@ measure_http() { # LABEL COMMAND... (environment: SESSIONS_TOO, LOAD_ARGS)
 }
 
 addr=127.0.0.1:0
-toolbox_http=("$bin/toolbox" serve --root "$workdir" --http "$addr")
+toolbox_http=("$bin/toolwright" serve --root "$workdir" --http "$addr")
 python_server=("$venv/bin/python" benches/python_server.py)
 
 note "HTTP: $seconds s per cell"
-SESSIONS_TOO=yes measure_http "toolbox" "${toolbox_http[@]}"
-LOAD_ARGS=--session-per-worker measure_http "toolbox, session per worker" "${toolbox_http[@]}"
-if "$bin/toolbox" serve --help | grep -q -- '--stateless'; then
-    SESSIONS_TOO=yes measure_http "toolbox --stateless" "${toolbox_http[@]}" --stateless
+SESSIONS_TOO=yes measure_http "toolwright" "${toolbox_http[@]}"
+LOAD_ARGS=--session-per-worker measure_http "toolwright, session per worker" "${toolbox_http[@]}"
+if "$bin/toolwright" serve --help | grep -q -- '--stateless'; then
+    SESSIONS_TOO=yes measure_http "toolwright --stateless" "${toolbox_http[@]}" --stateless
 else
-    skip "toolbox --stateless" "this toolbox serve has no --stateless flag"
+    skip "toolwright --stateless" "this toolwright serve has no --stateless flag"
 fi
 SESSIONS_TOO=yes measure_http "bare rmcp + TCP_NODELAY" "$bin/bare_rmcp_http" "$addr" --nodelay
 measure_http "bare rmcp" "$bin/bare_rmcp_http" "$addr"
@@ -189,9 +189,9 @@ else
 fi
 
 note "HTTP, MCP 2026-07-28 clients: $seconds s per cell"
-LOAD_ARGS="--protocol 2026-07-28" measure_http "toolbox" "${toolbox_http[@]}"
-if "$bin/toolbox" serve --help | grep -q -- '--stateless'; then
-    LOAD_ARGS="--protocol 2026-07-28" measure_http "toolbox --stateless" "${toolbox_http[@]}" --stateless
+LOAD_ARGS="--protocol 2026-07-28" measure_http "toolwright" "${toolbox_http[@]}"
+if "$bin/toolwright" serve --help | grep -q -- '--stateless'; then
+    LOAD_ARGS="--protocol 2026-07-28" measure_http "toolwright --stateless" "${toolbox_http[@]}" --stateless
 fi
 LOAD_ARGS="--protocol 2026-07-28" measure_http "bare rmcp + TCP_NODELAY" "$bin/bare_rmcp_http" "$addr" --nodelay
 if [ -n "$python_ok" ]; then
@@ -200,10 +200,10 @@ fi
 
 note "stdio"
 server_log=""
-toolbox_stdio=("$bin/toolbox" serve --root "$workdir")
-client "$bin/mcp_stdio_load" startup "$spawns" --label toolbox -- "${toolbox_stdio[@]}"
-client "$bin/mcp_stdio_load" calls "$seconds" 1 --label toolbox -- "${toolbox_stdio[@]}"
-client "$bin/mcp_stdio_load" calls "$seconds" 16 --label toolbox -- "${toolbox_stdio[@]}"
+toolbox_stdio=("$bin/toolwright" serve --root "$workdir")
+client "$bin/mcp_stdio_load" startup "$spawns" --label toolwright -- "${toolbox_stdio[@]}"
+client "$bin/mcp_stdio_load" calls "$seconds" 1 --label toolwright -- "${toolbox_stdio[@]}"
+client "$bin/mcp_stdio_load" calls "$seconds" 16 --label toolwright -- "${toolbox_stdio[@]}"
 if [ -n "$python_ok" ]; then
     client "$bin/mcp_stdio_load" startup "$py_spawns" --label "Python SDK" -- "${python_server[@]}" stdio
     client "$bin/mcp_stdio_load" calls "$seconds" 1 --label "Python SDK" -- "${python_server[@]}" stdio

@@ -7,7 +7,7 @@ Usage: python3 serve_summary.py RESULTS.jsonl SECONDS CORES
 import json
 import sys
 
-TOOLBOX, BARE, PYTHON = "toolbox", "bare rmcp + TCP_NODELAY", "Python SDK"
+TOOLBOX, BARE, PYTHON = "toolwright", "bare rmcp + TCP_NODELAY", "Python SDK"
 PYTHON_JSON = "Python SDK, JSON responses"
 # Lines without a "protocol" (runs before 2026-07-28 clients were measured) are handshake-era.
 HANDSHAKE, MODERN = "2025-06-18", "2026-07-28"
@@ -67,7 +67,7 @@ def main() -> None:
     for other in (BARE, PYTHON):
         if TOOLBOX in sessions and other in sessions and sessions[other]["bytes_per_session"] > 0:
             times = sessions[TOOLBOX]["bytes_per_session"] / sessions[other]["bytes_per_session"]
-            per_session.append(f"toolbox / {other}: {times:.2f}x")
+            per_session.append(f"toolwright / {other}: {times:.2f}x")
     if per_session:
         out.append("\nMemory per idle session, " + "; ".join(per_session) + ".")
 
@@ -77,7 +77,7 @@ def main() -> None:
             return None
         return x[key] / y[key]
 
-    # The goals: toolbox at least 0.9x the bare server's req/s and at most 1.1x its p99, and
+    # The goals: toolwright at least 0.9x the bare server's req/s and at most 1.1x its p99, and
     # at least 10x the Python SDK's req/s; a ratio that misses its goal is marked.
     goals = {"rps": lambda r: r >= 0.9, "p99_ms": lambda r: r <= 1.1, "python": lambda r: r >= 10}
 

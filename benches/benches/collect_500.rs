@@ -9,7 +9,7 @@ use tools_500 as _;
 
 fn collect(c: &mut Criterion) {
     let first = std::time::Instant::now();
-    let registry = tool_runtime::register_all_tools().unwrap();
+    let registry = toolwright_runtime::register_all_tools().unwrap();
     eprintln!(
         "first register_all_tools with {} tools: {:?}",
         registry.len(),
@@ -18,7 +18,7 @@ fn collect(c: &mut Criterion) {
     let mut group = c.benchmark_group("collect");
     group.sample_size(20);
     group.bench_function("register_all_tools/500", |b| {
-        b.iter(|| black_box(tool_runtime::register_all_tools().unwrap()))
+        b.iter(|| black_box(toolwright_runtime::register_all_tools().unwrap()))
     });
     group.finish();
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use tool_runtime::{Executor, ToolCall, register_all_tools, tool};
+use toolwright_runtime::{Executor, ToolCall, register_all_tools, tool};
 
 /// Wait one millisecond.
 #[tool]

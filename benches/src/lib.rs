@@ -14,7 +14,7 @@ use rmcp::{RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_route
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use tool_runtime::{Tool, ToolError};
+use toolwright_runtime::{Tool, ToolError};
 
 pub mod serving;
 
@@ -25,13 +25,13 @@ pub fn add_numbers(a: i64, b: i64) -> i64 {
 }
 
 /// Add two integers.
-#[tool_runtime::tool]
+#[toolwright_runtime::tool]
 pub fn add(a: i64, b: i64) -> i64 {
     add_numbers(a, b)
 }
 
 /// Add two integers, as an async tool (no thread hop in the executor).
-#[tool_runtime::tool]
+#[toolwright_runtime::tool]
 pub async fn add_async(a: i64, b: i64) -> i64 {
     add_numbers(a, b)
 }
@@ -88,7 +88,7 @@ pub fn search_work(
 }
 
 /// Search with ten parameters (a benchmark of argument handling).
-#[tool_runtime::tool]
+#[toolwright_runtime::tool]
 #[allow(clippy::too_many_arguments)]
 pub fn search_ten(
     query: String,
@@ -290,9 +290,9 @@ pub fn runtime_tools(count: usize) -> Vec<Tool> {
                 .categories([if i % 2 == 0 { "crm" } else { "erp" }])
                 .tags([noun])
                 .safety(if i % 5 == 0 {
-                    tool_runtime::SafetyLevel::Cautious
+                    toolwright_runtime::SafetyLevel::Cautious
                 } else {
-                    tool_runtime::SafetyLevel::Safe
+                    toolwright_runtime::SafetyLevel::Safe
                 })
                 .handler(|_| async { Ok::<_, ToolError>("ok") })
                 .build()
@@ -302,8 +302,8 @@ pub fn runtime_tools(count: usize) -> Vec<Tool> {
 }
 
 /// A registry of `count` runtime-built tools.
-pub fn runtime_registry(count: usize) -> Arc<tool_runtime::ToolRegistry> {
-    let registry = tool_runtime::ToolRegistry::new();
+pub fn runtime_registry(count: usize) -> Arc<toolwright_runtime::ToolRegistry> {
+    let registry = toolwright_runtime::ToolRegistry::new();
     for tool in runtime_tools(count) {
         let _ = registry.register(tool);
     }

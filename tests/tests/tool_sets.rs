@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tool_runtime::executor::{ExecutorBuildError, MissingState};
-use tool_runtime::{
+use toolwright_runtime::executor::{ExecutorBuildError, MissingState};
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, Executor, RegistryError, StateType, Tool, ToolCall,
     ToolContext, ToolError, ToolRegistry, ToolSet, register_all_tools, tool, tool_set,
 };

@@ -5,7 +5,7 @@ use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitStr, Path, Token};
-use tool_names::did_you_mean;
+use toolwright_names::did_you_mean;
 
 use crate::errors::Errors;
 
@@ -156,21 +156,22 @@ impl ToolAttr {
                         attr.version.set(errors, &path, lit);
                     }
                 }
-                // #[tool(priority = 100)] or #[tool(priority = tool_runtime::priority::BUILTIN)]
+                // #[tool(priority = 100)] or #[tool(priority = toolwright_runtime::priority::BUILTIN)]
                 "priority" => {
                     if let Some(expr) = expr_value(&meta, errors, "priority = 100")? {
                         attr.priority.set(errors, &path, expr);
                     }
                 }
-                // #[tool(crate = my_crate::tool_runtime)]
+                // #[tool(crate = my_crate::toolwright_runtime)]
                 "crate" => {
-                    if let Some(expr) = expr_value(&meta, errors, "crate = path::to::tool_runtime")?
+                    if let Some(expr) =
+                        expr_value(&meta, errors, "crate = path::to::toolwright_runtime")?
                     {
                         match expr {
                             Expr::Path(p) if p.qself.is_none() => attr.krate.set(errors, &path, p.path),
                             other => errors.at(
                                 other,
-                                "expected a path to the runtime crate, like `crate = my_crate::tool_runtime`",
+                                "expected a path to the runtime crate, like `crate = my_crate::toolwright_runtime`",
                             ),
                         }
                     }

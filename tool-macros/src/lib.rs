@@ -1,5 +1,5 @@
-//! The `#[tool]` attribute macro. Use it through `tool_runtime::tool`; this crate only
-//! parses, checks and generates, and the generated code names `tool_runtime::__private` (or
+//! The `#[tool]` attribute macro. Use it through `toolwright_runtime::tool`; this crate only
+//! parses, checks and generates, and the generated code names `toolwright_runtime::__private` (or
 //! the `__private` of the path given with `#[tool(crate = ...)]`).
 //!
 //! `#[tool_set]` on an `impl` block does the same for each `#[tool]` method (`tool_set`),
@@ -13,20 +13,21 @@ mod attr;
 mod enclosing;
 mod errors;
 mod expand;
+mod runtime_path;
 mod signature;
 mod tool_set;
 mod validate;
 
 use proc_macro::TokenStream;
 
-/// Turns a function into a tool a language model can call. See `tool_runtime::tool`.
+/// Turns a function into a tool a language model can call. See `toolwright_runtime::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_tool(args.into(), input.into(), proc_macro::Span::call_site()).into()
 }
 
 /// Makes the `#[tool]` methods of an inherent `impl` block tools that share the instance.
-/// See `tool_runtime::tool_set`.
+/// See `toolwright_runtime::tool_set`.
 #[proc_macro_attribute]
 pub fn tool_set(args: TokenStream, input: TokenStream) -> TokenStream {
     tool_set::expand_tool_set(args.into(), input.into()).into()

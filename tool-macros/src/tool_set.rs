@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! const _: () = {
-//!     use ::tool_runtime::__private as __tool_rt;
+//!     use ::toolwright_runtime::__private as __tool_rt;
 //!     type __ToolSelf = Service;                       // `Self` outside the impl
 //!     fn __tool_set_0() -> &'static SetTool<__ToolSelf> {
 //!         // what `#[tool]` emits for a free function (see `expand`), calling
@@ -29,7 +29,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ImplItem, ImplItemFn, ItemImpl, Path};
-use tool_names::did_you_mean;
+use toolwright_names::did_you_mean;
 
 use crate::attr::ToolAttr;
 use crate::errors::Errors;
@@ -42,7 +42,7 @@ const SELF_ALIAS: &str = "__ToolSelf";
 
 /// One `#[tool]` method, read and checked.
 struct Method {
-    /// The `#[tool]` attribute's path as written (`tool`, `tool_runtime::tool`).
+    /// The `#[tool]` attribute's path as written (`tool`, `toolwright_runtime::tool`).
     attr_path: Path,
     signature: Signature,
     model: ToolModel,
@@ -89,7 +89,7 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream) -> TokenStr
             attr_errors.at(
                 tokens,
                 "in a tool set, give the runtime's path once on the set: \
-                 `#[tool_set(crate = path::to::tool_runtime)]`",
+                 `#[tool_set(crate = path::to::toolwright_runtime)]`",
             );
         }
         errors.append(&attr_errors);
@@ -207,7 +207,7 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> Path {
                 }
                 other => errors.at(
                     other,
-                    "expected a path to the runtime crate, like `crate = my_crate::tool_runtime`",
+                    "expected a path to the runtime crate, like `crate = my_crate::toolwright_runtime`",
                 ),
             }
         } else {
@@ -219,7 +219,7 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> Path {
             let hint = match did_you_mean(&key, ["crate"]) {
                 Some(close) => format!("did you mean `{close}`?"),
                 None => {
-                    "the one option is `crate = path::to::tool_runtime`; the tools' options go \
+                    "the one option is `crate = path::to::toolwright_runtime`; the tools' options go \
                          on each method's `#[tool(...)]`"
                         .to_owned()
                 }
@@ -234,7 +234,7 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> Path {
     if let Err(error) = syn::parse::Parser::parse2(parser, args) {
         errors.push(error);
     }
-    krate.unwrap_or_else(|| syn::parse_quote!(::tool_runtime))
+    krate.unwrap_or_else(crate::runtime_path::default_runtime)
 }
 
 /// The impl is inherent and for one concrete type.

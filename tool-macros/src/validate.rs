@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use proc_macro2::Span;
 use quote::quote;
 use syn::{Attribute, Expr, Ident, LitStr, Path, Type};
-use tool_names::{MAX_NAME_LEN, NAME_RULE, NameError, did_you_mean};
+use toolwright_names::{MAX_NAME_LEN, NAME_RULE, NameError, did_you_mean};
 
 use crate::attr::{ListItem, Opt, ToolAttr, ident_name};
 use crate::errors::Errors;
@@ -94,7 +94,7 @@ pub(crate) fn validate(
             .krate
             .get()
             .cloned()
-            .unwrap_or_else(|| syn::parse_quote!(::tool_runtime)),
+            .unwrap_or_else(crate::runtime_path::default_runtime),
         preview: attr.preview.get().cloned().map(PreviewTarget::Path),
         approval: attr.approval.get().cloned().map(PreviewTarget::Path),
         timeout_ms,
@@ -345,7 +345,7 @@ fn check_param(param: &Param, errors: &mut Errors) -> bool {
 }
 
 /// The tool's name (`name = "..."`, else the function's) by the rules of
-/// `tool_names::check_tool_name`, each problem worded for the function's author.
+/// `toolwright_names::check_tool_name`, each problem worded for the function's author.
 fn check_name(attr: &ToolAttr, fn_ident: &Ident, errors: &mut Errors) -> String {
     let (name, span) = match attr.name.get() {
         Some(lit) => (lit.value(), lit.span()),
@@ -356,7 +356,7 @@ fn check_name(attr: &ToolAttr, fn_ident: &Ident, errors: &mut Errors) -> String 
     } else {
         "tool name (taken from the function's name)"
     };
-    let message = match tool_names::check_tool_name(&name) {
+    let message = match toolwright_names::check_tool_name(&name) {
         Ok(()) => return name,
         Err(NameError::Empty) => "the tool name cannot be empty".to_owned(),
         Err(NameError::NotSnakeCase { suggestion }) => {

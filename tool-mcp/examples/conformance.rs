@@ -2,16 +2,16 @@
 //! its test tools written with `#[tool]` and served by [`McpServer`], and the resources,
 //! prompts and completions its scenarios read, answered here through rmcp's `ServerHandler`
 //! (they are not a framework feature). Run the suite against it with
-//! `tool-mcp/tests/conformance/run.sh -- cargo run -p tool-mcp --example conformance`.
+//! `tool-mcp/tests/conformance/run.sh -- cargo run -p toolwright-mcp --example conformance`.
 //!
 //! ```sh
-//! cargo run -p tool-mcp --example conformance -- 127.0.0.1:0   # prints its URL
+//! cargo run -p toolwright-mcp --example conformance -- 127.0.0.1:0   # prints its URL
 //! ```
 //!
 //! [`Conformance`] wraps the [`McpServer`]: tools, `get_info` and the notifications go to it;
 //! resources, prompts and completion are answered here. The HTTP side is rmcp's
-//! `StreamableHttpService` (tool-mcp's `serve_http_with` serves only an `McpServer`), with
-//! the same Host and Origin rules as tool-mcp's: loopback names only, no foreign `Origin`.
+//! `StreamableHttpService` (toolwright-mcp's `serve_http_with` serves only an `McpServer`), with
+//! the same Host and Origin rules as toolwright-mcp's: loopback names only, no foreign `Origin`.
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -33,9 +33,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tool_mcp::McpServer;
-use tool_runtime::client::{SamplingMessage, SamplingOptions};
-use tool_runtime::{
+use toolwright_mcp::McpServer;
+use toolwright_runtime::client::{SamplingMessage, SamplingOptions};
+use toolwright_runtime::{
     Audio, ClientError, Elicitation, EmbeddedResource, Executor, Image, LogLevel, SafetyLevel,
     Tool, ToolContext, ToolError, register_all_tools, tool,
 };
@@ -306,7 +306,7 @@ fn json_schema_2020_12_tool() -> Tool {
 // ---- MCP 2026-07-28: multi round-trip requests (scenarios input-required-result-*, SEP-2322)
 //
 // A client of that revision is asked in the call's result: `ctx.elicit` and `ctx.sample`
-// end the run with an `InputRequiredResult` (tool-mcp's `rounds`), and the repeated call
+// end the run with an `InputRequiredResult` (toolwright-mcp's `rounds`), and the repeated call
 // runs the tool again with the answers. Written as for any client.
 
 /// A name (the forms of the multi round-trip scenarios).
@@ -353,7 +353,7 @@ async fn test_input_required_result_sampling(ctx: &ToolContext) -> Result<String
 }
 
 /// Asks for a confirmation; the answer arrives with the `requestState` the first round
-/// issued, which tool-mcp checks (conformance scenario `input-required-result-request-state`).
+/// issued, which toolwright-mcp checks (conformance scenario `input-required-result-request-state`).
 #[tool]
 async fn test_input_required_result_request_state(
     ctx: &ToolContext,
@@ -414,7 +414,7 @@ async fn test_input_required_result_capabilities(ctx: &ToolContext) -> Result<St
 // ---- MCP 2026-07-28: the diagnostic tools of scenario `server-stateless` (SEP-2575)
 
 /// Needs the client's model: answered with -32021 (the client did not declare sampling) by
-/// the handler below before it runs, since tool-mcp lets a tool do without a power the
+/// the handler below before it runs, since toolwright-mcp lets a tool do without a power the
 /// client lacks and has no way for a tool to say it cannot (scenario `server-stateless`,
 /// checks `sep-2575-server-rejects-undeclared-capability`, `-missing-capability-http-400`).
 #[tool]
@@ -473,7 +473,7 @@ fn test_trigger_tool_change(ctx: &ToolContext) -> Result<String, ToolError> {
 // ---- the tasks extension (scenarios tasks-*, SEP-2663)
 //
 // `#[tool(task = ...)]` is all a tool needs: a client that declared the extension gets a
-// `CreateTaskResult` and polls `tasks/get`; tool-mcp runs the call in the background, puts
+// `CreateTaskResult` and polls `tasks/get`; toolwright-mcp runs the call in the background, puts
 // its questions (`ctx.elicit`) in the task's `inputRequests`, and cancels it on
 // `tasks/cancel` (the executor drops the run, as for any cancelled call).
 
@@ -567,7 +567,7 @@ async fn multi_input(ctx: &ToolContext) -> Result<String, ClientError> {
 
 /// Asks for a name, then greets it; runs only as a task. Scenario `tasks-mrtr-composition`
 /// wants the question asked before the task exists (an `InputRequiredResult`, then a task
-/// on the repeated call); tool-mcp decides on a task when the call arrives, and a task
+/// on the repeated call); toolwright-mcp decides on a task when the call arrives, and a task
 /// tool's questions wait in the task's `inputRequests` (as `tasks-mrtr-input` wants of
 /// `confirm_delete`), so that scenario is left out in CI (README.md there).
 #[tool(task = "required")]
@@ -971,7 +971,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let port = local.port();
-    // tool-mcp's rules: Host a loopback name; no Origin but the server's own.
+    // toolwright-mcp's rules: Host a loopback name; no Origin but the server's own.
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(["localhost", "127.0.0.1", "::1"])
         .with_allowed_origins([

@@ -13,8 +13,8 @@ use rmcp::model::{
 };
 use rmcp::service::Peer;
 use serde_json::Value;
-use tool_runtime::file_change::Hunk;
-use tool_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture};
+use toolwright_runtime::file_change::Hunk;
+use toolwright_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture};
 
 /// The one boolean of a plain approval form.
 const APPROVE: &str = "approve";
@@ -211,12 +211,12 @@ fn hunk_description(hunk: &Hunk) -> String {
 }
 
 /// `text` as the user should see it whatever a model or a file put in it: line breaks and
-/// tabs stay; every other character [`tool_names::escape::escape_class`] flags (a terminal
+/// tabs stay; every other character [`toolwright_names::escape::escape_class`] flags (a terminal
 /// escape, a carriage return that would overwrite a line, bidirectional controls that reorder
 /// what follows, invisible and tag characters, variation selectors, U+2028) is written as a
 /// `\u{..}` escape. Clients draw these texts, some in a terminal.
 pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    tool_names::escape::escape_with(text, |c, _, shown| {
+    toolwright_names::escape::escape_with(text, |c, _, shown| {
         if c == '\n' || c == '\t' {
             shown.push(c);
         } else {
@@ -361,8 +361,8 @@ pub(crate) fn decision_from_answer(request: &ApprovalRequest, answer: &Value) ->
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use tool_runtime::SafetyLevel;
-    use tool_runtime::file_change::FileChange;
+    use toolwright_runtime::SafetyLevel;
+    use toolwright_runtime::file_change::FileChange;
 
     use super::*;
 

@@ -22,9 +22,9 @@
 //! refused with `403 insufficient_scope`. A static token listed without scopes has them all.
 //!
 //! ```
-//! use tool_mcp::{AuthConfig, HttpOptions, JwtConfig};
+//! use toolwright_mcp::{AuthConfig, HttpOptions, JwtConfig};
 //!
-//! # fn main() -> Result<(), tool_mcp::AuthError> {
+//! # fn main() -> Result<(), toolwright_mcp::AuthError> {
 //! // Your identity provider's public keys.
 //! let jwks = r#"{"keys": [{"kty": "EC", "crv": "P-256", "kid": "k1",
 //!     "x": "GC04on51ZRaPxpq8C6P6T4Y15B78wQaYpCR5Si1FT9s",
@@ -55,38 +55,38 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-use tool_runtime::SafetyLevel;
+use toolwright_runtime::SafetyLevel;
 
 use crate::owners::{CallShare, CallShares, Ownership, REQUEST_OWNER, SessionOwners};
 
 /// The scope that lets a caller see and call safe tools.
 ///
 /// ```
-/// use tool_runtime::SafetyLevel;
-/// let p = tool_mcp::Principal::new("me", [tool_mcp::auth::SCOPE_SAFE]);
+/// use toolwright_runtime::SafetyLevel;
+/// let p = toolwright_mcp::Principal::new("me", [toolwright_mcp::auth::SCOPE_SAFE]);
 /// assert_eq!(p.max_safety(), Some(SafetyLevel::Safe));
 /// ```
 pub const SCOPE_SAFE: &str = "tools:safe";
 /// The scope that lets a caller see and call safe and cautious tools.
 ///
 /// ```
-/// use tool_runtime::SafetyLevel;
-/// let p = tool_mcp::Principal::new("me", [tool_mcp::auth::SCOPE_CAUTIOUS]);
+/// use toolwright_runtime::SafetyLevel;
+/// let p = toolwright_mcp::Principal::new("me", [toolwright_mcp::auth::SCOPE_CAUTIOUS]);
 /// assert_eq!(p.max_safety(), Some(SafetyLevel::Cautious));
 /// ```
 pub const SCOPE_CAUTIOUS: &str = "tools:cautious";
 /// The scope that lets a caller see and call every tool (dangerous ones still need approval).
 ///
 /// ```
-/// use tool_runtime::SafetyLevel;
-/// let p = tool_mcp::Principal::new("me", [tool_mcp::auth::SCOPE_DANGEROUS]);
+/// use toolwright_runtime::SafetyLevel;
+/// let p = toolwright_mcp::Principal::new("me", [toolwright_mcp::auth::SCOPE_DANGEROUS]);
 /// assert_eq!(p.max_safety(), Some(SafetyLevel::Dangerous));
 /// ```
 pub const SCOPE_DANGEROUS: &str = "tools:dangerous";
 /// The scope that lets a caller approve its own dangerous calls through MCP elicitation.
 ///
 /// ```
-/// let p = tool_mcp::Principal::new("me", ["tools:dangerous", tool_mcp::auth::SCOPE_APPROVE]);
+/// let p = toolwright_mcp::Principal::new("me", ["tools:dangerous", toolwright_mcp::auth::SCOPE_APPROVE]);
 /// assert!(p.can_approve());
 /// ```
 pub const SCOPE_APPROVE: &str = "tools:approve";
@@ -95,7 +95,7 @@ pub const SCOPE_APPROVE: &str = "tools:approve";
 ///
 /// ```
 /// assert_eq!(
-///     tool_mcp::auth::ALL_SCOPES,
+///     toolwright_mcp::auth::ALL_SCOPES,
 ///     ["tools:safe", "tools:cautious", "tools:dangerous", "tools:approve"]
 /// );
 /// ```
@@ -104,7 +104,7 @@ pub const ALL_SCOPES: [&str; 4] = [SCOPE_SAFE, SCOPE_CAUTIOUS, SCOPE_DANGEROUS, 
 /// Static tokens shorter than this are refused when loaded: they could be guessed.
 ///
 /// ```
-/// use tool_mcp::{AuthConfig, auth::MIN_STATIC_TOKEN_LEN};
+/// use toolwright_mcp::{AuthConfig, auth::MIN_STATIC_TOKEN_LEN};
 /// assert!(AuthConfig::new().token("x".repeat(MIN_STATIC_TOKEN_LEN - 1), ["tools:safe"]).is_err());
 /// assert!(AuthConfig::new().token("x".repeat(MIN_STATIC_TOKEN_LEN), ["tools:safe"]).is_ok());
 /// ```
@@ -119,8 +119,8 @@ const SESSION_HEADER: &str = "mcp-session-id";
 /// for each `tools/list` and `tools/call`.
 ///
 /// ```
-/// use tool_mcp::Principal;
-/// use tool_runtime::SafetyLevel;
+/// use toolwright_mcp::Principal;
+/// use toolwright_runtime::SafetyLevel;
 ///
 /// let bot = Principal::new("ci-bot", ["tools:safe", "tools:cautious"]);
 /// assert_eq!(bot.subject(), "ci-bot");
@@ -158,7 +158,7 @@ impl Principal {
     /// A principal with a subject and scopes.
     ///
     /// ```
-    /// let p = tool_mcp::Principal::new("alice", ["tools:safe"]);
+    /// let p = toolwright_mcp::Principal::new("alice", ["tools:safe"]);
     /// assert!(p.has_scope("tools:safe"));
     /// ```
     pub fn new(
@@ -199,11 +199,11 @@ impl Principal {
     /// store, so every replica checks it.
     ///
     /// ```
-    /// let a = tool_mcp::Principal::new("alice", ["tools:safe"]);
-    /// let b = tool_mcp::Principal::new("alice", ["tools:dangerous"]);
+    /// let a = toolwright_mcp::Principal::new("alice", ["tools:safe"]);
+    /// let b = toolwright_mcp::Principal::new("alice", ["tools:dangerous"]);
     /// assert_eq!(a.owner(), b.owner());
     /// assert!(a.owner().starts_with("principal:"));
-    /// assert_ne!(a.owner(), tool_mcp::Principal::new("bob", ["tools:safe"]).owner());
+    /// assert_ne!(a.owner(), toolwright_mcp::Principal::new("bob", ["tools:safe"]).owner());
     /// ```
     pub fn owner(&self) -> &str {
         &self.owner
@@ -212,7 +212,7 @@ impl Principal {
     /// Who the token was issued to (a JWT's `sub`, or the static token's place in its source).
     ///
     /// ```
-    /// assert_eq!(tool_mcp::Principal::new("tokens:3", ["tools:safe"]).subject(), "tokens:3");
+    /// assert_eq!(toolwright_mcp::Principal::new("tokens:3", ["tools:safe"]).subject(), "tokens:3");
     /// ```
     pub fn subject(&self) -> &str {
         &self.subject
@@ -221,7 +221,7 @@ impl Principal {
     /// The scopes the token grants, sorted.
     ///
     /// ```
-    /// let p = tool_mcp::Principal::new("me", ["tools:safe", "openid"]);
+    /// let p = toolwright_mcp::Principal::new("me", ["tools:safe", "openid"]);
     /// assert_eq!(p.scopes().collect::<Vec<_>>(), ["openid", "tools:safe"]);
     /// ```
     pub fn scopes(&self) -> impl Iterator<Item = &str> {
@@ -231,7 +231,7 @@ impl Principal {
     /// Whether the token grants `scope`.
     ///
     /// ```
-    /// assert!(tool_mcp::Principal::new("me", ["tools:approve"]).has_scope("tools:approve"));
+    /// assert!(toolwright_mcp::Principal::new("me", ["tools:approve"]).has_scope("tools:approve"));
     /// ```
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.contains(scope)
@@ -241,8 +241,8 @@ impl Principal {
     /// `tools:dangerous`, the highest one present; `None` without any of them.
     ///
     /// ```
-    /// use tool_runtime::SafetyLevel;
-    /// let p = tool_mcp::Principal::new("me", ["tools:dangerous", "tools:safe"]);
+    /// use toolwright_runtime::SafetyLevel;
+    /// let p = toolwright_mcp::Principal::new("me", ["tools:dangerous", "tools:safe"]);
     /// assert_eq!(p.max_safety(), Some(SafetyLevel::Dangerous));
     /// ```
     pub fn max_safety(&self) -> Option<SafetyLevel> {
@@ -260,7 +260,7 @@ impl Principal {
     /// honoured: the token has `tools:approve`.
     ///
     /// ```
-    /// assert!(!tool_mcp::Principal::new("me", ["tools:dangerous"]).can_approve());
+    /// assert!(!toolwright_mcp::Principal::new("me", ["tools:dangerous"]).can_approve());
     /// ```
     pub fn can_approve(&self) -> bool {
         self.has_scope(SCOPE_APPROVE)
@@ -271,10 +271,10 @@ impl Principal {
 /// what to do.
 ///
 /// ```
-/// let error = tool_mcp::AuthConfig::new()
+/// let error = toolwright_mcp::AuthConfig::new()
 ///     .token("0123456789abcdef0123", ["tools:everything"])
 ///     .unwrap_err();
-/// assert!(matches!(error, tool_mcp::AuthError::UnknownScope { .. }));
+/// assert!(matches!(error, toolwright_mcp::AuthError::UnknownScope { .. }));
 /// assert!(error.to_string().starts_with("unknown scope `tools:everything`"));
 /// ```
 #[derive(thiserror::Error)]
@@ -365,9 +365,9 @@ struct StaticToken {
 /// both. Give it to [`HttpOptions::auth`](crate::HttpOptions::auth).
 ///
 /// ```
-/// use tool_mcp::AuthConfig;
+/// use toolwright_mcp::AuthConfig;
 ///
-/// # fn main() -> Result<(), tool_mcp::AuthError> {
+/// # fn main() -> Result<(), toolwright_mcp::AuthError> {
 /// let auth = AuthConfig::new()
 ///     .token("0123456789abcdef0123456789abcdef", ["tools:safe", "tools:cautious"])?
 ///     .token("fedcba9876543210fedcba9876543210", Vec::<String>::new())?; // every scope
@@ -394,7 +394,7 @@ impl AuthConfig {
     /// No way to authenticate yet: add tokens or a JWT configuration.
     ///
     /// ```
-    /// let auth = tool_mcp::AuthConfig::new();
+    /// let auth = toolwright_mcp::AuthConfig::new();
     /// assert!(auth.is_empty());
     /// ```
     pub fn new() -> Self {
@@ -404,7 +404,7 @@ impl AuthConfig {
     /// Whether no token and no JWT configuration was added (every request would be refused).
     ///
     /// ```
-    /// assert!(tool_mcp::AuthConfig::new().is_empty());
+    /// assert!(toolwright_mcp::AuthConfig::new().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.tokens.is_empty() && self.jwt.is_none()
@@ -413,8 +413,8 @@ impl AuthConfig {
     /// Accepts `token` with `scopes` (none: every scope). Its subject is `static token #N`.
     ///
     /// ```
-    /// # fn main() -> Result<(), tool_mcp::AuthError> {
-    /// let auth = tool_mcp::AuthConfig::new()
+    /// # fn main() -> Result<(), toolwright_mcp::AuthError> {
+    /// let auth = toolwright_mcp::AuthConfig::new()
     ///     .token("0123456789abcdef0123", ["tools:safe", "tools:approve"])?;
     /// # let _ = auth;
     /// # Ok(())
@@ -445,7 +445,7 @@ impl AuthConfig {
     /// std::fs::write(&path, "# the team\n\
     ///     0123456789abcdef0123456789abcdef tools:safe\n\
     ///     fedcba9876543210fedcba9876543210\n")?;
-    /// let auth = tool_mcp::AuthConfig::new().tokens_from_file(&path)?;
+    /// let auth = toolwright_mcp::AuthConfig::new().tokens_from_file(&path)?;
     /// assert!(!auth.is_empty());
     /// # Ok(())
     /// # }
@@ -489,7 +489,7 @@ impl AuthConfig {
     /// `env:<var>`.
     ///
     /// ```
-    /// let error = tool_mcp::AuthConfig::new().token_from_env("NO_SUCH_VARIABLE_HERE").unwrap_err();
+    /// let error = toolwright_mcp::AuthConfig::new().token_from_env("NO_SUCH_VARIABLE_HERE").unwrap_err();
     /// assert!(error.to_string().contains("NO_SUCH_VARIABLE_HERE is not set"));
     /// ```
     ///
@@ -514,8 +514,8 @@ impl AuthConfig {
     /// Accepts JWT access tokens as `jwt` says.
     ///
     /// ```no_run
-    /// # fn main() -> Result<(), tool_mcp::AuthError> {
-    /// use tool_mcp::{AuthConfig, JwtConfig};
+    /// # fn main() -> Result<(), toolwright_mcp::AuthError> {
+    /// use toolwright_mcp::{AuthConfig, JwtConfig};
     /// let auth = AuthConfig::new().jwt(JwtConfig::from_jwks_file(
     ///     "/etc/toolbox/jwks.json", "https://login.example.com", "https://tools.example.com")?);
     /// assert!(!auth.is_empty());
@@ -565,8 +565,8 @@ impl AuthConfig {
     /// accepted, the token is validated as a JWT.
     ///
     /// ```
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), tool_mcp::AuthError> {
-    /// let auth = tool_mcp::AuthConfig::new().token("0123456789abcdef0123456789abcdef", ["tools:safe"])?;
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), toolwright_mcp::AuthError> {
+    /// let auth = toolwright_mcp::AuthConfig::new().token("0123456789abcdef0123456789abcdef", ["tools:safe"])?;
     /// let principal = auth.verify("0123456789abcdef0123456789abcdef").await.unwrap();
     /// assert_eq!(principal.subject(), "static token #1");
     /// assert!(auth.verify("guess").await.is_err());
@@ -618,7 +618,7 @@ fn warn_if_readable_by_others(_path: &Path) {}
 /// Why a token was refused; its message goes to the client as the `error_description`.
 ///
 /// ```
-/// let rejected = tool_mcp::TokenRejected::new("the token has expired");
+/// let rejected = toolwright_mcp::TokenRejected::new("the token has expired");
 /// assert_eq!(rejected.to_string(), "the token has expired");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -631,7 +631,7 @@ impl TokenRejected {
     /// A refusal for `reason`.
     ///
     /// ```
-    /// let rejected = tool_mcp::TokenRejected::new("the token has expired");
+    /// let rejected = toolwright_mcp::TokenRejected::new("the token has expired");
     /// # let _ = rejected;
     /// ```
     pub fn new(reason: impl Into<String>) -> Self {
@@ -646,9 +646,9 @@ impl TokenRejected {
 /// ES256, ES384, EdDSA), each only with a key of its kind.
 ///
 /// ```
-/// use tool_mcp::JwtConfig;
+/// use toolwright_mcp::JwtConfig;
 ///
-/// # fn main() -> Result<(), tool_mcp::AuthError> {
+/// # fn main() -> Result<(), toolwright_mcp::AuthError> {
 /// let jwks = r#"{"keys": [{"kty": "EC", "crv": "P-256", "kid": "k1",
 ///     "x": "GC04on51ZRaPxpq8C6P6T4Y15B78wQaYpCR5Si1FT9s",
 ///     "y": "KxmWpEuI5uPaf2Kfn7XK8kzfvDgC2THPHhfFqKBfi7s"}]}"#;
@@ -688,7 +688,7 @@ impl JwtConfig {
     /// Validates against the keys of a JWKS document (`{"keys": [...]}`).
     ///
     /// ```
-    /// let error = tool_mcp::JwtConfig::from_jwks_json(
+    /// let error = toolwright_mcp::JwtConfig::from_jwks_json(
     ///     r#"{"keys": []}"#, "https://login.example.com", "https://tools.example.com",
     /// )
     /// .unwrap_err();
@@ -711,8 +711,8 @@ impl JwtConfig {
     /// Validates against the keys of a JWKS file.
     ///
     /// ```no_run
-    /// # fn main() -> Result<(), tool_mcp::AuthError> {
-    /// let jwt = tool_mcp::JwtConfig::from_jwks_file(
+    /// # fn main() -> Result<(), toolwright_mcp::AuthError> {
+    /// let jwt = toolwright_mcp::JwtConfig::from_jwks_file(
     ///     "/etc/toolbox/jwks.json", "https://login.example.com", "https://tools.example.com")?;
     /// # let _ = jwt;
     /// # Ok(())
@@ -742,8 +742,8 @@ impl JwtConfig {
     /// except on a loopback address.
     ///
     /// ```no_run
-    /// # async fn run() -> Result<(), tool_mcp::AuthError> {
-    /// let jwt = tool_mcp::JwtConfig::from_jwks_url(
+    /// # async fn run() -> Result<(), toolwright_mcp::AuthError> {
+    /// let jwt = toolwright_mcp::JwtConfig::from_jwks_url(
     ///     "https://login.example.com/.well-known/jwks.json",
     ///     "https://login.example.com",
     ///     "https://tools.example.com",
@@ -799,8 +799,8 @@ impl JwtConfig {
     /// Seconds of clock difference allowed when checking `exp` and `nbf` (default 60).
     ///
     /// ```no_run
-    /// # fn main() -> Result<(), tool_mcp::AuthError> {
-    /// let jwt = tool_mcp::JwtConfig::from_jwks_file(
+    /// # fn main() -> Result<(), toolwright_mcp::AuthError> {
+    /// let jwt = toolwright_mcp::JwtConfig::from_jwks_file(
     ///     "jwks.json", "https://login.example.com", "https://tools.example.com")?
     ///     .leeway_secs(5);
     /// # let _ = jwt;
@@ -815,8 +815,8 @@ impl JwtConfig {
     /// The issuer tokens must name (`iss`).
     ///
     /// ```no_run
-    /// # fn main() -> Result<(), tool_mcp::AuthError> {
-    /// let jwt = tool_mcp::JwtConfig::from_jwks_file("jwks.json", "https://login.example.com", "aud")?;
+    /// # fn main() -> Result<(), toolwright_mcp::AuthError> {
+    /// let jwt = toolwright_mcp::JwtConfig::from_jwks_file("jwks.json", "https://login.example.com", "aud")?;
     /// assert_eq!(jwt.issuer(), "https://login.example.com");
     /// # Ok(())
     /// # }
@@ -828,8 +828,8 @@ impl JwtConfig {
     /// The audience tokens must name (`aud`).
     ///
     /// ```no_run
-    /// # fn main() -> Result<(), tool_mcp::AuthError> {
-    /// let jwt = tool_mcp::JwtConfig::from_jwks_file("jwks.json", "iss", "https://tools.example.com")?;
+    /// # fn main() -> Result<(), toolwright_mcp::AuthError> {
+    /// let jwt = toolwright_mcp::JwtConfig::from_jwks_file("jwks.json", "iss", "https://tools.example.com")?;
     /// assert_eq!(jwt.audience(), "https://tools.example.com");
     /// # Ok(())
     /// # }
@@ -1231,7 +1231,7 @@ impl AuthState {
 
 /// Text safe inside a quoted-string of a header: visible ASCII and spaces only (what
 /// `HeaderValue` takes), no quotes or backslashes. Characters
-/// [`tool_names::escape::escape_class`] flags and every other character outside ASCII are
+/// [`toolwright_names::escape::escape_class`] flags and every other character outside ASCII are
 /// written `U+XXXX`, so a description cannot end the string, add a header line, or reorder or
 /// hide what a client logs or shows.
 fn quoted(text: &str) -> String {
@@ -1239,7 +1239,7 @@ fn quoted(text: &str) -> String {
     for c in text.chars() {
         match c {
             '"' | '\\' => {}
-            ' '..='~' if !tool_names::escape::must_escape(c) => out.push(c),
+            ' '..='~' if !toolwright_names::escape::must_escape(c) => out.push(c),
             c => out.push_str(&format!("U+{:04X}", c as u32)),
         }
     }

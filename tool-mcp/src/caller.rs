@@ -3,7 +3,7 @@
 //! may use. Read by the server's handlers and by the tasks extension alike.
 
 use rmcp::ErrorData as McpError;
-use tool_runtime::SafetyLevel;
+use toolwright_runtime::SafetyLevel;
 
 use crate::Principal;
 

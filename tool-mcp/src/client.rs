@@ -19,10 +19,10 @@ use rmcp::model::{
 use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
-use tool_runtime::client::{
+use toolwright_runtime::client::{
     ClientFuture, ClientPowers, ElicitationRequest, Role, SampledMessage, SamplingRequest,
 };
-use tool_runtime::{ClientError, Elicitation, LogLevel};
+use toolwright_runtime::{ClientError, Elicitation, LogLevel};
 
 use crate::McpServer;
 use crate::rounds::Round;
@@ -457,7 +457,7 @@ pub(crate) fn read_elicitation(answer: Value) -> Result<Elicitation<Value>, Clie
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tool_runtime::client::{SamplingMessage, SamplingOptions};
+    use toolwright_runtime::client::{SamplingMessage, SamplingOptions};
 
     #[test]
     fn levels_round_trip_through_rmcp() {

@@ -2,7 +2,7 @@
 //! `image`, `audio`, `resource_link`, `resource`), its structured content, its error.
 
 use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
-use tool_runtime::{Content, ResourceData, ToolResult};
+use toolwright_runtime::{Content, ResourceData, ToolResult};
 
 /// The MCP answer to a call that ended with `result`. `structured` says whether to attach
 /// the structured content (only tools that declare an object output schema may).

@@ -36,10 +36,10 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// (and, with authentication, `/.well-known/oauth-protected-resource`) on the same listener.
 ///
 /// ```no_run
-/// # async fn run(executor: tool_runtime::Executor) -> Result<(), tool_mcp::ServeError> {
+/// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), toolwright_mcp::ServeError> {
 /// use std::time::Duration;
 ///
-/// let server = tool_mcp::serve_http(executor, "127.0.0.1:8080".parse().unwrap()).await?;
+/// let server = toolwright_mcp::serve_http(executor, "127.0.0.1:8080".parse().unwrap()).await?;
 /// println!("MCP endpoint: {}", server.url());
 /// tokio::signal::ctrl_c().await?;
 /// let report = server.drain(Duration::from_secs(30)).await?;
@@ -60,7 +60,7 @@ pub struct HttpServer {
 /// How a [drain](HttpServer::drain) ended.
 ///
 /// ```no_run
-/// # async fn run(server: tool_mcp::HttpServer) -> Result<(), tool_mcp::ServeError> {
+/// # async fn run(server: toolwright_mcp::HttpServer) -> Result<(), toolwright_mcp::ServeError> {
 /// let report = server.drain(std::time::Duration::from_secs(30)).await?;
 /// println!("{} calls cut short", report.unfinished_calls);
 /// # Ok(())
@@ -79,7 +79,7 @@ impl DrainReport {
     /// Whether everything in flight finished before the deadline.
     ///
     /// ```
-    /// # async fn run(server: tool_mcp::HttpServer) -> Result<(), tool_mcp::ServeError> {
+    /// # async fn run(server: toolwright_mcp::HttpServer) -> Result<(), toolwright_mcp::ServeError> {
     /// let report = server.drain(std::time::Duration::from_secs(30)).await?;
     /// if !report.is_clean() {
     ///     eprintln!("{} calls were cut short", report.unfinished_calls);
@@ -111,7 +111,7 @@ struct AcceptedConnections {
 /// ```no_run
 /// # async fn run(router: axum::Router) -> std::io::Result<()> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-/// axum::serve(tool_mcp::nodelay_listener(listener), router).await
+/// axum::serve(toolwright_mcp::nodelay_listener(listener), router).await
 /// # }
 /// ```
 pub fn nodelay_listener(listener: TcpListener) -> impl Listener<Io = TcpStream, Addr = SocketAddr> {
@@ -308,7 +308,7 @@ impl HttpServer {
     /// The address the server listens on.
     ///
     /// ```no_run
-    /// # fn run(server: &tool_mcp::HttpServer) {
+    /// # fn run(server: &toolwright_mcp::HttpServer) {
     /// println!("health: http://{}/healthz", server.local_addr());
     /// # }
     /// ```
@@ -324,7 +324,7 @@ impl HttpServer {
     /// Sessions open now.
     ///
     /// ```no_run
-    /// # fn run(server: &tool_mcp::HttpServer) {
+    /// # fn run(server: &toolwright_mcp::HttpServer) {
     /// println!("{} sessions", server.open_sessions());
     /// # }
     /// ```
@@ -335,7 +335,7 @@ impl HttpServer {
     /// Tool calls running now.
     ///
     /// ```no_run
-    /// # fn run(server: &tool_mcp::HttpServer) {
+    /// # fn run(server: &toolwright_mcp::HttpServer) {
     /// println!("{} calls running", server.calls_in_flight());
     /// # }
     /// ```
@@ -346,7 +346,7 @@ impl HttpServer {
     /// Whether the server is draining (see [`drain`](Self::drain)).
     ///
     /// ```no_run
-    /// # fn run(server: &tool_mcp::HttpServer) {
+    /// # fn run(server: &toolwright_mcp::HttpServer) {
     /// assert!(!server.is_draining());
     /// # }
     /// ```
@@ -368,7 +368,7 @@ impl HttpServer {
     /// (then they are cancelled), and then shuts the server down.
     ///
     /// ```no_run
-    /// # async fn run(server: tool_mcp::HttpServer) -> Result<(), tool_mcp::ServeError> {
+    /// # async fn run(server: toolwright_mcp::HttpServer) -> Result<(), toolwright_mcp::ServeError> {
     /// let report = server.drain(std::time::Duration::from_secs(30)).await?;
     /// assert!(report.is_clean());
     /// # Ok(())
@@ -519,8 +519,8 @@ mod tests {
     /// Accepted sockets have `TCP_NODELAY`, read back with `getsockopt` on the server side.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn accepted_connections_have_nodelay() {
-        let registry = tool_runtime::ToolRegistry::new();
-        let executor = tool_runtime::Executor::builder(Arc::new(registry)).build();
+        let registry = toolwright_runtime::ToolRegistry::new();
+        let executor = toolwright_runtime::Executor::builder(Arc::new(registry)).build();
         let server = HttpServer::start(
             McpServer::new(executor),
             "127.0.0.1:0".parse().unwrap(),

@@ -7,31 +7,31 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use tool_runtime::{Executor, register_all_tools, tool};
+//! use toolwright_runtime::{Executor, register_all_tools, tool};
 //!
 //! /// Add two numbers.
 //! #[tool]
 //! fn add(a: f64, b: f64) -> f64 { a + b }
 //!
 //! #[tokio::main]
-//! async fn main() -> Result<(), tool_mcp::ServeError> {
+//! async fn main() -> Result<(), toolwright_mcp::ServeError> {
 //!     let executor = Executor::builder(Arc::new(register_all_tools()?)).build();
-//!     tool_mcp::serve_stdio(executor).await
+//!     toolwright_mcp::serve_stdio(executor).await
 //! }
 //! ```
 //!
 //! - `tools/list`: the enabled tools under the executor's safety ceiling, in
-//!   [`Format::Mcp`](tool_runtime::schema::Format::Mcp) (annotations from the safety level,
+//!   [`Format::Mcp`](toolwright_runtime::schema::Format::Mcp) (annotations from the safety level,
 //!   every hint explicit, `outputSchema` for object outputs), paginated with a cursor;
 //!   `notifications/tools/list_changed` when a tool this client may see changes.
 //! - `tools/call`: through the executor. Failures (bad arguments, handler errors, denials,
 //!   timeouts) are results with `isError: true`; an unknown tool is a JSON-RPC
 //!   invalid-params error. Structured output goes in `structuredContent` with a text copy.
-//!   `notifications/cancelled` cancels the call; [`ToolContext::report_progress`](tool_runtime::ToolContext::report_progress) becomes progress notifications.
-//! - The client's powers in a tool: [`ToolContext::log`](tool_runtime::ToolContext::log)
+//!   `notifications/cancelled` cancels the call; [`ToolContext::report_progress`](toolwright_runtime::ToolContext::report_progress) becomes progress notifications.
+//! - The client's powers in a tool: [`ToolContext::log`](toolwright_runtime::ToolContext::log)
 //!   becomes `notifications/message` at or above the session's `logging/setLevel` (the
-//!   server declares `logging`); [`ToolContext::elicit`](tool_runtime::ToolContext::elicit)
-//!   and [`ToolContext::sample`](tool_runtime::ToolContext::sample) ask the client's user and
+//!   server declares `logging`); [`ToolContext::elicit`](toolwright_runtime::ToolContext::elicit)
+//!   and [`ToolContext::sample`](toolwright_runtime::ToolContext::sample) ask the client's user and
 //!   model when the client declared `elicitation` and `sampling` (the question shown as the
 //!   tool's; at most `ExecutorBuilder::max_client_requests` requests a call).
 //! - Dangerous tools: the client's user is asked through MCP elicitation when the client
@@ -89,7 +89,7 @@ pub use tasks::{MemoryTaskStore, TaskStore};
 
 use std::net::SocketAddr;
 
-use tool_runtime::Executor;
+use toolwright_runtime::Executor;
 
 /// Why a server could not start or stopped with an error.
 #[derive(thiserror::Error)]
@@ -103,7 +103,7 @@ pub enum ServeError {
     Protocol(String),
     /// The tool registry could not be built.
     #[error(transparent)]
-    Registry(#[from] tool_runtime::RegistryError),
+    Registry(#[from] toolwright_runtime::RegistryError),
     /// The server's options cannot be used as given (the message says what to change).
     #[error("cannot serve MCP: {0}")]
     Config(String),
@@ -138,8 +138,8 @@ pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServ
 /// Serves `executor` over streamable HTTP at `http://{addr}/mcp` as `options` say.
 ///
 /// ```no_run
-/// # async fn run(executor: tool_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
-/// use tool_mcp::{AuthConfig, HttpOptions, JwtConfig};
+/// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
+/// use toolwright_mcp::{AuthConfig, HttpOptions, JwtConfig};
 ///
 /// let jwt = JwtConfig::from_jwks_file(
 ///     "/etc/toolbox/jwks.json", "https://login.example.com", "https://tools.example.com")?;
@@ -147,7 +147,7 @@ pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServ
 ///     .auth(AuthConfig::new().jwt(jwt))
 ///     .resource_url("https://tools.example.com")
 ///     .allow_host("tools.example.com");
-/// let server = tool_mcp::serve_http_with(executor, "0.0.0.0:8080".parse()?, options).await?;
+/// let server = toolwright_mcp::serve_http_with(executor, "0.0.0.0:8080".parse()?, options).await?;
 /// server.wait().await?;
 /// # Ok(())
 /// # }

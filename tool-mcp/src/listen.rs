@@ -14,7 +14,7 @@ use std::time::Duration;
 use rmcp::model::{ServerNotification, SubscriptionFilter, ToolListChangedNotification};
 use rmcp::service::SubscriptionContext;
 use tokio::sync::broadcast::error::RecvError;
-use tool_runtime::{ToolFilter, ToolRegistry};
+use toolwright_runtime::{ToolFilter, ToolRegistry};
 
 /// The part of `requested` the server serves: tool list changes, and nothing else (no
 /// prompts, no resources).

@@ -20,8 +20,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use tokio::sync::watch;
-use tool_runtime::executor::{HookEvent, ToolHook, UNKNOWN_TOOL_METRIC};
-use tool_runtime::{Executor, ToolResult};
+use toolwright_runtime::executor::{HookEvent, ToolHook, UNKNOWN_TOOL_METRIC};
+use toolwright_runtime::{Executor, ToolResult};
 
 use crate::jsonrpc::Incoming;
 use crate::sessions::LimitedSessionManager;
@@ -30,7 +30,7 @@ use crate::sessions::LimitedSessionManager;
 type Labels = Vec<(String, String)>;
 
 /// Reads one counter of a tool's metrics.
-type ReadCounter = fn(&tool_runtime::executor::ToolMetrics) -> u64;
+type ReadCounter = fn(&toolwright_runtime::executor::ToolMetrics) -> u64;
 
 /// Upper bounds of the latency histogram's buckets, in seconds.
 const LATENCY_BUCKETS: [f64; 16] = [
@@ -62,16 +62,16 @@ fn result_bytes_histogram() -> Histogram {
 /// [`ToolHook`]; the HTTP server's `/metrics` shows them with the executor's counters.
 ///
 /// A result's size is the bytes of its `content`, the text the model receives (as
-/// [`ResultSizeStats`](tool_runtime::executor::ResultSizeStats) counts it).
+/// [`ResultSizeStats`](toolwright_runtime::executor::ResultSizeStats) counts it).
 ///
 /// Add it to the executor with
-/// [`ExecutorBuilder::shared_hook`](tool_runtime::ExecutorBuilder::shared_hook) and give the
+/// [`ExecutorBuilder::shared_hook`](toolwright_runtime::ExecutorBuilder::shared_hook) and give the
 /// same value to [`HttpOptions::metrics`](crate::HttpOptions::metrics):
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tool_mcp::{HttpOptions, PrometheusMetrics};
-/// use tool_runtime::{Executor, ToolRegistry};
+/// use toolwright_mcp::{HttpOptions, PrometheusMetrics};
+/// use toolwright_runtime::{Executor, ToolRegistry};
 ///
 /// let metrics = Arc::new(PrometheusMetrics::new());
 /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
@@ -82,7 +82,7 @@ fn result_bytes_histogram() -> Histogram {
 /// ```
 ///
 /// Calls of tools that do not exist are recorded under
-/// [`UNKNOWN_TOOL_METRIC`](tool_runtime::executor::UNKNOWN_TOOL_METRIC), so a model inventing
+/// [`UNKNOWN_TOOL_METRIC`](toolwright_runtime::executor::UNKNOWN_TOOL_METRIC), so a model inventing
 /// names cannot grow the metrics without bound.
 pub struct PrometheusMetrics {
     latency: Family<Labels, Histogram, fn() -> Histogram>,
@@ -105,7 +105,7 @@ impl PrometheusMetrics {
     /// Empty histograms.
     ///
     /// ```
-    /// let metrics = tool_mcp::PrometheusMetrics::new();
+    /// let metrics = toolwright_mcp::PrometheusMetrics::new();
     /// # let _ = metrics;
     /// ```
     pub fn new() -> Self {
@@ -135,8 +135,8 @@ impl PrometheusMetrics {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_mcp::PrometheusMetrics;
-    /// use tool_runtime::{Executor, ToolRegistry};
+    /// use toolwright_mcp::PrometheusMetrics;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     ///
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
     /// let text = PrometheusMetrics::new().render(&executor);

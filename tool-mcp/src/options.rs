@@ -22,9 +22,9 @@ use crate::{AuthConfig, PrometheusMetrics};
 ///
 /// ```
 /// use std::time::Duration;
-/// use tool_mcp::{AuthConfig, HttpOptions};
+/// use toolwright_mcp::{AuthConfig, HttpOptions};
 ///
-/// # fn main() -> Result<(), tool_mcp::AuthError> {
+/// # fn main() -> Result<(), toolwright_mcp::AuthError> {
 /// let options = HttpOptions::new()
 ///     .auth(AuthConfig::new().token("0123456789abcdef0123456789abcdef", ["tools:safe"])?)
 ///     .resource_url("https://tools.example.com")
@@ -112,57 +112,57 @@ impl HttpOptions {
     /// The default largest request body: 4 MiB.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_MAX_REQUEST_BODY_BYTES, 4 * 1024 * 1024);
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_REQUEST_BODY_BYTES, 4 * 1024 * 1024);
     /// ```
     pub const DEFAULT_MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
     /// The default most open sessions: 1,024.
     ///
     /// ```
-    /// use tool_mcp::HttpOptions;
+    /// use toolwright_mcp::HttpOptions;
     /// assert_eq!(HttpOptions::new().max_sessions_limit(), HttpOptions::DEFAULT_MAX_SESSIONS);
     /// ```
     pub const DEFAULT_MAX_SESSIONS: usize = 1024;
     /// The default time a session may go without a request before it ends: 10 minutes.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_SESSION_IDLE.as_secs(), 600);
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_SESSION_IDLE.as_secs(), 600);
     /// ```
     pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
     /// The default most open connections: 512.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_MAX_CONNECTIONS, 512);
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_CONNECTIONS, 512);
     /// ```
     pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
     /// The default time a client has to send a request's header: 10 seconds.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_HEADER_READ_TIMEOUT.as_secs(), 10);
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_HEADER_READ_TIMEOUT.as_secs(), 10);
     /// ```
     pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
     /// The default time a connection may go without a byte either way: 5 minutes.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_CONNECTION_IDLE.as_secs(), 300);
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_CONNECTION_IDLE.as_secs(), 300);
     /// ```
     pub const DEFAULT_CONNECTION_IDLE: Duration = Duration::from_secs(300);
     /// The default most sessions one caller (token) may have open: 64.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_MAX_SESSIONS_PER_PRINCIPAL, 64);
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_SESSIONS_PER_PRINCIPAL, 64);
     /// ```
     pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 64;
     /// The default most tool calls one caller (token) may have running: 16.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::DEFAULT_MAX_CALLS_PER_PRINCIPAL, 16);
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_CALLS_PER_PRINCIPAL, 16);
     /// ```
     pub const DEFAULT_MAX_CALLS_PER_PRINCIPAL: usize = 16;
 
     /// The defaults (see the type's documentation).
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new();
+    /// let options = toolwright_mcp::HttpOptions::new();
     /// assert_eq!(options.max_sessions_limit(), 1024);
     /// ```
     pub fn new() -> Self {
@@ -174,8 +174,8 @@ impl HttpOptions {
     /// `/.well-known/oauth-protected-resource`.
     ///
     /// ```
-    /// # fn main() -> Result<(), tool_mcp::AuthError> {
-    /// use tool_mcp::{AuthConfig, HttpOptions};
+    /// # fn main() -> Result<(), toolwright_mcp::AuthError> {
+    /// use toolwright_mcp::{AuthConfig, HttpOptions};
     /// let options = HttpOptions::new()
     ///     .auth(AuthConfig::new().token("0123456789abcdef0123", ["tools:safe"])?);
     /// # let _ = options;
@@ -192,10 +192,10 @@ impl HttpOptions {
     /// without [`auth`](Self::auth) fails.
     ///
     /// ```no_run
-    /// # async fn run(executor: tool_runtime::Executor) -> Result<(), tool_mcp::ServeError> {
+    /// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), toolwright_mcp::ServeError> {
     /// // Only on a network you trust.
-    /// let options = tool_mcp::HttpOptions::new().insecure_no_auth(true);
-    /// let server = tool_mcp::serve_http_with(executor, "0.0.0.0:8080".parse().unwrap(), options).await?;
+    /// let options = toolwright_mcp::HttpOptions::new().insecure_no_auth(true);
+    /// let server = toolwright_mcp::serve_http_with(executor, "0.0.0.0:8080".parse().unwrap(), options).await?;
     /// # let _ = server;
     /// # Ok(())
     /// # }
@@ -209,7 +209,7 @@ impl HttpOptions {
     /// loopback names. Serving on a non-loopback address accepts that address too.
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new().allow_host("tools.example.com");
+    /// let options = toolwright_mcp::HttpOptions::new().allow_host("tools.example.com");
     /// # let _ = options;
     /// ```
     pub fn allow_host(mut self, host: impl Into<String>) -> Self {
@@ -221,7 +221,7 @@ impl HttpOptions {
     /// accepts any `Host`: only behind a proxy that checks it.
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new().allowed_hosts(["tools.example.com"]);
+    /// let options = toolwright_mcp::HttpOptions::new().allowed_hosts(["tools.example.com"]);
     /// # let _ = options;
     /// ```
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
@@ -235,7 +235,7 @@ impl HttpOptions {
     /// the server's own origin (`http://127.0.0.1:PORT` with its port), are not affected.
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new()
+    /// let options = toolwright_mcp::HttpOptions::new()
     ///     .allow_origin("https://chat.example.com")
     ///     .allow_origin("http://localhost:*");
     /// # let _ = options;
@@ -248,7 +248,7 @@ impl HttpOptions {
     /// The largest request body accepted; larger ones get `413` (default 4 MiB).
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new().max_request_body_bytes(256 * 1024);
+    /// let options = toolwright_mcp::HttpOptions::new().max_request_body_bytes(256 * 1024);
     /// # let _ = options;
     /// ```
     pub fn max_request_body_bytes(mut self, bytes: usize) -> Self {
@@ -261,7 +261,7 @@ impl HttpOptions {
     /// their slot.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::new().max_sessions(0).max_sessions_limit(), 1);
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_sessions(0).max_sessions_limit(), 1);
     /// ```
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max.max(1);
@@ -271,7 +271,7 @@ impl HttpOptions {
     /// The most sessions open at once.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::new().max_sessions(8).max_sessions_limit(), 8);
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_sessions(8).max_sessions_limit(), 8);
     /// ```
     pub fn max_sessions_limit(&self) -> usize {
         self.max_sessions
@@ -280,7 +280,7 @@ impl HttpOptions {
     /// How long a session may go without a request before it ends (default 10 minutes).
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new()
+    /// let options = toolwright_mcp::HttpOptions::new()
     ///     .session_idle_timeout(std::time::Duration::from_secs(120));
     /// # let _ = options;
     /// ```
@@ -295,7 +295,7 @@ impl HttpOptions {
     /// dangerous tools follow the server's policy), nor send notifications later.
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new().stateless(true);
+    /// let options = toolwright_mcp::HttpOptions::new().stateless(true);
     /// # let _ = options;
     /// ```
     pub fn stateless(mut self, stateless: bool) -> Self {
@@ -312,7 +312,7 @@ impl HttpOptions {
     ///
     /// # fn redis_store() -> Arc<dyn SessionStore> { unimplemented!() }
     /// let store: Arc<dyn SessionStore> = redis_store();
-    /// let options = tool_mcp::HttpOptions::new().session_store(store);
+    /// let options = toolwright_mcp::HttpOptions::new().session_store(store);
     /// # let _ = options;
     /// ```
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
@@ -325,7 +325,7 @@ impl HttpOptions {
     /// `WWW-Authenticate`. Default: `http://` and the address the server listens on.
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new().resource_url("https://tools.example.com");
+    /// let options = toolwright_mcp::HttpOptions::new().resource_url("https://tools.example.com");
     /// # let _ = options;
     /// ```
     pub fn resource_url(mut self, url: impl Into<String>) -> Self {
@@ -338,8 +338,8 @@ impl HttpOptions {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// let metrics = Arc::new(tool_mcp::PrometheusMetrics::new());
-    /// let options = tool_mcp::HttpOptions::new().metrics(metrics);
+    /// let metrics = Arc::new(toolwright_mcp::PrometheusMetrics::new());
+    /// let options = toolwright_mcp::HttpOptions::new().metrics(metrics);
     /// # let _ = options;
     /// ```
     pub fn metrics(mut self, metrics: Arc<PrometheusMetrics>) -> Self {
@@ -353,7 +353,7 @@ impl HttpOptions {
     /// files (`ulimit -n`).
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new().max_connections(0);
+    /// let options = toolwright_mcp::HttpOptions::new().max_connections(0);
     /// assert_eq!(options.max_connections_limit(), 1);
     /// ```
     pub fn max_connections(mut self, max: usize) -> Self {
@@ -364,7 +364,7 @@ impl HttpOptions {
     /// The most connections open at once.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::new().max_connections_limit(), 512);
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_connections_limit(), 512);
     /// ```
     pub fn max_connections_limit(&self) -> usize {
         self.max_connections
@@ -375,7 +375,7 @@ impl HttpOptions {
     /// sends half a header and stops is closed then, and its slot freed.
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new()
+    /// let options = toolwright_mcp::HttpOptions::new()
     ///     .header_read_timeout(std::time::Duration::from_secs(5));
     /// # let _ = options;
     /// ```
@@ -390,7 +390,7 @@ impl HttpOptions {
     /// it above your longest tool call.
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new()
+    /// let options = toolwright_mcp::HttpOptions::new()
     ///     .connection_idle_timeout(std::time::Duration::from_secs(120));
     /// # let _ = options;
     /// ```
@@ -406,7 +406,7 @@ impl HttpOptions {
     /// sessions up to [`max_sessions`](Self::max_sessions).
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new().max_sessions_per_principal(8);
+    /// let options = toolwright_mcp::HttpOptions::new().max_sessions_per_principal(8);
     /// assert_eq!(options.max_sessions_per_principal_limit(), 8);
     /// ```
     pub fn max_sessions_per_principal(mut self, max: usize) -> Self {
@@ -417,7 +417,7 @@ impl HttpOptions {
     /// The most sessions one caller may have open at once.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::new().max_sessions_per_principal_limit(), 64);
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_sessions_per_principal_limit(), 64);
     /// ```
     pub fn max_sessions_per_principal_limit(&self) -> usize {
         self.max_sessions_per_principal
@@ -427,10 +427,10 @@ impl HttpOptions {
     /// all its sessions (default 16, at least 1). One more is answered with a JSON-RPC error
     /// at once (it does not wait), counted in `mcp_refusals_total{reason="principal_calls"}`;
     /// other callers' calls are not held up behind it. Keep it below the executor's
-    /// [`max_concurrent_calls`](tool_runtime::ExecutorBuilder::max_concurrent_calls).
+    /// [`max_concurrent_calls`](toolwright_runtime::ExecutorBuilder::max_concurrent_calls).
     ///
     /// ```
-    /// let options = tool_mcp::HttpOptions::new().max_calls_per_principal(4);
+    /// let options = toolwright_mcp::HttpOptions::new().max_calls_per_principal(4);
     /// assert_eq!(options.max_calls_per_principal_limit(), 4);
     /// ```
     pub fn max_calls_per_principal(mut self, max: usize) -> Self {
@@ -441,7 +441,7 @@ impl HttpOptions {
     /// The most tool calls one caller may have running at once.
     ///
     /// ```
-    /// assert_eq!(tool_mcp::HttpOptions::new().max_calls_per_principal_limit(), 16);
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_calls_per_principal_limit(), 16);
     /// ```
     pub fn max_calls_per_principal_limit(&self) -> usize {
         self.max_calls_per_principal

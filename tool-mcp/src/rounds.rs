@@ -41,7 +41,7 @@ use rmcp::model::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use tool_runtime::{
+use toolwright_runtime::{
     ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture, ClientError, Elicitation,
 };
 
@@ -100,7 +100,7 @@ pub(crate) enum RoundError {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::time::Duration;
-/// use tool_mcp::{MemoryClaims, StateClaims};
+/// use toolwright_mcp::{MemoryClaims, StateClaims};
 ///
 /// let claims = MemoryClaims::default();
 /// assert!(claims.claim("nonce-1".into(), Duration::from_secs(60)).await.unwrap());

@@ -13,9 +13,9 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
-use tool_runtime::executor::{CallCounts, Outcome, Progress};
-use tool_runtime::schema::{Format, mcp_output_schema, tools_to_schema};
-use tool_runtime::{
+use toolwright_runtime::executor::{CallCounts, Outcome, Progress};
+use toolwright_runtime::schema::{Format, mcp_output_schema, tools_to_schema};
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, CallOptions, Executor, SafetyLevel, ToolCall, ToolFilter,
 };
 
@@ -36,8 +36,8 @@ const DEFAULT_PAGE_SIZE: usize = 100;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tool_mcp::McpServer;
-/// use tool_runtime::{Executor, ToolRegistry};
+/// use toolwright_mcp::McpServer;
+/// use toolwright_runtime::{Executor, ToolRegistry};
 ///
 /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
 /// let server = McpServer::new(executor)
@@ -84,7 +84,7 @@ impl McpServer {
         McpServer {
             executor,
             options: Arc::new(Options {
-                name: "tool-mcp".to_owned(),
+                name: "toolwright-mcp".to_owned(),
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 instructions: None,
                 page_size: DEFAULT_PAGE_SIZE,
@@ -147,8 +147,8 @@ impl McpServer {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_mcp::McpServer;
-    /// use tool_runtime::{Executor, ToolRegistry};
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     ///
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
     /// let server = McpServer::new(executor.clone()).request_state_key([7u8; 32]).unwrap();
@@ -174,8 +174,8 @@ impl McpServer {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_mcp::{McpServer, MemoryClaims};
-    /// use tool_runtime::{Executor, ToolRegistry};
+    /// use toolwright_mcp::{McpServer, MemoryClaims};
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     ///
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
     /// let server = McpServer::new(executor).request_state_claims(Arc::new(MemoryClaims::default()));
@@ -190,8 +190,8 @@ impl McpServer {
     ///
     /// ```
     /// use std::{sync::Arc, time::Duration};
-    /// use tool_mcp::McpServer;
-    /// use tool_runtime::{Executor, ToolRegistry};
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     ///
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
     /// let server = McpServer::new(executor).request_state_ttl(Duration::from_secs(120));
@@ -224,8 +224,8 @@ impl McpServer {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
     /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    /// use tool_mcp::McpServer;
-    /// use tool_runtime::{Executor, ToolRegistry};
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     ///
     /// let server = McpServer::new(Executor::builder(Arc::new(ToolRegistry::new())).build());
     /// let (mut client, server_in) = tokio::io::duplex(4096);
@@ -275,8 +275,8 @@ impl McpServer {
     /// listening. The same listener answers `/healthz`, `/readyz` and `/metrics`.
     ///
     /// ```no_run
-    /// # async fn run(executor: tool_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
-    /// use tool_mcp::{AuthConfig, HttpOptions, McpServer};
+    /// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
+    /// use toolwright_mcp::{AuthConfig, HttpOptions, McpServer};
     ///
     /// let options = HttpOptions::new()
     ///     .auth(AuthConfig::new().tokens_from_file("/etc/toolbox/tokens")?)

@@ -9,7 +9,7 @@ use rmcp::transport::streamable_http_server::session::{
 };
 
 /// The key prefix used unless [`RedisSessionStore::key_prefix`] sets another.
-pub const DEFAULT_KEY_PREFIX: &str = "toolbox:mcp:session:";
+pub const DEFAULT_KEY_PREFIX: &str = "toolwright:mcp:session:";
 
 /// The time to live used unless [`RedisSessionStore::ttl`] sets another: five minutes,
 /// rmcp's default idle expiry of a session
@@ -46,7 +46,7 @@ const MAX_RETRY_DELAY: Duration = Duration::from_secs(1);
 ///
 /// use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 /// use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-/// use tool_mcp::{McpServer, RedisSessionStore};
+/// use toolwright_mcp::{McpServer, RedisSessionStore};
 ///
 /// # async fn run(server: McpServer) -> Result<(), Box<dyn std::error::Error>> {
 /// // Or "redis+unix:///run/redis/redis.sock".
@@ -64,7 +64,7 @@ const MAX_RETRY_DELAY: Duration = Duration::from_secs(1);
 /// );
 /// let router = axum::Router::new().nest_service("/mcp", service);
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8081").await?;
-/// axum::serve(tool_mcp::nodelay_listener(listener), router).await?;
+/// axum::serve(toolwright_mcp::nodelay_listener(listener), router).await?;
 /// # Ok(())
 /// # }
 /// ```
@@ -363,7 +363,7 @@ impl crate::rounds::StateClaims for RedisSessionStore {
         &self,
         nonce: String,
         ttl: std::time::Duration,
-    ) -> tool_runtime::BoxFuture<Result<bool, String>> {
+    ) -> toolwright_runtime::BoxFuture<Result<bool, String>> {
         let mut command = redis::cmd("SET");
         command
             .arg(format!("{}state:{nonce}", self.prefix))
@@ -416,7 +416,7 @@ impl Runnable for redis::Pipeline {
 /// machine can read it.
 ///
 /// ```
-/// use tool_mcp::redis_url_has_password;
+/// use toolwright_mcp::redis_url_has_password;
 /// assert!(redis_url_has_password("redis://:s3cret@127.0.0.1:6379/0"));
 /// assert!(redis_url_has_password("redis+unix:///run/redis.sock?db=1&pass=s3cret"));
 /// assert!(!redis_url_has_password("redis://127.0.0.1:6379/0"));

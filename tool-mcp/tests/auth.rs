@@ -19,8 +19,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tool_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
-use tool_runtime::{Executor, SafetyLevel, register_all_tools, tool};
+use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
+use toolwright_runtime::{Executor, SafetyLevel, register_all_tools, tool};
 
 const ISSUER: &str = "https://login.example.test";
 const AUDIENCE: &str = "https://tools.example.test";
@@ -189,7 +189,7 @@ async fn connect(
         .unwrap()
 }
 
-async fn tool_names(client: &RunningService<RoleClient, Client>) -> Vec<String> {
+async fn toolwright_names(client: &RunningService<RoleClient, Client>) -> Vec<String> {
     client
         .list_all_tools()
         .await
@@ -450,7 +450,7 @@ async fn scopes_set_which_tools_a_caller_sees_and_calls() {
     let before = WIPES.load(Ordering::SeqCst);
 
     let safe = connect(&http, SAFE_TOKEN, Client::default()).await;
-    assert_eq!(tool_names(&safe).await, ["look"]);
+    assert_eq!(toolwright_names(&safe).await, ["look"]);
     for name in ["tweak", "wipe"] {
         let result = safe
             .call_tool(CallToolRequestParams::new(name))
@@ -470,7 +470,7 @@ async fn scopes_set_which_tools_a_caller_sees_and_calls() {
     // A JWT with `tools:cautious`.
     let token = jwt(Algorithm::ES256, "ec-1.pem", "ec-1", &claims(|_| {}));
     let cautious = connect(&http, &token, Client::default()).await;
-    assert_eq!(tool_names(&cautious).await, ["look", "tweak"]);
+    assert_eq!(toolwright_names(&cautious).await, ["look", "tweak"]);
     let result = cautious
         .call_tool(CallToolRequestParams::new("tweak"))
         .await
@@ -479,7 +479,7 @@ async fn scopes_set_which_tools_a_caller_sees_and_calls() {
     cautious.cancel().await.unwrap();
 
     let all = connect(&http, ALL_TOKEN, Client::default()).await;
-    assert_eq!(tool_names(&all).await, ["look", "tweak", "wipe"]);
+    assert_eq!(toolwright_names(&all).await, ["look", "tweak", "wipe"]);
     all.cancel().await.unwrap();
     assert_eq!(WIPES.load(Ordering::SeqCst), before);
     http.shutdown();
@@ -694,8 +694,11 @@ async fn list_changed_goes_only_to_sessions_whose_token_sees_the_tool() {
     let safe = connect(&http, SAFE_TOKEN, safe_watch.clone()).await;
     let dangerous = connect(&http, DANGEROUS_TOKEN, dangerous_watch.clone()).await;
     // A round trip each: the sessions are initialized and subscribed.
-    assert_eq!(tool_names(&safe).await, ["look"]);
-    assert_eq!(tool_names(&dangerous).await, ["look", "tweak", "wipe"]);
+    assert_eq!(toolwright_names(&safe).await, ["look"]);
+    assert_eq!(
+        toolwright_names(&dangerous).await,
+        ["look", "tweak", "wipe"]
+    );
 
     // Each phase ends with a change both see; a notification sent for a change a session
     // cannot see would arrive before that one and show in the counts.

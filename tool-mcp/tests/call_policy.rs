@@ -8,9 +8,9 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::json;
-use tool_mcp::McpServer;
-use tool_runtime::executor::{CallVerdict, GuardedCall, Guardrail};
-use tool_runtime::{
+use toolwright_mcp::McpServer;
+use toolwright_runtime::executor::{CallVerdict, GuardedCall, Guardrail};
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, BoxFuture, Executor, ExecutorBuilder, SafetyLevel,
     register_all_tools, tool,
 };

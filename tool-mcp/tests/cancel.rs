@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use tool_mcp::McpServer;
-use tool_runtime::{Executor, ToolContext, register_all_tools, tool};
+use toolwright_mcp::McpServer;
+use toolwright_runtime::{Executor, ToolContext, register_all_tools, tool};
 
 /// Spin on a thread of its own until cancelled (a sync tool that checks its context).
 #[tool]

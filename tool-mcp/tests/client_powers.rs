@@ -17,9 +17,9 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use tool_mcp::McpServer;
-use tool_runtime::client::{SamplingMessage as Message, SamplingOptions};
-use tool_runtime::{Elicitation, Executor, LogLevel, ToolContext, register_all_tools, tool};
+use toolwright_mcp::McpServer;
+use toolwright_runtime::client::{SamplingMessage as Message, SamplingOptions};
+use toolwright_runtime::{Elicitation, Executor, LogLevel, ToolContext, register_all_tools, tool};
 
 /// Log at three levels.
 #[tool]
@@ -193,7 +193,10 @@ async fn over_stdio(executor: Executor, client: Client) -> RunningService<RoleCl
 async fn over_http(
     executor: Executor,
     client: Client,
-) -> (RunningService<RoleClient, Client>, tool_mcp::HttpServer) {
+) -> (
+    RunningService<RoleClient, Client>,
+    toolwright_mcp::HttpServer,
+) {
     let http = McpServer::new(executor)
         .serve_http(([127, 0, 0, 1], 0).into())
         .await

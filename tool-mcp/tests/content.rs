@@ -9,8 +9,8 @@ use rmcp::{ServiceExt, model::ClientConfig};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
-use tool_mcp::McpServer;
-use tool_runtime::{
+use toolwright_mcp::McpServer;
+use toolwright_runtime::{
     Audio, Content, EmbeddedResource, Executor, Image, Json, ResourceLink, register_all_tools, tool,
 };
 

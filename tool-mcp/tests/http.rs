@@ -14,8 +14,8 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 use tokio::sync::Notify;
-use tool_mcp::{HttpOptions, HttpServer, McpServer, PrometheusMetrics, ServeError};
-use tool_runtime::{Executor, SafetyLevel, ToolContext, register_all_tools, tool};
+use toolwright_mcp::{HttpOptions, HttpServer, McpServer, PrometheusMetrics, ServeError};
+use toolwright_runtime::{Executor, SafetyLevel, ToolContext, register_all_tools, tool};
 
 /// Add two numbers.
 #[tool]

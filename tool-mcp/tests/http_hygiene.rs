@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tool_runtime::{Executor, ToolRegistry};
+use toolwright_runtime::{Executor, ToolRegistry};
 
 /// One raw HTTP/1.1 POST to `/mcp`; the status and the body.
 async fn post(addr: std::net::SocketAddr, body: &str) -> (u16, String) {
@@ -48,7 +48,7 @@ fn error_code(body: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_bodies_are_json_rpc_errors() {
     let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
-    let server = tool_mcp::serve_http(executor, "127.0.0.1:0".parse().unwrap())
+    let server = toolwright_mcp::serve_http(executor, "127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
     let addr = server.local_addr();
@@ -84,7 +84,7 @@ async fn malformed_bodies_are_json_rpc_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deleting_an_unknown_session_is_not_found() {
     let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
-    let server = tool_mcp::serve_http(executor, "127.0.0.1:0".parse().unwrap())
+    let server = toolwright_mcp::serve_http(executor, "127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
     let addr = server.local_addr();

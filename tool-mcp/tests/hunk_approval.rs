@@ -1,4 +1,4 @@
-//! Approving a file edit hunk by hunk through MCP elicitation: tools-std's `write_file` and
+//! Approving a file edit hunk by hunk through MCP elicitation: toolwright-std's `write_file` and
 //! `edit_file` behind the server, rmcp's client answering the form (over an in-memory pipe,
 //! the stdio transport).
 
@@ -12,9 +12,9 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tool_mcp::McpServer;
-use tool_runtime::{Executor, SafetyLevel};
-use tools_std::Workspace;
+use toolwright_mcp::McpServer;
+use toolwright_runtime::{Executor, SafetyLevel};
+use toolwright_std::Workspace;
 
 /// How the client's user answers a form: given the file's path, the form's schema (as JSON),
 /// the answer's content (`None` declines).
@@ -95,7 +95,7 @@ async fn start(answer: impl Fn(&Path, &Value) -> Option<Value> + Send + Sync + '
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("f.txt");
     std::fs::write(&file, original()).unwrap();
-    let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
+    let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
         .max_safety(SafetyLevel::Dangerous)
         .state(Workspace::new(dir.path()).unwrap())
         .build();

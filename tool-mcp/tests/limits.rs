@@ -16,8 +16,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{Notify, Semaphore};
-use tool_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
-use tool_runtime::{Executor, register_all_tools, tool};
+use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
+use toolwright_runtime::{Executor, register_all_tools, tool};
 
 /// How long anything may take before a test gives up.
 const DEADLINE: Duration = Duration::from_secs(120);

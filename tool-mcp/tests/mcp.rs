@@ -15,8 +15,8 @@ use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tool_mcp::{HttpServer, McpServer};
-use tool_runtime::{
+use toolwright_mcp::{HttpServer, McpServer};
+use toolwright_runtime::{
     Executor, Json, SafetyLevel, Tool, ToolContext, ToolError, register_all_tools, tool,
 };
 

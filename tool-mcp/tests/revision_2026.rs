@@ -10,8 +10,10 @@ use std::time::Duration;
 
 use common::{message, post};
 use serde_json::{Value, json};
-use tool_mcp::{HttpOptions, HttpServer, McpServer};
-use tool_runtime::{Executor, LogLevel, Tool, ToolContext, ToolRegistry, register_all_tools, tool};
+use toolwright_mcp::{HttpOptions, HttpServer, McpServer};
+use toolwright_runtime::{
+    Executor, LogLevel, Tool, ToolContext, ToolRegistry, register_all_tools, tool,
+};
 
 /// Logs twice while it runs.
 #[tool]

@@ -22,9 +22,9 @@ fn sent(to: &str) -> usize {
 
 use common::{message, post};
 use serde_json::{Value, json};
-use tool_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
-use tool_runtime::client::{SamplingMessage, SamplingOptions};
-use tool_runtime::{
+use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
+use toolwright_runtime::client::{SamplingMessage, SamplingOptions};
+use toolwright_runtime::{
     Elicitation, Executor, Preview, SafetyLevel, ToolContext, ToolError, register_all_tools, tool,
 };
 

@@ -2,7 +2,7 @@
 //! directory), and two rmcp streamable HTTP servers sharing sessions through it.
 //!
 //! Without `redis-server` installed these tests say so and pass, unless
-//! `TOOLBOX_REQUIRE_SERVICES=1` (as in CI), where they fail.
+//! `TOOLWRIGHT_REQUIRE_SERVICES=1` (as in CI), where they fail.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -17,8 +17,8 @@ use rmcp::transport::streamable_http_server::session::{SessionState, SessionStor
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use tool_mcp::{DEFAULT_KEY_PREFIX, McpServer, RedisSessionStore, RedisStoreError};
-use tool_runtime::{Executor, register_all_tools, tool};
+use toolwright_mcp::{DEFAULT_KEY_PREFIX, McpServer, RedisSessionStore, RedisStoreError};
+use toolwright_runtime::{Executor, register_all_tools, tool};
 
 /// How long anything may take before a test gives up: generous, so a loaded machine
 /// does not fail a test; nothing is asserted on durations.
@@ -134,9 +134,9 @@ fn redis_server_binary() -> Option<PathBuf> {
         .map(|dir| dir.join("redis-server"))
         .find(|candidate| candidate.is_file());
     if found.is_none() {
-        if std::env::var("TOOLBOX_REQUIRE_SERVICES").as_deref() == Ok("1") {
+        if std::env::var("TOOLWRIGHT_REQUIRE_SERVICES").as_deref() == Ok("1") {
             panic!(
-                "redis-server is not installed and TOOLBOX_REQUIRE_SERVICES=1: install it \
+                "redis-server is not installed and TOOLWRIGHT_REQUIRE_SERVICES=1: install it \
                  (`apt-get install redis-server`) to run the session store tests"
             );
         }
@@ -147,7 +147,7 @@ fn redis_server_binary() -> Option<PathBuf> {
                 std::io::stderr(),
                 "SKIPPED: redis-server is not installed, so the Redis session store tests \
                  that need it pass without running (`apt-get install redis-server`; \
-                 TOOLBOX_REQUIRE_SERVICES=1 makes this a failure)"
+                 TOOLWRIGHT_REQUIRE_SERVICES=1 makes this a failure)"
             );
         });
     }
@@ -185,7 +185,7 @@ async fn store_load_delete_round_trip() {
     // Stored as JSON, under the prefix.
     let mut connection = redis.connection().await;
     let raw: String = redis::cmd("GET")
-        .arg("toolbox:mcp:session:s-1")
+        .arg("toolwright:mcp:session:s-1")
         .query_async(&mut connection)
         .await
         .unwrap();
@@ -293,7 +293,7 @@ async fn an_entry_that_is_not_a_session_is_an_error_naming_the_key() {
     let store = RedisSessionStore::connect(&redis.url()).await.unwrap();
     let mut connection = redis.connection().await;
     let _: () = redis::cmd("SET")
-        .arg("toolbox:mcp:session:garbage")
+        .arg("toolwright:mcp:session:garbage")
         .arg("not json")
         .query_async(&mut connection)
         .await
@@ -301,7 +301,7 @@ async fn an_entry_that_is_not_a_session_is_an_error_naming_the_key() {
     let error = store.load("garbage").await.unwrap_err();
     let message = error.to_string();
     assert!(
-        message.contains("`toolbox:mcp:session:garbage`"),
+        message.contains("`toolwright:mcp:session:garbage`"),
         "{message}"
     );
     assert!(message.contains(&redis.url()), "{message}");
@@ -348,7 +348,7 @@ async fn a_password_in_the_url_is_not_shown() {
 // ---------------------------------------------------------------------------------------
 // Two rmcp servers, one session.
 
-/// An rmcp streamable HTTP server (no toolbox) serving `McpServer` at `/mcp`.
+/// An rmcp streamable HTTP server (no toolwright) serving `McpServer` at `/mcp`.
 struct Replica {
     addr: SocketAddr,
     stop: CancellationToken,
@@ -374,7 +374,7 @@ impl Replica {
         let addr = listener.local_addr().unwrap();
         let until = stop.clone();
         let task = tokio::spawn(async move {
-            axum::serve(tool_mcp::nodelay_listener(listener), router)
+            axum::serve(toolwright_mcp::nodelay_listener(listener), router)
                 .with_graceful_shutdown(async move { until.cancelled_owned().await })
                 .await
         });
@@ -520,7 +520,7 @@ impl RawClient {
         assert_eq!(answer.status, 200, "initialize: {}", answer.body);
         assert_eq!(
             answer.message()["result"]["serverInfo"]["name"],
-            "tool-mcp",
+            "toolwright-mcp",
             "{}",
             answer.body
         );
@@ -658,15 +658,15 @@ async fn a_session_started_on_one_replica_is_served_by_another() {
 const TOKEN_A: &str = "token-a-0123456789abcdef0123456789";
 const TOKEN_B: &str = "token-b-0123456789abcdef0123456789";
 
-/// A tool-mcp HTTP server with two static tokens, sharing sessions through `store`.
-async fn authenticated_replica(store: RedisSessionStore) -> tool_mcp::HttpServer {
+/// A toolwright-mcp HTTP server with two static tokens, sharing sessions through `store`.
+async fn authenticated_replica(store: RedisSessionStore) -> toolwright_mcp::HttpServer {
     let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
-    let auth = tool_mcp::AuthConfig::new()
+    let auth = toolwright_mcp::AuthConfig::new()
         .token(TOKEN_A, ["tools:safe"])
         .unwrap()
         .token(TOKEN_B, ["tools:safe"])
         .unwrap();
-    let options = tool_mcp::HttpOptions::new()
+    let options = toolwright_mcp::HttpOptions::new()
         .auth(auth)
         .session_store(Arc::new(store));
     McpServer::new(executor)

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 use tokio::sync::Semaphore;
-use tool_mcp::McpServer;
-use tool_runtime::{Executor, Tool, ToolRegistry};
+use toolwright_mcp::McpServer;
+use toolwright_runtime::{Executor, Tool, ToolRegistry};
 
 struct Client {
     input: DuplexStream,

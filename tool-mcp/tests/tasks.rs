@@ -21,9 +21,9 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
-use tool_mcp::tasks::{MemoryTaskStore, TaskStore};
-use tool_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
-use tool_runtime::{
+use toolwright_mcp::tasks::{MemoryTaskStore, TaskStore};
+use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, Executor, SafetyLevel, ToolContext, register_all_tools, tool,
 };
 
@@ -103,8 +103,10 @@ fn multiply_maybe_as_task(a: i64, b: i64) -> i64 {
 
 /// Check the books, as a task: always finds a discrepancy (a tool error).
 #[tool(task = "required")]
-fn audit_as_task() -> Result<String, tool_runtime::ToolError> {
-    Err(tool_runtime::ToolError::new("the books do not balance"))
+fn audit_as_task() -> Result<String, toolwright_runtime::ToolError> {
+    Err(toolwright_runtime::ToolError::new(
+        "the books do not balance",
+    ))
 }
 
 /// Crash, as a task (a bug in the tool).
@@ -127,13 +129,15 @@ fn purge_cache(region: String) -> String {
 
 /// Ask the user for a colour, as a task.
 #[tool(task = "required")]
-async fn favourite_colour(ctx: &ToolContext) -> Result<String, tool_runtime::ToolError> {
+async fn favourite_colour(ctx: &ToolContext) -> Result<String, toolwright_runtime::ToolError> {
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     struct Answer {
         colour: String,
     }
     match ctx.elicit::<Answer>("Which colour?").await? {
-        tool_runtime::Elicitation::Accepted(answer) => Ok(format!("you like {}", answer.colour)),
+        toolwright_runtime::Elicitation::Accepted(answer) => {
+            Ok(format!("you like {}", answer.colour))
+        }
         _ => Ok("no colour".to_owned()),
     }
 }
@@ -851,12 +855,12 @@ mod redis_server;
 mod redis_store {
     //! The same, with the tasks in a real `redis-server` (on a Unix socket in a temporary
     //! directory). Without `redis-server` installed these tests say so and pass, unless
-    //! `TOOLBOX_REQUIRE_SERVICES=1` (as in CI), where they fail.
+    //! `TOOLWRIGHT_REQUIRE_SERVICES=1` (as in CI), where they fail.
 
     use super::*;
     use crate::redis_server::Redis;
-    use tool_mcp::RedisTaskStore;
-    use tool_mcp::tasks::{TaskLimits, TaskStoreError};
+    use toolwright_mcp::RedisTaskStore;
+    use toolwright_mcp::tasks::{TaskLimits, TaskStoreError};
 
     static REDIS_ENTERED: Notify = Notify::const_new();
     static REDIS_STOPPED: Notify = Notify::const_new();
@@ -955,7 +959,7 @@ mod redis_store {
         };
         let store = RedisTaskStore::connect(&redis.url()).await.unwrap();
         let limits = TaskLimits::default().max_per_owner(1).max_total(2);
-        let record = |id: &str, owner: &str| -> tool_mcp::tasks::TaskRecord {
+        let record = |id: &str, owner: &str| -> toolwright_mcp::tasks::TaskRecord {
             serde_json::from_value(json!({
                 "id": id, "owner": owner, "tool": "t", "status": "working",
                 "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",

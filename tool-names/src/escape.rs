@@ -6,11 +6,11 @@
 //! (zero-width characters, tag characters, variation selectors: text hidden from the person
 //! but read by a model), or that break a line where the reader sees none (U+2028). Every
 //! place that prints text a model or a file controls asks [`escape_class`] which characters
-//! those are, and chooses only how it writes one: tools-std as a Rust escape (`\u{202e}`),
-//! `toolbox` in caret notation for C0 controls (`^[`), `tool-mcp` in its own forms.
+//! those are, and chooses only how it writes one: toolwright-std as a Rust escape (`\u{202e}`),
+//! `toolwright` in caret notation for C0 controls (`^[`), `toolwright-mcp` in its own forms.
 //!
 //! ```
-//! use tool_names::escape::{escape, escape_class, EscapeClass};
+//! use toolwright_names::escape::{escape, escape_class, EscapeClass};
 //!
 //! assert_eq!(escape_class('\u{202e}'), Some(EscapeClass::Bidi));
 //! assert_eq!(escape_class('a'), None);
@@ -24,7 +24,7 @@ use std::fmt::Write;
 /// Why a character must not reach a reader as it is: what it would do unescaped.
 ///
 /// ```
-/// use tool_names::escape::{escape_class, EscapeClass};
+/// use toolwright_names::escape::{escape_class, EscapeClass};
 ///
 /// assert_eq!(escape_class('\n'), Some(EscapeClass::Control));
 /// assert_eq!(escape_class('\u{200b}'), Some(EscapeClass::Invisible));
@@ -64,7 +64,7 @@ impl EscapeClass {
     /// Every class, for tests and documentation.
     ///
     /// ```
-    /// assert_eq!(tool_names::escape::EscapeClass::ALL.len(), 6);
+    /// assert_eq!(toolwright_names::escape::EscapeClass::ALL.len(), 6);
     /// ```
     pub const ALL: [EscapeClass; 6] = [
         EscapeClass::Control,
@@ -85,7 +85,7 @@ impl EscapeClass {
 /// range reserved for default-ignorables (U+2065, U+FFF0–U+FFF8, U+E0080–U+E0FFF).
 ///
 /// ```
-/// use tool_names::escape::{escape_class, EscapeClass};
+/// use toolwright_names::escape::{escape_class, EscapeClass};
 ///
 /// assert_eq!(escape_class('\u{1b}'), Some(EscapeClass::Control));
 /// assert_eq!(escape_class('\u{2066}'), Some(EscapeClass::Bidi));
@@ -146,8 +146,8 @@ pub const fn escape_class(c: char) -> Option<EscapeClass> {
 /// Whether `c` must not reach a reader as it is: [`escape_class`] is `Some`.
 ///
 /// ```
-/// assert!(tool_names::escape::must_escape('\u{202e}'));
-/// assert!(!tool_names::escape::must_escape('x'));
+/// assert!(toolwright_names::escape::must_escape('\u{202e}'));
+/// assert!(!toolwright_names::escape::must_escape('x'));
 /// ```
 pub const fn must_escape(c: char) -> bool {
     escape_class(c).is_some()
@@ -159,7 +159,7 @@ pub const fn must_escape(c: char) -> bool {
 /// was flagged.
 ///
 /// ```
-/// use tool_names::escape::{escape_with, EscapeClass};
+/// use toolwright_names::escape::{escape_with, EscapeClass};
 ///
 /// // Tabs kept, other characters as `<U+XXXX>`.
 /// let shown = escape_with("a\tb\u{200b}c", |c, class, out| {
@@ -195,8 +195,8 @@ pub fn escape_with(
 ///
 /// ```
 /// let mut out = String::new();
-/// tool_names::escape::write_rust_escape('\u{202e}', &mut out);
-/// tool_names::escape::write_rust_escape('\n', &mut out);
+/// toolwright_names::escape::write_rust_escape('\u{202e}', &mut out);
+/// toolwright_names::escape::write_rust_escape('\n', &mut out);
 /// assert_eq!(out, "\\u{202e}\\n");
 /// ```
 pub fn write_rust_escape(c: char, out: &mut String) {
@@ -217,8 +217,8 @@ pub fn write_rust_escape(c: char, out: &mut String) {
 /// from what it is.
 ///
 /// ```
-/// assert_eq!(tool_names::escape::escape("a\nb\u{1b}[31m"), "a\\nb\\u{1b}[31m");
-/// assert_eq!(tool_names::escape::escape("back\\slash"), "back\\slash");
+/// assert_eq!(toolwright_names::escape::escape("a\nb\u{1b}[31m"), "a\\nb\\u{1b}[31m");
+/// assert_eq!(toolwright_names::escape::escape("back\\slash"), "back\\slash");
 /// ```
 pub fn escape(text: &str) -> Cow<'_, str> {
     escape_with(text, |c, _, out| write_rust_escape(c, out))

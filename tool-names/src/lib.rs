@@ -4,11 +4,11 @@
 //!
 //! The `#[tool]` macro (a compile error at the name's span), the runtime (a
 //! `ToolDefinitionError`, or a message to a model that called a tool that does not exist)
-//! and the `toolbox` command line all check names and make suggestions with these
+//! and the `toolwright` command line all check names and make suggestions with these
 //! functions. They return neutral values; each caller words them for its own reader.
 //!
 //! ```
-//! use tool_names::{check_tool_name, did_you_mean, NameError};
+//! use toolwright_names::{check_tool_name, did_you_mean, NameError};
 //!
 //! assert_eq!(check_tool_name("read_file"), Ok(()));
 //! assert_eq!(
@@ -30,7 +30,7 @@ pub const MAX_NAME_LEN: usize = 64;
 /// The rule a name must follow, in words, for error messages.
 ///
 /// ```
-/// assert!(tool_names::NAME_RULE.contains("lowercase"));
+/// assert!(toolwright_names::NAME_RULE.contains("lowercase"));
 /// ```
 pub const NAME_RULE: &str =
     "it must start with a lowercase letter and contain only lowercase letters, digits and `_`";
@@ -38,7 +38,7 @@ pub const NAME_RULE: &str =
 /// Why a name is not a valid tool name.
 ///
 /// ```
-/// use tool_names::{check_tool_name, NameError};
+/// use toolwright_names::{check_tool_name, NameError};
 ///
 /// assert_eq!(check_tool_name(""), Err(NameError::Empty));
 /// let long = "a".repeat(65);
@@ -64,8 +64,8 @@ pub enum NameError {
 /// Checks a tool name: `^[a-z][a-z0-9_]*$`, at most [`MAX_NAME_LEN`] characters.
 ///
 /// ```
-/// assert!(tool_names::check_tool_name("get_weather_v2").is_ok());
-/// assert!(tool_names::check_tool_name("2fast").is_err());
+/// assert!(toolwright_names::check_tool_name("get_weather_v2").is_ok());
+/// assert!(toolwright_names::check_tool_name("2fast").is_err());
 /// ```
 pub fn check_tool_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() {
@@ -86,8 +86,8 @@ pub fn check_tool_name(name: &str) -> Result<(), NameError> {
 /// Whether `name` is `^[a-z][a-z0-9_]*$` (any length).
 ///
 /// ```
-/// assert!(tool_names::is_snake_case("read_file"));
-/// assert!(!tool_names::is_snake_case("readFile"));
+/// assert!(toolwright_names::is_snake_case("read_file"));
+/// assert!(!toolwright_names::is_snake_case("readFile"));
 /// ```
 pub fn is_snake_case(name: &str) -> bool {
     let mut chars = name.chars();
@@ -98,8 +98,8 @@ pub fn is_snake_case(name: &str) -> bool {
 /// `readFile`, `ReadFile`, `read-file`, `read.file` -> `read_file`.
 ///
 /// ```
-/// assert_eq!(tool_names::to_snake_case("getHTTPStatus"), "get_httpstatus");
-/// assert_eq!(tool_names::to_snake_case("read-file"), "read_file");
+/// assert_eq!(toolwright_names::to_snake_case("getHTTPStatus"), "get_httpstatus");
+/// assert_eq!(toolwright_names::to_snake_case("read-file"), "read_file");
 /// ```
 pub fn to_snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
@@ -126,7 +126,7 @@ pub fn to_snake_case(name: &str) -> String {
 /// spaces as `_` (`Read-File` -> `read_file`).
 ///
 /// ```
-/// assert_eq!(tool_names::normalize(" Read-File "), "read_file");
+/// assert_eq!(toolwright_names::normalize(" Read-File "), "read_file");
 /// ```
 pub fn normalize(name: &str) -> String {
     name.trim().to_lowercase().replace(['-', ' ', '.'], "_")
@@ -137,7 +137,7 @@ pub fn normalize(name: &str) -> String {
 /// (the most common typo) each cost one.
 ///
 /// ```
-/// use tool_names::edit_distance;
+/// use toolwright_names::edit_distance;
 ///
 /// assert_eq!(edit_distance("kitten", "sitting"), 3);
 /// assert_eq!(edit_distance("raed", "read"), 1);
@@ -179,7 +179,7 @@ fn is_typo(given: &str, candidate: &str, distance: usize) -> bool {
 /// candidates' order.
 ///
 /// ```
-/// use tool_names::did_you_mean;
+/// use toolwright_names::did_you_mean;
 ///
 /// assert_eq!(did_you_mean("pth", ["path", "max_bytes"]), Some("path"));
 /// assert_eq!(did_you_mean("zzz", ["path"]), None);
@@ -202,7 +202,7 @@ pub fn did_you_mean<'a>(
 /// of three letters or more with it. For command lines, which can show several.
 ///
 /// ```
-/// use tool_names::close_names;
+/// use toolwright_names::close_names;
 ///
 /// let names = ["edit_file", "file_info", "read_file", "list_directory"];
 /// assert_eq!(close_names("raed_file", names, 3), ["read_file", "edit_file", "file_info"]);

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_runtime::providers::openai;
-use tool_runtime::schema::{Format, tools_to_schema};
-use tool_runtime::{Executor, SafetyLevel, ToolError, ToolFilter, register_all_tools, tool};
+use toolwright_runtime::providers::openai;
+use toolwright_runtime::schema::{Format, tools_to_schema};
+use toolwright_runtime::{Executor, SafetyLevel, ToolError, ToolFilter, register_all_tools, tool};
 
 /// Get the current weather for a city.
 #[tool(categories(weather))]

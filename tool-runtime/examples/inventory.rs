@@ -6,14 +6,14 @@
 //!    when it is forgotten: the executor is not built, and the error lists every tool);
 //! 2. bound to one instance per tenant with `ToolRegistry::register_set`.
 //!
-//! Run it with `cargo run -p tool-runtime --example inventory`.
+//! Run it with `cargo run -p toolwright-runtime --example inventory`.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
 use serde_json::json;
-use tool_runtime::{
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, Executor, Json, ToolCall, ToolContext, ToolError,
     ToolRegistry, register_all_tools, tool, tool_set,
 };

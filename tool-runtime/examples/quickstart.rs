@@ -4,8 +4,8 @@
 //! Run it with `cargo run --example quickstart`.
 
 use serde_json::json;
-use tool_runtime::schema::{Format, tools_to_schema};
-use tool_runtime::{SafetyLevel, ToolError, ToolFilter, register_all_tools, tool};
+use toolwright_runtime::schema::{Format, tools_to_schema};
+use toolwright_runtime::{SafetyLevel, ToolError, ToolFilter, register_all_tools, tool};
 
 /// Get the current weather for a city. Use it when the user asks about the weather.
 #[tool(categories(weather), tags("forecast"))]

@@ -15,7 +15,7 @@ use crate::error::ToolError;
 /// What a tool's approval rule says about one call.
 ///
 /// ```
-/// use tool_runtime::Approval;
+/// use toolwright_runtime::Approval;
 ///
 /// let needs_asking = |path: &str| if path.starts_with("docs/") { Approval::NotRequired } else { Approval::Required };
 /// assert_eq!(needs_asking("docs/guide.md"), Approval::NotRequired);

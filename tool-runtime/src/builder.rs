@@ -32,7 +32,7 @@ use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use serde_json::{json, Map, Value};
-/// use tool_runtime::{SafetyLevel, Tool, ToolError};
+/// use toolwright_runtime::{SafetyLevel, Tool, ToolError};
 ///
 /// let tool = Tool::builder("lookup_city")
 ///     .description("Look up a city.")
@@ -88,7 +88,7 @@ impl ToolBuilder {
     /// What the tool does and when to use it (required).
     ///
     /// ```
-    /// # use tool_runtime::Tool;
+    /// # use toolwright_runtime::Tool;
     /// let tool = Tool::builder("ping").description("Check that the service answers.")
     ///     .handler(|_| async { "pong" }).build().unwrap();
     /// assert_eq!(tool.description(), "Check that the service answers.");
@@ -101,7 +101,7 @@ impl ToolBuilder {
     /// The JSON Schema of the argument object (default: no parameters).
     ///
     /// ```
-    /// # use tool_runtime::Tool;
+    /// # use toolwright_runtime::Tool;
     /// let tool = Tool::builder("greet").description("Greet someone.")
     ///     .input_schema(serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}))
     ///     .handler(|args| async move { format!("hi {}", args["name"]) }).build().unwrap();
@@ -115,7 +115,7 @@ impl ToolBuilder {
     /// The JSON Schema of the structured output.
     ///
     /// ```
-    /// # use tool_runtime::Tool;
+    /// # use toolwright_runtime::Tool;
     /// let tool = Tool::builder("stats").description("Count things.")
     ///     .output_schema(serde_json::json!({"type": "object", "properties": {"count": {"type": "integer"}}}))
     ///     .handler(|_| async { serde_json::json!({"count": 3}) }).build().unwrap();
@@ -129,7 +129,7 @@ impl ToolBuilder {
     /// How much the tool may change the world (default: safe).
     ///
     /// ```
-    /// # use tool_runtime::{SafetyLevel, Tool};
+    /// # use toolwright_runtime::{SafetyLevel, Tool};
     /// let tool = Tool::builder("purge").description("Delete old records.").safety(SafetyLevel::Dangerous)
     ///     .handler(|_| async { "purged" }).build().unwrap();
     /// assert_eq!(tool.safety(), SafetyLevel::Dangerous);
@@ -142,7 +142,7 @@ impl ToolBuilder {
     /// Categories for filtering.
     ///
     /// ```
-    /// # use tool_runtime::Tool;
+    /// # use toolwright_runtime::Tool;
     /// let tool = Tool::builder("add").description("Add numbers.").categories(["math"])
     ///     .handler(|_| async { "0" }).build().unwrap();
     /// assert_eq!(tool.categories(), ["math"]);
@@ -159,7 +159,7 @@ impl ToolBuilder {
     /// Tags for filtering and search.
     ///
     /// ```
-    /// # use tool_runtime::Tool;
+    /// # use toolwright_runtime::Tool;
     /// let tool = Tool::builder("add").description("Add numbers.").tags(["arithmetic"])
     ///     .handler(|_| async { "0" }).build().unwrap();
     /// assert_eq!(tool.tags(), ["arithmetic"]);
@@ -176,7 +176,7 @@ impl ToolBuilder {
     /// The tool's version.
     ///
     /// ```
-    /// # use tool_runtime::Tool;
+    /// # use toolwright_runtime::Tool;
     /// let tool = Tool::builder("add").description("Add numbers.").version("2.1.0")
     ///     .handler(|_| async { "0" }).build().unwrap();
     /// assert_eq!(tool.version(), Some("2.1.0"));
@@ -189,7 +189,7 @@ impl ToolBuilder {
     /// The priority in listings, higher first (default: [`priority::COMMUNITY`](crate::priority::COMMUNITY)).
     ///
     /// ```
-    /// # use tool_runtime::{priority, Tool};
+    /// # use toolwright_runtime::{priority, Tool};
     /// let tool = Tool::builder("add").description("Add numbers.").priority(priority::BUILTIN)
     ///     .handler(|_| async { "0" }).build().unwrap();
     /// assert_eq!(tool.priority(), 100);
@@ -202,7 +202,7 @@ impl ToolBuilder {
     /// Where the tool is defined (default: the `Tool::builder` call).
     ///
     /// ```
-    /// # use tool_runtime::{Tool, ToolSource};
+    /// # use toolwright_runtime::{Tool, ToolSource};
     /// let tool = Tool::builder("add").description("Add numbers.")
     ///     .source(ToolSource::new("plugins", "plugins::math", "math.toml", 3))
     ///     .handler(|_| async { "0" }).build().unwrap();
@@ -260,7 +260,7 @@ impl ToolBuilder {
     /// rather than when a model first calls the tool.
     ///
     /// ```
-    /// use tool_runtime::{StateType, Tool};
+    /// use toolwright_runtime::{StateType, Tool};
     ///
     /// struct Pool;
     /// let tool = Tool::builder("count_rows")
@@ -299,7 +299,7 @@ impl ToolBuilder {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_runtime::{Approval, SafetyLevel, Tool, ToolContext};
+    /// use toolwright_runtime::{Approval, SafetyLevel, Tool, ToolContext};
     ///
     /// let tool = Tool::builder("drop_table")
     ///     .description("Drop a table.")
@@ -331,7 +331,7 @@ impl ToolBuilder {
     ///
     /// ```
     /// # use std::time::Duration;
-    /// # use tool_runtime::Tool;
+    /// # use toolwright_runtime::Tool;
     /// let tool = Tool::builder("crawl").description("Crawl a site.").timeout(Duration::from_secs(90))
     ///     .handler(|_| async { "done" }).build().unwrap();
     /// assert_eq!(tool.timeout(), Some(Duration::from_secs(90)));
@@ -345,7 +345,7 @@ impl ToolBuilder {
     /// [`ToolDefinitionError`] at [`build`](Self::build).
     ///
     /// ```
-    /// # use tool_runtime::Tool;
+    /// # use toolwright_runtime::Tool;
     /// let tool = Tool::builder("deploy").description("Deploy the site.").max_calls(2)
     ///     .handler(|_| async { "deployed" }).build().unwrap();
     /// assert_eq!(tool.max_calls(), Some(2));
@@ -359,7 +359,7 @@ impl ToolBuilder {
     /// [`TaskSupport::Forbidden`]): what `#[tool(task = "...")]` says for a `#[tool]`.
     ///
     /// ```
-    /// # use tool_runtime::{TaskSupport, Tool};
+    /// # use toolwright_runtime::{TaskSupport, Tool};
     /// let tool = Tool::builder("export_all").description("Export every record.")
     ///     .task_support(TaskSupport::Required)
     ///     .handler(|_| async { "exported" }).build().unwrap();

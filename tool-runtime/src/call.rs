@@ -15,7 +15,7 @@ use crate::safety::SafetyLevel;
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::ToolCall;
+/// use toolwright_runtime::ToolCall;
 ///
 /// let call = ToolCall::new("call_1", "read_file", json!({"path": "README.md"}));
 /// assert_eq!(
@@ -48,7 +48,7 @@ impl ToolCall {
 /// "safety_level", "approved"}` plus what lenient argument handling changed.
 ///
 /// ```
-/// use tool_runtime::ResultMetadata;
+/// use toolwright_runtime::ResultMetadata;
 /// let metadata = ResultMetadata::default();
 /// assert_eq!(serde_json::to_string(&metadata).unwrap(), r#"{"execution_time_ms":0.0}"#);
 /// ```
@@ -92,7 +92,7 @@ pub struct ResultMetadata {
 /// not text. `blocks` is left out of the JSON when empty, so text results are unchanged.
 ///
 /// ```
-/// use tool_runtime::ToolResult;
+/// use toolwright_runtime::ToolResult;
 ///
 /// let ok = ToolResult::success("call_1", "42");
 /// assert!(ok.success && ok.error.is_none());
@@ -140,7 +140,7 @@ impl ToolResult {
     /// output and blocks.
     ///
     /// ```
-    /// use tool_runtime::{Image, ToolOutput, ToolResult};
+    /// use toolwright_runtime::{Image, ToolOutput, ToolResult};
     ///
     /// let result = ToolResult::from_output("call_1", ToolOutput::text("A dot:").block(Image::png(vec![1])));
     /// assert!(result.success);
@@ -175,7 +175,7 @@ impl ToolResult {
     /// Whether the result is a failure.
     ///
     /// ```
-    /// # use tool_runtime::ToolResult;
+    /// # use toolwright_runtime::ToolResult;
     /// assert!(ToolResult::failure("c", "no").is_error());
     /// ```
     pub fn is_error(&self) -> bool {
@@ -186,7 +186,7 @@ impl ToolResult {
     /// empty). A failure is its error as one text block.
     ///
     /// ```
-    /// use tool_runtime::{Content, ToolResult};
+    /// use toolwright_runtime::{Content, ToolResult};
     /// assert_eq!(ToolResult::success("c", "hi").content_blocks().as_ref(), [Content::text("hi")]);
     /// assert_eq!(ToolResult::failure("c", "no").content_blocks().as_ref(), [Content::text("no")]);
     /// ```
@@ -203,7 +203,7 @@ impl ToolResult {
 /// sees only the result's text.
 ///
 /// ```
-/// use tool_runtime::executor::PendingApproval;
+/// use toolwright_runtime::executor::PendingApproval;
 ///
 /// let pending: PendingApproval = serde_json::from_str(r#"{"token":"ab","expires_at":"2030-01-01T00:00:00Z"}"#).unwrap();
 /// assert_eq!(pending.token, "ab");

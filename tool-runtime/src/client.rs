@@ -24,7 +24,7 @@ pub const DEFAULT_MAX_CLIENT_REQUESTS: u32 = 10;
 /// The severity of a log message: the eight syslog levels MCP uses, lowest first.
 ///
 /// ```
-/// use tool_runtime::LogLevel;
+/// use toolwright_runtime::LogLevel;
 ///
 /// assert!(LogLevel::Warning > LogLevel::Info);
 /// assert_eq!("notice".parse::<LogLevel>().unwrap(), LogLevel::Notice);
@@ -91,7 +91,7 @@ impl fmt::Display for LogLevel {
 /// A log level name that is not one of the eight.
 ///
 /// ```
-/// let err = "loud".parse::<tool_runtime::LogLevel>().unwrap_err();
+/// let err = "loud".parse::<toolwright_runtime::LogLevel>().unwrap_err();
 /// assert!(err.to_string().contains("debug, info"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -115,7 +115,7 @@ impl FromStr for LogLevel {
 /// The user's answer to an elicitation.
 ///
 /// ```
-/// use tool_runtime::Elicitation;
+/// use toolwright_runtime::Elicitation;
 ///
 /// let answer: Elicitation<u32> = Elicitation::Accepted(3);
 /// assert_eq!(answer.accepted(), Some(3));
@@ -143,7 +143,7 @@ impl<T> Elicitation<T> {
     /// The same outcome with the answer changed by `f`.
     ///
     /// ```
-    /// use tool_runtime::Elicitation;
+    /// use toolwright_runtime::Elicitation;
     /// assert_eq!(Elicitation::Accepted(2).map(|n| n * 2), Elicitation::Accepted(4));
     /// ```
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Elicitation<U> {
@@ -160,7 +160,7 @@ impl<T> Elicitation<T> {
 /// A `ClientError` converts into a [`ToolError`], so a tool can use `?`:
 ///
 /// ```
-/// use tool_runtime::{ClientError, ToolError};
+/// use toolwright_runtime::{ClientError, ToolError};
 ///
 /// let err = ClientError::NotAvailable { what: "sampling", why: "this call is not served over MCP".into() };
 /// assert_eq!(err.to_string(), "sampling is not available here: this call is not served over MCP");
@@ -248,7 +248,7 @@ impl From<ClientError> for ToolError {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::client::ElicitationRequest;
+/// use toolwright_runtime::client::ElicitationRequest;
 ///
 /// let request = ElicitationRequest::new("deploy", "Which region?", json!({"type": "object", "properties": {}}));
 /// assert_eq!(request.tool, "deploy");
@@ -278,7 +278,7 @@ impl ElicitationRequest {
 /// Who wrote a message of a sampling conversation.
 ///
 /// ```
-/// use tool_runtime::client::Role;
+/// use toolwright_runtime::client::Role;
 /// assert_ne!(Role::User, Role::Assistant);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -293,7 +293,7 @@ pub enum Role {
 /// One message of the conversation a tool sends the client's model.
 ///
 /// ```
-/// use tool_runtime::client::{Role, SamplingMessage};
+/// use toolwright_runtime::client::{Role, SamplingMessage};
 ///
 /// let question = SamplingMessage::user("Summarize: ...");
 /// assert_eq!(question.role, Role::User);
@@ -328,7 +328,7 @@ impl SamplingMessage {
 /// How the client's model should answer a sampling request.
 ///
 /// ```
-/// use tool_runtime::client::SamplingOptions;
+/// use toolwright_runtime::client::SamplingOptions;
 ///
 /// let options = SamplingOptions::new(200)
 ///     .system_prompt("You summarize logs in one sentence.")
@@ -415,7 +415,7 @@ impl SamplingOptions {
 /// client's model.
 ///
 /// ```
-/// use tool_runtime::client::{SamplingMessage, SamplingOptions, SamplingRequest};
+/// use toolwright_runtime::client::{SamplingMessage, SamplingOptions, SamplingRequest};
 ///
 /// let request = SamplingRequest::new("summarize", vec![SamplingMessage::user("hi")], SamplingOptions::new(50));
 /// assert_eq!(request.messages.len(), 1);
@@ -449,7 +449,7 @@ impl SamplingRequest {
 /// The client's model's reply to a sampling request.
 ///
 /// ```
-/// use tool_runtime::client::{Role, SampledMessage};
+/// use toolwright_runtime::client::{Role, SampledMessage};
 ///
 /// let reply = SampledMessage::new("Three errors, all from the disk.", "claude-sonnet");
 /// assert_eq!(reply.role, Role::Assistant);
@@ -494,8 +494,8 @@ impl SampledMessage {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::client::{ClientFuture, ClientPowers, ElicitationRequest};
-/// use tool_runtime::{ClientError, Elicitation};
+/// use toolwright_runtime::client::{ClientFuture, ClientPowers, ElicitationRequest};
+/// use toolwright_runtime::{ClientError, Elicitation};
 ///
 /// /// Answers every question with the same form.
 /// struct Canned(serde_json::Value);
@@ -590,7 +590,7 @@ const PROPERTY_KEYWORDS: [&str; 11] = [
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::client::elicitation_schema;
+/// use toolwright_runtime::client::elicitation_schema;
 ///
 /// let schema = json!({
 ///     "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -3,7 +3,7 @@
 //!
 //! Binary data is kept as bytes and written as standard base64 (with padding) in JSON, so a
 //! [`ToolResult`](crate::ToolResult) reads back as itself. Each provider format turns the
-//! blocks into what it accepts (`providers`, and `tool-mcp` for MCP); a block a format cannot
+//! blocks into what it accepts (`providers`, and `toolwright-mcp` for MCP); a block a format cannot
 //! carry becomes the text of [`Content::text_or_placeholder`].
 
 use std::borrow::Cow;
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::{Content, Image};
+/// use toolwright_runtime::{Content, Image};
 ///
 /// let block = Content::from(Image::png(vec![0x89, b'P', b'N', b'G']));
 /// assert_eq!(
@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 /// The README's example ("Returning images and other content"):
 ///
 /// ```rust,standalone_crate
-/// use tool_runtime::{tool, Content, EmbeddedResource, Image, IntoToolOutput, Json, ResourceLink, ToolOutput};
+/// use toolwright_runtime::{tool, Content, EmbeddedResource, Image, IntoToolOutput, Json, ResourceLink, ToolOutput};
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct ChartInfo { points: usize }
@@ -95,7 +95,7 @@ pub enum Content {
 /// A text block: what [`Content::text`] makes.
 ///
 /// ```
-/// use tool_runtime::Content;
+/// use toolwright_runtime::Content;
 /// assert_eq!(Content::text("done").as_text(), Some("done"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,7 +111,7 @@ pub struct Text {
 /// PNG, JPEG, WebP); an image in another format reaches the model as a placeholder text.
 ///
 /// ```
-/// use tool_runtime::Image;
+/// use toolwright_runtime::Image;
 /// let image = Image::new(vec![1, 2, 3], "image/webp");
 /// assert_eq!((image.data.len(), image.mime_type.as_str()), (3, "image/webp"));
 /// assert_eq!(Image::jpeg(vec![0xff, 0xd8]).mime_type, "image/jpeg");
@@ -138,7 +138,7 @@ impl Image {
     /// A PNG image.
     ///
     /// ```
-    /// assert_eq!(tool_runtime::Image::png(vec![]).mime_type, "image/png");
+    /// assert_eq!(toolwright_runtime::Image::png(vec![]).mime_type, "image/png");
     /// ```
     pub fn png(data: impl Into<Vec<u8>>) -> Self {
         Image::new(data, "image/png")
@@ -162,7 +162,7 @@ impl Image {
     /// The image's bytes in standard base64.
     ///
     /// ```
-    /// assert_eq!(tool_runtime::Image::png(b"hi".to_vec()).data_base64(), "aGk=");
+    /// assert_eq!(toolwright_runtime::Image::png(b"hi".to_vec()).data_base64(), "aGk=");
     /// ```
     pub fn data_base64(&self) -> String {
         encode_base64(&self.data)
@@ -171,7 +171,7 @@ impl Image {
     /// The image as a `data:` URL (`data:image/png;base64,...`).
     ///
     /// ```
-    /// assert_eq!(tool_runtime::Image::png(b"hi".to_vec()).data_url(), "data:image/png;base64,aGk=");
+    /// assert_eq!(toolwright_runtime::Image::png(b"hi".to_vec()).data_url(), "data:image/png;base64,aGk=");
     /// ```
     pub fn data_url(&self) -> String {
         format!("data:{};base64,{}", self.mime_type, self.data_base64())
@@ -182,7 +182,7 @@ impl Image {
 /// result; the others get a placeholder text.
 ///
 /// ```
-/// use tool_runtime::Audio;
+/// use toolwright_runtime::Audio;
 /// assert_eq!(Audio::wav(vec![0; 44]).mime_type, "audio/wav");
 /// assert_eq!(Audio::new(vec![], "audio/ogg").mime_type, "audio/ogg");
 /// ```
@@ -218,7 +218,7 @@ impl Audio {
     /// The sound's bytes in standard base64.
     ///
     /// ```
-    /// assert_eq!(tool_runtime::Audio::wav(b"hi".to_vec()).data_base64(), "aGk=");
+    /// assert_eq!(toolwright_runtime::Audio::wav(b"hi".to_vec()).data_base64(), "aGk=");
     /// ```
     pub fn data_base64(&self) -> String {
         encode_base64(&self.data)
@@ -229,7 +229,7 @@ impl Audio {
 /// its contents.
 ///
 /// ```
-/// use tool_runtime::ResourceLink;
+/// use toolwright_runtime::ResourceLink;
 ///
 /// let link = ResourceLink::new("file:///reports/q3.pdf", "q3.pdf")
 ///     .with_mime_type("application/pdf")
@@ -289,7 +289,7 @@ impl ResourceLink {
 /// A resource sent whole: its URI, MIME type and contents (text or bytes).
 ///
 /// ```
-/// use tool_runtime::{EmbeddedResource, ResourceData};
+/// use toolwright_runtime::{EmbeddedResource, ResourceData};
 ///
 /// let notes = EmbeddedResource::text("file:///notes.md", "# Notes").with_mime_type("text/markdown");
 /// assert_eq!(notes.data, ResourceData::Text("# Notes".into()));
@@ -312,7 +312,7 @@ pub struct EmbeddedResource {
 /// The contents of an [`EmbeddedResource`].
 ///
 /// ```
-/// use tool_runtime::ResourceData;
+/// use toolwright_runtime::ResourceData;
 /// assert_eq!(ResourceData::Blob(vec![1, 2]).len(), 2);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -336,7 +336,7 @@ impl ResourceData {
     /// Whether it is empty.
     ///
     /// ```
-    /// assert!(tool_runtime::ResourceData::Text(String::new()).is_empty());
+    /// assert!(toolwright_runtime::ResourceData::Text(String::new()).is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -345,7 +345,7 @@ impl ResourceData {
     /// A blob's bytes in standard base64; `None` for text.
     ///
     /// ```
-    /// use tool_runtime::ResourceData;
+    /// use toolwright_runtime::ResourceData;
     /// assert_eq!(ResourceData::Blob(b"hi".to_vec()).blob_base64().as_deref(), Some("aGk="));
     /// assert_eq!(ResourceData::Text("hi".into()).blob_base64(), None);
     /// ```
@@ -397,7 +397,7 @@ impl Content {
     /// An image block.
     ///
     /// ```
-    /// use tool_runtime::Content;
+    /// use toolwright_runtime::Content;
     /// assert!(matches!(Content::image(vec![1], "image/gif"), Content::Image(_)));
     /// ```
     pub fn image(data: impl Into<Vec<u8>>, mime_type: impl Into<String>) -> Self {
@@ -426,7 +426,7 @@ impl Content {
     /// executor's [`max_output_bytes`](crate::ExecutorBuilder::max_output_bytes) counts.
     ///
     /// ```
-    /// use tool_runtime::Content;
+    /// use toolwright_runtime::Content;
     /// assert_eq!(Content::image(vec![0; 10], "image/png").byte_len(), 10);
     /// assert_eq!(Content::text("héllo").byte_len(), 6);
     /// ```
@@ -446,7 +446,7 @@ impl Content {
     /// <file:///q3.pdf> (application/pdf)]`).
     ///
     /// ```
-    /// use tool_runtime::{Content, EmbeddedResource, ResourceLink};
+    /// use toolwright_runtime::{Content, EmbeddedResource, ResourceLink};
     ///
     /// assert_eq!(Content::text("hi").text_or_placeholder(), "hi");
     /// assert_eq!(Content::audio(vec![0; 3], "audio/wav").text_or_placeholder(), "[audio: audio/wav, 3 bytes]");

@@ -24,7 +24,7 @@ use crate::safety::SafetyLevel;
 /// Values an application shares with its tools, one per type.
 ///
 /// ```
-/// use tool_runtime::ToolState;
+/// use toolwright_runtime::ToolState;
 ///
 /// struct Workspace(&'static str);
 /// let mut state = ToolState::new();
@@ -61,7 +61,7 @@ impl ToolState {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_runtime::ToolState;
+    /// use toolwright_runtime::ToolState;
     ///
     /// struct Pool;
     /// let pool = Arc::new(Pool);
@@ -93,7 +93,7 @@ impl ToolState {
     /// Whether a value of the type `state` names is stored.
     ///
     /// ```
-    /// use tool_runtime::{StateType, ToolState};
+    /// use toolwright_runtime::{StateType, ToolState};
     ///
     /// struct Pool;
     /// let mut state = ToolState::new();
@@ -108,7 +108,7 @@ impl ToolState {
     /// How many values are stored.
     ///
     /// ```
-    /// # use tool_runtime::ToolState;
+    /// # use toolwright_runtime::ToolState;
     /// assert_eq!(ToolState::new().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
@@ -118,7 +118,7 @@ impl ToolState {
     /// Whether no value is stored.
     ///
     /// ```
-    /// # use tool_runtime::ToolState;
+    /// # use toolwright_runtime::ToolState;
     /// assert!(ToolState::new().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -132,7 +132,7 @@ impl ToolState {
 /// each is provided.
 ///
 /// ```
-/// use tool_runtime::StateType;
+/// use toolwright_runtime::StateType;
 ///
 /// struct Pool;
 /// let pool = StateType::of::<Pool>();
@@ -192,7 +192,7 @@ impl fmt::Debug for ToolState {
 /// notification).
 ///
 /// ```
-/// use tool_runtime::executor::Progress;
+/// use toolwright_runtime::executor::Progress;
 /// let halfway = Progress { progress: 5.0, total: Some(10.0), message: Some("5 of 10 files".into()) };
 /// # let _ = halfway;
 /// ```
@@ -225,7 +225,7 @@ struct ClientLink {
 /// tool's schema); the executor fills it in. Cloning is cheap.
 ///
 /// ```
-/// use tool_runtime::{ToolContext, ToolState};
+/// use toolwright_runtime::{ToolContext, ToolState};
 ///
 /// struct Greeting(String);
 /// let mut state = ToolState::new();
@@ -310,8 +310,8 @@ impl ToolContext {
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
-    /// use tool_runtime::ToolContext;
-    /// use tool_runtime::file_change::{ApprovedChange, FileChange};
+    /// use toolwright_runtime::ToolContext;
+    /// use toolwright_runtime::file_change::{ApprovedChange, FileChange};
     ///
     /// let change = FileChange::between("f.txt", "a\n", "b\n");
     /// let ctx = ToolContext::new().with_approved_change(ApprovedChange::all(change));
@@ -344,7 +344,7 @@ impl ToolContext {
     /// progress notification) or ignores it.
     ///
     /// ```
-    /// use tool_runtime::ToolContext;
+    /// use toolwright_runtime::ToolContext;
     /// // Outside an executor nobody listens; reporting is harmless.
     /// ToolContext::new().report_progress(1.0, Some(3.0), "first of three");
     /// ```
@@ -370,7 +370,7 @@ impl ToolContext {
     /// [`with_tool_name`](Self::with_tool_name)).
     ///
     /// ```
-    /// use tool_runtime::ToolContext;
+    /// use toolwright_runtime::ToolContext;
     /// assert_eq!(ToolContext::new().with_tool_name("deploy").tool_name(), "deploy");
     /// ```
     pub fn tool_name(&self) -> &str {
@@ -385,8 +385,8 @@ impl ToolContext {
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// use tool_runtime::client::{ClientFuture, ClientPowers, SampledMessage, SamplingOptions, SamplingRequest};
-    /// use tool_runtime::{ClientError, ToolContext};
+    /// use toolwright_runtime::client::{ClientFuture, ClientPowers, SampledMessage, SamplingOptions, SamplingRequest};
+    /// use toolwright_runtime::{ClientError, ToolContext};
     ///
     /// struct Echo;
     /// impl ClientPowers for Echo {
@@ -397,7 +397,7 @@ impl ToolContext {
     /// }
     ///
     /// let ctx = ToolContext::new().with_client(std::sync::Arc::new(Echo));
-    /// let reply = ctx.sample(vec![tool_runtime::client::SamplingMessage::user("hi")], SamplingOptions::new(10)).await.unwrap();
+    /// let reply = ctx.sample(vec![toolwright_runtime::client::SamplingMessage::user("hi")], SamplingOptions::new(10)).await.unwrap();
     /// assert_eq!((reply.text.as_str(), reply.model.as_str()), ("hi", "echo"));
     /// # }
     /// ```
@@ -428,7 +428,7 @@ impl ToolContext {
     /// client the message goes to `tracing` at the closest level, so it is never lost.
     ///
     /// ```
-    /// use tool_runtime::{LogLevel, ToolContext};
+    /// use toolwright_runtime::{LogLevel, ToolContext};
     /// // Outside an MCP server: to `tracing`.
     /// ToolContext::new().log(LogLevel::Notice, "cache rebuilt");
     /// ```
@@ -446,7 +446,7 @@ impl ToolContext {
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// use tool_runtime::{ClientError, Elicitation, ToolContext};
+    /// use toolwright_runtime::{ClientError, Elicitation, ToolContext};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Target {
@@ -464,9 +464,9 @@ impl ToolContext {
     /// A tool handles the three answers:
     ///
     /// ```
-    /// # async fn deploy(ctx: &tool_runtime::ToolContext) -> Result<String, tool_runtime::ToolError> {
+    /// # async fn deploy(ctx: &toolwright_runtime::ToolContext) -> Result<String, toolwright_runtime::ToolError> {
     /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Target { region: String }
-    /// use tool_runtime::Elicitation;
+    /// use toolwright_runtime::Elicitation;
     /// match ctx.elicit::<Target>("Where should I deploy?").await? {
     ///     Elicitation::Accepted(target) => Ok(format!("deploying to {}", target.region)),
     ///     Elicitation::Declined | Elicitation::Cancelled => Ok("not deployed: the user did not say where".into()),
@@ -505,7 +505,7 @@ impl ToolContext {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use serde_json::json;
-    /// use tool_runtime::{ClientError, ToolContext};
+    /// use toolwright_runtime::{ClientError, ToolContext};
     ///
     /// let nested = json!({"type": "object", "properties": {"tags": {"type": "array"}}});
     /// let ctx = ToolContext::new();
@@ -539,8 +539,8 @@ impl ToolContext {
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// use tool_runtime::client::{SamplingMessage, SamplingOptions};
-    /// use tool_runtime::{ClientError, ToolContext};
+    /// use toolwright_runtime::client::{SamplingMessage, SamplingOptions};
+    /// use toolwright_runtime::{ClientError, ToolContext};
     ///
     /// let asked = ToolContext::new()
     ///     .sample(vec![SamplingMessage::user("Summarize: ...")], SamplingOptions::new(100))
@@ -622,7 +622,7 @@ impl ToolContext {
     /// is asked as usual.)
     ///
     /// ```
-    /// use tool_runtime::ToolContext;
+    /// use toolwright_runtime::ToolContext;
     ///
     /// let ctx = ToolContext::new();
     /// assert_eq!(ctx.side_effect(), None);
@@ -660,7 +660,7 @@ impl ToolContext {
     /// The application's value of type `T`, or a failure that says how to provide it.
     ///
     /// ```
-    /// use tool_runtime::ToolContext;
+    /// use toolwright_runtime::ToolContext;
     ///
     /// struct Workspace;
     /// let Err(err) = ToolContext::new().require_state::<Workspace>() else { unreachable!() };

@@ -3,7 +3,7 @@
 //! meta-schema with the `schema-validation` feature, by its shape without it).
 
 use serde_json::{Map, Value};
-use tool_names::{NAME_RULE, NameError, did_you_mean};
+use toolwright_names::{NAME_RULE, NameError, did_you_mean};
 
 use crate::args::summarize_value;
 use crate::input_schema::expected_type;
@@ -14,7 +14,7 @@ use crate::param::ParamInfo;
 /// fix the definition.
 ///
 /// ```
-/// use tool_runtime::{Tool, ToolDefinitionError};
+/// use toolwright_runtime::{Tool, ToolDefinitionError};
 ///
 /// let err = Tool::builder("ReadFile").description("x").handler(|_| async { "ok" }).build().unwrap_err();
 /// assert!(matches!(err, ToolDefinitionError::InvalidName { .. }));
@@ -79,7 +79,7 @@ pub enum ToolDefinitionError {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use tool_runtime::{Tool, ToolDefinitionError};
+    /// use toolwright_runtime::{Tool, ToolDefinitionError};
     ///
     /// let err = Tool::builder("ping").description("Ping.").timeout(Duration::ZERO)
     ///     .handler(|_| async { "pong" }).build().unwrap_err();
@@ -130,7 +130,7 @@ pub(crate) fn check_meta(meta: &ToolMeta) -> Result<(), ToolDefinitionError> {
 
 /// Checks a tool name with the rules every front end shares, worded for a Rust author.
 fn check_name(name: &str) -> Result<(), ToolDefinitionError> {
-    let reason = match tool_names::check_tool_name(name) {
+    let reason = match toolwright_names::check_tool_name(name) {
         Ok(()) => return Ok(()),
         Err(NameError::Empty) => NAME_RULE.to_owned(),
         Err(NameError::NotSnakeCase { suggestion }) => match suggestion {
@@ -139,7 +139,7 @@ fn check_name(name: &str) -> Result<(), ToolDefinitionError> {
         },
         Err(NameError::TooLong { len }) => format!(
             "it is {len} characters long; model APIs accept at most {}",
-            tool_names::MAX_NAME_LEN
+            toolwright_names::MAX_NAME_LEN
         ),
     };
     Err(ToolDefinitionError::InvalidName {

@@ -12,7 +12,7 @@ use crate::args::InvalidArguments;
 /// tool's parameters. Its `Display` text is what the model reads.
 ///
 /// ```
-/// use tool_runtime::ToolError;
+/// use toolwright_runtime::ToolError;
 ///
 /// fn check(n: i64) -> Result<i64, ToolError> {
 ///     if n < 0 {
@@ -43,7 +43,7 @@ impl ToolError {
     /// A failure with a message for the model.
     ///
     /// ```
-    /// use tool_runtime::ToolError;
+    /// use toolwright_runtime::ToolError;
     /// let err = ToolError::new("file `a.txt` not found; list the directory to see what exists");
     /// assert!(err.to_string().starts_with("file `a.txt` not found"));
     /// ```
@@ -59,7 +59,7 @@ impl ToolError {
     ///
     /// ```
     /// use std::error::Error as _;
-    /// use tool_runtime::ToolError;
+    /// use toolwright_runtime::ToolError;
     /// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
     /// let err = ToolError::from_error(io);
     /// assert_eq!(err.to_string(), "no such file");
@@ -75,7 +75,7 @@ impl ToolError {
     /// The failure caused by `error`, with `context` in front of its message.
     ///
     /// ```
-    /// use tool_runtime::ToolError;
+    /// use toolwright_runtime::ToolError;
     /// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
     /// let err = ToolError::with_context("cannot read `a.txt`", io);
     /// assert_eq!(err.to_string(), "cannot read `a.txt`: no such file");
@@ -93,7 +93,7 @@ impl ToolError {
     /// Whether the failure is about the arguments (the model can fix it by retrying).
     ///
     /// ```
-    /// use tool_runtime::ToolError;
+    /// use toolwright_runtime::ToolError;
     /// assert!(!ToolError::new("boom").is_invalid_arguments());
     /// ```
     pub fn is_invalid_arguments(&self) -> bool {

@@ -24,7 +24,7 @@ use crate::error::ToolError;
 /// saw (a file that changed while a person decided is not overwritten).
 ///
 /// ```
-/// use tool_runtime::Preview;
+/// use toolwright_runtime::Preview;
 ///
 /// let preview = Preview::from("rename a -> b");
 /// assert_eq!(preview.text, "rename a -> b");
@@ -50,7 +50,7 @@ impl Preview {
     /// A preview that is only text.
     ///
     /// ```
-    /// assert_eq!(tool_runtime::Preview::text("delete 3 files").text, "delete 3 files");
+    /// assert_eq!(toolwright_runtime::Preview::text("delete 3 files").text, "delete 3 files");
     /// ```
     pub fn text(text: impl Into<String>) -> Self {
         Preview {
@@ -67,8 +67,8 @@ impl Preview {
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
-    /// use tool_runtime::Preview;
-    /// use tool_runtime::file_change::FileChange;
+    /// use toolwright_runtime::Preview;
+    /// use toolwright_runtime::file_change::FileChange;
     ///
     /// let preview = Preview::change(FileChange::between("notes.txt", "a\n", "b\n"));
     /// assert!(preview.text.contains("-a\n+b"));
@@ -91,8 +91,8 @@ impl Preview {
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
-    /// use tool_runtime::Preview;
-    /// use tool_runtime::file_change::FileChange;
+    /// use toolwright_runtime::Preview;
+    /// use toolwright_runtime::file_change::FileChange;
     ///
     /// let preview = Preview::hunks(FileChange::between("notes.txt", "a\n", "b\n"));
     /// assert!(preview.hunks_selectable);
@@ -163,7 +163,7 @@ impl<P: Into<Preview>> IntoPreview for Result<P, ToolError> {
 ///
 /// ```
 /// # #[cfg(feature = "diff")] {
-/// use tool_runtime::file_change::{FileChange, LineKind};
+/// use toolwright_runtime::file_change::{FileChange, LineKind};
 ///
 /// let change = FileChange::between("a.txt", "one\ntwo\nthree\n", "one\n2\nthree\n");
 /// let hunk = &change.hunks[0];
@@ -213,7 +213,7 @@ struct ChangeTexts {
 /// One hunk of a [`FileChange`]: a run of changed lines with up to three lines of context.
 ///
 /// ```
-/// use tool_runtime::file_change::{Hunk, HunkLine, LineKind};
+/// use toolwright_runtime::file_change::{Hunk, HunkLine, LineKind};
 ///
 /// let hunk: Hunk = serde_json::from_value(serde_json::json!({
 ///     "index": 0, "header": "@@ -1 +1 @@", "old_start": 1, "old_lines": 1,
@@ -244,7 +244,7 @@ pub struct Hunk {
 /// One line of a [`Hunk`].
 ///
 /// ```
-/// use tool_runtime::file_change::{HunkLine, LineKind};
+/// use toolwright_runtime::file_change::{HunkLine, LineKind};
 ///
 /// let line = HunkLine { kind: LineKind::Removed, text: "old".into(), no_newline: false };
 /// assert_eq!(serde_json::to_string(&line).unwrap(), r#"{"kind":"removed","text":"old"}"#);
@@ -263,7 +263,7 @@ pub struct HunkLine {
 /// What a [`HunkLine`] is.
 ///
 /// ```
-/// assert_eq!(tool_runtime::file_change::LineKind::Added.prefix(), '+');
+/// assert_eq!(toolwright_runtime::file_change::LineKind::Added.prefix(), '+');
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -292,7 +292,7 @@ impl FileChange {
     /// context (as `diff -u` and git make them).
     ///
     /// ```
-    /// use tool_runtime::file_change::FileChange;
+    /// use toolwright_runtime::file_change::FileChange;
     ///
     /// let old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
     /// let new = "one\n2\n3\n4\n5\n6\n7\n8\n9\nten\n";
@@ -380,7 +380,7 @@ impl FileChange {
     ///
     /// ```
     /// # #[cfg(feature = "diff")]
-    /// assert!(tool_runtime::file_change::FileChange::between("a", "same\n", "same\n").is_empty());
+    /// assert!(toolwright_runtime::file_change::FileChange::between("a", "same\n", "same\n").is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.hunks.is_empty()
@@ -391,7 +391,7 @@ impl FileChange {
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
-    /// use tool_runtime::file_change::FileChange;
+    /// use toolwright_runtime::file_change::FileChange;
     ///
     /// let change = FileChange::between("docs/notes.md", "x\n", "y\n").requested_as(Some("notes.txt"));
     /// assert_eq!(change.requested.as_deref(), Some("notes.txt"));
@@ -408,7 +408,7 @@ impl FileChange {
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
-    /// let change = tool_runtime::file_change::FileChange::between("a.txt", "x\n", "y\n");
+    /// let change = toolwright_runtime::file_change::FileChange::between("a.txt", "x\n", "y\n");
     /// assert_eq!(change.unified_diff(), "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n");
     /// # }
     /// ```
@@ -484,7 +484,7 @@ fn range_text(start: usize, count: usize) -> String {
 ///
 /// ```
 /// # #[cfg(feature = "diff")] {
-/// use tool_runtime::file_change::{ApprovedChange, FileChange};
+/// use toolwright_runtime::file_change::{ApprovedChange, FileChange};
 ///
 /// let old = "a\n1\n2\n3\n4\n5\n6\n7\nb\n";
 /// let new = "A\n1\n2\n3\n4\n5\n6\n7\nB\n";
@@ -504,7 +504,7 @@ pub struct ApprovedChange {
 /// Which hunks of a previewed file change were approved: indices into its hunks, ascending.
 ///
 /// ```
-/// use tool_runtime::file_change::HunkSelection;
+/// use toolwright_runtime::file_change::HunkSelection;
 ///
 /// let selection = HunkSelection { applied: vec![0, 2], rejected: vec![1] };
 /// assert_eq!(serde_json::to_string(&selection).unwrap(), r#"{"applied":[0,2],"rejected":[1]}"#);
@@ -520,7 +520,7 @@ pub struct HunkSelection {
 /// Why an approved change cannot be applied.
 ///
 /// ```
-/// use tool_runtime::file_change::ChangeError;
+/// use toolwright_runtime::file_change::ChangeError;
 ///
 /// let error = ChangeError::Stale { path: "a.txt".into() };
 /// assert!(error.to_string().contains("changed since"));
@@ -574,7 +574,7 @@ impl ApprovedChange {
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
-    /// use tool_runtime::file_change::{ApprovedChange, FileChange};
+    /// use toolwright_runtime::file_change::{ApprovedChange, FileChange};
     /// let change = FileChange::between("f", "a\n", "b\n");
     /// assert!(ApprovedChange::new(change, vec![3]).is_err());
     /// # }
@@ -597,7 +597,7 @@ impl ApprovedChange {
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
-    /// use tool_runtime::file_change::{ApprovedChange, FileChange};
+    /// use toolwright_runtime::file_change::{ApprovedChange, FileChange};
     /// let all = ApprovedChange::all(FileChange::between("f", "a\n", "b\n"));
     /// assert!(!all.is_partial());
     /// # }
@@ -681,7 +681,7 @@ impl ApprovedChange {
     ///
     /// ```
     /// # #[cfg(feature = "diff")] {
-    /// use tool_runtime::file_change::{ApprovedChange, FileChange};
+    /// use toolwright_runtime::file_change::{ApprovedChange, FileChange};
     /// let old = "a\n1\n2\n3\n4\n5\n6\n7\nb\n";
     /// let change = FileChange::between("f.txt", old, "A\n1\n2\n3\n4\n5\n6\n7\nB\n");
     /// let approved = ApprovedChange::new(change, vec![0]).unwrap();

@@ -9,7 +9,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use serde_json::json;
-//! use tool_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
+//! use toolwright_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
 //!
 //! /// Convert a temperature from Celsius to Fahrenheit.
 //! #[tool(categories(math), tags("units"))]
@@ -100,35 +100,35 @@ pub use tokio_util::sync::CancellationToken;
 
 /// The `schemars` this crate uses (1.x): argument and output types derive its `JsonSchema`.
 /// Depend on the same version, or derive through this re-export without a dependency of
-/// your own: `#[derive(tool_runtime::schemars::JsonSchema)] #[schemars(crate =
-/// "tool_runtime::schemars")]`.
+/// your own: `#[derive(toolwright_runtime::schemars::JsonSchema)] #[schemars(crate =
+/// "toolwright_runtime::schemars")]`.
 ///
 /// ```
-/// use tool_runtime::schemars::{self, JsonSchema};
+/// use toolwright_runtime::schemars::{self, JsonSchema};
 ///
 /// #[derive(JsonSchema)]
-/// #[schemars(crate = "tool_runtime::schemars")]
+/// #[schemars(crate = "toolwright_runtime::schemars")]
 /// struct Point { x: f64, y: f64 }
 ///
 /// let schema = schemars::schema_for!(Point);
 /// assert_eq!(schema.as_value()["properties"]["x"]["type"], "number");
 /// ```
 pub use schemars;
-/// The `serde` this crate uses, with its derives (`#[serde(crate = "tool_runtime::serde")]`).
+/// The `serde` this crate uses, with its derives (`#[serde(crate = "toolwright_runtime::serde")]`).
 ///
 /// ```
-/// #[derive(tool_runtime::serde::Deserialize)]
-/// #[serde(crate = "tool_runtime::serde")]
+/// #[derive(toolwright_runtime::serde::Deserialize)]
+/// #[serde(crate = "toolwright_runtime::serde")]
 /// struct Point { x: f64 }
 ///
-/// let p: Point = tool_runtime::serde_json::from_str(r#"{"x": 1.5}"#).unwrap();
+/// let p: Point = toolwright_runtime::serde_json::from_str(r#"{"x": 1.5}"#).unwrap();
 /// assert_eq!(p.x, 1.5);
 /// ```
 pub use serde;
 /// The `serde_json` this crate uses: arguments and structured outputs are its `Value`s.
 ///
 /// ```
-/// let args = tool_runtime::serde_json::json!({"path": "README.md"});
+/// let args = toolwright_runtime::serde_json::json!({"path": "README.md"});
 /// assert!(args.is_object());
 /// ```
 pub use serde_json;
@@ -136,7 +136,7 @@ pub use serde_json;
 /// Turns a function into a tool a language model can call.
 ///
 /// ```
-/// use tool_runtime::{tool, ToolContext, ToolError};
+/// use toolwright_runtime::{tool, ToolContext, ToolError};
 ///
 /// /// Read a UTF-8 text file inside the workspace.
 /// #[tool(safety = "safe", categories(filesystem), tags("files"))]
@@ -155,7 +155,7 @@ pub use serde_json;
 /// Options: `name = "..."` (default: the function's name), `description = "..."` (default:
 /// the doc comment), `safety = "safe" | "cautious" | "dangerous"` (default `safe`),
 /// `categories(ident, ...)`, `tags("...", ...)`, `required("...", ...)`, `version = "x.y.z"`,
-/// `priority = N`, `crate = path::to::tool_runtime`, `preview = path::to::fn` (what a
+/// `priority = N`, `crate = path::to::toolwright_runtime`, `preview = path::to::fn` (what a
 /// dangerous call would do, shown to the approver: a function
 /// `fn(&ToolContext, &P1, ..., &Pn) -> Result<String, ToolError>` over the tool's parameters
 /// in order, read from the arguments once for both; it may return a [`Preview`] with a file
@@ -175,7 +175,7 @@ pub use serde_json;
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::{tool, register_all_tools, Approval, ToolContext};
+/// use toolwright_runtime::{tool, register_all_tools, Approval, ToolContext};
 ///
 /// fn only_big_refunds(_ctx: &ToolContext, _order: &str, cents: &u64) -> Approval {
 ///     if *cents > 10_000 { Approval::Required } else { Approval::NotRequired }
@@ -196,7 +196,7 @@ pub use serde_json;
 ///
 /// ```
 /// use std::time::Duration;
-/// use tool_runtime::{tool, register_all_tools};
+/// use toolwright_runtime::{tool, register_all_tools};
 ///
 /// /// Render the monthly report.
 /// #[tool(timeout = "45s")]
@@ -210,7 +210,7 @@ pub use serde_json;
 /// ([`Tool::max_calls`]):
 ///
 /// ```
-/// use tool_runtime::{tool, register_all_tools};
+/// use toolwright_runtime::{tool, register_all_tools};
 ///
 /// /// Open a support ticket.
 /// #[tool(safety = "cautious", max_calls = 3)]
@@ -227,7 +227,7 @@ pub use serde_json;
 /// default: never a task):
 ///
 /// ```
-/// use tool_runtime::{tool, register_all_tools, TaskSupport};
+/// use toolwright_runtime::{tool, register_all_tools, TaskSupport};
 ///
 /// /// Re-encode every video of the library (hours).
 /// #[tool(task = "required", safety = "cautious")]
@@ -253,7 +253,7 @@ pub use serde_json;
 /// use std::sync::Arc;
 /// use std::time::Duration;
 /// use serde_json::json;
-/// use tool_runtime::{tool, register_all_tools, Executor, ToolCall, ToolContext, ToolError};
+/// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall, ToolContext, ToolError};
 ///
 /// /// Count the primes below a bound.
 /// #[tool]
@@ -284,7 +284,7 @@ pub use serde_json;
 /// assert_eq!(executor.metrics().sync_threads.abandoned, 0);
 /// # }
 /// ```
-pub use tool_macros::tool;
+pub use toolwright_macros::tool;
 
 /// Makes the `#[tool]` methods of an `impl` block tools that share one instance of the type:
 /// a database pool, an HTTP client, a cache.
@@ -301,7 +301,7 @@ pub use tool_macros::tool;
 /// refuses to build without it, naming every tool that needs it. A program that makes
 /// several instances binds each with [`ToolRegistry::register_set`] (or [`ToolSet::tools`]).
 ///
-/// The one option is `#[tool_set(crate = path::to::tool_runtime)]`, for a re-exported
+/// The one option is `#[tool_set(crate = path::to::toolwright_runtime)]`, for a re-exported
 /// runtime. The `impl` must be inherent (not `impl Trait for Type`) and not generic.
 ///
 /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
@@ -309,7 +309,7 @@ pub use tool_macros::tool;
 /// use std::collections::BTreeMap;
 /// use std::sync::{Arc, Mutex};
 /// use serde_json::json;
-/// use tool_runtime::{tool, tool_set, register_all_tools, Executor, ToolCall, ToolError};
+/// use toolwright_runtime::{tool, tool_set, register_all_tools, Executor, ToolCall, ToolError};
 ///
 /// /// A tiny key-value store the tools share.
 /// #[derive(Default)]
@@ -347,7 +347,7 @@ pub use tool_macros::tool;
 /// assert_eq!(result.content, "hello");
 /// # }
 /// ```
-pub use tool_macros::tool_set;
+pub use toolwright_macros::tool_set;
 
 // Not public API: the items generated code names.
 #[doc(hidden)]

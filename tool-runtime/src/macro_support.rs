@@ -1,6 +1,6 @@
 //! What `#[tool]` expands to: a static definition of the tool and its handler functions,
 //! submitted to `inventory`. Not public API; generated code reaches it through
-//! `tool_runtime::__private`.
+//! `toolwright_runtime::__private`.
 #![allow(missing_docs)]
 
 use std::sync::{Arc, OnceLock};

@@ -23,15 +23,15 @@ use crate::safety::SafetyLevel;
 ///
 /// ```
 /// use std::borrow::Cow;
-/// use tool_runtime::{SafetyLevel, ToolMeta};
+/// use toolwright_runtime::{SafetyLevel, ToolMeta};
 ///
 /// let meta = ToolMeta::new("lookup_city", "Look up a city.")
 ///     .with_safety(SafetyLevel::Cautious);
 /// assert_eq!(meta.name, "lookup_city");
-/// assert_eq!(meta.priority, tool_runtime::priority::DEFAULT);
+/// assert_eq!(meta.priority, toolwright_runtime::priority::DEFAULT);
 /// assert!(meta.categories.is_empty());
 /// assert_eq!((meta.timeout, meta.max_calls), (None, None));
-/// assert_eq!(meta.task_support, tool_runtime::TaskSupport::Forbidden);
+/// assert_eq!(meta.task_support, toolwright_runtime::TaskSupport::Forbidden);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolMeta {
@@ -81,7 +81,7 @@ impl ToolMeta {
     /// The same metadata with `safety` as the safety level.
     ///
     /// ```
-    /// # use tool_runtime::{SafetyLevel, ToolMeta};
+    /// # use toolwright_runtime::{SafetyLevel, ToolMeta};
     /// assert_eq!(ToolMeta::new("a", "b").with_safety(SafetyLevel::Dangerous).safety, SafetyLevel::Dangerous);
     /// ```
     #[must_use]
@@ -101,7 +101,7 @@ impl ToolMeta {
 /// the client gave up on it); `Forbidden` tools always answer in the call itself.
 ///
 /// ```
-/// use tool_runtime::TaskSupport;
+/// use toolwright_runtime::TaskSupport;
 ///
 /// assert_eq!(TaskSupport::default(), TaskSupport::Forbidden);
 /// assert_eq!("required".parse::<TaskSupport>().unwrap(), TaskSupport::Required);
@@ -125,7 +125,7 @@ impl TaskSupport {
     /// Every value.
     ///
     /// ```
-    /// assert_eq!(tool_runtime::TaskSupport::ALL.len(), 3);
+    /// assert_eq!(toolwright_runtime::TaskSupport::ALL.len(), 3);
     /// ```
     pub const ALL: [TaskSupport; 3] = [
         TaskSupport::Forbidden,
@@ -136,7 +136,7 @@ impl TaskSupport {
     /// The lowercase name, as written in `#[tool(task = "...")]` and in JSON.
     ///
     /// ```
-    /// assert_eq!(tool_runtime::TaskSupport::Required.as_str(), "required");
+    /// assert_eq!(toolwright_runtime::TaskSupport::Required.as_str(), "required");
     /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -149,7 +149,7 @@ impl TaskSupport {
     /// Whether a call may run as a task (`Optional` or `Required`).
     ///
     /// ```
-    /// assert!(tool_runtime::TaskSupport::Required.allows_task());
+    /// assert!(toolwright_runtime::TaskSupport::Required.allows_task());
     /// ```
     pub const fn allows_task(self) -> bool {
         !matches!(self, TaskSupport::Forbidden)
@@ -165,7 +165,7 @@ impl fmt::Display for TaskSupport {
 /// The error of parsing a [`TaskSupport`] from a string that names none.
 ///
 /// ```
-/// let err = "sometimes".parse::<tool_runtime::TaskSupport>().unwrap_err();
+/// let err = "sometimes".parse::<toolwright_runtime::TaskSupport>().unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
 ///     "unknown task support `sometimes`: expected one of `forbidden`, `optional`, `required`"
@@ -194,7 +194,7 @@ impl FromStr for TaskSupport {
 /// or of the code that built it at run time.
 ///
 /// ```
-/// use tool_runtime::ToolSource;
+/// use toolwright_runtime::ToolSource;
 ///
 /// let source = ToolSource::new("my-crate", "my_crate::tools", "src/tools.rs", 12);
 /// assert_eq!(source.to_string(), "my-crate (my_crate::tools) at src/tools.rs:12");

@@ -20,7 +20,7 @@ use crate::error::ToolError;
 /// The constructors and [`block`](Self::block) keep them so.
 ///
 /// ```
-/// use tool_runtime::{Image, IntoToolOutput, ToolOutput};
+/// use toolwright_runtime::{Image, IntoToolOutput, ToolOutput};
 ///
 /// let out: ToolOutput = 42_u32.into_tool_output().unwrap();
 /// assert_eq!(out.content, "42");
@@ -47,7 +47,7 @@ impl ToolOutput {
     /// Output that is only text.
     ///
     /// ```
-    /// use tool_runtime::ToolOutput;
+    /// use toolwright_runtime::ToolOutput;
     /// assert_eq!(ToolOutput::text("done").content, "done");
     /// ```
     pub fn text(content: impl Into<String>) -> Self {
@@ -61,7 +61,7 @@ impl ToolOutput {
     /// Structured output; the content is its JSON text.
     ///
     /// ```
-    /// use tool_runtime::ToolOutput;
+    /// use toolwright_runtime::ToolOutput;
     /// let out = ToolOutput::structured(serde_json::json!({"ok": true}));
     /// assert_eq!(out.content, r#"{"ok":true}"#);
     /// ```
@@ -76,7 +76,7 @@ impl ToolOutput {
     /// Output made of `blocks`, in order.
     ///
     /// ```
-    /// use tool_runtime::{Content, Image, ToolOutput};
+    /// use toolwright_runtime::{Content, Image, ToolOutput};
     ///
     /// let out = ToolOutput::from_blocks([Content::text("Here:"), Image::png(vec![1, 2]).into()]);
     /// assert_eq!(out.blocks.len(), 2);
@@ -93,7 +93,7 @@ impl ToolOutput {
     /// the block).
     ///
     /// ```
-    /// use tool_runtime::{Audio, Json, IntoToolOutput, ResourceLink, ToolOutput};
+    /// use toolwright_runtime::{Audio, Json, IntoToolOutput, ResourceLink, ToolOutput};
     ///
     /// let out = ToolOutput::structured(serde_json::json!({"seconds": 3}))
     ///     .block(Audio::wav(vec![0; 8]))
@@ -111,7 +111,7 @@ impl ToolOutput {
     /// The output with `value` as its structured output (its text is left as it is).
     ///
     /// ```
-    /// use tool_runtime::{Image, ToolOutput};
+    /// use toolwright_runtime::{Image, ToolOutput};
     /// let out = ToolOutput::from_blocks([Image::png(vec![7])]).with_structured(serde_json::json!({"width": 1}));
     /// assert!(out.structured.is_some());
     /// ```
@@ -124,7 +124,7 @@ impl ToolOutput {
     /// empty). What the provider formats send.
     ///
     /// ```
-    /// use tool_runtime::{Content, ToolOutput};
+    /// use toolwright_runtime::{Content, ToolOutput};
     /// assert_eq!(ToolOutput::text("hi").content_blocks().as_ref(), [Content::text("hi")]);
     /// assert!(ToolOutput::text("").content_blocks().is_empty());
     /// ```
@@ -136,7 +136,7 @@ impl ToolOutput {
     /// content's, plus the structured output's JSON text when no text block is that text.
     ///
     /// ```
-    /// use tool_runtime::{Image, ToolOutput};
+    /// use toolwright_runtime::{Image, ToolOutput};
     /// assert_eq!(ToolOutput::text("abc").byte_len(), 3);
     /// assert_eq!(ToolOutput::text("abc").block(Image::png(vec![0; 10])).byte_len(), 13);
     /// assert_eq!(ToolOutput::structured(serde_json::json!([1])).byte_len(), 3);
@@ -227,7 +227,7 @@ pub(crate) fn text_of(blocks: &[Content]) -> String {
 /// it). [`ToolOutput`] itself for anything else.
 ///
 /// ```
-/// use tool_runtime::{Image, IntoToolOutput, Json};
+/// use toolwright_runtime::{Image, IntoToolOutput, Json};
 ///
 /// let out = ("A red pixel:", Image::png(vec![0x89, b'P', b'N', b'G'])).into_tool_output().unwrap();
 /// assert_eq!(out.blocks.len(), 2);
@@ -236,7 +236,7 @@ pub(crate) fn text_of(blocks: &[Content]) -> String {
 /// ```
 ///
 /// ```
-/// use tool_runtime::IntoToolOutput;
+/// use toolwright_runtime::IntoToolOutput;
 ///
 /// assert_eq!("hi".into_tool_output().unwrap().content, "hi");
 /// assert_eq!(true.into_tool_output().unwrap().content, "true");
@@ -248,8 +248,8 @@ pub(crate) fn text_of(blocks: &[Content]) -> String {
     message = "`{Self}` cannot be returned from a tool",
     label = "this type cannot be turned into a tool result",
     note = "return a `String`, `&'static str`, a number, `bool`, `()`, `serde_json::Value`, \
-            `tool_runtime::Json<T>` (for any `T: Serialize + JsonSchema`), content blocks \
-            (`tool_runtime::Image`, `Audio`, `ResourceLink`, `EmbeddedResource`, `Content`, \
+            `toolwright_runtime::Json<T>` (for any `T: Serialize + JsonSchema`), content blocks \
+            (`toolwright_runtime::Image`, `Audio`, `ResourceLink`, `EmbeddedResource`, `Content`, \
             `Vec<Content>`, or a tuple of outputs), `Option<T>`, or `Result<T, E>` where \
             `E: Display`"
 )]
@@ -349,7 +349,7 @@ impl<T: IntoToolOutput, E: Display> IntoToolOutput for Result<T, E> {
 /// ```
 /// use schemars::JsonSchema;
 /// use serde::Serialize;
-/// use tool_runtime::{IntoToolOutput, Json};
+/// use toolwright_runtime::{IntoToolOutput, Json};
 ///
 /// #[derive(Serialize, JsonSchema)]
 /// struct Weather { celsius: f64 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use tool_runtime::{tool, register_all_tools};
+/// use toolwright_runtime::{tool, register_all_tools};
 ///
 /// /// Repeat a word.
 /// #[tool]

@@ -1,7 +1,7 @@
 //! The usual priorities of tools in listings: higher comes first.
 //!
 //! ```
-//! use tool_runtime::priority;
+//! use toolwright_runtime::priority;
 //! assert!(priority::BUILTIN > priority::OFFICIAL && priority::OFFICIAL > priority::COMMUNITY);
 //! ```
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::any::Any;
 use std::borrow::Cow;
 
-use tool_names::did_you_mean;
+use toolwright_names::did_you_mean;
 
 use crate::context::ToolContext;
 use crate::meta::ToolSource;
@@ -71,7 +71,7 @@ pub enum RegistryError {
 /// [`RegistryError::DuplicateTools`]).
 ///
 /// ```
-/// use tool_runtime::{NameClash, ToolSource};
+/// use toolwright_runtime::{NameClash, ToolSource};
 ///
 /// let clash = NameClash {
 ///     name: "get_forecast".into(),
@@ -133,7 +133,7 @@ fn describe_clashes(clashes: &[NameClash]) -> String {
 /// A tool in a registry, with the registry's state for it.
 ///
 /// ```
-/// use tool_runtime::{tool, register_all_tools, ToolRegistry};
+/// use toolwright_runtime::{tool, register_all_tools, ToolRegistry};
 ///
 /// /// Say hello.
 /// #[tool]
@@ -162,7 +162,7 @@ pub struct Registration {
 /// `include_disabled(true)`.
 ///
 /// ```
-/// use tool_runtime::{SafetyLevel, ToolFilter};
+/// use toolwright_runtime::{SafetyLevel, ToolFilter};
 ///
 /// let filter = ToolFilter::new()
 ///     .max_safety(SafetyLevel::Cautious)
@@ -189,7 +189,7 @@ impl ToolFilter {
     /// A filter that lets every enabled tool through.
     ///
     /// ```
-    /// # use tool_runtime::ToolFilter;
+    /// # use toolwright_runtime::ToolFilter;
     /// assert_eq!(ToolFilter::new(), ToolFilter::default());
     /// ```
     pub fn new() -> Self {
@@ -199,7 +199,7 @@ impl ToolFilter {
     /// Only tools at or below `level` (`Cautious`: safe and cautious tools).
     ///
     /// ```
-    /// # use tool_runtime::{SafetyLevel, ToolFilter};
+    /// # use toolwright_runtime::{SafetyLevel, ToolFilter};
     /// let filter = ToolFilter::new().max_safety(SafetyLevel::Safe);
     /// # let _ = filter;
     /// ```
@@ -211,7 +211,7 @@ impl ToolFilter {
     /// Only tools in at least one of `categories`.
     ///
     /// ```
-    /// # use tool_runtime::ToolFilter;
+    /// # use toolwright_runtime::ToolFilter;
     /// let filter = ToolFilter::new().categories(["filesystem", "math"]);
     /// # let _ = filter;
     /// ```
@@ -227,7 +227,7 @@ impl ToolFilter {
     /// Only tools with at least one of `tags`.
     ///
     /// ```
-    /// # use tool_runtime::ToolFilter;
+    /// # use toolwright_runtime::ToolFilter;
     /// let filter = ToolFilter::new().tags(["files"]);
     /// # let _ = filter;
     /// ```
@@ -243,7 +243,7 @@ impl ToolFilter {
     /// Only the tools named in `names` (for exporting exactly the tools offered in one request).
     ///
     /// ```
-    /// # use tool_runtime::ToolFilter;
+    /// # use toolwright_runtime::ToolFilter;
     /// let filter = ToolFilter::new().names(["read_file", "write_file"]);
     /// # let _ = filter;
     /// ```
@@ -259,7 +259,7 @@ impl ToolFilter {
     /// Whether disabled tools are listed too.
     ///
     /// ```
-    /// # use tool_runtime::ToolFilter;
+    /// # use toolwright_runtime::ToolFilter;
     /// let everything = ToolFilter::new().include_disabled(true);
     /// # let _ = everything;
     /// ```
@@ -271,7 +271,7 @@ impl ToolFilter {
     /// The safety ceiling, if one is set.
     ///
     /// ```
-    /// use tool_runtime::{SafetyLevel, ToolFilter};
+    /// use toolwright_runtime::{SafetyLevel, ToolFilter};
     /// assert_eq!(ToolFilter::new().max_safety(SafetyLevel::Safe).safety_ceiling(), Some(SafetyLevel::Safe));
     /// ```
     pub fn safety_ceiling(&self) -> Option<SafetyLevel> {
@@ -281,7 +281,7 @@ impl ToolFilter {
     /// Whether a tool in state `enabled` passes the filter.
     ///
     /// ```
-    /// use tool_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
+    /// use toolwright_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
     ///
     /// /// Delete everything.
     /// #[tool(safety = "dangerous", categories(filesystem))]
@@ -346,7 +346,7 @@ pub struct RegistrationSnapshot {
 /// choices (which tools are enabled, their priorities) and for tests and debugging.
 ///
 /// ```
-/// use tool_runtime::{tool, register_all_tools, RegistrySnapshot};
+/// use toolwright_runtime::{tool, register_all_tools, RegistrySnapshot};
 ///
 /// /// Ping.
 /// #[tool]
@@ -382,7 +382,7 @@ pub struct ApplyReport {
 /// The default registers it enabled, at the tool's own priority.
 ///
 /// ```
-/// use tool_runtime::RegisterOptions;
+/// use toolwright_runtime::RegisterOptions;
 ///
 /// let options = RegisterOptions::new().enabled(false).priority(50);
 /// assert!(!options.is_enabled());
@@ -408,7 +408,7 @@ impl RegisterOptions {
     /// Enabled, at the tool's own priority.
     ///
     /// ```
-    /// # use tool_runtime::RegisterOptions;
+    /// # use toolwright_runtime::RegisterOptions;
     /// assert_eq!(RegisterOptions::new(), RegisterOptions::default());
     /// ```
     pub fn new() -> Self {
@@ -419,7 +419,7 @@ impl RegisterOptions {
     /// to a model until [`ToolRegistry::set_enabled`] enables it: the registry changes once.
     ///
     /// ```
-    /// # use tool_runtime::RegisterOptions;
+    /// # use toolwright_runtime::RegisterOptions;
     /// assert!(!RegisterOptions::new().enabled(false).is_enabled());
     /// ```
     pub fn enabled(mut self, enabled: bool) -> Self {
@@ -430,7 +430,7 @@ impl RegisterOptions {
     /// The new registration's priority, instead of the tool's own.
     ///
     /// ```
-    /// # use tool_runtime::RegisterOptions;
+    /// # use toolwright_runtime::RegisterOptions;
     /// assert_eq!(RegisterOptions::new().priority(-5).priority_override(), Some(-5));
     /// ```
     pub fn priority(mut self, priority: i32) -> Self {
@@ -441,7 +441,7 @@ impl RegisterOptions {
     /// Whether these options register enabled.
     ///
     /// ```
-    /// # use tool_runtime::RegisterOptions;
+    /// # use toolwright_runtime::RegisterOptions;
     /// assert!(RegisterOptions::new().is_enabled());
     /// ```
     pub fn is_enabled(&self) -> bool {
@@ -451,7 +451,7 @@ impl RegisterOptions {
     /// The priority these options set, if not the tool's own.
     ///
     /// ```
-    /// # use tool_runtime::RegisterOptions;
+    /// # use toolwright_runtime::RegisterOptions;
     /// assert_eq!(RegisterOptions::new().priority_override(), None);
     /// ```
     pub fn priority_override(&self) -> Option<i32> {
@@ -462,7 +462,7 @@ impl RegisterOptions {
 /// What happened to one tool in a [`RegistryChange`].
 ///
 /// ```
-/// use tool_runtime::registry::ChangeKind;
+/// use toolwright_runtime::registry::ChangeKind;
 /// assert_ne!(ChangeKind::Enabled, ChangeKind::Disabled);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -493,8 +493,8 @@ pub enum ChangeKind {
 /// that re-read the registry can apply events it has already seen without harm.
 ///
 /// ```
-/// use tool_runtime::{Tool, ToolFilter, ToolRegistry};
-/// use tool_runtime::registry::ChangeKind;
+/// use toolwright_runtime::{Tool, ToolFilter, ToolRegistry};
+/// use toolwright_runtime::registry::ChangeKind;
 ///
 /// let registry = ToolRegistry::new();
 /// let mut changes = registry.subscribe_changes();
@@ -527,7 +527,7 @@ impl RegistryChange {
     /// changes that concern its view only.
     ///
     /// ```
-    /// use tool_runtime::{SafetyLevel, Tool, ToolFilter, ToolRegistry};
+    /// use toolwright_runtime::{SafetyLevel, Tool, ToolFilter, ToolRegistry};
     ///
     /// let registry = ToolRegistry::new();
     /// let mut changes = registry.subscribe_changes();
@@ -551,8 +551,8 @@ impl RegistryChange {
 ///
 /// ```
 /// use tokio::sync::broadcast::error::TryRecvError;
-/// use tool_runtime::registry::CHANGE_CAPACITY;
-/// use tool_runtime::{Tool, ToolRegistry};
+/// use toolwright_runtime::registry::CHANGE_CAPACITY;
+/// use toolwright_runtime::{Tool, ToolRegistry};
 ///
 /// let registry = ToolRegistry::new();
 /// let mut changes = registry.subscribe_changes();
@@ -596,7 +596,7 @@ struct State {
 /// [`register_all`](Self::register_all) takes `&self`.
 ///
 /// ```
-/// use tool_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
+/// use toolwright_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
 ///
 /// /// Read a file.
 /// #[tool(categories(filesystem))]
@@ -626,7 +626,7 @@ impl ToolRegistry {
     /// An empty registry.
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert!(ToolRegistry::new().is_empty());
     /// ```
     pub fn new() -> Self {
@@ -637,7 +637,7 @@ impl ToolRegistry {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_runtime::ToolRegistry;
+    /// use toolwright_runtime::ToolRegistry;
     ///
     /// let fixed: jiff::Timestamp = "2025-12-27T14:00:00Z".parse().unwrap();
     /// let registry = ToolRegistry::with_clock(Arc::new(move || fixed));
@@ -658,7 +658,7 @@ impl ToolRegistry {
     /// changed; [`subscribe_changes`](Self::subscribe_changes) says what.
     ///
     /// ```
-    /// # use tool_runtime::{Tool, ToolRegistry};
+    /// # use toolwright_runtime::{Tool, ToolRegistry};
     /// let registry = ToolRegistry::new();
     /// let mut changes = registry.subscribe();
     /// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
@@ -680,8 +680,8 @@ impl ToolRegistry {
     /// Generations are consecutive, so a gap also shows what was missed.
     ///
     /// ```
-    /// use tool_runtime::{Tool, ToolRegistry};
-    /// use tool_runtime::registry::ChangeKind;
+    /// use toolwright_runtime::{Tool, ToolRegistry};
+    /// use toolwright_runtime::registry::ChangeKind;
     ///
     /// let registry = ToolRegistry::new();
     /// let mut changes = registry.subscribe_changes();
@@ -701,7 +701,7 @@ impl ToolRegistry {
     /// [`RegistryChange::generation`] of the last event sent.
     ///
     /// ```
-    /// # use tool_runtime::{Tool, ToolRegistry};
+    /// # use toolwright_runtime::{Tool, ToolRegistry};
     /// let registry = ToolRegistry::new();
     /// assert_eq!(registry.generation(), 0);
     /// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
@@ -767,7 +767,7 @@ impl ToolRegistry {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_runtime::{RegistryError, Tool, ToolRegistry};
+    /// use toolwright_runtime::{RegistryError, Tool, ToolRegistry};
     ///
     /// let v1 = |schema| Tool::builder("example").description("An example.").version("1.0.0")
     ///     .input_schema(schema).handler(|_| async { "ok" }).build().unwrap();
@@ -786,7 +786,7 @@ impl ToolRegistry {
     /// again leaves the existing registration as it is.
     ///
     /// ```
-    /// use tool_runtime::{Tool, ToolFilter, ToolRegistry};
+    /// use toolwright_runtime::{Tool, ToolFilter, ToolRegistry};
     ///
     /// let registry = ToolRegistry::new();
     /// let plugin = Tool::builder("plugin_tool").description("From a plugin.").handler(|_| async { "ok" }).build().unwrap();
@@ -809,7 +809,7 @@ impl ToolRegistry {
     /// same spec again returns the existing registration unchanged.
     ///
     /// ```
-    /// use tool_runtime::{RegisterOptions, Tool, ToolRegistry};
+    /// use toolwright_runtime::{RegisterOptions, Tool, ToolRegistry};
     ///
     /// let registry = ToolRegistry::new();
     /// let ping = Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap();
@@ -845,7 +845,7 @@ impl ToolRegistry {
     /// registration is enabled.
     ///
     /// ```
-    /// use tool_runtime::{Tool, ToolRegistry};
+    /// use toolwright_runtime::{Tool, ToolRegistry};
     ///
     /// let make = |text: &'static str| Tool::builder("greet").description(text)
     ///     .handler(move |_| async move { text }).build().unwrap();
@@ -863,7 +863,7 @@ impl ToolRegistry {
     /// disabled stays invisible).
     ///
     /// ```
-    /// use tool_runtime::{RegisterOptions, Tool, ToolRegistry};
+    /// use toolwright_runtime::{RegisterOptions, Tool, ToolRegistry};
     ///
     /// let registry = ToolRegistry::new();
     /// let greet = Tool::builder("greet").description("Say hi.").handler(|_| async { "hi" }).build().unwrap();
@@ -897,7 +897,7 @@ impl ToolRegistry {
     /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
     /// ```rust,standalone_crate
     /// use std::sync::Arc;
-    /// use tool_runtime::{tool, tool_set, ToolRegistry};
+    /// use toolwright_runtime::{tool, tool_set, ToolRegistry};
     ///
     /// struct Tenant {
     ///     name: String,
@@ -933,7 +933,7 @@ impl ToolRegistry {
     ///
     /// ```rust,standalone_crate
     /// use std::sync::Arc;
-    /// use tool_runtime::{tool, tool_set, RegisterOptions, ToolFilter, ToolRegistry};
+    /// use toolwright_runtime::{tool, tool_set, RegisterOptions, ToolFilter, ToolRegistry};
     ///
     /// struct Plugin;
     ///
@@ -1008,7 +1008,7 @@ impl ToolRegistry {
     /// The tool named `name`, enabled or not.
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert!(ToolRegistry::new().get("nothing").is_none());
     /// ```
     pub fn get(&self, name: &str) -> Option<Tool> {
@@ -1031,7 +1031,7 @@ impl ToolRegistry {
     /// The registration of the tool named `name`.
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert!(ToolRegistry::new().registration("nothing").is_none());
     /// ```
     pub fn registration(&self, name: &str) -> Option<Registration> {
@@ -1041,7 +1041,7 @@ impl ToolRegistry {
     /// Every registered name, enabled or not, sorted.
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert!(ToolRegistry::new().names().is_empty());
     /// ```
     pub fn names(&self) -> Vec<String> {
@@ -1051,7 +1051,7 @@ impl ToolRegistry {
     /// The registrations that pass `filter`, by priority (highest first), then by name.
     ///
     /// ```
-    /// # use tool_runtime::{ToolFilter, ToolRegistry};
+    /// # use toolwright_runtime::{ToolFilter, ToolRegistry};
     /// assert!(ToolRegistry::new().registrations(&ToolFilter::new()).is_empty());
     /// ```
     pub fn registrations(&self, filter: &ToolFilter) -> Vec<Registration> {
@@ -1070,7 +1070,7 @@ impl ToolRegistry {
     /// The tools that pass `filter`, by priority (highest first), then by name.
     ///
     /// ```
-    /// # use tool_runtime::{ToolFilter, ToolRegistry};
+    /// # use toolwright_runtime::{ToolFilter, ToolRegistry};
     /// assert!(ToolRegistry::new().list(&ToolFilter::new()).is_empty());
     /// ```
     pub fn list(&self, filter: &ToolFilter) -> Vec<Tool> {
@@ -1083,7 +1083,7 @@ impl ToolRegistry {
     /// Every tool, enabled or not, as a serializable summary, by priority then name.
     ///
     /// ```
-    /// use tool_runtime::{tool, register_all_tools};
+    /// use toolwright_runtime::{tool, register_all_tools};
     ///
     /// /// Tell the time.
     /// #[tool(priority = 100)]
@@ -1119,7 +1119,7 @@ impl ToolRegistry {
     /// [`RegistryError::UnknownTool`] (with the closest name) when no tool has that name.
     ///
     /// ```
-    /// # use tool_runtime::{RegistryError, ToolRegistry};
+    /// # use toolwright_runtime::{RegistryError, ToolRegistry};
     /// let err = ToolRegistry::new().set_enabled("nothing", true).unwrap_err();
     /// assert!(matches!(err, RegistryError::UnknownTool { .. }));
     /// ```
@@ -1146,7 +1146,7 @@ impl ToolRegistry {
     /// Sets the priority of the tool named `name` (the same priority again changes nothing).
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert!(ToolRegistry::new().set_priority("nothing", 1).is_err());
     /// ```
     pub fn set_priority(&self, name: &str, priority: i32) -> Result<Registration, RegistryError> {
@@ -1173,7 +1173,7 @@ impl ToolRegistry {
     /// Whether the tool named `name` is registered and enabled.
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert!(!ToolRegistry::new().is_enabled("nothing"));
     /// ```
     pub fn is_enabled(&self, name: &str) -> bool {
@@ -1187,7 +1187,7 @@ impl ToolRegistry {
     /// is harmless).
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert!(ToolRegistry::new().remove("nothing").is_none());
     /// ```
     pub fn remove(&self, name: &str) -> Option<Tool> {
@@ -1204,7 +1204,7 @@ impl ToolRegistry {
     /// How many tools are registered, enabled or not.
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert_eq!(ToolRegistry::new().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
@@ -1214,7 +1214,7 @@ impl ToolRegistry {
     /// Whether no tool is registered.
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert!(ToolRegistry::new().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -1224,7 +1224,7 @@ impl ToolRegistry {
     /// Every registration, sorted by name: spec, enabled, priority, `created_at`, source.
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// assert!(ToolRegistry::new().snapshot().tools.is_empty());
     /// ```
     pub fn snapshot(&self) -> RegistrySnapshot {
@@ -1251,7 +1251,7 @@ impl ToolRegistry {
     /// [`ChangeKind::PriorityChanged`]); the others send none.
     ///
     /// ```
-    /// use tool_runtime::{RegistrySnapshot, ToolRegistry};
+    /// use toolwright_runtime::{RegistrySnapshot, ToolRegistry};
     ///
     /// let saved: RegistrySnapshot = serde_json::from_value(serde_json::json!({"tools": [{
     ///     "spec": {"name": "gone", "description": "Removed since.", "input_schema": {"type": "object"}},
@@ -1302,7 +1302,7 @@ impl ToolRegistry {
     /// `register` and `remove`.
     ///
     /// ```
-    /// use tool_runtime::{tool, register_all_tools};
+    /// use toolwright_runtime::{tool, register_all_tools};
     ///
     /// /// Send an email message to a recipient.
     /// #[tool(safety = "dangerous", tags("mail"))]
@@ -1319,7 +1319,7 @@ impl ToolRegistry {
     /// categories, tags and names).
     ///
     /// ```
-    /// # use tool_runtime::{SafetyLevel, ToolFilter, ToolRegistry};
+    /// # use toolwright_runtime::{SafetyLevel, ToolFilter, ToolRegistry};
     /// let hits = ToolRegistry::new().search_filtered("delete", 5, &ToolFilter::new().max_safety(SafetyLevel::Safe));
     /// assert!(hits.is_empty());
     /// ```
@@ -1374,7 +1374,7 @@ impl ToolRegistry {
     /// how many tools the registry holds after. Calling it again changes nothing.
     ///
     /// ```
-    /// # use tool_runtime::ToolRegistry;
+    /// # use toolwright_runtime::ToolRegistry;
     /// let mut registry = ToolRegistry::new();
     /// let count = registry.register_all().unwrap();
     /// assert_eq!(registry.register_all().unwrap(), count);
@@ -1417,7 +1417,7 @@ impl ToolContext {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_runtime::{SafetyLevel, ToolContext, ToolRegistry};
+    /// use toolwright_runtime::{SafetyLevel, ToolContext, ToolRegistry};
     ///
     /// let ctx = ToolContext::new().with_registry(Arc::new(ToolRegistry::new()), SafetyLevel::Safe);
     /// assert!(ctx.registry().unwrap().is_empty());
@@ -1448,7 +1448,7 @@ impl ToolContext {
     /// ([`CallOptions::allowed_tools`](crate::CallOptions::allowed_tools)).
     ///
     /// ```
-    /// use tool_runtime::{SafetyLevel, ToolContext};
+    /// use toolwright_runtime::{SafetyLevel, ToolContext};
     /// let filter = ToolContext::new().visible_tools();
     /// assert_eq!(filter.safety_ceiling(), Some(SafetyLevel::Dangerous));
     /// ```
@@ -1515,7 +1515,7 @@ fn find_clashes(tools: &[Tool]) -> Vec<NameClash> {
 /// shared name with each definition's crate, module, file and line.
 ///
 /// ```
-/// use tool_runtime::{tool, register_all_tools};
+/// use toolwright_runtime::{tool, register_all_tools};
 ///
 /// /// Count the words in a text.
 /// #[tool]

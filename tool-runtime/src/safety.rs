@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// [`Dangerous`](SafetyLevel::Dangerous) ones only after an approval handler said yes.
 ///
 /// ```
-/// use tool_runtime::SafetyLevel;
+/// use toolwright_runtime::SafetyLevel;
 ///
 /// assert!(SafetyLevel::Safe < SafetyLevel::Dangerous);
 /// assert_eq!("cautious".parse::<SafetyLevel>().unwrap(), SafetyLevel::Cautious);
@@ -37,7 +37,7 @@ impl SafetyLevel {
     /// Every level, from least to most dangerous.
     ///
     /// ```
-    /// use tool_runtime::SafetyLevel;
+    /// use toolwright_runtime::SafetyLevel;
     /// assert_eq!(SafetyLevel::ALL.len(), 3);
     /// ```
     pub const ALL: [SafetyLevel; 3] = [
@@ -49,7 +49,7 @@ impl SafetyLevel {
     /// The level's lowercase name, as used in attributes and JSON.
     ///
     /// ```
-    /// use tool_runtime::SafetyLevel;
+    /// use toolwright_runtime::SafetyLevel;
     /// assert_eq!(SafetyLevel::Cautious.as_str(), "cautious");
     /// ```
     pub const fn as_str(self) -> &'static str {
@@ -70,7 +70,7 @@ impl fmt::Display for SafetyLevel {
 /// The error of parsing a [`SafetyLevel`] from a string that names no level.
 ///
 /// ```
-/// use tool_runtime::SafetyLevel;
+/// use toolwright_runtime::SafetyLevel;
 /// let err = "risky".parse::<SafetyLevel>().unwrap_err();
 /// assert_eq!(err.to_string(), "unknown safety level `risky`: expected one of `safe`, `cautious`, `dangerous`");
 /// ```

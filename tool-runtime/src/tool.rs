@@ -58,7 +58,7 @@ pub(crate) enum Handler {
 /// Two registrations of a tool are "the same tool" when their specs are equal.
 ///
 /// ```
-/// use tool_runtime::{SafetyLevel, ToolSpec};
+/// use toolwright_runtime::{SafetyLevel, ToolSpec};
 ///
 /// let spec: ToolSpec = serde_json::from_value(serde_json::json!({
 ///     "name": "lookup_city",
@@ -195,7 +195,7 @@ impl Caches {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use serde_json::json;
-/// use tool_runtime::{tool, register_all_tools, SafetyLevel};
+/// use toolwright_runtime::{tool, register_all_tools, SafetyLevel};
 ///
 /// /// Add two integers.
 /// #[tool(categories(math))]
@@ -356,7 +356,7 @@ impl Tool {
     ///
     /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
     /// ```rust,standalone_crate
-    /// use tool_runtime::{tool, register_all_tools, StateType};
+    /// use toolwright_runtime::{tool, register_all_tools, StateType};
     ///
     /// struct Greeting(String);
     ///
@@ -393,7 +393,7 @@ impl Tool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_runtime::{tool, register_all_tools, ToolContext, ToolError};
+    /// use toolwright_runtime::{tool, register_all_tools, ToolContext, ToolError};
     ///
     /// // The tool's parameters, read once for both, by reference and in order.
     /// fn rename_preview(_ctx: &ToolContext, from: &str, to: &str) -> Result<String, ToolError> {
@@ -424,7 +424,7 @@ impl Tool {
     /// [`ToolBuilder::approval`](crate::ToolBuilder::approval)).
     ///
     /// ```
-    /// # use tool_runtime::Tool;
+    /// # use toolwright_runtime::Tool;
     /// let tool = Tool::builder("ping").description("Check that the service answers.")
     ///     .handler(|_| async { "pong" }).build().unwrap();
     /// assert!(!tool.has_approval_rule());
@@ -439,7 +439,7 @@ impl Tool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_runtime::{tool, register_all_tools, Approval, ToolContext};
+    /// use toolwright_runtime::{tool, register_all_tools, Approval, ToolContext};
     ///
     /// // The tool's parameters, read once, by reference and in order.
     /// fn small_transfers_are_fine(_ctx: &ToolContext, _to: &str, cents: &u64) -> Approval {
@@ -477,7 +477,7 @@ impl Tool {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use tool_runtime::{tool, register_all_tools};
+    /// use toolwright_runtime::{tool, register_all_tools};
     ///
     /// /// Fetch a slow report.
     /// #[tool(timeout = "2m")]
@@ -495,7 +495,7 @@ impl Tool {
     /// own. The executor decides what the calls are counted over.
     ///
     /// ```
-    /// use tool_runtime::{tool, register_all_tools};
+    /// use toolwright_runtime::{tool, register_all_tools};
     ///
     /// /// Send the weekly newsletter.
     /// #[tool(safety = "dangerous", max_calls = 1)]
@@ -513,7 +513,7 @@ impl Tool {
     /// [`TaskSupport::Forbidden`](crate::TaskSupport::Forbidden) unless the tool says.
     ///
     /// ```
-    /// use tool_runtime::{tool, register_all_tools, TaskSupport};
+    /// use toolwright_runtime::{tool, register_all_tools, TaskSupport};
     ///
     /// /// Rebuild the search index (minutes).
     /// #[tool(task = "required")]
@@ -551,7 +551,7 @@ impl Tool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_runtime::{tool, register_all_tools, ToolContext};
+    /// use toolwright_runtime::{tool, register_all_tools, ToolContext};
     ///
     /// /// Shout a word.
     /// #[tool]

@@ -28,7 +28,7 @@ use crate::tool::Tool;
 /// ```rust,standalone_crate
 /// use std::sync::Arc;
 /// use std::sync::atomic::{AtomicU64, Ordering};
-/// use tool_runtime::{tool, tool_set, ToolSet};
+/// use toolwright_runtime::{tool, tool_set, ToolSet};
 ///
 /// #[derive(Default)]
 /// struct Counter {

@@ -5,11 +5,11 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tokio::sync::Notify;
-use tool_runtime::client::{
+use toolwright_runtime::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingMessage,
     SamplingOptions, SamplingRequest,
 };
-use tool_runtime::{
+use toolwright_runtime::{
     CallOptions, CancellationToken, ClientError, Elicitation, Executor, LogLevel, Tool, ToolCall,
     ToolContext, ToolRegistry,
 };

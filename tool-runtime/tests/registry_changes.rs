@@ -5,8 +5,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use tokio::sync::broadcast::Receiver;
-use tool_runtime::registry::{CHANGE_CAPACITY, ChangeKind, RegistryChange};
-use tool_runtime::{RegisterOptions, Registration, SafetyLevel, Tool, ToolFilter, ToolRegistry};
+use toolwright_runtime::registry::{CHANGE_CAPACITY, ChangeKind, RegistryChange};
+use toolwright_runtime::{
+    RegisterOptions, Registration, SafetyLevel, Tool, ToolFilter, ToolRegistry,
+};
 
 fn tool(name: &str) -> Tool {
     versioned(name, None)
@@ -341,16 +343,16 @@ struct Plugin {
     greeting: &'static str,
 }
 
-#[tool_runtime::tool_set]
+#[toolwright_runtime::tool_set]
 impl Plugin {
     /// Greet from the plugin.
-    #[tool_runtime::tool]
+    #[toolwright_runtime::tool]
     fn plugin_greet(&self) -> &'static str {
         self.greeting
     }
 
     /// Say the plugin's version.
-    #[tool_runtime::tool]
+    #[toolwright_runtime::tool]
     fn plugin_version(&self) -> &'static str {
         "1"
     }

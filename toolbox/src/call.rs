@@ -1,4 +1,4 @@
-//! `toolbox call`: one tool, through the executor, asking on the terminal before a dangerous
+//! `toolwright call`: one tool, through the executor, asking on the terminal before a dangerous
 //! call (and for a tool's elicitation: `prompt`).
 
 use std::io::{BufRead, IsTerminal, Read, Write};
@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
-use tool_runtime::{
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, CallOptions, Executor, SafetyLevel, ToolCall,
 };
 
@@ -49,7 +49,7 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
                 decision
             }
         })
-        // A tool linked into the binary that needs state toolbox does not have is a usage
+        // A tool linked into the binary that needs state toolwright does not have is a usage
         // error naming it, not a panic.
         .try_build()
         .map_err(|e| UsageError(e.to_string()))?;
@@ -67,10 +67,10 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
         .await;
     spinner.stop().await;
     let result = report.result;
-    if report.outcome == tool_runtime::executor::Outcome::UnknownTool {
+    if report.outcome == toolwright_runtime::executor::Outcome::UnknownTool {
         // A name that is not a tool is the user's mistake, not the tool's: a usage error.
         return Err(Stop::Usage(
-            result.error.unwrap_or(result.content) + "; `toolbox list` shows them all",
+            result.error.unwrap_or(result.content) + "; `toolwright list` shows them all",
         ));
     }
 
@@ -225,7 +225,7 @@ fn answers(stdin_taken: bool) -> Option<Box<dyn BufRead>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tool_runtime::file_change::FileChange;
+    use toolwright_runtime::file_change::FileChange;
 
     fn request(change: Option<FileChange>) -> ApprovalRequest {
         serde_json::from_value(serde_json::json!({

@@ -4,12 +4,12 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
-use tool_runtime::SafetyLevel;
-use tool_runtime::schema::Format;
+use toolwright_runtime::SafetyLevel;
+use toolwright_runtime::schema::Format;
 
 /// List LLM tools, export their schemas, call one, or serve them over MCP.
 #[derive(Debug, Parser)]
-#[command(name = "toolbox", version, about, long_about = None)]
+#[command(name = "toolwright", version, about, long_about = None)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -41,9 +41,9 @@ pub(crate) enum Command {
     Call(CallArgs),
     /// Serve the tools over MCP (stdio by default, or streamable HTTP).
     Serve(Box<ServeArgs>),
-    /// Print a shell's completion script for toolbox (see README, "Installing toolbox").
+    /// Print a shell's completion script for toolwright (see README, "Installing toolwright").
     Completions(CompletionsArgs),
-    /// Print toolbox's man page (roff), or a subcommand's.
+    /// Print toolwright's man page (roff), or a subcommand's.
     Man(ManArgs),
 }
 
@@ -56,7 +56,7 @@ pub(crate) struct CompletionsArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ManArgs {
-    /// The subcommand whose page to print (toolbox-SUBCOMMAND(1)); default: toolbox(1).
+    /// The subcommand whose page to print (toolbox-SUBCOMMAND(1)); default: toolwright(1).
     #[arg(value_name = "SUBCOMMAND")]
     pub(crate) subcommand: Option<String>,
 }

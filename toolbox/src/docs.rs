@@ -1,4 +1,4 @@
-//! `toolbox completions` and `toolbox man`: shell completion scripts and man pages, generated
+//! `toolwright completions` and `toolwright man`: shell completion scripts and man pages, generated
 //! from the command line's own definition so they never lag behind it.
 
 use clap::CommandFactory;
@@ -10,7 +10,7 @@ use crate::ending::{Outcome, Stop, print};
 /// The completion script of one shell, on stdout.
 pub(crate) fn completions(args: &CompletionsArgs) -> Result<Outcome, Stop> {
     let mut command = Cli::command();
-    command.set_bin_name("toolbox");
+    command.set_bin_name("toolwright");
     command.build();
     // Rendered in memory first: the generators were written for files, and stdout is where
     // a closed pipe must end the command quietly.
@@ -22,7 +22,7 @@ pub(crate) fn completions(args: &CompletionsArgs) -> Result<Outcome, Stop> {
     Ok(Outcome::Success)
 }
 
-/// toolbox(1), or toolbox-SUBCOMMAND(1), in roff on stdout.
+/// toolwright(1), or toolbox-SUBCOMMAND(1), in roff on stdout.
 pub(crate) fn man(args: &ManArgs) -> Result<Outcome, Stop> {
     let mut command = Cli::command().disable_help_subcommand(true);
     command.build();
@@ -32,7 +32,7 @@ pub(crate) fn man(args: &ManArgs) -> Result<Outcome, Stop> {
             let Some(sub) = command.find_subcommand(name) else {
                 let names: Vec<&str> = command.get_subcommands().map(|s| s.get_name()).collect();
                 return Err(Stop::Usage(format!(
-                    "no subcommand `{name}`: give one of {}, or none for toolbox(1)",
+                    "no subcommand `{name}`: give one of {}, or none for toolwright(1)",
                     names.join(", ")
                 )));
             };
@@ -41,7 +41,7 @@ pub(crate) fn man(args: &ManArgs) -> Result<Outcome, Stop> {
     };
     let mut roff = Vec::new();
     clap_mangen::Man::new(page)
-        .source(format!("toolbox {}", env!("CARGO_PKG_VERSION")))
+        .source(format!("toolwright {}", env!("CARGO_PKG_VERSION")))
         .render(&mut roff)
         .map_err(Stop::Output)?;
     print(|out| out.write_all(&roff))?;

@@ -17,7 +17,7 @@ pub(crate) enum Stop {
     /// The user's mistake: the message is printed, exit status 2.
     #[error("{0}")]
     Usage(String),
-    /// Whoever read stdout went away (`toolbox list | head -1`): nobody wants the rest, so
+    /// Whoever read stdout went away (`toolwright list | head -1`): nobody wants the rest, so
     /// the command ends quietly with status 0, as ripgrep does.
     #[error("stdout was closed by its reader")]
     StdoutClosed,
@@ -43,7 +43,7 @@ impl Stop {
     }
 }
 
-/// Writes to stdout, through one lock and buffer, and flushes. Everything toolbox prints on
+/// Writes to stdout, through one lock and buffer, and flushes. Everything toolwright prints on
 /// stdout goes through here (except `serve`, where stdout is the MCP transport), so a reader
 /// that goes away ends the command quietly instead of panicking like `println!`.
 pub(crate) fn print(
@@ -57,6 +57,6 @@ pub(crate) fn print(
 }
 
 /// The registry of every linked tool, or a usage-level error.
-pub(crate) fn registry() -> Result<tool_runtime::ToolRegistry, UsageError> {
-    tools_std::registry().map_err(|error| UsageError(error.to_string()))
+pub(crate) fn registry() -> Result<toolwright_runtime::ToolRegistry, UsageError> {
+    toolwright_std::registry().map_err(|error| UsageError(error.to_string()))
 }

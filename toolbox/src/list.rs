@@ -1,10 +1,10 @@
-//! `toolbox list` and `toolbox schema`.
+//! `toolwright list` and `toolwright schema`.
 
 use std::io::IsTerminal;
 
 use serde_json::{Value, json};
-use tool_runtime::schema::{SchemaOptions, tools_to_schema_with};
-use tool_runtime::{Tool, ToolFilter};
+use toolwright_runtime::schema::{SchemaOptions, tools_to_schema_with};
+use toolwright_runtime::{Tool, ToolFilter};
 
 use crate::cli::{ListArgs, SchemaArgs};
 use crate::ending::{Outcome, Stop, print, registry};
@@ -73,7 +73,7 @@ const MIN_DESCRIPTION_WIDTH: usize = 10;
 
 /// How wide the table may be, in columns; `None`: no limit. `--wide` never cuts; else
 /// `$COLUMNS` when set (as `ls` does), else the terminal's width; a pipe or a file is not
-/// cut, so `toolbox list | grep ...` sees whole descriptions.
+/// cut, so `toolwright list | grep ...` sees whole descriptions.
 fn table_width(wide: bool) -> Option<usize> {
     if wide {
         return None;
@@ -176,7 +176,7 @@ pub(crate) fn schema(args: SchemaArgs) -> Result<Outcome, Stop> {
             print(|out| writeln!(out, "{json}"))?;
             Ok(Outcome::Success)
         }
-        Err(error @ tool_runtime::schema::SchemaError::StrictNotSupported { .. }) => {
+        Err(error @ toolwright_runtime::schema::SchemaError::StrictNotSupported { .. }) => {
             Err(Stop::Usage(error.to_string()))
         }
         Err(error) => {
@@ -199,7 +199,7 @@ fn unknown_category_hints(tools: &[Tool], asked: &[String]) -> Vec<String> {
         .iter()
         .filter(|category| !known.contains(&category.as_str()))
         .map(|category| {
-            let close = tool_names::close_names(category, known.iter().copied(), 3);
+            let close = toolwright_names::close_names(category, known.iter().copied(), 3);
             let quoted = |names: &[&str]| {
                 names
                     .iter()
@@ -228,9 +228,9 @@ fn unknown_category_hints(tools: &[Tool], asked: &[String]) -> Vec<String> {
 
 /// "no tool named `x`; did you mean `y`?" with the closest registered names.
 pub(crate) fn unknown_tool_message(name: &str, names: &[String]) -> String {
-    let close = tool_names::close_names(name, names.iter().map(String::as_str), 3);
+    let close = toolwright_names::close_names(name, names.iter().map(String::as_str), 3);
     if close.is_empty() {
-        format!("no tool named `{name}`; `toolbox list` shows them all")
+        format!("no tool named `{name}`; `toolwright list` shows them all")
     } else {
         format!(
             "no tool named `{name}`; did you mean {}?",

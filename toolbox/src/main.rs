@@ -1,8 +1,8 @@
-//! `toolbox`: list the tools, export their schemas, call one, or serve them over MCP.
+//! `toolwright`: list the tools, export their schemas, call one, or serve them over MCP.
 //!
-//! It holds the standard tools (`tools-std`) and every other `#[tool]` linked into it.
+//! It holds the standard tools (`toolwright-std`) and every other `#[tool]` linked into it.
 //! Exit status: 0 on success, 1 when a tool fails (or the output cannot be written), 2 on
-//! usage errors. A reader of stdout that goes away (`toolbox list | head -1`) ends it quietly
+//! usage errors. A reader of stdout that goes away (`toolwright list | head -1`) ends it quietly
 //! with status 0.
 
 mod call;
@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::ToolFailed) => ExitCode::from(1),
         // Nobody reads the rest: not an error (and no message, which would only clutter the
-        // terminal of `toolbox list | head`).
+        // terminal of `toolwright list | head`).
         Err(Stop::StdoutClosed) => ExitCode::SUCCESS,
         Err(stop @ Stop::Output(_)) => {
             let _ = writeln!(std::io::stderr(), "error: {stop}");
@@ -73,7 +73,7 @@ fn main() -> ExitCode {
 /// one JSON object per line.
 fn init_logging(verbose: u8, format: LogFormat) {
     // rmcp logs every error response it sends (an unknown tool, say) as a warning; for
-    // toolbox those are answers, not problems.
+    // toolwright those are answers, not problems.
     let default = match verbose {
         0 => "warn,rmcp=error",
         1 => "info",

@@ -1,4 +1,4 @@
-//! `toolbox call`'s client for a tool: elicitation becomes a form on the terminal (when stdin
+//! `toolwright call`'s client for a tool: elicitation becomes a form on the terminal (when stdin
 //! is one and does not carry the arguments), sampling is not available, log messages go to
 //! the log (stderr).
 
@@ -7,16 +7,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value};
-use tool_runtime::client::{
+use toolwright_runtime::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };
-use tool_runtime::{ClientError, Elicitation};
+use toolwright_runtime::{ClientError, Elicitation};
 
 use crate::shown::{visible, visible_lines};
 
-/// The terminal as the client of one `toolbox call`.
+/// The terminal as the client of one `toolwright call`.
 pub(crate) struct Terminal {
-    /// Whether stdin carries the arguments (`toolbox call x -`): then it cannot answer.
+    /// Whether stdin carries the arguments (`toolwright call x -`): then it cannot answer.
     pub(crate) stdin_taken: bool,
     /// Set while the user is asked, so the spinner keeps quiet.
     pub(crate) asking: Arc<AtomicBool>,
@@ -62,7 +62,7 @@ impl ClientPowers for Terminal {
         Box::pin(async {
             Err(ClientError::NotAvailable {
                 what: "sampling",
-                why: "`toolbox call` has no model to ask (serve the tool over MCP to a client \
+                why: "`toolwright call` has no model to ask (serve the tool over MCP to a client \
                       that offers sampling)"
                     .to_owned(),
             })

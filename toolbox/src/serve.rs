@@ -1,11 +1,11 @@
-//! `toolbox serve`: the tools over MCP, on stdio or streamable HTTP.
+//! `toolwright serve`: the tools over MCP, on stdio or streamable HTTP.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tool_mcp::{AuthConfig, HttpOptions, JwtConfig, McpServer, PrometheusMetrics};
-use tool_runtime::{Executor, SafetyLevel};
+use toolwright_mcp::{AuthConfig, HttpOptions, JwtConfig, McpServer, PrometheusMetrics};
+use toolwright_runtime::{Executor, SafetyLevel};
 
 use crate::cli::{HttpArgs, ServeArgs};
 use crate::ending::{Outcome, UsageError, registry};
@@ -52,12 +52,12 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         .max_concurrent_calls(usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX))
         .max_sync_threads(usize::try_from(args.max_sync_threads).unwrap_or(usize::MAX))
         .shared_hook(metrics.clone())
-        // A tool linked into the binary that needs state toolbox does not have is a usage
+        // A tool linked into the binary that needs state toolwright does not have is a usage
         // error naming it, not a panic.
         .try_build()
         .map_err(|e| UsageError(e.to_string()))?;
     let server = McpServer::new(executor)
-        .name("toolbox", env!("CARGO_PKG_VERSION"))
+        .name("toolwright", env!("CARGO_PKG_VERSION"))
         .instructions(format!(
             "Tools for working in the project directory {root}: files (read, search, edit), \
              commands, maths, time. Paths are relative to that directory."
@@ -93,12 +93,12 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         .await
         .map_err(|e| UsageError(format!("cannot serve on {addr}: {e}")))?;
     eprintln!(
-        "toolbox: MCP server listening on {} (Ctrl-C or SIGTERM to stop)",
+        "toolwright: MCP server listening on {} (Ctrl-C or SIGTERM to stop)",
         http.url()
     );
     let signal = stop_signal().await;
     eprintln!(
-        "toolbox: {signal}: draining (new requests get 503; calls in flight have up to {}s)",
+        "toolwright: {signal}: draining (new requests get 503; calls in flight have up to {}s)",
         drain_timeout.as_secs()
     );
     let report = http
@@ -106,10 +106,10 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         .await
         .map_err(|e| UsageError(e.to_string()))?;
     if report.is_clean() {
-        eprintln!("toolbox: stopped");
+        eprintln!("toolwright: stopped");
     } else {
         eprintln!(
-            "toolbox: stopped; {} calls were still running at the deadline and were cancelled",
+            "toolwright: stopped; {} calls were still running at the deadline and were cancelled",
             report.unfinished_calls
         );
     }
@@ -120,7 +120,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
 /// file that decides who may call them: a stolen `tools:approve` token approves its holder's
 /// own dangerous calls, and a rewritten JWKS accepts the writer's tokens.
 fn refuse_exposed_secret(
-    workspace: &tools_std::Workspace,
+    workspace: &toolwright_std::Workspace,
     what: &str,
     path: &std::path::Path,
 ) -> Result<(), UsageError> {
@@ -148,8 +148,8 @@ fn refuse_exposed_secret(
 /// unsafe or incomplete configuration.
 type Http = (
     HttpOptions,
-    Option<Arc<dyn tool_mcp::StateClaims>>,
-    Option<tool_mcp::RedisTaskStore>,
+    Option<Arc<dyn toolwright_mcp::StateClaims>>,
+    Option<toolwright_mcp::RedisTaskStore>,
 );
 
 async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageError> {
@@ -214,7 +214,7 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageEr
     if let Some(url) = session_store_url(args)? {
         // Entries live as long as an idle session would, and a replica that restores one
         // restarts the clock.
-        let store = tool_mcp::RedisSessionStore::connect(&url)
+        let store = toolwright_mcp::RedisSessionStore::connect(&url)
             .await
             .map_err(|e| UsageError(e.to_string()))?
             .ttl(Duration::from_secs(args.session_idle_secs.max(1)));
@@ -222,9 +222,9 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageEr
             store = store.url(),
             "MCP sessions, tasks and used request states are shared through Redis"
         );
-        task_store = Some(tool_mcp::RedisTaskStore::from_session_store(&store));
+        task_store = Some(toolwright_mcp::RedisTaskStore::from_session_store(&store));
         let store = Arc::new(store);
-        claims = Some(store.clone() as Arc<dyn tool_mcp::StateClaims>);
+        claims = Some(store.clone() as Arc<dyn toolwright_mcp::StateClaims>);
         if !args.stateless {
             options = options.session_store(store);
         }
@@ -291,7 +291,7 @@ fn request_state_key(args: &HttpArgs) -> Result<Option<Vec<u8>>, UsageError> {
 /// or --session-store-env.
 fn session_store_url(args: &HttpArgs) -> Result<Option<String>, UsageError> {
     if let Some(url) = &args.session_store {
-        if tool_mcp::redis_url_has_password(url) {
+        if toolwright_mcp::redis_url_has_password(url) {
             return Err(UsageError(
                 "refusing a Redis URL with a password on the command line (--session-store): \
                  every user of this machine can read a process's arguments. Put the URL in a \

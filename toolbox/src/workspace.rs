@@ -1,7 +1,7 @@
 //! The workspace the standard tools work in, from the command line's flags (shared by
 //! `call` and `serve`).
 
-use tools_std::Workspace;
+use toolwright_std::Workspace;
 
 use crate::cli::WorkspaceArgs;
 use crate::ending::UsageError;

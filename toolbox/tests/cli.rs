@@ -1,12 +1,12 @@
-//! The `toolbox` command line, run as a user runs it.
+//! The `toolwright` command line, run as a user runs it.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-fn toolbox(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toolbox"))
+fn toolwright(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -14,7 +14,7 @@ fn toolbox(args: &[&str]) -> Output {
 }
 
 fn toolbox_in(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -32,7 +32,7 @@ fn stderr(output: &Output) -> String {
 
 #[test]
 fn list_prints_a_table() {
-    let output = toolbox(&["list"]);
+    let output = toolwright(&["list"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     let mut lines = text.lines();
@@ -51,12 +51,12 @@ fn list_prints_a_table() {
         text.lines()
             .any(|l| l.starts_with("write_file") && l.contains("dangerous"))
     );
-    assert_eq!(text.lines().count(), 1 + tools_std::TOOL_NAMES.len());
+    assert_eq!(text.lines().count(), 1 + toolwright_std::TOOL_NAMES.len());
 }
 
 #[test]
 fn list_filters_and_prints_json() {
-    let output = toolbox(&[
+    let output = toolwright(&[
         "list",
         "--json",
         "--max-safety",
@@ -70,12 +70,12 @@ fn list_filters_and_prints_json() {
     assert_eq!(names, ["calculate", "current_time", "json_query"]);
     assert_eq!(tools[0]["safety"], "safe");
 
-    let output = toolbox(&["list", "--json", "--max-safety", "cautious"]);
+    let output = toolwright(&["list", "--json", "--max-safety", "cautious"]);
     let tools: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
     assert!(tools.iter().all(|t| t["safety"] != "dangerous"));
     assert!(tools.iter().any(|t| t["name"] == "create_directory"));
 
-    let output = toolbox(&["list", "--search", "replace text in a file"]);
+    let output = toolwright(&["list", "--search", "replace text in a file"]);
     assert_eq!(output.status.code(), Some(0));
     let first_row = stdout(&output).lines().nth(1).unwrap().to_owned();
     assert!(first_row.starts_with("edit_file"), "{first_row}");
@@ -83,21 +83,21 @@ fn list_filters_and_prints_json() {
 
 #[test]
 fn list_usage_errors_exit_2() {
-    let output = toolbox(&["list", "--max-safety", "risky"]);
+    let output = toolwright(&["list", "--max-safety", "risky"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("unknown safety level `risky`"),
         "{}",
         stderr(&output)
     );
-    assert_eq!(toolbox(&["lst"]).status.code(), Some(2));
-    assert_eq!(toolbox(&[]).status.code(), Some(2));
+    assert_eq!(toolwright(&["lst"]).status.code(), Some(2));
+    assert_eq!(toolwright(&[]).status.code(), Some(2));
 }
 
 #[test]
 fn schema_in_every_format() {
     for format in ["openai", "openai-responses", "anthropic", "gemini", "mcp"] {
-        let output = toolbox(&[
+        let output = toolwright(&[
             "schema",
             "--format",
             format,
@@ -115,33 +115,33 @@ fn schema_in_every_format() {
         let exported: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
         assert_eq!(exported.len(), 2, "{format}");
     }
-    let output = toolbox(&["schema", "--format", "openai", "--strict"]);
+    let output = toolwright(&["schema", "--format", "openai", "--strict"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let exported: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(exported.len(), tools_std::TOOL_NAMES.len());
+    assert_eq!(exported.len(), toolwright_std::TOOL_NAMES.len());
     assert!(exported.iter().all(|t| t["function"]["strict"] == true));
-    let output = toolbox(&["schema", "--format", "mcp", "--tool", "write_file"]);
+    let output = toolwright(&["schema", "--format", "mcp", "--tool", "write_file"]);
     let exported: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(exported[0]["annotations"]["destructiveHint"], true);
 }
 
 #[test]
 fn schema_usage_errors_exit_2() {
-    let output = toolbox(&["schema", "--format", "cohere"]);
+    let output = toolwright(&["schema", "--format", "cohere"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("unknown schema format `cohere`"),
         "{}",
         stderr(&output)
     );
-    let output = toolbox(&["schema", "--format", "openai", "--tool", "read"]);
+    let output = toolwright(&["schema", "--format", "openai", "--tool", "read"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("no tool named `read`; did you mean `read_file`"),
         "{}",
         stderr(&output)
     );
-    let output = toolbox(&["schema", "--format", "anthropic", "--strict"]);
+    let output = toolwright(&["schema", "--format", "anthropic", "--strict"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("strict mode is an OpenAI feature"));
 }
@@ -152,7 +152,7 @@ fn call_runs_a_tool_and_sets_the_exit_status() {
     std::fs::write(dir.path().join("notes.txt"), "remember the milk\n").unwrap();
     let root = dir.path().to_str().unwrap();
 
-    let output = toolbox(&[
+    let output = toolwright(&[
         "call",
         "read_file",
         r#"{"path": "notes.txt"}"#,
@@ -169,7 +169,7 @@ fn call_runs_a_tool_and_sets_the_exit_status() {
     );
     assert_eq!(stdout(&output), "remember the milk\n");
 
-    let output = toolbox(&[
+    let output = toolwright(&[
         "call",
         "read_file",
         r#"{"path": "missing.txt"}"#,
@@ -183,7 +183,7 @@ fn call_runs_a_tool_and_sets_the_exit_status() {
         stderr(&output)
     );
 
-    let output = toolbox(&[
+    let output = toolwright(&[
         "call",
         "read_file",
         r#"{"path": "../etc/passwd"}"#,
@@ -192,7 +192,7 @@ fn call_runs_a_tool_and_sets_the_exit_status() {
     ]);
     assert_eq!(output.status.code(), Some(1));
 
-    let output = toolbox(&["call", "calculate", r#"{"expression": "6*7"}"#, "--json"]);
+    let output = toolwright(&["call", "calculate", r#"{"expression": "6*7"}"#, "--json"]);
     assert_eq!(output.status.code(), Some(0));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["content"], "42");
@@ -205,10 +205,10 @@ fn call_reads_arguments_from_a_file_and_stdin() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("args.json");
     std::fs::write(&file, r#"{"expression": "1 + 1"}"#).unwrap();
-    let output = toolbox(&["call", "calculate", &format!("@{}", file.display())]);
+    let output = toolwright(&["call", "calculate", &format!("@{}", file.display())]);
     assert_eq!(stdout(&output), "2\n");
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(["call", "calculate", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -226,38 +226,38 @@ fn call_reads_arguments_from_a_file_and_stdin() {
 
 #[test]
 fn call_usage_errors_exit_2() {
-    let output = toolbox(&["call", "calculat", r#"{"expression": "1"}"#]);
+    let output = toolwright(&["call", "calculat", r#"{"expression": "1"}"#]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("unknown tool `calculat`; did you mean `calculate`?"),
         "{}",
         stderr(&output)
     );
-    let output = toolbox(&["call", "calculate", "{not json"]);
+    let output = toolwright(&["call", "calculate", "{not json"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("are not valid JSON"),
         "{}",
         stderr(&output)
     );
-    let output = toolbox(&["call", "calculate", "[1, 2]"]);
+    let output = toolwright(&["call", "calculate", "[1, 2]"]);
     assert_eq!(output.status.code(), Some(2));
-    let output = toolbox(&["call", "calculate", "@/nonexistent/args.json"]);
+    let output = toolwright(&["call", "calculate", "@/nonexistent/args.json"]);
     assert_eq!(output.status.code(), Some(2));
-    let output = toolbox(&["call", "read_file", "{}", "--root", "/nonexistent/dir"]);
+    let output = toolwright(&["call", "read_file", "{}", "--root", "/nonexistent/dir"]);
     assert_eq!(output.status.code(), Some(2));
 }
 
 #[test]
 fn a_transposed_name_suggests_its_tool_first() {
-    let output = toolbox(&["call", "raed_file", "{}"]);
+    let output = toolwright(&["call", "raed_file", "{}"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("unknown tool `raed_file`; did you mean `read_file`?"),
         "{}",
         stderr(&output)
     );
-    let output = toolbox(&["schema", "--format", "mcp", "--tool", "raed_file"]);
+    let output = toolwright(&["schema", "--format", "mcp", "--tool", "raed_file"]);
     assert!(
         stderr(&output).contains("did you mean `read_file`"),
         "{}",
@@ -267,7 +267,7 @@ fn a_transposed_name_suggests_its_tool_first() {
 
 #[test]
 fn a_category_no_tool_has_is_named_with_the_closest() {
-    let output = toolbox(&["list", "--category", "fielsystem"]);
+    let output = toolwright(&["list", "--category", "fielsystem"]);
     assert_eq!(output.status.code(), Some(0));
     assert!(stdout(&output).is_empty(), "{}", stdout(&output));
     assert!(
@@ -276,14 +276,14 @@ fn a_category_no_tool_has_is_named_with_the_closest() {
         "{}",
         stderr(&output)
     );
-    let output = toolbox(&["list", "--category", "weather"]);
+    let output = toolwright(&["list", "--category", "weather"]);
     assert!(
         stderr(&output).contains("no tool has the category `weather`; the categories are `"),
         "{}",
         stderr(&output)
     );
     // A category that exists but matches nothing with the other filters gets no hint.
-    let output = toolbox(&[
+    let output = toolwright(&[
         "list",
         "--category",
         "filesystem",
@@ -303,7 +303,7 @@ fn a_category_no_tool_has_is_named_with_the_closest() {
 fn dangerous_calls_ask_and_are_denied_without_a_terminal_or_yes() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
-    let output = toolbox(&[
+    let output = toolwright(&[
         "call",
         "write_file",
         r#"{"path": "out.txt", "content": "hi"}"#,
@@ -319,7 +319,7 @@ fn dangerous_calls_ask_and_are_denied_without_a_terminal_or_yes() {
     assert!(err.contains("create `out.txt` (2 bytes, 1 line)"), "{err}");
     assert!(!dir.path().join("out.txt").exists());
 
-    let output = toolbox(&[
+    let output = toolwright(&[
         "call",
         "write_file",
         r#"{"path": "out.txt", "content": "hi"}"#,
@@ -338,7 +338,7 @@ fn dangerous_calls_ask_and_are_denied_without_a_terminal_or_yes() {
 fn commands_run_only_when_allowed() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
-    let output = toolbox(&[
+    let output = toolwright(&[
         "call",
         "run_command",
         r#"{"program": "echo", "args": ["hi"]}"#,
@@ -352,7 +352,7 @@ fn commands_run_only_when_allowed() {
         "{}",
         stderr(&output)
     );
-    let output = toolbox(&[
+    let output = toolwright(&[
         "call",
         "run_command",
         r#"{"program": "echo", "args": ["hi"]}"#,
@@ -369,20 +369,20 @@ fn commands_run_only_when_allowed() {
 
 #[test]
 fn help_and_version() {
-    let output = toolbox(&["--help"]);
+    let output = toolwright(&["--help"]);
     assert_eq!(output.status.code(), Some(0));
     for command in ["list", "schema", "call", "serve"] {
         assert!(stdout(&output).contains(command));
     }
-    assert_eq!(toolbox(&["--version"]).status.code(), Some(0));
+    assert_eq!(toolwright(&["--version"]).status.code(), Some(0));
 }
 
-/// Runs toolbox with stdout a pipe whose reader is already gone, as `toolbox list | head -1`
+/// Runs toolwright with stdout a pipe whose reader is already gone, as `toolwright list | head -1`
 /// is once `head` has its line: every write to stdout fails with EPIPE, whatever the timing.
 fn toolbox_into_a_closed_pipe(args: &[&str]) -> Output {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(writer)
@@ -447,9 +447,9 @@ fn every_command_ends_quietly_when_its_reader_goes_away() {
 
 #[test]
 fn a_reader_that_stops_after_a_line_ends_it_quietly() {
-    // `toolbox schema --format openai | head -1`: whether toolbox had written everything into
+    // `toolwright schema --format openai | head -1`: whether toolwright had written everything into
     // the pipe before the reader left, or not, it ends quietly.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(["schema", "--format", "openai"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -467,9 +467,9 @@ fn a_reader_that_stops_after_a_line_ends_it_quietly() {
     assert_ended_quietly(&["schema", "--format", "openai"], &output);
 }
 
-/// `toolbox list` into a pipe, with `COLUMNS` as given (or unset).
+/// `toolwright list` into a pipe, with `COLUMNS` as given (or unset).
 fn list_piped(columns: Option<&str>, extra: &[&str]) -> String {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_toolbox"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolwright"));
     command.arg("list").args(extra).stdin(Stdio::null());
     match columns {
         Some(columns) => command.env("COLUMNS", columns),
@@ -482,8 +482,9 @@ fn list_piped(columns: Option<&str>, extra: &[&str]) -> String {
 
 /// Every tool's name and its whole description, on one line, from `list --json`.
 fn names_and_descriptions() -> Vec<(String, String)> {
-    let tools: Vec<Value> = serde_json::from_str(&stdout(&toolbox(&["list", "--json"]))).unwrap();
-    assert_eq!(tools.len(), tools_std::TOOL_NAMES.len());
+    let tools: Vec<Value> =
+        serde_json::from_str(&stdout(&toolwright(&["list", "--json"]))).unwrap();
+    assert_eq!(tools.len(), toolwright_std::TOOL_NAMES.len());
     tools
         .iter()
         .map(|tool| {
@@ -523,12 +524,12 @@ fn list_into_a_pipe_prints_whole_descriptions() {
 #[test]
 fn list_fits_columns_when_set() {
     let table = list_piped(Some("60"), &[]);
-    assert_eq!(table.lines().count(), 1 + tools_std::TOOL_NAMES.len());
+    assert_eq!(table.lines().count(), 1 + toolwright_std::TOOL_NAMES.len());
     for line in table.lines() {
         assert!(line.chars().count() <= 60, "wider than 60 columns: {line}");
     }
     assert!(table.lines().skip(1).all(|line| line.ends_with("...")));
-    for name in tools_std::TOOL_NAMES {
+    for name in toolwright_std::TOOL_NAMES {
         assert!(
             table
                 .lines()
@@ -543,14 +544,14 @@ fn list_wide_never_cuts() {
     assert_whole_descriptions(&list_piped(Some("60"), &["--wide"]));
     assert_whole_descriptions(&list_piped(None, &["--wide"]));
     assert_eq!(
-        toolbox(&["list", "--wide", "--json"]).status.code(),
+        toolwright(&["list", "--wide", "--json"]).status.code(),
         Some(2)
     );
 }
 
-/// The subcommands `toolbox --help` lists (but `help`).
+/// The subcommands `toolwright --help` lists (but `help`).
 fn subcommands() -> Vec<String> {
-    let help = stdout(&toolbox(&["--help"]));
+    let help = stdout(&toolwright(&["--help"]));
     let names: Vec<String> = help
         .lines()
         .skip_while(|line| !line.starts_with("Commands:"))
@@ -570,7 +571,7 @@ fn subcommands() -> Vec<String> {
 fn completions_for_every_shell() {
     let subcommands = subcommands();
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
-        let output = toolbox(&["completions", shell]);
+        let output = toolwright(&["completions", shell]);
         assert_eq!(
             output.status.code(),
             Some(0),
@@ -593,12 +594,12 @@ fn completions_for_every_shell() {
     }
 
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("toolbox.bash");
-    std::fs::write(&path, stdout(&toolbox(&["completions", "bash"]))).unwrap();
+    let path = dir.path().join("toolwright.bash");
+    std::fs::write(&path, stdout(&toolwright(&["completions", "bash"]))).unwrap();
     let check = Command::new("bash").arg("-n").arg(&path).output().unwrap();
     assert!(check.status.success(), "bash -n: {}", stderr(&check));
 
-    let output = toolbox(&["completions", "tcsh"]);
+    let output = toolwright(&["completions", "tcsh"]);
     assert_eq!(output.status.code(), Some(2));
 }
 
@@ -613,17 +614,17 @@ fn first_macro(page: &str) -> &str {
 
 #[test]
 fn man_pages() {
-    let output = toolbox(&["man"]);
+    let output = toolwright(&["man"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let page = stdout(&output);
-    assert!(first_macro(&page).starts_with(".TH toolbox 1"), "{page}");
+    assert!(first_macro(&page).starts_with(".TH toolwright 1"), "{page}");
     assert!(page.contains(".SH SUBCOMMANDS"));
     for subcommand in subcommands() {
         assert!(
-            page.contains(&format!("toolbox\\-{subcommand}(1)")),
+            page.contains(&format!("toolwright\\-{subcommand}(1)")),
             "{subcommand}: {page}"
         );
-        let output = toolbox(&["man", &subcommand]);
+        let output = toolwright(&["man", &subcommand]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         let sub_page = stdout(&output);
         assert!(
@@ -631,7 +632,7 @@ fn man_pages() {
             "{sub_page}"
         );
     }
-    let output = toolbox(&["man", "lst"]);
+    let output = toolwright(&["man", "lst"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("no subcommand `lst`"),
@@ -645,7 +646,7 @@ fn man_pages() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("toolbox.1");
+    let path = dir.path().join("toolwright.1");
     std::fs::write(&path, &page).unwrap();
     let rendered = Command::new("man")
         .arg("-l")
@@ -663,19 +664,19 @@ fn man_pages() {
 }
 
 /// In a terminal 70 columns wide (a pseudo-terminal from util-linux's `script`), `list` fits
-/// the terminal; and a terminal on stderr (coloured logs) does not make toolbox panic.
+/// the terminal; and a terminal on stderr (coloured logs) does not make toolwright panic.
 #[test]
 #[cfg(target_os = "linux")]
 fn list_in_a_terminal_fits_its_width() {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("`script` (util-linux) is not installed: no terminal to run toolbox in");
+        eprintln!("`script` (util-linux) is not installed: no terminal to run toolwright in");
         return;
     }
     let output = Command::new("script")
         .args(["--quiet", "--return", "--command"])
         .arg(format!(
             "stty rows 24 cols 70 && exec '{}' list",
-            env!("CARGO_BIN_EXE_toolbox")
+            env!("CARGO_BIN_EXE_toolwright")
         ))
         .arg("/dev/null")
         .env_remove("COLUMNS")
@@ -687,7 +688,7 @@ fn list_in_a_terminal_fits_its_width() {
     assert!(!text.contains("panicked"), "{text}");
     assert_eq!(
         text.lines().count(),
-        1 + tools_std::TOOL_NAMES.len(),
+        1 + toolwright_std::TOOL_NAMES.len(),
         "{text}"
     );
     for line in text.lines() {
@@ -708,7 +709,7 @@ fn a_full_disk_is_reported() {
         .write(true)
         .open("/dev/full")
         .unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    let output = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(["schema", "--format", "mcp"])
         .stdin(Stdio::null())
         .stdout(full)
@@ -733,7 +734,7 @@ fn serve_refuses_secrets_the_tools_can_read() {
     let jwks = outside.path().join("jwks.json");
     std::fs::write(&jwks, r#"{"keys": []}"#).unwrap();
     let root_arg = root.path().to_str().unwrap();
-    let output = toolbox(&[
+    let output = toolwright(&[
         "serve",
         "--http",
         "127.0.0.1:0",
@@ -753,7 +754,7 @@ fn serve_refuses_secrets_the_tools_can_read() {
     let bin = cargo_home.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::copy(&jwks, bin.join("jwks.json")).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    let output = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args([
             "serve",
             "--http",
@@ -785,7 +786,7 @@ fn serve_refuses_a_request_state_key_the_tools_can_read_or_too_short() {
     let key = root.path().join("state-key");
     std::fs::write(&key, "0123456789abcdef0123456789abcdef0123456789abcdef\n").unwrap();
     let root_arg = root.path().to_str().unwrap();
-    let output = toolbox(&[
+    let output = toolwright(&[
         "serve",
         "--http",
         "127.0.0.1:0",
@@ -802,7 +803,7 @@ fn serve_refuses_a_request_state_key_the_tools_can_read_or_too_short() {
     let outside = tempfile::tempdir().unwrap();
     let short = outside.path().join("state-key");
     std::fs::write(&short, "too-short\n").unwrap();
-    let output = toolbox(&[
+    let output = toolwright(&[
         "serve",
         "--http",
         "127.0.0.1:0",

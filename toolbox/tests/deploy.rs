@@ -1,4 +1,4 @@
-//! `toolbox serve --http` as a team deploys it: the safe default, authentication flags, the
+//! `toolwright serve --http` as a team deploys it: the safe default, authentication flags, the
 //! HTTP options, JSON logs, and the drain on SIGTERM. Real processes, real HTTP on loopback;
 //! every wait is for an event (a line on stderr, the process ending).
 
@@ -12,12 +12,12 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use tool_runtime::{SafetyLevel, ToolFilter};
+use toolwright_runtime::{SafetyLevel, ToolFilter};
 
 const SAFE_TOKEN: &str = "safe-token-0123456789abcdef";
 const ALL_TOKEN: &str = "all-token-0123456789abcdef";
 
-/// A running `toolbox serve --http`.
+/// A running `toolwright serve --http`.
 struct Server {
     child: Child,
     stderr: BufReader<ChildStderr>,
@@ -29,7 +29,7 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str], env: &[(&str, &str)], root: &Path) -> Server {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_toolbox"));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolwright"));
         command
             .arg("serve")
             .args(args)
@@ -129,7 +129,7 @@ fn token_file(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn a_non_loopback_address_without_authentication_exits_2() {
-    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    let output = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(["serve", "--http", "0.0.0.0:0"])
         .stdin(Stdio::null())
         .output()
@@ -148,29 +148,29 @@ fn a_non_loopback_address_without_authentication_exits_2() {
 
 #[test]
 fn http_flags_need_http_and_tokens_never_come_from_the_command_line() {
-    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    let output = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(["serve", "--auth-token-file", "tokens"])
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--http <ADDR>"));
-    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    let output = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args([
             "serve",
             "--http",
             "127.0.0.1:0",
             "--auth-token-env",
-            "TOOLBOX_TEST_NO_SUCH_VARIABLE",
+            "TOOLWRIGHT_TEST_NO_SUCH_VARIABLE",
         ])
-        .env_remove("TOOLBOX_TEST_NO_SUCH_VARIABLE")
+        .env_remove("TOOLWRIGHT_TEST_NO_SUCH_VARIABLE")
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&output.stderr)
-            .contains("the environment variable TOOLBOX_TEST_NO_SUCH_VARIABLE is not set")
+            .contains("the environment variable TOOLWRIGHT_TEST_NO_SUCH_VARIABLE is not set")
     );
 }
 
@@ -213,7 +213,7 @@ async fn insecure_no_auth_serves_with_a_json_warning_and_drains_on_sigterm() {
     let (code, rest) = server.terminate();
     assert_eq!(code, Some(0), "{rest}");
     assert!(rest.contains("SIGTERM: draining"), "{rest}");
-    assert!(rest.contains("toolbox: stopped"), "{rest}");
+    assert!(rest.contains("toolwright: stopped"), "{rest}");
 }
 
 #[tokio::test]
@@ -258,7 +258,7 @@ async fn tokens_from_a_file_set_what_a_client_sees() {
         .map(|t| t.name.to_string())
         .collect();
     seen.sort();
-    let mut safe: Vec<String> = tools_std::registry()
+    let mut safe: Vec<String> = toolwright_std::registry()
         .unwrap()
         .list(&ToolFilter::new().max_safety(SafetyLevel::Safe))
         .iter()
@@ -295,11 +295,11 @@ async fn a_token_from_the_environment_and_the_public_resource_url() {
             "--http",
             "127.0.0.1:0",
             "--auth-token-env",
-            "TOOLBOX_TEST_TOKEN",
+            "TOOLWRIGHT_TEST_TOKEN",
             "--resource-url",
             "https://tools.example.test",
         ],
-        &[("TOOLBOX_TEST_TOKEN", ALL_TOKEN)],
+        &[("TOOLWRIGHT_TEST_TOKEN", ALL_TOKEN)],
         dir.path(),
     );
     let web = reqwest::Client::new();
@@ -468,7 +468,7 @@ fn a_redis_password_on_the_command_line_is_refused() {
         "redis://:hunter2-secret@127.0.0.1:1/0",
         "redis+unix:///run/redis.sock?db=0&pass=hunter2-secret",
     ] {
-        let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        let output = Command::new(env!("CARGO_BIN_EXE_toolwright"))
             .args(["serve", "--http", "127.0.0.1:0", "--session-store", url])
             .stdin(Stdio::null())
             .output()
@@ -483,7 +483,7 @@ fn a_redis_password_on_the_command_line_is_refused() {
 }
 
 /// A `redis-server` with a password on a Unix socket in a temporary directory, killed on
-/// drop; `None` (after saying so) when it is not installed and TOOLBOX_REQUIRE_SERVICES is
+/// drop; `None` (after saying so) when it is not installed and TOOLWRIGHT_REQUIRE_SERVICES is
 /// not `1`.
 struct Redis {
     child: Child,
@@ -498,9 +498,9 @@ impl Redis {
             .find(|candidate| candidate.is_file())
         else {
             assert_ne!(
-                std::env::var("TOOLBOX_REQUIRE_SERVICES").as_deref(),
+                std::env::var("TOOLWRIGHT_REQUIRE_SERVICES").as_deref(),
                 Ok("1"),
-                "redis-server is not installed and TOOLBOX_REQUIRE_SERVICES=1: install it \
+                "redis-server is not installed and TOOLWRIGHT_REQUIRE_SERVICES=1: install it \
                  (`apt-get install redis-server`)"
             );
             eprintln!("SKIPPED: redis-server is not installed (`apt-get install redis-server`)");
@@ -591,8 +591,8 @@ async fn the_session_store_url_comes_from_a_file_or_the_environment_never_argv()
             Vec::new(),
         ),
         (
-            vec!["--session-store-env", "TOOLBOX_TEST_STORE_URL"],
-            vec![("TOOLBOX_TEST_STORE_URL", url.as_str())],
+            vec!["--session-store-env", "TOOLWRIGHT_TEST_STORE_URL"],
+            vec![("TOOLWRIGHT_TEST_STORE_URL", url.as_str())],
         ),
     ];
     for (flags, env) in ways {

@@ -1,4 +1,4 @@
-//! `toolbox call` approving a file change hunk by hunk, on a real pseudo-terminal (rexpect):
+//! `toolwright call` approving a file change hunk by hunk, on a real pseudo-terminal (rexpect):
 //! the binary runs with stdin, stdout and stderr on a pty, each answer is sent after its
 //! prompt shows, and every wait is on output (the timeout is only a safety net).
 
@@ -44,10 +44,10 @@ fn write_all_three() -> String {
         .to_string()
 }
 
-/// `toolbox call <tool> <arguments> --root <root>` on a pty, with `TERM=xterm` and, when
+/// `toolwright call <tool> <arguments> --root <root>` on a pty, with `TERM=xterm` and, when
 /// `no_color`, `NO_COLOR=1`.
 fn spawn(tool: &str, arguments: &str, root: &Path, no_color: bool) -> Pty {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_toolbox"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolwright"));
     command
         .args(["call", tool, arguments, "--root"])
         .arg(root)
@@ -58,14 +58,14 @@ fn spawn(tool: &str, arguments: &str, root: &Path, no_color: bool) -> Pty {
         command.env("NO_COLOR", "1");
     }
     let session = rexpect::spawn_with_options(command, Options::new().timeout_ms(Some(TIMEOUT_MS)))
-        .expect("toolbox starts on a pty");
+        .expect("toolwright starts on a pty");
     Pty {
         session,
         seen: String::new(),
     }
 }
 
-/// A running `toolbox` and everything it printed so far.
+/// A running `toolwright` and everything it printed so far.
 struct Pty {
     session: PtySession,
     seen: String,
@@ -97,7 +97,7 @@ impl Pty {
         }
         match self.session.process().wait() {
             Ok(WaitStatus::Exited(_, code)) => (self.seen, code),
-            other => panic!("toolbox did not exit: {other:?}\n{}", self.seen),
+            other => panic!("toolwright did not exit: {other:?}\n{}", self.seen),
         }
     }
 }
@@ -286,7 +286,7 @@ fn a_call_without_a_change_still_asks_once() {
 
 #[test]
 fn a_call_on_a_terminal_runs() {
-    // Logs on a terminal are coloured: toolbox once panicked there for want of the feature.
+    // Logs on a terminal are coloured: toolwright once panicked there for want of the feature.
     let dir = workspace();
     let pty = spawn("calculate", r#"{"expression": "6 * 7"}"#, dir.path(), false);
     let (out, status) = pty.finish();
@@ -297,7 +297,7 @@ fn a_call_on_a_terminal_runs() {
 #[test]
 fn yes_applies_every_hunk_without_asking() {
     let dir = workspace();
-    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    let output = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(["call", "write_file", &write_all_three(), "--yes", "--root"])
         .arg(dir.path())
         .output()

@@ -1,4 +1,4 @@
-//! `toolbox serve` against rmcp's client: over stdio (a child process) and streamable HTTP.
+//! `toolwright serve` against rmcp's client: over stdio (a child process) and streamable HTTP.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -17,7 +17,7 @@ async fn exercise<S: rmcp::Service<rmcp::RoleClient>>(
     root: &std::path::Path,
 ) {
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), tools_std::TOOL_NAMES.len());
+    assert_eq!(tools.len(), toolwright_std::TOOL_NAMES.len());
     let read = tools.iter().find(|t| t.name == "read_file").unwrap();
     assert_eq!(
         read.annotations.as_ref().unwrap().read_only_hint,
@@ -63,7 +63,7 @@ async fn over_stdio() {
     std::fs::write(dir.path().join("hello.txt"), "hello\n").unwrap();
     let root = dir.path().to_owned();
     let transport = TokioChildProcess::new(
-        tokio::process::Command::new(env!("CARGO_BIN_EXE_toolbox")).configure(|command| {
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_toolwright")).configure(|command| {
             command.arg("serve").arg("--root").arg(&root);
         }),
     )
@@ -82,7 +82,7 @@ async fn over_streamable_http() {
         .local_addr()
         .unwrap()
         .port();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+    let mut server = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(["serve", "--http", &format!("127.0.0.1:{port}"), "--root"])
         .arg(dir.path())
         .stderr(Stdio::piped())
@@ -171,13 +171,13 @@ fn response(stdout: &mut impl BufRead, id: u64) -> Value {
     }
 }
 
-/// README's "Using toolbox from Claude Desktop or Cursor", run the way those clients run it:
+/// README's "Using toolwright from Claude Desktop or Cursor", run the way those clients run it:
 /// the configured command by its absolute path, with the configured arguments (the project
 /// swapped for a temporary one), in an unrelated empty directory, with only PATH and HOME,
 /// speaking raw JSON-RPC lines over stdio; the tools listed are the ones the README shows.
 #[test]
 fn readme_client_config() {
-    let section = readme_section("### Using toolbox from Claude Desktop or Cursor");
+    let section = readme_section("### Using toolwright from Claude Desktop or Cursor");
     let blocks = code_blocks(&section);
     let configs: Vec<Value> = blocks
         .iter()
@@ -198,10 +198,10 @@ fn readme_client_config() {
         .unwrap();
 
     for config in configs {
-        let server = &config["mcpServers"]["toolbox"];
+        let server = &config["mcpServers"]["toolwright"];
         let command = server["command"].as_str().unwrap();
         assert!(std::path::Path::new(command).is_absolute(), "{command}");
-        assert!(command.ends_with("/toolbox"), "{command}");
+        assert!(command.ends_with("/toolwright"), "{command}");
         let project = tempfile::tempdir().unwrap();
         let cwd = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
@@ -215,7 +215,7 @@ fn readme_client_config() {
         let mut args: Vec<std::ffi::OsString> = configured.iter().map(Into::into).collect();
         args[root_at] = project.path().into();
 
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
             .args(&args)
             .current_dir(cwd.path())
             .env_clear()
@@ -237,7 +237,7 @@ fn readme_client_config() {
             }}),
         );
         let initialized = response(&mut stdout, 1);
-        assert_eq!(initialized["serverInfo"]["name"], "toolbox");
+        assert_eq!(initialized["serverInfo"]["name"], "toolwright");
         assert!(
             initialized["instructions"]
                 .as_str()

@@ -1,6 +1,6 @@
-//! A command cannot type into the person's terminal (issue 26): `toolbox call run_command`
+//! A command cannot type into the person's terminal (issue 26): `toolwright call run_command`
 //! runs from an interactive shell on a real pseudo-terminal (rexpect), and the command tries
-//! `TIOCSTI` (push input, which the shell would run after toolbox exits, unconfined) on
+//! `TIOCSTI` (push input, which the shell would run after toolwright exits, unconfined) on
 //! `/dev/tty`, on its descriptors 0, 1 and 2, and on a pseudo-terminal it opens. Each is
 //! refused and the shell runs nothing it did not get from the test. Every wait is on output.
 
@@ -68,7 +68,7 @@ fn a_command_cannot_push_input_into_the_terminal() {
     session
         .send_line(&format!(
             "{} call run_command {} --root {} --allow-command python3 --yes; echo TOOLBOX-'DONE'",
-            quote(env!("CARGO_BIN_EXE_toolbox")),
+            quote(env!("CARGO_BIN_EXE_toolwright")),
             quote(&arguments),
             quote(&workspace.path().display().to_string()),
         ))

@@ -2,13 +2,13 @@
 //! the executor over a temporary workspace, with an approval handler that shows each
 //! dangerous call's preview (the diff) and approves it.
 //!
-//! Run it with `cargo run -p tools-std --example workspace_session`.
+//! Run it with `cargo run -p toolwright-std --example workspace_session`.
 
 use std::sync::Arc;
 
 use serde_json::json;
-use tool_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
-use tools_std::Workspace;
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
+use toolwright_std::Workspace;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -20,7 +20,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     std::fs::write(dir.path().join("README.md"), "# greet\nSays hello.\n")?;
 
-    let executor = Executor::builder(Arc::new(tools_std::registry()?))
+    let executor = Executor::builder(Arc::new(toolwright_std::registry()?))
         .state(Workspace::new(dir.path())?.allow_commands(["ls", "wc"]))
         .approval(|request: ApprovalRequest| async move {
             println!(

@@ -1,7 +1,7 @@
 //! Data: arithmetic, JSON lookups, the time.
 
 use serde_json::Value;
-use tool_runtime::{ToolError, tool};
+use toolwright_runtime::{ToolError, tool};
 
 /// Longest expression `calculate` evaluates.
 const MAX_EXPRESSION: usize = 1000;
@@ -203,7 +203,7 @@ fn format_time(now: &jiff::Zoned, name: &str) -> String {
 }
 
 /// Up to five zone names `given` may have meant, closest first (by
-/// [`tool_names::edit_distance`] to the zone's city, `paris` -> `Europe/Paris`, or to the whole
+/// [`toolwright_names::edit_distance`] to the zone's city, `paris` -> `Europe/Paris`, or to the whole
 /// name), ties alphabetical: the names that contain it and the likely typos of its city.
 fn close_time_zones(given: &str, zones: impl Iterator<Item = String>) -> Vec<String> {
     let wanted = given.trim().to_lowercase().replace(' ', "_");
@@ -211,9 +211,9 @@ fn close_time_zones(given: &str, zones: impl Iterator<Item = String>) -> Vec<Str
         .filter_map(|zone| {
             let lower = zone.to_lowercase();
             let city = lower.rsplit('/').next().unwrap_or(&lower);
-            let distance = tool_names::edit_distance(&wanted, city)
-                .min(tool_names::edit_distance(&wanted, &lower));
-            let typo = tool_names::did_you_mean(&wanted, [city, lower.as_str()]).is_some();
+            let distance = toolwright_names::edit_distance(&wanted, city)
+                .min(toolwright_names::edit_distance(&wanted, &lower));
+            let typo = toolwright_names::did_you_mean(&wanted, [city, lower.as_str()]).is_some();
             (lower.contains(&wanted) || typo).then_some((distance, zone))
         })
         .collect();

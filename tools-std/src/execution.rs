@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
-use tool_runtime::{Approval, Json, ToolContext, ToolError, tool};
+use toolwright_runtime::{Approval, Json, ToolContext, ToolError, tool};
 
 use crate::confine::{self, Confinement};
 use crate::quarantine::GitEntries;
@@ -77,7 +77,7 @@ pub fn run_command_preview(
     Ok(if shell.unwrap_or(false) {
         format!(
             "run the shell script `{}` in `{cwd}`",
-            tool_names::escape::escape(program)
+            toolwright_names::escape::escape(program)
         )
     } else {
         let line: Vec<String> = std::iter::once(program)
@@ -90,11 +90,11 @@ pub fn run_command_preview(
 
 /// One word of a command line as a preview shows it: as it is when it is plain (not empty,
 /// no white space, quotes, backticks, backslashes, or characters
-/// [`tool_names::escape::escape_class`] flags), else between single quotes, with `'` and `\`
+/// [`toolwright_names::escape::escape_class`] flags), else between single quotes, with `'` and `\`
 /// written `\'` and `\\` and flagged characters as Rust escapes (`\n`, `\u{202e}`).
 ///
 /// ```
-/// use tools_std::execution::shown_word;
+/// use toolwright_std::execution::shown_word;
 ///
 /// assert_eq!(shown_word("--release"), "--release");
 /// assert_eq!(shown_word("a b"), "'a b'");
@@ -107,7 +107,7 @@ pub fn shown_word(word: &str) -> String {
         && !word.chars().any(|c| {
             c.is_whitespace()
                 || matches!(c, '\'' | '"' | '`' | '\\')
-                || tool_names::escape::must_escape(c)
+                || toolwright_names::escape::must_escape(c)
         });
     if plain {
         return word.to_owned();
@@ -118,8 +118,8 @@ pub fn shown_word(word: &str) -> String {
         match c {
             '\'' => out.push_str("\\'"),
             '\\' => out.push_str("\\\\"),
-            c if tool_names::escape::must_escape(c) => {
-                tool_names::escape::write_rust_escape(c, &mut out);
+            c if toolwright_names::escape::must_escape(c) => {
+                toolwright_names::escape::write_rust_escape(c, &mut out);
             }
             c => out.push(c),
         }
@@ -199,7 +199,7 @@ pub async fn run_command(
         if !allowed.contains(&program) {
             let list = if allowed.is_empty() {
                 "no programs are allowed in this workspace (the application allows them with \
-                 `Workspace::allow_commands([...])`, or `toolbox --allow-command NAME`)"
+                 `Workspace::allow_commands([...])`, or `toolwright --allow-command NAME`)"
                     .to_owned()
             } else {
                 format!(

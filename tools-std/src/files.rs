@@ -19,8 +19,8 @@ use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, OpenOptions};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tool_runtime::file_change::{ApprovedChange, FileChange};
-use tool_runtime::{Approval, Json, Preview, ToolContext, ToolError, tool};
+use toolwright_runtime::file_change::{ApprovedChange, FileChange};
+use toolwright_runtime::{Approval, Json, Preview, ToolContext, ToolError, tool};
 
 use crate::names::{count, escape, escape_line};
 use crate::walk::{Kind, Step, WalkOptions, open_options_nonblocking, walk};
@@ -1186,7 +1186,7 @@ fn is_stale(error: &std::io::Error) -> bool {
 }
 
 fn stale(path: &str) -> ToolError {
-    tool_runtime::file_change::ChangeError::Stale {
+    toolwright_runtime::file_change::ChangeError::Stale {
         path: path.to_owned(),
     }
     .into()

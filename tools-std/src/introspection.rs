@@ -3,8 +3,8 @@
 use std::num::NonZeroU32;
 
 use serde_json::{Value, json};
-use tool_runtime::schema::{Format, tools_to_schema};
-use tool_runtime::{SafetyLevel, ToolContext, ToolError, ToolFilter, ToolRegistry, tool};
+use toolwright_runtime::schema::{Format, tools_to_schema};
+use toolwright_runtime::{SafetyLevel, ToolContext, ToolError, ToolFilter, ToolRegistry, tool};
 
 fn registry(ctx: &ToolContext) -> Result<&ToolRegistry, ToolError> {
     ctx.registry()
@@ -75,7 +75,7 @@ pub fn describe_tool(
     let Some(tool) = visible.iter().find(|t| t.name() == name) else {
         let names: Vec<String> = visible.iter().map(|t| t.name().to_owned()).collect();
         // Closest first (typos by edit distance, then related names), ties alphabetical.
-        let close = tool_names::close_names(&name, names.iter().map(String::as_str), 3);
+        let close = toolwright_names::close_names(&name, names.iter().map(String::as_str), 3);
         let hint = if close.is_empty() {
             "; list_tools shows the available tools".to_owned()
         } else {

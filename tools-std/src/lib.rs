@@ -7,14 +7,14 @@
 //! ```
 //! use std::sync::Arc;
 //! use serde_json::json;
-//! use tool_runtime::{Executor, ToolCall};
-//! use tools_std::Workspace;
+//! use toolwright_runtime::{Executor, ToolCall};
+//! use toolwright_std::Workspace;
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("hello.txt"), "hello\nworld\n").unwrap();
 //!
-//! let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
+//! let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
 //!     .state(Workspace::new(dir.path()).unwrap())
 //!     .build();
 //! let result = executor.execute(ToolCall::new("1", "read_file", json!({"path": "hello.txt"}))).await;
@@ -57,7 +57,7 @@ mod workspace;
 pub use quarantine::Quarantined;
 pub use workspace::{GlobError, PathError, Workspace, WorkspaceError};
 
-use tool_runtime::{RegistryError, ToolContext, ToolError, ToolRegistry};
+use toolwright_runtime::{RegistryError, ToolContext, ToolError, ToolRegistry};
 
 /// The names of the tools in this crate, by category order.
 pub const TOOL_NAMES: [&str; 16] = [
@@ -84,14 +84,14 @@ pub const TOOL_NAMES: [&str; 16] = [
 ///
 /// # Errors
 ///
-/// As [`tool_runtime::register_all_tools`].
+/// As [`toolwright_runtime::register_all_tools`].
 ///
 /// ```
-/// let registry = tools_std::registry().unwrap();
-/// assert!(tools_std::TOOL_NAMES.iter().all(|name| registry.get(name).is_some()));
+/// let registry = toolwright_std::registry().unwrap();
+/// assert!(toolwright_std::TOOL_NAMES.iter().all(|name| registry.get(name).is_some()));
 /// ```
 pub fn registry() -> Result<ToolRegistry, RegistryError> {
-    tool_runtime::register_all_tools()
+    toolwright_runtime::register_all_tools()
 }
 
 // The README's examples, compiled and run as doctests (here, where every crate they use is
@@ -105,8 +105,8 @@ pub(crate) fn workspace(ctx: &ToolContext) -> Result<&Workspace, ToolError> {
     ctx.state::<Workspace>().ok_or_else(|| {
         ToolError::new(
             "no workspace is configured, so file and command tools are unavailable; the \
-             application adds one with `Executor::builder(..).state(tools_std::Workspace::new(root)?)` \
-             (or `toolbox --root DIR`)",
+             application adds one with `Executor::builder(..).state(toolwright_std::Workspace::new(root)?)` \
+             (or `toolwright --root DIR`)",
         )
     })
 }

@@ -2,16 +2,16 @@
 //! cannot be forged. A name with a newline cannot start a fake line of `search_files`
 //! output, a terminal escape cannot reach the person reading it, and a bidirectional control
 //! or an invisible character cannot make a name read as another. Which characters are
-//! escaped is decided in one place, [`tool_names::escape`]; this module only writes them as
+//! escaped is decided in one place, [`toolwright_names::escape`]; this module only writes them as
 //! Rust escapes.
 
 use std::ffi::OsStr;
 use std::fmt::Write;
 
-use tool_names::escape::{escape_class, write_rust_escape};
+use toolwright_names::escape::{escape_class, write_rust_escape};
 
 /// `name` for output: UTF-8 as is, except that the characters
-/// [`tool_names::escape::escape_class`] flags (control, bidirectional, invisible, tag
+/// [`toolwright_names::escape::escape_class`] flags (control, bidirectional, invisible, tag
 /// characters, variation selectors, line separators) are written as Rust escapes (`\n`,
 /// `\t`, `\u{1b}`, `\u{202e}`) and bytes that are not UTF-8 as `\xNN`. Backslashes and
 /// colons are left alone, so ordinary names (even `back\slash.txt` or `a:b`) print as they
@@ -21,7 +21,7 @@ pub(crate) fn escape(name: &OsStr) -> String {
     let bytes = name.as_encoded_bytes();
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
-        out.push_str(&tool_names::escape::escape(chunk.valid()));
+        out.push_str(&toolwright_names::escape::escape(chunk.valid()));
         for byte in chunk.invalid() {
             let _ = write!(out, "\\x{byte:02x}");
         }
@@ -30,7 +30,7 @@ pub(crate) fn escape(name: &OsStr) -> String {
 }
 
 /// The first `max` characters of a line of a file, with the characters
-/// [`tool_names::escape::escape_class`] flags but tabs written as Rust escapes, and whether
+/// [`toolwright_names::escape::escape_class`] flags but tabs written as Rust escapes, and whether
 /// it was cut.
 pub(crate) fn escape_line(line: &str, max: usize) -> (String, bool) {
     let mut out = String::new();
@@ -85,7 +85,7 @@ mod tests {
 
     /// A name that would read as another (`invoice_txt.exe` shown as `invoice_exe.txt`), hide
     /// text, or break a line where none shows: escaped, as every class of
-    /// `tool_names::escape` is.
+    /// `toolwright_names::escape` is.
     #[test]
     fn bidi_invisible_and_tag_characters_are_escaped() {
         let hostile = "invoice_\u{202e}txt.exe\u{200b}\u{2028}\u{e0041}\u{fe0f}\u{ad}\u{85}";

@@ -101,7 +101,7 @@ impl GitEntries {
                 .to_string();
             let moved_to = move_aside(path, &relative, quarantine);
             tracing::warn!(
-                target: "tools_std::quarantine",
+                target: "toolwright_std::quarantine",
                 path = %relative,
                 moved_to = %moved_to,
                 "a command left a `.git` behind; it was moved into quarantine"

@@ -9,7 +9,7 @@ use std::time::Duration;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use tool_runtime::Approval;
+use toolwright_runtime::Approval;
 
 /// `EXDEV`: what `openat2` with `RESOLVE_BENEATH` answers for a path that leaves the root.
 const EXDEV: i32 = 18;
@@ -84,7 +84,7 @@ pub struct WorkspaceError {
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
-/// let err = tools_std::Workspace::new(dir.path()).unwrap()
+/// let err = toolwright_std::Workspace::new(dir.path()).unwrap()
 ///     .writable_without_approval(["docs/[a"]).unwrap_err();
 /// assert!(err.to_string().starts_with("`docs/[a` is not a valid glob"));
 /// ```
@@ -103,12 +103,12 @@ pub struct GlobError {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tool_runtime::{Executor, register_all_tools};
-/// use tools_std::Workspace;
+/// use toolwright_runtime::{Executor, register_all_tools};
+/// use toolwright_std::Workspace;
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let workspace = Workspace::new(dir.path()).unwrap().allow_commands(["ls", "cargo"]);
-/// let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
+/// let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
 ///     .state(workspace)
 ///     .build();
 /// # let _ = executor;
@@ -280,7 +280,7 @@ impl Workspace {
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
     /// let aside = tempfile::tempdir().unwrap();
-    /// let workspace = tools_std::Workspace::new(dir.path()).unwrap().quarantine_dir(aside.path());
+    /// let workspace = toolwright_std::Workspace::new(dir.path()).unwrap().quarantine_dir(aside.path());
     /// assert_eq!(workspace.quarantine(), aside.path());
     /// ```
     pub fn quarantine_dir(mut self, dir: impl Into<PathBuf>) -> Self {
@@ -303,7 +303,7 @@ impl Workspace {
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
-    /// let workspace = tools_std::Workspace::new(dir.path()).unwrap();
+    /// let workspace = toolwright_std::Workspace::new(dir.path()).unwrap();
     /// std::fs::write(dir.path().join("token"), "secret").unwrap();
     /// assert!(workspace.readable_by_commands(dir.path().join("token")).is_some());
     /// # #[cfg(target_os = "linux")]
@@ -335,8 +335,8 @@ impl Workspace {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_runtime::{Approval, ToolContext, ToolState};
-    /// use tools_std::Workspace;
+    /// use toolwright_runtime::{Approval, ToolContext, ToolState};
+    /// use toolwright_std::Workspace;
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// let workspace = Workspace::new(dir.path()).unwrap()
@@ -344,7 +344,7 @@ impl Workspace {
     /// let mut state = ToolState::new();
     /// state.insert(workspace);
     /// let ctx = ToolContext::new().with_state(state);
-    /// let write_file = tools_std::registry().unwrap().get("write_file").unwrap();
+    /// let write_file = toolwright_std::registry().unwrap().get("write_file").unwrap();
     /// let approval = |path: &str| {
     ///     let args = json!({"path": path, "content": "x"}).as_object().unwrap().clone();
     ///     write_file.approval(&ctx, &args).unwrap()
@@ -394,8 +394,8 @@ impl Workspace {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_runtime::{Approval, ToolContext, ToolState};
-    /// use tools_std::Workspace;
+    /// use toolwright_runtime::{Approval, ToolContext, ToolState};
+    /// use toolwright_std::Workspace;
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// let workspace = Workspace::new(dir.path()).unwrap()
@@ -404,7 +404,7 @@ impl Workspace {
     /// let mut state = ToolState::new();
     /// state.insert(workspace);
     /// let ctx = ToolContext::new().with_state(state);
-    /// let run_command = tools_std::registry().unwrap().get("run_command").unwrap();
+    /// let run_command = toolwright_std::registry().unwrap().get("run_command").unwrap();
     /// let approval = |call: serde_json::Value| {
     ///     run_command.approval(&ctx, call.as_object().unwrap()).unwrap().unwrap()
     /// };
@@ -527,7 +527,7 @@ impl Workspace {
     /// overlong paths, and symbolic links (anywhere in the path) that lead outside.
     ///
     /// ```
-    /// use tools_std::{PathError, Workspace};
+    /// use toolwright_std::{PathError, Workspace};
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("notes.txt"), "hi").unwrap();

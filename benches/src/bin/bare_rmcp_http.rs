@@ -1,8 +1,8 @@
 //! The baseline of `serve_http.sh`: a bare rmcp streamable HTTP server with one tool,
-//! `calculate` (the same function `toolbox` serves), mounted on axum as rmcp's own
+//! `calculate` (the same function `toolwright` serves), mounted on axum as rmcp's own
 //! examples do. `--nodelay` sets `TCP_NODELAY` on accepted connections.
 //!
-//! rmcp's default configuration serves both eras of clients, as `toolbox serve --http`
+//! rmcp's default configuration serves both eras of clients, as `toolwright serve --http`
 //! does: handshake-era clients (`initialize`, then a session) and 2026-07-28 clients (no
 //! handshake, no session: each request goes to the stateless path, which also checks the
 //! `Mcp-Method`/`Mcp-Name` headers against the body, looking the tool up with `get_tool`).
@@ -40,7 +40,7 @@ impl Bare {
 
     #[tool(description = "Evaluate an arithmetic expression.")]
     fn calculate(&self, Parameters(p): Parameters<CalculateParams>) -> String {
-        match tools_std::data::calculate(p.expression) {
+        match toolwright_std::data::calculate(p.expression) {
             Ok(value) => value,
             Err(error) => error.to_string(),
         }

@@ -9,8 +9,8 @@ use async_openai::types::responses::{
     FunctionCallOutput, FunctionCallOutputItemParam, InputContent, InputItem,
 };
 use serde_json::{Value, json};
-use tool_runtime::providers::{anthropic, gemini, openai};
-use tool_runtime::{ToolCall, ToolOutput, ToolResult};
+use toolwright_runtime::providers::{anthropic, gemini, openai};
+use toolwright_runtime::{ToolCall, ToolOutput, ToolResult};
 
 use crate::tools::{call, every_block_list, executor};
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tool_runtime::{
+use toolwright_runtime::{
     Audio, Content, EmbeddedResource, Executor, ExecutorBuilder, Image, Json, ResourceLink,
     ToolCall, ToolRegistry, ToolResult, register_all_tools, tool,
 };

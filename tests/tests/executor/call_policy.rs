@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tool_runtime::executor::{
+use toolwright_runtime::executor::{
     CallCounts, CallVerdict, GuardedCall, Guardrail, Outcome, OutputVerdict, PendingCall,
     ResumeError,
 };
-use tool_runtime::{
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, BoxFuture, CallOptions, SafetyLevel, ToolFilter, ToolOutput,
 };
 
@@ -444,7 +444,7 @@ async fn output_guardrails_replace_or_withhold_before_the_model_sees_it() {
 
 // ---- deferred approvals
 
-fn deferring() -> tool_runtime::ExecutorBuilder {
+fn deferring() -> toolwright_runtime::ExecutorBuilder {
     executor().approval(|_: ApprovalRequest| std::future::ready(ApprovalDecision::Defer))
 }
 
@@ -505,7 +505,7 @@ async fn a_deferred_call_is_pending_then_runs_once_with_its_id() {
 #[tokio::test]
 async fn a_resumed_call_may_be_modified_or_denied_and_is_checked_again() {
     let executor = deferring().build();
-    let token = |result: tool_runtime::ToolResult| result.metadata.pending.unwrap().token;
+    let token = |result: toolwright_runtime::ToolResult| result.metadata.pending.unwrap().token;
     let first = executor
         .execute(call(
             "1",
@@ -704,7 +704,7 @@ async fn forged_foreign_and_replayed_pending_calls_are_refused() {
     let honest = executor.take_pending(&pending.token).unwrap();
     let stored = serde_json::to_string(&honest).unwrap();
     let read = || serde_json::from_str::<PendingCall>(&stored).unwrap();
-    let resume = |pending: PendingCall, executor: &tool_runtime::Executor| {
+    let resume = |pending: PendingCall, executor: &toolwright_runtime::Executor| {
         let executor = executor.clone();
         async move {
             executor
@@ -731,7 +731,7 @@ async fn forged_foreign_and_replayed_pending_calls_are_refused() {
         (|p: &mut PendingCall| p.call.id = "c-8".into()) as fn(&mut PendingCall),
         |p| p.request.preview = Some("nothing to see".into()),
         |p| p.expires_at = jiff::Timestamp::MAX,
-        |p| p.max_safety = Some(tool_runtime::SafetyLevel::Safe),
+        |p| p.max_safety = Some(toolwright_runtime::SafetyLevel::Safe),
         |p| p.mac.clear(),
     ] {
         let mut forged = read();
@@ -782,7 +782,7 @@ async fn a_short_pending_key_is_a_build_error() {
     assert!(
         matches!(
             error,
-            tool_runtime::executor::ExecutorBuildError::ShortPendingKey { len: 9 }
+            toolwright_runtime::executor::ExecutorBuildError::ShortPendingKey { len: 9 }
         ),
         "{error:?}"
     );
@@ -972,51 +972,51 @@ async fn the_smallest_timeout_applies() {
 // ---- per-tool approval rules, timeouts and limits declared on the tool
 
 /// Move money; asked about only above 100.
-#[tool_runtime::tool(approval = large_amounts)]
+#[toolwright_runtime::tool(approval = large_amounts)]
 fn pay_out(key: String, amount: u32) -> String {
     crate::tools::count_run(&key);
     format!("paid {amount}")
 }
 
 fn large_amounts(
-    _ctx: &tool_runtime::ToolContext,
+    _ctx: &toolwright_runtime::ToolContext,
     _key: &str,
     amount: &u32,
-) -> tool_runtime::Approval {
+) -> toolwright_runtime::Approval {
     if *amount > 100 {
-        tool_runtime::Approval::Required
+        toolwright_runtime::Approval::Required
     } else {
-        tool_runtime::Approval::NotRequired
+        toolwright_runtime::Approval::NotRequired
     }
 }
 
 /// Remove a scratch file; needs no approval inside scratch/, though dangerous.
-#[tool_runtime::tool(safety = "dangerous", approval = scratch_is_free)]
+#[toolwright_runtime::tool(safety = "dangerous", approval = scratch_is_free)]
 fn remove_scratch(key: String, path: String) -> String {
     crate::tools::count_run(&key);
     format!("removed {path}")
 }
 
 fn scratch_is_free(
-    _ctx: &tool_runtime::ToolContext,
+    _ctx: &toolwright_runtime::ToolContext,
     _key: &str,
     path: &str,
-) -> Result<tool_runtime::Approval, tool_runtime::ToolError> {
+) -> Result<toolwright_runtime::Approval, toolwright_runtime::ToolError> {
     if path.contains("panic") {
         panic!("the rule broke");
     }
     if path.is_empty() {
-        return Err(tool_runtime::ToolError::new("`path` is empty"));
+        return Err(toolwright_runtime::ToolError::new("`path` is empty"));
     }
     Ok(if path.starts_with("scratch/") && !path.contains("..") {
-        tool_runtime::Approval::NotRequired
+        toolwright_runtime::Approval::NotRequired
     } else {
-        tool_runtime::Approval::Required
+        toolwright_runtime::Approval::Required
     })
 }
 
 /// Wait forever, but the tool says 50 ms at most.
-#[tool_runtime::tool(timeout = "50ms")]
+#[toolwright_runtime::tool(timeout = "50ms")]
 async fn short_fuse(key: String) -> String {
     crate::tools::count_run(&key);
     std::future::pending::<()>().await;
@@ -1024,7 +1024,7 @@ async fn short_fuse(key: String) -> String {
 }
 
 /// Ring once per executor.
-#[tool_runtime::tool(max_calls = 1)]
+#[toolwright_runtime::tool(max_calls = 1)]
 fn ring_once(key: String) -> String {
     crate::tools::count_run(&key);
     "ring".into()

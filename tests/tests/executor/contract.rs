@@ -1,7 +1,7 @@
 //! `ToolCall` and `ToolResult` in exactly the execution contract's JSON shape.
 
 use serde_json::{Value, json};
-use tool_runtime::{ResultMetadata, SafetyLevel, ToolCall, ToolResult};
+use toolwright_runtime::{ResultMetadata, SafetyLevel, ToolCall, ToolResult};
 
 use crate::tools::{approve_all, call, executor};
 

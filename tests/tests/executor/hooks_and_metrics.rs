@@ -4,8 +4,8 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tool_runtime::executor::{AuditLog, HookEvent, ToolHook, UNKNOWN_TOOL_METRIC};
-use tool_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, ToolResult};
+use toolwright_runtime::executor::{AuditLog, HookEvent, ToolHook, UNKNOWN_TOOL_METRIC};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, ToolResult};
 
 use crate::tools::{call, executor};
 

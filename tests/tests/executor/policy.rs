@@ -3,8 +3,8 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tool_runtime::executor::Outcome;
-use tool_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, SafetyLevel};
+use toolwright_runtime::executor::Outcome;
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, SafetyLevel};
 
 use crate::tools::{approve_all, call, executor, runs};
 

@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tool_runtime::executor::Outcome;
-use tool_runtime::file_change::FileChange;
-use tool_runtime::{
+use toolwright_runtime::executor::Outcome;
+use toolwright_runtime::file_change::FileChange;
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, CallOptions, Executor, Preview, SafetyLevel, Tool, ToolCall,
     ToolError, ToolRegistry,
 };
@@ -174,9 +174,9 @@ async fn a_resumed_decision_applies_even_if_the_rule_would_no_longer_ask() {
         .approval(|ctx, _| {
             let ask = ctx.require_state::<Doc>()?.ask.load(Ordering::SeqCst);
             Ok(if ask {
-                tool_runtime::Approval::Required
+                toolwright_runtime::Approval::Required
             } else {
-                tool_runtime::Approval::NotRequired
+                toolwright_runtime::Approval::NotRequired
             })
         })
         .preview(|ctx, args| {

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-use tool_runtime::ToolCall;
+use toolwright_runtime::ToolCall;
 
 use crate::contract::assert_contract_result;
 use crate::tools::{approve_all, executor};
@@ -108,8 +108,8 @@ mod layered {
 
     use proptest::prelude::*;
     use serde_json::json;
-    use tool_runtime::executor::{CallVerdict, GuardedCall, Guardrail, Outcome};
-    use tool_runtime::{
+    use toolwright_runtime::executor::{CallVerdict, GuardedCall, Guardrail, Outcome};
+    use toolwright_runtime::{
         ApprovalDecision, ApprovalRequest, BoxFuture, CallOptions, Executor, SafetyLevel, ToolCall,
         ToolFilter, tool,
     };
@@ -149,14 +149,14 @@ mod layered {
     }
 
     fn negative_needs_approval(
-        _ctx: &tool_runtime::ToolContext,
+        _ctx: &toolwright_runtime::ToolContext,
         _case: &u64,
         n: &i64,
-    ) -> tool_runtime::Approval {
+    ) -> toolwright_runtime::Approval {
         if *n < 0 {
-            tool_runtime::Approval::Required
+            toolwright_runtime::Approval::Required
         } else {
-            tool_runtime::Approval::NotRequired
+            toolwright_runtime::Approval::NotRequired
         }
     }
 
@@ -331,8 +331,8 @@ mod partial_approvals {
 
     use proptest::prelude::*;
     use serde_json::json;
-    use tool_runtime::file_change::{FileChange, Hunk, LineKind};
-    use tool_runtime::{
+    use toolwright_runtime::file_change::{FileChange, Hunk, LineKind};
+    use toolwright_runtime::{
         ApprovalDecision, ApprovalRequest, Executor, Preview, SafetyLevel, Tool, ToolCall,
         ToolError, ToolRegistry,
     };

@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use tool_runtime::{
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, Executor, ExecutorBuilder, SafetyLevel, ToolCall,
     ToolContext, ToolError, ToolRegistry, register_all_tools, tool,
 };

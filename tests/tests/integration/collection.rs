@@ -1,6 +1,6 @@
 //! Link-time collection across crates.
 
-use tool_runtime::{SafetyLevel, ToolFilter, ToolRegistry, register_all_tools};
+use toolwright_runtime::{SafetyLevel, ToolFilter, ToolRegistry, register_all_tools};
 
 const LOCAL: [&str; 6] = [
     "always_fails",
@@ -101,7 +101,7 @@ fn attribute_options_reach_the_tool() {
     assert_eq!(search.categories(), ["search"]);
     assert_eq!(search.tags(), ["records", "query"]);
     assert_eq!(search.version(), Some("2.0.0"));
-    assert_eq!(search.priority(), tool_runtime::priority::OFFICIAL);
+    assert_eq!(search.priority(), toolwright_runtime::priority::OFFICIAL);
     assert_eq!(search.required(), ["query"]);
     assert!(search.is_async());
     let key = search
@@ -120,7 +120,7 @@ fn attribute_options_reach_the_tool() {
         "Empty the application's cache. Everything cached is lost."
     );
     let echo = registry.get("echo").unwrap();
-    assert_eq!(echo.priority(), tool_runtime::priority::COMMUNITY);
+    assert_eq!(echo.priority(), toolwright_runtime::priority::COMMUNITY);
     assert_eq!(echo.version(), None);
 }
 

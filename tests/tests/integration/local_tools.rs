@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tool_runtime::{Json, ToolContext, ToolError, tool};
+use toolwright_runtime::{Json, ToolContext, ToolError, tool};
 
 /// How to sort.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
@@ -50,7 +50,7 @@ pub struct Filter {
     tags("records", "query"),
     required("query"),
     version = "2.0.0",
-    priority = tool_runtime::priority::OFFICIAL
+    priority = toolwright_runtime::priority::OFFICIAL
 )]
 pub async fn search(
     ctx: &ToolContext,

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde_json::{Value, json};
-use tool_runtime::registry::{ApplyReport, Timestamp};
-use tool_runtime::{
+use toolwright_runtime::registry::{ApplyReport, Timestamp};
+use toolwright_runtime::{
     RegistryError, RegistrySnapshot, SafetyLevel, Tool, ToolFilter, ToolRegistry, priority,
     register_all_tools,
 };

@@ -1,7 +1,7 @@
 //! Tools defined at run time with `Tool::builder`.
 
 use serde_json::{Map, Value, json};
-use tool_runtime::{
+use toolwright_runtime::{
     ArgumentError, SafetyLevel, Tool, ToolContext, ToolDefinitionError, ToolError, priority,
 };
 
@@ -193,7 +193,7 @@ async fn handler_with_context_and_failures() {
     assert_eq!(err.to_string(), "call c9 failed");
 }
 
-fn build_error(builder: tool_runtime::ToolBuilder) -> ToolDefinitionError {
+fn build_error(builder: toolwright_runtime::ToolBuilder) -> ToolDefinitionError {
     match builder.build() {
         Ok(tool) => panic!("{} should not build", tool.name()),
         Err(error) => error,

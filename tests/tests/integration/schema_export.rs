@@ -2,10 +2,10 @@
 //! strict-mode rules, Gemini's subset, MCP annotations.
 
 use serde_json::{Map, Value, json};
-use tool_runtime::schema::{
+use toolwright_runtime::schema::{
     Format, SchemaError, SchemaOptions, tools_to_schema, tools_to_schema_with,
 };
-use tool_runtime::{Tool, ToolFilter, register_all_tools};
+use toolwright_runtime::{Tool, ToolFilter, register_all_tools};
 
 use crate::snapshot::assert_json_snapshot;
 

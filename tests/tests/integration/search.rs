@@ -1,7 +1,7 @@
 //! Tool search: the right tool among a thousand.
 
 use serde_json::json;
-use tool_runtime::{SafetyLevel, Tool, ToolFilter, ToolRegistry};
+use toolwright_runtime::{SafetyLevel, Tool, ToolFilter, ToolRegistry};
 
 const VERBS: [&str; 10] = [
     "get", "list", "update", "create", "archive", "sync", "export", "import", "count", "validate",

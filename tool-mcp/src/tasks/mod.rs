@@ -25,7 +25,7 @@
 //! JSON-RPC error. A dangerous call is approved as for any call, except that a client
 //! that can be asked is asked through the task (the call is deferred and resumed with the
 //! answer). The tool's progress is the task's status message; its questions
-//! ([`ToolContext::elicit`](tool_runtime::ToolContext::elicit)) go to `inputRequests`;
+//! ([`ToolContext::elicit`](toolwright_runtime::ToolContext::elicit)) go to `inputRequests`;
 //! it cannot log to the client or sample its model (no open request carries them).
 //!
 //! Tasks live in a [`TaskStore`]: in memory by default ([`MemoryTaskStore`]); in Redis with
@@ -43,9 +43,9 @@
 //! is cancelled. [`TaskLimits`] bound the tasks per caller and in all, and the size of a
 //! kept result.
 //!
-//! [`ApprovalDecision::Defer`]: tool_runtime::ApprovalDecision::Defer
-//! [`CallReport::crashed`]: tool_runtime::executor::CallReport::crashed
-//! [`Executor::resume_with`]: tool_runtime::Executor::resume_with
+//! [`ApprovalDecision::Defer`]: toolwright_runtime::ApprovalDecision::Defer
+//! [`CallReport::crashed`]: toolwright_runtime::executor::CallReport::crashed
+//! [`Executor::resume_with`]: toolwright_runtime::Executor::resume_with
 //! [`Principal::owner`]: crate::Principal::owner
 
 mod handle;
@@ -66,8 +66,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
-use tool_runtime::executor::{CallReport, Outcome};
-use tool_runtime::{TaskSupport, ToolCall};
+use toolwright_runtime::executor::{CallReport, Outcome};
+use toolwright_runtime::{TaskSupport, ToolCall};
 
 use crate::{McpServer, Principal};
 use handle::{Running, TaskHandle};
@@ -119,9 +119,9 @@ impl McpServer {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_mcp::McpServer;
-    /// use tool_mcp::tasks::MemoryTaskStore;
-    /// # let executor = tool_runtime::Executor::builder(Arc::new(tool_runtime::ToolRegistry::new())).build();
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_mcp::tasks::MemoryTaskStore;
+    /// # let executor = toolwright_runtime::Executor::builder(Arc::new(toolwright_runtime::ToolRegistry::new())).build();
     ///
     /// let server = McpServer::new(executor).task_store(Arc::new(MemoryTaskStore::new()));
     /// # let _ = server;
@@ -139,8 +139,8 @@ impl McpServer {
     /// ```
     /// use std::time::Duration;
     /// # use std::sync::Arc;
-    /// # let executor = tool_runtime::Executor::builder(Arc::new(tool_runtime::ToolRegistry::new())).build();
-    /// let server = tool_mcp::McpServer::new(executor).task_ttl(Duration::from_secs(6 * 3600));
+    /// # let executor = toolwright_runtime::Executor::builder(Arc::new(toolwright_runtime::ToolRegistry::new())).build();
+    /// let server = toolwright_mcp::McpServer::new(executor).task_ttl(Duration::from_secs(6 * 3600));
     /// # let _ = server;
     /// ```
     #[must_use]
@@ -156,8 +156,8 @@ impl McpServer {
     /// ```
     /// use std::time::Duration;
     /// # use std::sync::Arc;
-    /// # let executor = tool_runtime::Executor::builder(Arc::new(tool_runtime::ToolRegistry::new())).build();
-    /// let server = tool_mcp::McpServer::new(executor).task_poll_interval(Duration::from_millis(250));
+    /// # let executor = toolwright_runtime::Executor::builder(Arc::new(toolwright_runtime::ToolRegistry::new())).build();
+    /// let server = toolwright_mcp::McpServer::new(executor).task_poll_interval(Duration::from_millis(250));
     /// # let _ = server;
     /// ```
     #[must_use]
@@ -170,10 +170,10 @@ impl McpServer {
     /// [`TaskLimits::default`]: 64, 1024, 1 MiB).
     ///
     /// ```
-    /// use tool_mcp::tasks::TaskLimits;
+    /// use toolwright_mcp::tasks::TaskLimits;
     /// # use std::sync::Arc;
-    /// # let executor = tool_runtime::Executor::builder(Arc::new(tool_runtime::ToolRegistry::new())).build();
-    /// let server = tool_mcp::McpServer::new(executor)
+    /// # let executor = toolwright_runtime::Executor::builder(Arc::new(toolwright_runtime::ToolRegistry::new())).build();
+    /// let server = toolwright_mcp::McpServer::new(executor)
     ///     .task_limits(TaskLimits::default().max_per_owner(4).max_total(100));
     /// # let _ = server;
     /// ```
@@ -188,8 +188,8 @@ impl McpServer {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # let executor = tool_runtime::Executor::builder(Arc::new(tool_runtime::ToolRegistry::new())).build();
-    /// let server = tool_mcp::McpServer::new(executor).tasks(false);
+    /// # let executor = toolwright_runtime::Executor::builder(Arc::new(toolwright_runtime::ToolRegistry::new())).build();
+    /// let server = toolwright_mcp::McpServer::new(executor).tasks(false);
     /// # let _ = server;
     /// ```
     #[must_use]

@@ -22,7 +22,7 @@ pub const ANONYMOUS_OWNER: &str = "anonymous";
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_mcp::tasks::TaskRecord;
+/// use toolwright_mcp::tasks::TaskRecord;
 ///
 /// let record: TaskRecord = serde_json::from_value(json!({
 ///     "id": "5f1d0c2e9a7b4c3d8e6f5a4b3c2d1e0f", "owner": "anonymous", "tool": "export_all",
@@ -121,7 +121,7 @@ impl TaskRecord {
     ///
     /// ```
     /// # use serde_json::json;
-    /// # let record: tool_mcp::tasks::TaskRecord = serde_json::from_value(json!({
+    /// # let record: toolwright_mcp::tasks::TaskRecord = serde_json::from_value(json!({
     /// #     "id": "a", "owner": "anonymous", "tool": "t", "status": "completed",
     /// #     "created_at": "2026-07-28T10:00:00Z", "updated_at": "2026-07-28T10:00:00Z",
     /// #     "expires_at": "2026-07-28T11:00:00Z", "ttl_ms": 3600000, "poll_interval_ms": 1000,

@@ -10,7 +10,7 @@ use super::store::{TaskLimits, TaskStore, TaskStoreError};
 use crate::{RedisSessionStore, RedisStoreError};
 
 /// The key prefix used unless [`RedisTaskStore::key_prefix`] sets another.
-pub const DEFAULT_TASK_KEY_PREFIX: &str = "toolbox:mcp:tasks:";
+pub const DEFAULT_TASK_KEY_PREFIX: &str = "toolwright:mcp:tasks:";
 
 /// Creates a task unless it exists or a limit is reached, atomically. KEYS: the task, its
 /// owner's set, the set of all tasks (sets of ids scored by expiry, in milliseconds).
@@ -57,9 +57,9 @@ return 1
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use tool_mcp::{McpServer, RedisSessionStore, RedisTaskStore};
+/// use toolwright_mcp::{McpServer, RedisSessionStore, RedisTaskStore};
 ///
-/// # async fn run(executor: tool_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
 /// let sessions = RedisSessionStore::connect("redis://127.0.0.1:6379/0").await?;
 /// // The same connection, another key prefix.
 /// let tasks = RedisTaskStore::from_session_store(&sessions);

@@ -9,12 +9,12 @@ use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRe
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
-use tool_runtime::client::{
+use toolwright_runtime::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };
-use tool_runtime::executor::{CallReport, Outcome, Progress, ResumeError};
-use tool_runtime::schema::mcp_output_schema;
-use tool_runtime::{
+use toolwright_runtime::executor::{CallReport, Outcome, Progress, ResumeError};
+use toolwright_runtime::schema::mcp_output_schema;
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, CallOptions, ClientError, Elicitation, SafetyLevel, ToolCall,
 };
 

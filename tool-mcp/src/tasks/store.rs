@@ -14,7 +14,7 @@ use super::record::TaskRecord;
 /// How many tasks a store keeps, and how big a result it keeps.
 ///
 /// ```
-/// use tool_mcp::tasks::TaskLimits;
+/// use toolwright_mcp::tasks::TaskLimits;
 ///
 /// let limits = TaskLimits::default().max_per_owner(8).max_result_bytes(256 * 1024);
 /// assert_eq!(limits.per_owner(), 8);
@@ -160,12 +160,12 @@ pub enum TaskStoreError {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
-/// use tool_mcp::tasks::{MemoryTaskStore, TaskStore};
-/// use tool_mcp::McpServer;
+/// use toolwright_mcp::tasks::{MemoryTaskStore, TaskStore};
+/// use toolwright_mcp::McpServer;
 ///
 /// // Two servers of one process sharing their tasks (replicas would share Redis).
 /// let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
-/// # let executor = tool_runtime::Executor::builder(Arc::new(tool_runtime::ToolRegistry::new())).build();
+/// # let executor = toolwright_runtime::Executor::builder(Arc::new(toolwright_runtime::ToolRegistry::new())).build();
 /// let a = McpServer::new(executor.clone()).task_store(store.clone());
 /// let b = McpServer::new(executor).task_store(store.clone());
 /// assert!(store.load("no-such-task").await.unwrap().is_none());
@@ -216,7 +216,7 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use tool_mcp::tasks::{MemoryTaskStore, TaskStore};
+/// use toolwright_mcp::tasks::{MemoryTaskStore, TaskStore};
 ///
 /// let store = MemoryTaskStore::new();
 /// assert_eq!(store.len(), 0);

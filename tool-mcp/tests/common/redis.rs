@@ -1,7 +1,7 @@
 //! A `redis-server` of a test's own, on a Unix socket in a temporary directory.
 //!
 //! Without `redis-server` installed, [`Redis::start`] says so once and gives `None` (the
-//! test passes without running), unless `TOOLBOX_REQUIRE_SERVICES=1` (as in CI): then it
+//! test passes without running), unless `TOOLWRIGHT_REQUIRE_SERVICES=1` (as in CI): then it
 //! fails.
 
 #![allow(dead_code)] // Each test binary uses part of it.
@@ -116,9 +116,9 @@ fn redis_server_binary() -> Option<PathBuf> {
         .map(|dir| dir.join("redis-server"))
         .find(|candidate| candidate.is_file());
     if found.is_none() {
-        if std::env::var("TOOLBOX_REQUIRE_SERVICES").as_deref() == Ok("1") {
+        if std::env::var("TOOLWRIGHT_REQUIRE_SERVICES").as_deref() == Ok("1") {
             panic!(
-                "redis-server is not installed and TOOLBOX_REQUIRE_SERVICES=1: install it \
+                "redis-server is not installed and TOOLWRIGHT_REQUIRE_SERVICES=1: install it \
                  (`apt-get install redis-server`) to run the Redis tests"
             );
         }
@@ -128,7 +128,7 @@ fn redis_server_binary() -> Option<PathBuf> {
             let _ = writeln!(
                 std::io::stderr(),
                 "SKIPPED: redis-server is not installed, so the Redis tests that need it pass \
-                 without running (`apt-get install redis-server`; TOOLBOX_REQUIRE_SERVICES=1 \
+                 without running (`apt-get install redis-server`; TOOLWRIGHT_REQUIRE_SERVICES=1 \
                  makes this a failure)"
             );
         });

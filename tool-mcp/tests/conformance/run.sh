@@ -9,7 +9,7 @@
 #
 #   URL                the server's MCP endpoint (http://127.0.0.1:PORT/mcp); it must be running
 #   -- COMMAND ...     start this server first: it must print its endpoint
-#                      (http://127.0.0.1:PORT/mcp, as `toolbox serve --http 127.0.0.1:0` does)
+#                      (http://127.0.0.1:PORT/mcp, as `toolwright serve --http 127.0.0.1:0` does)
 #                      on stdout or stderr; it is stopped at the end
 #   --suite 0.1|0.2    which pinned suite: 0.1 (default; package.json here, 0.1.16, the
 #                      handshake era) or 0.2 (v0.2/package.json, 0.2.0-alpha.12: MCP 2026-07-28

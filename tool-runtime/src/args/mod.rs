@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use tool_names::did_you_mean;
+use toolwright_names::did_you_mean;
 
 use crate::param::ParamInfo;
 
@@ -43,7 +43,7 @@ impl<T: DeserializeOwned + schemars::JsonSchema> ToolParam for T {}
 /// retry with a fix.
 ///
 /// ```
-/// use tool_runtime::ArgumentError;
+/// use toolwright_runtime::ArgumentError;
 ///
 /// let err = ArgumentError::Unknown {
 ///     param: "pth".into(),
@@ -97,7 +97,7 @@ pub enum ArgumentError {
     /// dropped.
     ///
     /// ```
-    /// use tool_runtime::ArgumentError;
+    /// use toolwright_runtime::ArgumentError;
     ///
     /// let err = ArgumentError::UnknownField {
     ///     param: "filter".into(),
@@ -131,7 +131,7 @@ impl ArgumentError {
     /// The parameter the error is about, if it is about one.
     ///
     /// ```
-    /// use tool_runtime::ArgumentError;
+    /// use toolwright_runtime::ArgumentError;
     /// let err = ArgumentError::Null { param: "path".into(), expected: None };
     /// assert_eq!(err.param(), Some("path"));
     /// ```
@@ -265,7 +265,7 @@ impl fmt::Display for ArgumentError {
 /// its text lists every problem at once so the model can fix them all in one retry.
 ///
 /// ```
-/// use tool_runtime::{ArgumentError, InvalidArguments};
+/// use toolwright_runtime::{ArgumentError, InvalidArguments};
 ///
 /// let err = InvalidArguments::new("read_file", vec![ArgumentError::Missing {
 ///     param: "path".into(),
@@ -296,7 +296,7 @@ impl InvalidArguments {
     /// The tool that was called.
     ///
     /// ```
-    /// # use tool_runtime::InvalidArguments;
+    /// # use toolwright_runtime::InvalidArguments;
     /// assert_eq!(InvalidArguments::new("t", vec![]).tool(), "t");
     /// ```
     pub fn tool(&self) -> &str {
@@ -306,7 +306,7 @@ impl InvalidArguments {
     /// Every problem found, in parameter order, unknown parameters last.
     ///
     /// ```
-    /// # use tool_runtime::InvalidArguments;
+    /// # use toolwright_runtime::InvalidArguments;
     /// assert!(InvalidArguments::new("t", vec![]).errors().is_empty());
     /// ```
     pub fn errors(&self) -> &[ArgumentError] {

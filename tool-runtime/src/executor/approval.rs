@@ -13,7 +13,7 @@ use crate::tool::BoxFuture;
 /// (`#[arg(secret)]` values redacted), for which call.
 ///
 /// ```
-/// use tool_runtime::{ApprovalDecision, ApprovalRequest};
+/// use toolwright_runtime::{ApprovalDecision, ApprovalRequest};
 ///
 /// fn decide(request: &ApprovalRequest) -> ApprovalDecision {
 ///     if request.tool == "delete_path" && request.arguments["path"] == "/" {
@@ -50,7 +50,7 @@ pub struct ApprovalRequest {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::ApprovalDecision;
+/// use toolwright_runtime::ApprovalDecision;
 ///
 /// let narrowed = ApprovalDecision::Modified { arguments: json!({"path": "build/"}) };
 /// # let _ = narrowed;
@@ -79,7 +79,7 @@ pub enum ApprovalDecision {
     /// that has a change; otherwise, or for an index it does not have, the call is denied.
     ///
     /// ```
-    /// use tool_runtime::{ApprovalDecision, ApprovalRequest};
+    /// use toolwright_runtime::{ApprovalDecision, ApprovalRequest};
     ///
     /// // Keep the first and the last hunk of an edit, drop the others.
     /// fn first_and_last(request: ApprovalRequest) -> ApprovalDecision {
@@ -106,8 +106,8 @@ pub enum ApprovalDecision {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use tool_runtime::executor::Outcome;
-    /// use tool_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
+    /// use toolwright_runtime::executor::Outcome;
+    /// use toolwright_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
     ///
     /// /// Transfer money.
     /// #[tool(safety = "dangerous")]
@@ -141,7 +141,7 @@ pub enum ApprovalDecision {
 /// `Fn(ApprovalRequest) -> impl Future<Output = ApprovalDecision>` closure is one.
 ///
 /// ```
-/// use tool_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture};
+/// use toolwright_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture};
 ///
 /// /// Approves only tools on a list.
 /// struct AllowList(Vec<String>);

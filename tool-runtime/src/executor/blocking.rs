@@ -8,8 +8,8 @@ use crate::call::{ToolCall, ToolResult};
 /// ```
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_runtime::{tool, register_all_tools, Executor, ToolCall};
-/// use tool_runtime::executor::BlockingExecutor;
+/// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall};
+/// use toolwright_runtime::executor::BlockingExecutor;
 ///
 /// /// Say hi.
 /// #[tool]

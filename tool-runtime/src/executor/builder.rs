@@ -103,7 +103,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, SafetyLevel, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, SafetyLevel, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_safety(SafetyLevel::Cautious).build();
     /// assert_eq!(executor.max_safety(), SafetyLevel::Cautious);
     /// ```
@@ -120,7 +120,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_client_requests(3).build();
     /// assert_eq!(executor.max_client_requests(), 3);
     /// ```
@@ -140,8 +140,8 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
-    /// # use tool_runtime::executor::AuditLog;
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::executor::AuditLog;
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
     ///     .hook(AuditLog::new(std::io::sink()))
     ///     .build();
@@ -170,7 +170,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).concurrency(4).build();
     /// # let _ = executor;
     /// ```
@@ -191,7 +191,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_sync_threads(8).build();
     /// assert_eq!(executor.metrics().sync_threads.limit, 8);
     /// ```
@@ -206,7 +206,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_concurrent_calls(32).build();
     /// # let _ = executor;
     /// ```
@@ -219,7 +219,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// struct ApiKey(String);
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
     ///     .state(ApiKey("secret".into()))
@@ -237,7 +237,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// struct Pool;
     /// let pool = Arc::new(Pool);
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
@@ -268,7 +268,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).validate_output(true).build();
     /// assert!(executor.validates_output());
     /// ```
@@ -286,7 +286,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_output_bytes(1 << 20).build();
     /// assert_eq!(executor.max_output_bytes(), 1 << 20);
     /// ```
@@ -317,7 +317,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// use std::{sync::Arc, time::Duration};
-    /// use tool_runtime::{Executor, ToolRegistry};
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     ///
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
     ///     .pending_approval_ttl(Duration::from_secs(24 * 3600))
@@ -338,7 +338,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_runtime::{Executor, ToolRegistry};
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     ///
     /// // In practice: 32 random bytes from a secret store, the same for every replica.
     /// let key = [42u8; 32];
@@ -371,7 +371,7 @@ impl ExecutorBuilder {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use tool_runtime::{tool, register_all_tools, Executor, ToolCall};
+    /// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall};
     ///
     /// /// Search the web.
     /// #[tool]
@@ -408,8 +408,8 @@ impl ExecutorBuilder {
     /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
     /// ```rust,standalone_crate
     /// use std::sync::Arc;
-    /// use tool_runtime::{tool, Executor, ToolRegistry};
-    /// use tool_runtime::executor::ExecutorBuildError;
+    /// use toolwright_runtime::{tool, Executor, ToolRegistry};
+    /// use toolwright_runtime::executor::ExecutorBuildError;
     ///
     /// struct Pool;
     ///
@@ -420,7 +420,7 @@ impl ExecutorBuilder {
     ///     0
     /// }
     ///
-    /// let registry = Arc::new(tool_runtime::register_all_tools().unwrap());
+    /// let registry = Arc::new(toolwright_runtime::register_all_tools().unwrap());
     /// let error = Executor::builder(Arc::clone(&registry)).try_build().unwrap_err();
     /// let ExecutorBuildError::MissingState(missing) = &error else { unreachable!() };
     /// assert_eq!(missing[0].tool, "count_rows");
@@ -456,7 +456,7 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use tool_runtime::{Executor, ToolRegistry};
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
     /// assert!(!executor.has_approval_handler());
     /// ```
@@ -527,7 +527,7 @@ impl Executor {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_runtime::{Executor, ToolRegistry};
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     ///
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).concurrency(4).build();
     /// # let _ = executor;

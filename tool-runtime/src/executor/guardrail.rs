@@ -13,8 +13,8 @@ use crate::tool::BoxFuture;
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::SafetyLevel;
-/// use tool_runtime::executor::GuardedCall;
+/// use toolwright_runtime::SafetyLevel;
+/// use toolwright_runtime::executor::GuardedCall;
 ///
 /// let call = GuardedCall::new("c1", "write_file", SafetyLevel::Dangerous, json!({"path": "a"}));
 /// assert_eq!(call.arguments["path"], "a");
@@ -53,7 +53,7 @@ impl GuardedCall {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::executor::CallVerdict;
+/// use toolwright_runtime::executor::CallVerdict;
 ///
 /// let narrowed = CallVerdict::Rewrite { arguments: json!({"path": "sandbox/a"}) };
 /// assert_ne!(narrowed, CallVerdict::Allow);
@@ -78,8 +78,8 @@ pub enum CallVerdict {
 /// What a guardrail says about a call's output, before the model sees it.
 ///
 /// ```
-/// use tool_runtime::ToolOutput;
-/// use tool_runtime::executor::OutputVerdict;
+/// use toolwright_runtime::ToolOutput;
+/// use toolwright_runtime::executor::OutputVerdict;
 ///
 /// let redacted = OutputVerdict::Replace(ToolOutput::text("[output withheld: it held a key]"));
 /// # let _ = redacted;
@@ -108,8 +108,8 @@ pub enum OutputVerdict {
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_runtime::executor::{CallVerdict, GuardedCall, Guardrail, OutputVerdict};
-/// use tool_runtime::{tool, register_all_tools, BoxFuture, Executor, ToolCall, ToolOutput};
+/// use toolwright_runtime::executor::{CallVerdict, GuardedCall, Guardrail, OutputVerdict};
+/// use toolwright_runtime::{tool, register_all_tools, BoxFuture, Executor, ToolCall, ToolOutput};
 ///
 /// /// Look up a customer.
 /// #[tool]

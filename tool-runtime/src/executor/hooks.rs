@@ -51,8 +51,8 @@ pub struct HookEvent {
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use tool_runtime::{ToolResult};
-/// use tool_runtime::executor::{HookEvent, ToolHook};
+/// use toolwright_runtime::{ToolResult};
+/// use toolwright_runtime::executor::{HookEvent, ToolHook};
 ///
 /// #[derive(Default)]
 /// struct CountFailures(AtomicUsize);
@@ -85,7 +85,7 @@ pub trait ToolHook: Send + Sync + 'static {
 /// secret arguments redacted.
 ///
 /// ```
-/// use tool_runtime::executor::AuditLog;
+/// use toolwright_runtime::executor::AuditLog;
 ///
 /// let log = AuditLog::new(std::io::stderr());
 /// # let _ = log;
@@ -109,7 +109,7 @@ struct AuditLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     hunks: Option<&'a HunkSelection>,
     /// What the call left behind that was moved aside (the `quarantined` list of a
-    /// structured result, as tools-std's `run_command` reports a `.git` a command planted).
+    /// structured result, as toolwright-std's `run_command` reports a `.git` a command planted).
     #[serde(skip_serializing_if = "Option::is_none")]
     quarantined: Option<&'a Value>,
     duration_ms: f64,

@@ -14,7 +14,7 @@ use std::sync::{Mutex, PoisonError};
 /// calls do not use up the limit.
 ///
 /// ```
-/// use tool_runtime::executor::CallCounts;
+/// use toolwright_runtime::executor::CallCounts;
 ///
 /// let counts = CallCounts::new();
 /// assert_eq!(counts.count("search"), 0);
@@ -38,7 +38,7 @@ impl CallCounts {
     /// Forgets every count (a new conversation on the same session, say).
     ///
     /// ```
-    /// use tool_runtime::executor::CallCounts;
+    /// use toolwright_runtime::executor::CallCounts;
     /// let counts = CallCounts::new();
     /// counts.reset();
     /// assert_eq!(counts.count("search"), 0);

@@ -155,7 +155,7 @@ pub struct LatencyStats {
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_runtime::{tool, register_all_tools, Executor, ToolCall};
+/// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall};
 ///
 /// /// Repeat a word.
 /// #[tool]
@@ -208,7 +208,7 @@ pub struct ToolMetrics {
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_runtime::{tool, register_all_tools, Executor, ToolCall};
+/// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall};
 ///
 /// /// Double a number.
 /// #[tool]

@@ -91,7 +91,7 @@ pub const UNKNOWN_TOOL_METRIC: &str = "(unknown tool)";
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::{sync::Arc, time::Duration};
 /// use serde_json::json;
-/// use tool_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, Executor, SafetyLevel, ToolCall};
+/// use toolwright_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, Executor, SafetyLevel, ToolCall};
 ///
 /// /// Remove a file.
 /// #[tool(safety = "dangerous")]
@@ -277,7 +277,7 @@ impl Executor {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use tool_runtime::{tool, register_all_tools, CallOptions, Executor, ToolCall, ToolFilter};
+    /// use toolwright_runtime::{tool, register_all_tools, CallOptions, Executor, ToolCall, ToolFilter};
     ///
     /// /// Add two numbers.
     /// #[tool]

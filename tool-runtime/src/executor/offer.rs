@@ -18,8 +18,8 @@ use crate::tool::Tool;
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_runtime::schema::Format;
-/// use tool_runtime::{tool, register_all_tools, Executor, ToolCall, ToolFilter};
+/// use toolwright_runtime::schema::Format;
+/// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall, ToolFilter};
 ///
 /// /// Read a note.
 /// #[tool(categories(notes))]

@@ -17,7 +17,7 @@ use crate::safety::SafetyLevel;
 ///
 /// ```
 /// use std::time::Duration;
-/// use tool_runtime::{CallOptions, CancellationToken};
+/// use toolwright_runtime::{CallOptions, CancellationToken};
 ///
 /// let token = CancellationToken::new();
 /// let options = CallOptions::new().timeout(Duration::from_secs(5)).cancellation(token.clone());
@@ -91,8 +91,8 @@ impl CallOptions {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use tool_runtime::executor::Outcome;
-    /// use tool_runtime::{tool, register_all_tools, CallOptions, Executor, SafetyLevel, ToolCall};
+    /// use toolwright_runtime::executor::Outcome;
+    /// use toolwright_runtime::{tool, register_all_tools, CallOptions, Executor, SafetyLevel, ToolCall};
     ///
     /// /// Rename a file.
     /// #[tool(safety = "cautious")]
@@ -126,8 +126,8 @@ impl CallOptions {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use tool_runtime::executor::Outcome;
-    /// use tool_runtime::{tool, register_all_tools, CallOptions, Executor, ToolCall, ToolFilter};
+    /// use toolwright_runtime::executor::Outcome;
+    /// use toolwright_runtime::{tool, register_all_tools, CallOptions, Executor, ToolCall, ToolFilter};
     ///
     /// /// Read the weather.
     /// #[tool]
@@ -161,8 +161,8 @@ impl CallOptions {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_runtime::CallOptions;
-    /// use tool_runtime::executor::CallCounts;
+    /// use toolwright_runtime::CallOptions;
+    /// use toolwright_runtime::executor::CallCounts;
     ///
     /// let session = Arc::new(CallCounts::new());
     /// let options = CallOptions::new().call_counts(Arc::clone(&session));
@@ -189,8 +189,8 @@ impl CallOptions {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use tool_runtime::client::{ClientFuture, ClientPowers, ElicitationRequest};
-    /// use tool_runtime::{CallOptions, ClientError, Elicitation, Executor, Tool, ToolCall, ToolRegistry};
+    /// use toolwright_runtime::client::{ClientFuture, ClientPowers, ElicitationRequest};
+    /// use toolwright_runtime::{CallOptions, ClientError, Elicitation, Executor, Tool, ToolCall, ToolRegistry};
     ///
     /// /// A user who always says yes.
     /// struct Yes;

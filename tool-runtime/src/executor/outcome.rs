@@ -13,8 +13,8 @@ use crate::tool::Tool;
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_runtime::{CallOptions, Executor, ToolCall, ToolRegistry};
-/// use tool_runtime::executor::Outcome;
+/// use toolwright_runtime::{CallOptions, Executor, ToolCall, ToolRegistry};
+/// use toolwright_runtime::executor::Outcome;
 ///
 /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
 /// let report = executor.execute_report(ToolCall::new("1", "nothing", json!({})), CallOptions::new()).await;

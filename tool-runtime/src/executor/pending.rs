@@ -51,7 +51,7 @@ pub const MIN_PENDING_KEY_LEN: usize = 32;
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::executor::PendingCall;
+/// use toolwright_runtime::executor::PendingCall;
 ///
 /// let text = r#"{"token":"t","call":{"id":"c1","name":"wipe","arguments":{}},
 ///   "request":{"call_id":"c1","tool":"wipe","description":"Wipe.","safety":"dangerous","arguments":{}},
@@ -89,7 +89,7 @@ pub struct PendingCall {
 /// Why a deferred call could not be resumed.
 ///
 /// ```
-/// use tool_runtime::executor::ResumeError;
+/// use toolwright_runtime::executor::ResumeError;
 ///
 /// let err = ResumeError::UnknownToken;
 /// assert!(err.to_string().contains("no call is waiting"));
@@ -128,7 +128,7 @@ pub enum ResumeError {
          pending key (it was changed after it was taken, was not made by an executor, or was \
          signed with another key); resume a call only as the executor gave it, and give every \
          executor that resumes another's calls the same `ExecutorBuilder::pending_key`",
-        tool_names::escape::escape(.call_id)
+        toolwright_names::escape::escape(.call_id)
     )]
     Unverified {
         /// The call's id, as the refused call says (not to be trusted).
@@ -139,7 +139,7 @@ pub enum ResumeError {
     #[error(
         "the waiting call `{}` was not run: it was already resumed once, and a decided call \
          does not run again; call the tool again for a new approval",
-        tool_names::escape::escape(.call_id)
+        toolwright_names::escape::escape(.call_id)
     )]
     AlreadyResumed {
         /// The call's id.
@@ -186,7 +186,7 @@ impl PendingKey {
         if let Value::Object(fields) = &mut value {
             fields.remove("mac");
         }
-        let mut text = String::from("tool-runtime pending call v1\n");
+        let mut text = String::from("toolwright-runtime pending call v1\n");
         canonical(&value, &mut text);
         let mut mac = Hmac::<Sha256>::new_from_slice(key).ok()?;
         mac.update(text.as_bytes());

@@ -346,13 +346,13 @@ impl Executor {
             })
             .map(|tool| tool.name().to_owned())
             .collect();
-        let normalized = tool_names::normalize(name);
+        let normalized = toolwright_names::normalize(name);
         let suggestion = if visible.contains(&normalized) {
             Some(normalized.as_str())
         } else {
-            tool_names::did_you_mean(&normalized, visible.iter().map(String::as_str))
+            toolwright_names::did_you_mean(&normalized, visible.iter().map(String::as_str))
         };
-        let mut message = if tool_names::check_tool_name(name).is_ok() {
+        let mut message = if toolwright_names::check_tool_name(name).is_ok() {
             format!("unknown tool `{name}`")
         } else {
             format!(

@@ -43,7 +43,7 @@ struct Idle {
 ///
 /// ```
 /// # use std::sync::Arc;
-/// # use tool_runtime::{Executor, ToolRegistry};
+/// # use toolwright_runtime::{Executor, ToolRegistry};
 /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_sync_threads(4).build();
 /// let threads = executor.metrics().sync_threads;
 /// assert_eq!((threads.limit, threads.busy, threads.abandoned), (4, 0, 0));

@@ -16,7 +16,7 @@ impl Executor {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use tool_runtime::{Executor, ToolRegistry};
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     ///
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
     /// assert!(executor.pending_approvals().is_empty());
@@ -97,8 +97,8 @@ impl Executor {
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use tool_runtime::executor::{PendingCall, ResumeError};
-    /// use tool_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
+    /// use toolwright_runtime::executor::{PendingCall, ResumeError};
+    /// use toolwright_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
     ///
     /// /// Delete a branch.
     /// #[tool(safety = "dangerous")]

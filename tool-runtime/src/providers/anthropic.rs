@@ -19,7 +19,7 @@ const ANTHROPIC: &str = "Anthropic message";
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::providers::anthropic::parse_tool_uses;
+/// use toolwright_runtime::providers::anthropic::parse_tool_uses;
 ///
 /// let message = json!({"role": "assistant", "content": [
 ///     {"type": "text", "text": "Let me check."},
@@ -72,8 +72,8 @@ pub fn parse_tool_uses(message: &Value) -> Result<Vec<ToolCall>, ProviderError> 
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::providers::anthropic::tool_results_message;
-/// use tool_runtime::{Image, ToolOutput, ToolResult};
+/// use toolwright_runtime::providers::anthropic::tool_results_message;
+/// use toolwright_runtime::{Image, ToolOutput, ToolResult};
 ///
 /// let message = tool_results_message(&[ToolResult::failure("toolu_1", "no such city")]);
 /// assert_eq!(message["role"], "user");

@@ -21,7 +21,7 @@ pub const GENERATED_ID_PREFIX: &str = "gemini_call_";
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::providers::gemini::parse_function_calls;
+/// use toolwright_runtime::providers::gemini::parse_function_calls;
 ///
 /// let response = json!({"candidates": [{"content": {"role": "model", "parts": [
 ///     {"functionCall": {"name": "get_weather", "args": {"city": "Rome"}}}
@@ -82,8 +82,8 @@ pub fn parse_function_calls(response: &Value) -> Result<Vec<ToolCall>, ProviderE
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::providers::gemini::function_responses;
-/// use tool_runtime::{Image, ToolCall, ToolOutput, ToolResult};
+/// use toolwright_runtime::providers::gemini::function_responses;
+/// use toolwright_runtime::{Image, ToolCall, ToolOutput, ToolResult};
 ///
 /// let calls = [ToolCall::new("c1", "snapshot", json!({}))];
 /// let output = ToolOutput::from_blocks([Image::webp(b"webp".to_vec())]);
@@ -94,8 +94,8 @@ pub fn parse_function_calls(response: &Value) -> Result<Vec<ToolCall>, ProviderE
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::providers::gemini::function_responses;
-/// use tool_runtime::{ToolCall, ToolResult};
+/// use toolwright_runtime::providers::gemini::function_responses;
+/// use toolwright_runtime::{ToolCall, ToolResult};
 ///
 /// let calls = [ToolCall::new("gemini_call_0", "get_weather", json!({"city": "Rome"}))];
 /// let content = function_responses(&calls, &[ToolResult::success("gemini_call_0", "21 °C")]);

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use tool_runtime::providers::openai;
+//! use toolwright_runtime::providers::openai;
 //!
 //! let message = json!({
 //!     "role": "assistant",

@@ -25,7 +25,7 @@ const RESPONSES: &str = "OpenAI responses output";
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::providers::openai::parse_chat_tool_calls;
+/// use toolwright_runtime::providers::openai::parse_chat_tool_calls;
 ///
 /// let completion = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
 ///     {"id": "a", "type": "function", "function": {"name": "add", "arguments": "{\"x\":1}"}},
@@ -85,7 +85,7 @@ pub fn parse_chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, ProviderE
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_runtime::providers::openai::parse_responses_tool_calls;
+/// use toolwright_runtime::providers::openai::parse_responses_tool_calls;
 ///
 /// let response = json!({"output": [
 ///     {"type": "message", "role": "assistant", "content": []},
@@ -141,8 +141,8 @@ pub fn parse_responses_tool_calls(output: &Value) -> Result<Vec<ToolCall>, Provi
 /// to show them to the model as well.
 ///
 /// ```
-/// use tool_runtime::providers::openai::chat_tool_messages;
-/// use tool_runtime::ToolResult;
+/// use toolwright_runtime::providers::openai::chat_tool_messages;
+/// use toolwright_runtime::ToolResult;
 ///
 /// let messages = chat_tool_messages(&[ToolResult::success("call_1", "18 °C")]);
 /// assert_eq!(messages[0], serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "18 °C"}));
@@ -169,8 +169,8 @@ pub fn chat_tool_messages(results: &[ToolResult]) -> Vec<Value> {
 /// model that takes audio input.
 ///
 /// ```
-/// use tool_runtime::providers::openai::chat_tool_messages_with_media;
-/// use tool_runtime::{Image, ToolOutput, ToolResult};
+/// use toolwright_runtime::providers::openai::chat_tool_messages_with_media;
+/// use toolwright_runtime::{Image, ToolOutput, ToolResult};
 ///
 /// let output = ToolOutput::text("The chart:").block(Image::png(b"png".to_vec()));
 /// let messages = chat_tool_messages_with_media(&[ToolResult::from_output("call_1", output)]);
@@ -229,8 +229,8 @@ fn chat_media_part(block: &Content) -> Option<Value> {
 /// `input_file` (embedded PDFs) parts, with the text placeholder of any other block.
 ///
 /// ```
-/// use tool_runtime::providers::openai::responses_tool_outputs;
-/// use tool_runtime::{Image, ToolOutput, ToolResult};
+/// use toolwright_runtime::providers::openai::responses_tool_outputs;
+/// use toolwright_runtime::{Image, ToolOutput, ToolResult};
 ///
 /// let items = responses_tool_outputs(&[ToolResult::failure("call_1", "no such city")]);
 /// assert_eq!(items[0]["output"], "no such city");

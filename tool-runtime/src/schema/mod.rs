@@ -3,8 +3,8 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use tool_runtime::schema::{tools_to_schema, Format};
-//! use tool_runtime::{tool, register_all_tools, ToolFilter};
+//! use toolwright_runtime::schema::{tools_to_schema, Format};
+//! use toolwright_runtime::{tool, register_all_tools, ToolFilter};
 //!
 //! /// Get the weather for a city.
 //! #[tool]
@@ -63,7 +63,7 @@ impl Format {
     /// `gemini`, `mcp`.
     ///
     /// ```
-    /// use tool_runtime::schema::Format;
+    /// use toolwright_runtime::schema::Format;
     /// assert_eq!(Format::OpenAiResponses.as_str(), "openai-responses");
     /// assert_eq!("openai".parse::<Format>().unwrap(), Format::OpenAiChat);
     /// ```
@@ -105,7 +105,7 @@ impl FromStr for Format {
 /// How to export.
 ///
 /// ```
-/// use tool_runtime::schema::SchemaOptions;
+/// use toolwright_runtime::schema::SchemaOptions;
 /// let options = SchemaOptions::new().strict(true).inline_refs(true);
 /// # let _ = options;
 /// ```
@@ -173,7 +173,7 @@ pub enum SchemaError {
 /// tools give the same bytes.
 ///
 /// ```
-/// use tool_runtime::schema::{tools_to_schema, Format};
+/// use toolwright_runtime::schema::{tools_to_schema, Format};
 /// assert!(tools_to_schema(&[], Format::Anthropic).is_empty());
 /// ```
 pub fn tools_to_schema(tools: &[Tool], format: Format) -> Vec<Value> {
@@ -196,8 +196,8 @@ pub fn tools_to_schema(tools: &[Tool], format: Format) -> Vec<Value> {
 /// [`SchemaError::NotStrict`] listing every tool that cannot be made strict.
 ///
 /// ```
-/// use tool_runtime::schema::{tools_to_schema_with, Format, SchemaOptions};
-/// use tool_runtime::{tool, register_all_tools, ToolFilter};
+/// use toolwright_runtime::schema::{tools_to_schema_with, Format, SchemaOptions};
+/// use toolwright_runtime::{tool, register_all_tools, ToolFilter};
 ///
 /// /// Search the notes.
 /// #[tool]
@@ -239,8 +239,8 @@ pub fn tools_to_schema_with(
 /// As [`tools_to_schema_with`].
 ///
 /// ```
-/// use tool_runtime::schema::{tool_to_schema, Format, SchemaOptions};
-/// use tool_runtime::{tool, register_all_tools};
+/// use toolwright_runtime::schema::{tool_to_schema, Format, SchemaOptions};
+/// use toolwright_runtime::{tool, register_all_tools};
 ///
 /// /// Ping a host.
 /// #[tool]
@@ -391,8 +391,8 @@ pub fn mcp_output_schema(tool: &Tool) -> Option<Value> {
 /// for tools in a `network` or `web` category or tag.
 ///
 /// ```
-/// use tool_runtime::schema::mcp_annotations;
-/// use tool_runtime::{tool, register_all_tools};
+/// use toolwright_runtime::schema::mcp_annotations;
+/// use toolwright_runtime::{tool, register_all_tools};
 ///
 /// /// Drop a table.
 /// #[tool(safety = "dangerous")]

@@ -1,6 +1,6 @@
-"""Interop test: the official Python MCP SDK (`mcp` on PyPI) against `toolbox serve`.
+"""Interop test: the official Python MCP SDK (`mcp` on PyPI) against `toolwright serve`.
 
-Usage: python mcp_interop.py PATH/TO/toolbox
+Usage: python mcp_interop.py PATH/TO/toolwright
 
 Runs the same checks over stdio and over streamable HTTP: initialize, list tools (schemas and
 annotations), call a safe tool, call with bad arguments (isError and the message), call an
@@ -41,7 +41,7 @@ def check(condition, message):
 
 async def exercise(session: ClientSession, root: str, label: str) -> None:
     init = await session.initialize()
-    check(init.server_info.name == "toolbox", f"server name: {init.server_info.name}")
+    check(init.server_info.name == "toolwright", f"server name: {init.server_info.name}")
     check(init.capabilities.tools is not None and init.capabilities.tools.list_changed, "tools.listChanged")
 
     tools, cursor = [], None
@@ -186,8 +186,8 @@ async def approved_write(call_tool, root: str, label: str) -> None:
         check(config.read() == "[core]\n", ".git/config is unchanged")
 
 
-async def over_stdio(toolbox: str, root: str) -> None:
-    params = StdioServerParameters(command=toolbox, args=["serve", "--root", root])
+async def over_stdio(toolwright: str, root: str) -> None:
+    params = StdioServerParameters(command=toolwright, args=["serve", "--root", root])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await exercise(session, root, "stdio")
@@ -215,12 +215,12 @@ async def today(target, root: str, label: str) -> None:
     check(len(ASKED) - asked == 3, f"{label}: the user was asked {len(ASKED) - asked} times, not 3")
 
 
-async def over_http(toolbox: str, root: str) -> None:
+async def over_http(toolwright: str, root: str) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [toolbox, "serve", "--http", f"127.0.0.1:{port}", "--root", root],
+        [toolwright, "serve", "--http", f"127.0.0.1:{port}", "--root", root],
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -242,13 +242,13 @@ async def over_http(toolbox: str, root: str) -> None:
 
 
 def main() -> None:
-    toolbox = os.path.abspath(sys.argv[1])
+    toolwright = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as root:
         with open(os.path.join(root, "hello.txt"), "w") as hello:
             hello.write("hello from python\n")
         started = time.monotonic()
-        asyncio.run(over_stdio(toolbox, root))
-        asyncio.run(over_http(toolbox, root))
+        asyncio.run(over_stdio(toolwright, root))
+        asyncio.run(over_http(toolwright, root))
         print(f"python MCP interop passed in {time.monotonic() - started:.1f}s")
 
 

@@ -2,7 +2,7 @@
 
 Usage: python client.py PROXY_URL STATE_DIR REPLICA2_URL
 
-Reads the bearer token from $TOOLBOX_TOKEN, and another caller's from $TOOLBOX_TOKEN_B. In
+Reads the bearer token from $TOOLWRIGHT_TOKEN, and another caller's from $TOOLWRIGHT_TOKEN_B. In
 order:
 
 1. Requests without a token, and with a wrong one, are refused with 401.
@@ -153,7 +153,7 @@ async def one_session(url: str, token: str, state_dir: str, replica2_url: str, t
         async with streamable_http_client(url, http_client=http) as (read, write):
             async with ClientSession(read, write) as session:
                 init = await asyncio.wait_for(session.initialize(), PHASE_DEADLINE_SECONDS)
-                check(init.server_info.name == "toolbox", f"server name: {init.server_info.name}")
+                check(init.server_info.name == "toolwright", f"server name: {init.server_info.name}")
                 check(watch.session_id is not None, "initialize gave no Mcp-Session-Id")
                 say(f"initialized session {watch.session_id}")
                 with open(os.path.join(state_dir, "session-id"), "w") as out:
@@ -196,10 +196,10 @@ async def one_session(url: str, token: str, state_dir: str, replica2_url: str, t
 
 async def main() -> None:
     url, state_dir, replica2_url = sys.argv[1], sys.argv[2], sys.argv[3]
-    token = os.environ.get("TOOLBOX_TOKEN")
-    check(token, "TOOLBOX_TOKEN is not set")
-    token_b = os.environ.get("TOOLBOX_TOKEN_B")
-    check(token_b, "TOOLBOX_TOKEN_B is not set")
+    token = os.environ.get("TOOLWRIGHT_TOKEN")
+    check(token, "TOOLWRIGHT_TOKEN is not set")
+    token_b = os.environ.get("TOOLWRIGHT_TOKEN_B")
+    check(token_b, "TOOLWRIGHT_TOKEN_B is not set")
     await refused_without_the_token(url)
     await one_session(url, token, state_dir, replica2_url, token_b)
     open(os.path.join(state_dir, "client.done"), "w").close()

@@ -3,7 +3,7 @@
 Usage: python rounds.py PROXY_URL ROOT REPLICA1_URL
 
 The official Python SDK's `Client` in its default mode (2026-07-28, no session) calls
-`write_file` through nginx with the bearer token of $TOOLBOX_TOKEN. The server answers with
+`write_file` through nginx with the bearer token of $TOOLWRIGHT_TOKEN. The server answers with
 an `InputRequiredResult` (the approval form and a sealed `requestState`); the SDK asks the
 user (here: approves) and repeats the call with the answer. An httpx2 event hook pins the
 first round to replica 1 and the repeated call to replica 2 (the `X-Test-Replica` header
@@ -37,7 +37,7 @@ def say(message):
 
 
 async def main(proxy_url: str, root: str, replica1_url: str) -> None:
-    token = os.environ["TOOLBOX_TOKEN"]
+    token = os.environ["TOOLWRIGHT_TOKEN"]
     rounds = []  # (pinned replica, body) of each tools/call of write_file
 
     async def pin(request: httpx2.Request) -> None:

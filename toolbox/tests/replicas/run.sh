@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Two `toolbox serve --http` replicas sharing MCP sessions through Redis, behind nginx in
+# Two `toolwright serve --http` replicas sharing MCP sessions through Redis, behind nginx in
 # round robin, driven by the official Python MCP SDK (client.py). See README.md here.
 #
-# Usage: run.sh PATH/TO/toolbox
+# Usage: run.sh PATH/TO/toolwright
 #
 # Environment:
 #   PYTHON                  an interpreter with `mcp==2.3.0` installed (default: python3)
@@ -79,20 +79,20 @@ wait_until() {
 alive() { kill -0 "$1" 2>/dev/null; }
 
 # ---- what we need
-[ $# -ge 1 ] || { echo "usage: $0 PATH/TO/toolbox" >&2; exit 2; }
-toolbox="$(realpath "$1")"
-[ -x "$toolbox" ] || fail "no toolbox binary at $1 (build it: cargo build -p toolbox)"
+[ $# -ge 1 ] || { echo "usage: $0 PATH/TO/toolwright" >&2; exit 2; }
+toolwright="$(realpath "$1")"
+[ -x "$toolwright" ] || fail "no toolwright binary at $1 (build it: cargo build -p toolwright-cli)"
 redis_server="$(command -v redis-server || true)"
 redis_cli="$(command -v redis-cli || true)"
 nginx="$(command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true)"
 [ -n "$redis_server" ] && [ -n "$redis_cli" ] || fail "redis-server and redis-cli are needed: apt-get install redis-server"
 [ -n "$nginx" ] || fail "nginx is needed: apt-get install nginx"
 "$python" -c 'import mcp' 2>/dev/null || fail "$python has no \`mcp\` package: pip install mcp==2.3.0 (or set PYTHON)"
-# The flags the replicas run with (a toolbox without them fails here, saying which).
-serve_help="$("$toolbox" serve --help 2>&1 || true)"
+# The flags the replicas run with (a toolwright without them fails here, saying which).
+serve_help="$("$toolwright" serve --help 2>&1 || true)"
 for flag in --session-store-env --auth-token-env --auth-token-file --allow-host; do
     grep -q -- "$flag" <<<"$serve_help" \
-        || fail "$toolbox serve has no $flag flag; this test needs a toolbox that has it"
+        || fail "$toolwright serve has no $flag flag; this test needs a toolwright that has it"
 done
 case "$store_mode" in
     redis | none) ;;
@@ -121,28 +121,28 @@ wait_until "redis-server to answer PING on $redis_socket" redis_ready
 say "redis-server answers on $redis_socket"
 
 # ---- the token and the proxy's port (the replicas must allow its Host header)
-TOOLBOX_TOKEN="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
-export TOOLBOX_TOKEN
+TOOLWRIGHT_TOKEN="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
+export TOOLWRIGHT_TOKEN
 # A second caller's token, just as valid: it must not be able to use the first caller's
 # session on either replica (the session's owner is stored with it in Redis).
-TOOLBOX_TOKEN_B="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
-export TOOLBOX_TOKEN_B
+TOOLWRIGHT_TOKEN_B="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
+export TOOLWRIGHT_TOKEN_B
 mkdir -p "$tmp/secrets"
-(umask 077 && printf '%s tools:safe\n' "$TOOLBOX_TOKEN_B" >"$tmp/secrets/tokens")
+(umask 077 && printf '%s tools:safe\n' "$TOOLWRIGHT_TOKEN_B" >"$tmp/secrets/tokens")
 proxy_port="$(free_port)"
 
 # ---- two replicas; each picks a free port and prints its URL once it listens
 # The store's URL from the environment, never the command line (where a password would
 # show in `ps`).
-TOOLBOX_SESSION_STORE="redis+unix://$redis_socket"
-export TOOLBOX_SESSION_STORE
+TOOLWRIGHT_SESSION_STORE="redis+unix://$redis_socket"
+export TOOLWRIGHT_SESSION_STORE
 # The key that seals an approval's state (MCP 2026-07-28), the same on both replicas.
-TOOLBOX_STATE_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
-export TOOLBOX_STATE_KEY
-replica_flags=(--auth-token-env TOOLBOX_TOKEN --auth-token-file "$tmp/secrets/tokens"
-    --allow-host "127.0.0.1:$proxy_port" --request-state-key-env TOOLBOX_STATE_KEY)
+TOOLWRIGHT_STATE_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+export TOOLWRIGHT_STATE_KEY
+replica_flags=(--auth-token-env TOOLWRIGHT_TOKEN --auth-token-file "$tmp/secrets/tokens"
+    --allow-host "127.0.0.1:$proxy_port" --request-state-key-env TOOLWRIGHT_STATE_KEY)
 if [ "$store_mode" = redis ]; then
-    replica_flags+=(--session-store-env TOOLBOX_SESSION_STORE)
+    replica_flags+=(--session-store-env TOOLWRIGHT_SESSION_STORE)
 else
     say "REPLICAS_SESSION_STORE=none: replicas without the session store; this run must fail"
 fi
@@ -153,7 +153,7 @@ replica_listening() {
 replica_pids=()
 replica_ports=()
 for i in 1 2; do
-    "$toolbox" serve --http 127.0.0.1:0 --root "$tmp/root" "${replica_flags[@]}" \
+    "$toolwright" serve --http 127.0.0.1:0 --root "$tmp/root" "${replica_flags[@]}" \
         >"$tmp/replica$i.log" 2>&1 &
     pid=$!
     pids+=("$pid")
@@ -235,7 +235,7 @@ say "nginx's access log: the one session was answered by both replicas:"
 session_log | awk -F'|' '{ printf "replicas:   %-6s status %s from %s\n", $2, $4, $5 }'
 
 if [ "$store_mode" = redis ]; then
-    key="toolbox:mcp:session:$session_id"
+    key="toolwright:mcp:session:$session_id"
     ttl="$("$redis_cli" -s "$redis_socket" ttl "$key")"
     [ "$ttl" -gt 0 ] 2>/dev/null || fail "the session is not in Redis with a TTL (TTL $key: $ttl)"
     say "Redis holds $key (TTL ${ttl}s)"
@@ -271,7 +271,7 @@ moved="$(after_kill | awk -F'|' -v addr="$replica1, $replica2" '$5 == addr' | wc
 say "after the kill: $(after_kill | wc -l) requests of the session answered 2xx; nginx moved $moved of them from the dead replica to $replica2"
 
 if [ "$store_mode" = redis ]; then
-    exists="$("$redis_cli" -s "$redis_socket" exists "toolbox:mcp:session:$session_id")"
+    exists="$("$redis_cli" -s "$redis_socket" exists "toolwright:mcp:session:$session_id")"
     [ "$exists" = 0 ] || fail "the client ended its session (DELETE) but Redis still holds it"
     say "the client's DELETE removed the session from Redis"
 fi

@@ -16,7 +16,7 @@ use landlock::{
 };
 use seccompiler::BpfProgram;
 use tempfile::TempDir;
-use tool_runtime::ToolError;
+use toolwright_runtime::ToolError;
 
 use super::syscalls;
 use super::view::{self, Access, Item, Plan};
@@ -32,7 +32,7 @@ const PROC_ACCESS: BitFlags<AccessFs> = landlock::make_bitflags!(AccessFs::{Read
 const NOT_CONFINED: &str = "this kernel cannot confine commands (Landlock is not available \
     or not enabled), so `run_command` refuses to run them; to run them unconfined anyway, \
     the application allows it with `Workspace::allow_unconfined_commands(true)` (or \
-    `toolbox --allow-unconfined`)";
+    `toolwright --allow-unconfined`)";
 
 /// The confinement of one command, prepared before it is spawned: the kernel rules, the
 /// command's view of the file system, and its private temporary directory (removed, with

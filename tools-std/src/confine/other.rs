@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
-use tool_runtime::ToolError;
+use toolwright_runtime::ToolError;
 
 use crate::Workspace;
 
@@ -24,7 +24,7 @@ impl Confinement {
                 "commands can only be confined by the kernel on Linux (Landlock), so \
                  `run_command` refuses to run them here; to run them unconfined anyway, the \
                  application allows it with `Workspace::allow_unconfined_commands(true)` \
-                 (or `toolbox --allow-unconfined`)",
+                 (or `toolwright --allow-unconfined`)",
             ));
         }
         let temp = tempfile::Builder::new()

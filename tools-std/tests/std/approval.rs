@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value, json};
 use tempfile::TempDir;
-use tool_runtime::{Approval, Tool, ToolContext, ToolError, ToolState};
-use tools_std::Workspace;
+use toolwright_runtime::{Approval, Tool, ToolContext, ToolError, ToolState};
+use toolwright_std::Workspace;
 
 /// A workspace with `docs/guide.md`, `src/main.rs`, `secret.txt`, configured by `configure`,
 /// and a context holding it.
@@ -36,7 +36,7 @@ fn docs_and_markdown() -> Setup {
 }
 
 fn tool(name: &str) -> Tool {
-    tools_std::registry().unwrap().get(name).unwrap()
+    toolwright_std::registry().unwrap().get(name).unwrap()
 }
 
 fn object(value: Value) -> Map<String, Value> {

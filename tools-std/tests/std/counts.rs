@@ -4,8 +4,8 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tool_runtime::schema::{Format, tools_to_schema};
-use tool_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
+use toolwright_runtime::schema::{Format, tools_to_schema};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
 
 use crate::harness::Harness;
 
@@ -57,8 +57,8 @@ async fn previews_count_in_the_singular_too() {
     h.write("one.txt", "x");
     let seen: Arc<Mutex<Vec<Option<String>>>> = Arc::default();
     let log = Arc::clone(&seen);
-    let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
-        .state(tools_std::Workspace::new(h.root()).unwrap())
+    let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
+        .state(toolwright_std::Workspace::new(h.root()).unwrap())
         .approval(move |request: ApprovalRequest| {
             log.lock().unwrap().push(request.preview.clone());
             async {
@@ -103,7 +103,7 @@ fn bound(pattern: &regex::Regex, text: &str) -> Option<u64> {
     pattern.captures(text)?[1].parse().ok()
 }
 
-/// Every integer parameter of every tool in tools-std, with the least value its description
+/// Every integer parameter of every tool in toolwright-std, with the least value its description
 /// promises; a new one must be added here (with its bound in the schema).
 #[test]
 fn documented_bounds_are_in_the_schemas() {
@@ -115,8 +115,8 @@ fn documented_bounds_are_in_the_schemas() {
         ("run_command", "timeout_secs", 1),
         ("search_tools", "limit", 1),
     ];
-    let registry = tools_std::registry().unwrap();
-    let tools: Vec<_> = tools_std::TOOL_NAMES
+    let registry = toolwright_std::registry().unwrap();
+    let tools: Vec<_> = toolwright_std::TOOL_NAMES
         .iter()
         .map(|name| registry.get(name).unwrap())
         .collect();

@@ -302,7 +302,7 @@ impl Drop for Cleanup {
         for dir in &self.0 {
             let _ = std::fs::remove_dir_all(dir);
         }
-        let _ = std::fs::remove_dir("/etc/toolbox");
+        let _ = std::fs::remove_dir("/etc/toolwright");
     }
 }
 
@@ -448,18 +448,18 @@ async fn build_toolchains_work_confined() {
 #[tokio::test]
 async fn the_audit_log_records_what_was_quarantined() {
     use std::sync::Arc;
-    use tool_runtime::executor::AuditLog;
-    use tool_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
+    use toolwright_runtime::executor::AuditLog;
+    use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
 
     let dir = tempfile::tempdir().unwrap();
     let quarantine = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
     let log = logs.path().join("audit.jsonl");
-    let workspace = tools_std::Workspace::new(dir.path())
+    let workspace = toolwright_std::Workspace::new(dir.path())
         .unwrap()
         .allow_shell(true)
         .quarantine_dir(quarantine.path());
-    let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
+    let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
         .state(workspace)
         .approval(|_: ApprovalRequest| async { ApprovalDecision::Approved })
         .hook(AuditLog::new(std::fs::File::create(&log).unwrap()))

@@ -1,7 +1,7 @@
 //! The file tools: normal use and every failure message.
 
 use serde_json::json;
-use tool_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
 
 use crate::harness::Harness;
 
@@ -69,7 +69,8 @@ async fn read_file_refuses_binary_and_directories_and_missing_files() {
 
 #[tokio::test]
 async fn without_a_workspace_the_tools_say_how_to_configure_one() {
-    let executor = Executor::builder(std::sync::Arc::new(tools_std::registry().unwrap())).build();
+    let executor =
+        Executor::builder(std::sync::Arc::new(toolwright_std::registry().unwrap())).build();
     let result = executor
         .execute(ToolCall::new("1", "read_file", json!({"path": "a"})))
         .await;
@@ -369,8 +370,8 @@ async fn the_approval_request_shows_the_diff() {
     std::fs::write(dir.path().join("config.toml"), "port = 80\n").unwrap();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<ApprovalRequest>::new()));
     let log = std::sync::Arc::clone(&seen);
-    let executor = Executor::builder(std::sync::Arc::new(tools_std::registry().unwrap()))
-        .state(tools_std::Workspace::new(dir.path()).unwrap())
+    let executor = Executor::builder(std::sync::Arc::new(toolwright_std::registry().unwrap()))
+        .state(toolwright_std::Workspace::new(dir.path()).unwrap())
         .approval(move |request: ApprovalRequest| {
             log.lock().unwrap().push(request);
             async {

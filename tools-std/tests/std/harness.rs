@@ -1,13 +1,13 @@
 //! A temporary workspace and an executor that approves everything (the policy is tested in
-//! tool-runtime; here we test the tools).
+//! toolwright-runtime; here we test the tools).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
 use tempfile::TempDir;
-use tool_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolResult};
-use tools_std::Workspace;
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolResult};
+use toolwright_std::Workspace;
 
 pub struct Harness {
     pub dir: TempDir,
@@ -22,7 +22,7 @@ impl Harness {
     pub fn with(configure: impl FnOnce(Workspace) -> Workspace) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let workspace = configure(Workspace::new(dir.path()).unwrap());
-        let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
+        let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
             .state(workspace)
             .approval(|_: ApprovalRequest| async { ApprovalDecision::Approved })
             .build();

@@ -338,10 +338,10 @@ async fn delete_path_removes_links_never_their_targets() {
     symlink(outside.path(), h.root().join("outlink")).unwrap();
     symlink(outside.path().join("keep.txt"), h.root().join("outfile")).unwrap();
     for path in ["dirlink/", "rellink", "outlink/", "outfile"] {
-        let mut state = tool_runtime::ToolState::new();
-        state.insert(tools_std::Workspace::new(h.root()).unwrap());
-        let ctx = tool_runtime::ToolContext::new().with_state(state);
-        let preview = tools_std::files::delete_path_preview(&ctx, path, &Some(true)).unwrap();
+        let mut state = toolwright_runtime::ToolState::new();
+        state.insert(toolwright_std::Workspace::new(h.root()).unwrap());
+        let ctx = toolwright_runtime::ToolContext::new().with_state(state);
+        let preview = toolwright_std::files::delete_path_preview(&ctx, path, &Some(true)).unwrap();
         assert!(preview.contains("symbolic link"), "{path}: {preview}");
         let done = h
             .ok("delete_path", json!({"path": path, "recursive": true}))
@@ -414,12 +414,13 @@ async fn gigabyte_child() {
     let Some(dir) = std::env::var_os(GIGABYTE_DIR) else {
         return;
     };
-    let executor = tool_runtime::Executor::builder(Arc::new(tools_std::registry().unwrap()))
-        .state(tools_std::Workspace::new(dir).unwrap())
-        .build();
+    let executor =
+        toolwright_runtime::Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
+            .state(toolwright_std::Workspace::new(dir).unwrap())
+            .build();
     let before = peak_rss_kib();
     let read = executor
-        .execute(tool_runtime::ToolCall::new(
+        .execute(toolwright_runtime::ToolCall::new(
             "1",
             "read_file",
             json!({"path": "huge.txt", "limit": 1}),
@@ -428,7 +429,7 @@ async fn gigabyte_child() {
     assert!(read.success, "{read:?}");
     assert!(read.content.contains("was cut here"));
     let search = executor
-        .execute(tool_runtime::ToolCall::new(
+        .execute(toolwright_runtime::ToolCall::new(
             "2",
             "search_files",
             json!({"pattern": "xxxx"}),
@@ -489,19 +490,20 @@ async fn timed_out_searches_stop_and_give_their_threads_back() {
         std::fs::create_dir_all(&sub).unwrap();
         std::fs::write(sub.join(format!("f{i}.txt")), &line).unwrap();
     }
-    let executor = tool_runtime::Executor::builder(Arc::new(tools_std::registry().unwrap()))
-        .state(
-            tools_std::Workspace::new(dir.path())
-                .unwrap()
-                .max_matches(10_000),
-        )
-        .timeout(std::time::Duration::from_secs(1))
-        .max_sync_threads(16)
-        .concurrency(200)
-        .build();
+    let executor =
+        toolwright_runtime::Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
+            .state(
+                toolwright_std::Workspace::new(dir.path())
+                    .unwrap()
+                    .max_matches(10_000),
+            )
+            .timeout(std::time::Duration::from_secs(1))
+            .max_sync_threads(16)
+            .concurrency(200)
+            .build();
     let calls: Vec<_> = (0..200)
         .map(|i| {
-            tool_runtime::ToolCall::new(
+            toolwright_runtime::ToolCall::new(
                 format!("s{i}"),
                 "search_files",
                 json!({"pattern": "z+y+x+w", "case_insensitive": true}),

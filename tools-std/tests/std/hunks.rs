@@ -6,12 +6,12 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use tool_runtime::executor::AuditLog;
-use tool_runtime::file_change::{ApprovedChange, FileChange};
-use tool_runtime::{
+use toolwright_runtime::executor::AuditLog;
+use toolwright_runtime::file_change::{ApprovedChange, FileChange};
+use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolContext, ToolResult,
 };
-use tools_std::Workspace;
+use toolwright_std::Workspace;
 
 /// Thirty numbered lines.
 fn original() -> String {
@@ -47,7 +47,7 @@ fn with_changed(changed: &[u32]) -> String {
 /// The unified diff `edit_file` is given for the same three changes.
 fn three_hunk_diff() -> String {
     let change =
-        tool_runtime::file_change::FileChange::between("notes.txt", &original(), &edited());
+        toolwright_runtime::file_change::FileChange::between("notes.txt", &original(), &edited());
     change.unified_diff()
 }
 
@@ -84,7 +84,7 @@ where
     let audit = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&asked);
     let decide = Arc::new(decide);
-    let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
+    let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
         .state(Workspace::new(dir.path()).unwrap())
         .hook(AuditLog::new(SharedBuffer(Arc::clone(&audit))))
         .approval(move |request: ApprovalRequest| {
@@ -270,7 +270,7 @@ fn the_tool_itself_never_writes_approved_hunks_over_another_text() {
     // applies the hunks to the text they were computed from, or writes nothing.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "someone else's text\n").unwrap();
-    let mut state = tool_runtime::ToolState::new();
+    let mut state = toolwright_runtime::ToolState::new();
     state.insert(Workspace::new(dir.path()).unwrap());
     let change = FileChange::between("notes.txt", &original(), &edited());
     for approved in [
@@ -281,7 +281,7 @@ fn the_tool_itself_never_writes_approved_hunks_over_another_text() {
             .with_state(state.clone())
             .with_approved_change(approved);
         let error =
-            tools_std::files::write_file(&ctx, "notes.txt".into(), edited(), Some(true), None)
+            toolwright_std::files::write_file(&ctx, "notes.txt".into(), edited(), Some(true), None)
                 .unwrap_err();
         assert!(
             error
@@ -289,7 +289,7 @@ fn the_tool_itself_never_writes_approved_hunks_over_another_text() {
                 .contains("changed since the preview was approved, so nothing was written"),
             "{error}"
         );
-        let error = tools_std::files::edit_file(
+        let error = toolwright_std::files::edit_file(
             &ctx,
             "notes.txt".into(),
             None,
@@ -316,7 +316,7 @@ fn some_hunks_of_a_change_within_the_limit_cannot_write_past_it() {
     let new = format!("xxxxxxx\nxxxxxxx\nxxxxxxx\n{}", &old[..old.len() - 24]);
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f.txt"), &old).unwrap();
-    let mut state = tool_runtime::ToolState::new();
+    let mut state = toolwright_runtime::ToolState::new();
     state.insert(Workspace::new(dir.path()).unwrap().max_write_bytes(100));
     let change = FileChange::between("f.txt", &old, &new);
     assert_eq!(change.hunks.len(), 2);
@@ -324,7 +324,7 @@ fn some_hunks_of_a_change_within_the_limit_cannot_write_past_it() {
         .with_state(state)
         .with_approved_change(ApprovedChange::new(change, vec![0]).unwrap());
     let error =
-        tools_std::files::write_file(&ctx, "f.txt".into(), new, Some(true), None).unwrap_err();
+        toolwright_std::files::write_file(&ctx, "f.txt".into(), new, Some(true), None).unwrap_err();
     assert!(
         error.to_string().contains(
             "the approved hunks would make `f.txt` 104 bytes; files are limited to 100 bytes"
@@ -420,7 +420,7 @@ async fn a_pending_edit_stored_as_json_resumes_with_hunks() {
     let back = serde_json::from_str(&stored).unwrap();
     let report = setup
         .executor
-        .resume_call(back, hunks(&[0, 2]), tool_runtime::CallOptions::new())
+        .resume_call(back, hunks(&[0, 2]), toolwright_runtime::CallOptions::new())
         .await
         .unwrap();
     assert!(report.result.success, "{:?}", report.result);

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tool_runtime::{CallOptions, CancellationToken, Executor, ToolCall};
+use toolwright_runtime::{CallOptions, CancellationToken, Executor, ToolCall};
 
 use crate::harness::Harness;
 
@@ -31,8 +31,8 @@ fn huge_ignore_file(tag: &str, size: usize, first: &str, last: &str) -> String {
 }
 
 fn executor(root: &Path, timeout: Option<Duration>) -> Executor {
-    let mut builder = Executor::builder(Arc::new(tools_std::registry().unwrap()))
-        .state(tools_std::Workspace::new(root).unwrap());
+    let mut builder = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
+        .state(toolwright_std::Workspace::new(root).unwrap());
     if let Some(timeout) = timeout {
         builder = builder.timeout(timeout);
     }

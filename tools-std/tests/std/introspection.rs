@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_runtime::{Executor, SafetyLevel, ToolCall};
+use toolwright_runtime::{Executor, SafetyLevel, ToolCall};
 
 use crate::harness::Harness;
 
@@ -11,7 +11,7 @@ use crate::harness::Harness;
 async fn list_tools_shows_the_available_tools() {
     let h = Harness::new();
     let listing = h.ok("list_tools", json!({})).await;
-    for name in tools_std::TOOL_NAMES {
+    for name in toolwright_std::TOOL_NAMES {
         assert!(
             listing.contains(&format!("{name} [")),
             "{name} missing from {listing}"
@@ -31,7 +31,7 @@ async fn list_tools_shows_the_available_tools() {
 
 #[tokio::test]
 async fn the_executors_ceiling_hides_tools_from_introspection() {
-    let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
+    let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
         .max_safety(SafetyLevel::Safe)
         .build();
     let listing = executor
@@ -66,14 +66,15 @@ async fn the_executors_ceiling_hides_tools_from_introspection() {
 
 #[tokio::test]
 async fn introspection_keeps_to_the_tools_offered_for_the_request() {
-    let executor = Executor::builder(Arc::new(tools_std::registry().unwrap())).build();
-    let offered =
-        tool_runtime::CallOptions::new().allowed_tools(tool_runtime::ToolFilter::new().names([
+    let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap())).build();
+    let offered = toolwright_runtime::CallOptions::new().allowed_tools(
+        toolwright_runtime::ToolFilter::new().names([
             "list_tools",
             "describe_tool",
             "search_tools",
             "read_file",
-        ]));
+        ]),
+    );
     let run = |id: &str, name: &str, arguments: Value| {
         executor.execute_with(ToolCall::new(id, name, arguments), offered.clone())
     };

@@ -7,8 +7,8 @@ use std::os::unix::fs::symlink;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tool_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolResult};
-use tools_std::Workspace;
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolResult};
+use toolwright_std::Workspace;
 
 /// An executor over `root` whose approver records each request, then runs `during` (which
 /// may change the workspace while the person "decides") and approves.
@@ -19,7 +19,7 @@ fn executor(
     let asked = Arc::new(Mutex::new(Vec::new()));
     let seen = asked.clone();
     let during = Arc::new(during);
-    let executor = Executor::builder(Arc::new(tools_std::registry().unwrap()))
+    let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
         .state(Workspace::new(root).unwrap())
         .approval(move |request: ApprovalRequest| {
             seen.lock().unwrap().push(request);

@@ -1,4 +1,4 @@
-//! tools-std through the executor, as a model would use it. One binary, a module per topic.
+//! toolwright-std through the executor, as a model would use it. One binary, a module per topic.
 
 mod approval;
 mod confine;

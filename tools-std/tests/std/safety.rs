@@ -1,11 +1,11 @@
 //! Safety levels are honest: a change here is visible in review.
 
-use tool_runtime::SafetyLevel;
+use toolwright_runtime::SafetyLevel;
 
 #[test]
 fn every_std_tool_with_its_safety_level_and_category() {
-    let registry = tools_std::registry().unwrap();
-    let listed: Vec<(String, SafetyLevel, Vec<String>)> = tools_std::TOOL_NAMES
+    let registry = toolwright_std::registry().unwrap();
+    let listed: Vec<(String, SafetyLevel, Vec<String>)> = toolwright_std::TOOL_NAMES
         .iter()
         .map(|name| {
             let tool = registry.get(name).unwrap();
@@ -42,13 +42,13 @@ fn every_std_tool_with_its_safety_level_and_category() {
     assert_eq!(listed, expected);
     // Nothing else is in the crate.
     let all = registry.names();
-    assert_eq!(all.len(), tools_std::TOOL_NAMES.len(), "{all:?}");
+    assert_eq!(all.len(), toolwright_std::TOOL_NAMES.len(), "{all:?}");
 }
 
 #[test]
 fn every_tool_and_parameter_is_described() {
-    let registry = tools_std::registry().unwrap();
-    for name in tools_std::TOOL_NAMES {
+    let registry = toolwright_std::registry().unwrap();
+    for name in toolwright_std::TOOL_NAMES {
         let tool = registry.get(name).unwrap();
         assert!(
             tool.description().len() > 40,

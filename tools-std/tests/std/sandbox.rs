@@ -12,7 +12,7 @@ fn fixture() -> (Harness, tempfile::TempDir) {
 }
 
 fn fixture_with(
-    configure: impl FnOnce(tools_std::Workspace) -> tools_std::Workspace,
+    configure: impl FnOnce(toolwright_std::Workspace) -> toolwright_std::Workspace,
 ) -> (Harness, tempfile::TempDir) {
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("secret.txt"), "TOP SECRET").unwrap();

@@ -1,4 +1,4 @@
-use tool_runtime::{Approval, ToolContext, tool};
+use toolwright_runtime::{Approval, ToolContext, tool};
 
 // Returns a bool, not an `Approval`.
 fn returns_bool(_ctx: &ToolContext, _path: &str) -> bool {

@@ -1,6 +1,6 @@
 use std::rc::Rc;
 
-use tool_runtime::tool;
+use toolwright_runtime::tool;
 
 /// Count to a number slowly.
 #[tool]

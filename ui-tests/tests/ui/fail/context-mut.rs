@@ -1,4 +1,4 @@
-use tool_runtime::{tool, ToolContext};
+use toolwright_runtime::{tool, ToolContext};
 
 /// Who is calling.
 #[tool]

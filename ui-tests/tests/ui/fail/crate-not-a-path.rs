@@ -1,7 +1,7 @@
-use tool_runtime::tool;
+use toolwright_runtime::tool;
 
 /// Read a file.
-#[tool(crate = "tool_runtime")]
+#[tool(crate = "toolwright_runtime")]
 fn read_file(path: String) -> String {
     path
 }

@@ -1,4 +1,4 @@
-use tool_runtime::tool;
+use toolwright_runtime::tool;
 
 /// Copy a file.
 #[tool]

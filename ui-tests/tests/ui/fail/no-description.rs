@@ -1,4 +1,4 @@
-use tool_runtime::tool;
+use toolwright_runtime::tool;
 
 #[tool]
 fn read_file(path: String) -> String {

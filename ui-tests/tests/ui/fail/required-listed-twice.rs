@@ -1,4 +1,4 @@
-use tool_runtime::tool;
+use toolwright_runtime::tool;
 
 /// Read a file.
 #[tool(required("path", "path"))]

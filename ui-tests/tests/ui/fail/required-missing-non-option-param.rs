@@ -1,4 +1,4 @@
-use tool_runtime::tool;
+use toolwright_runtime::tool;
 
 /// Write a file.
 #[tool(required("path"))]

@@ -1,11 +1,11 @@
-use tool_runtime::{tool, tool_set};
+use toolwright_runtime::{tool, tool_set};
 
 struct Service;
 
-#[tool_set(crat = tool_runtime, safety = "safe")]
+#[tool_set(crat = toolwright_runtime, safety = "safe")]
 impl Service {
     /// Say hi.
-    #[tool(crate = tool_runtime)]
+    #[tool(crate = toolwright_runtime)]
     fn hi(&self) -> String {
         String::new()
     }

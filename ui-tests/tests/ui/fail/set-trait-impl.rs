@@ -1,4 +1,4 @@
-use tool_runtime::{tool, tool_set};
+use toolwright_runtime::{tool, tool_set};
 
 struct Service;
 

@@ -1,4 +1,4 @@
-use tool_runtime::tool_set;
+use toolwright_runtime::tool_set;
 
 struct Service;
 

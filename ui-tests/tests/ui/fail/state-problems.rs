@@ -1,4 +1,4 @@
-use tool_runtime::{ToolContext, tool};
+use toolwright_runtime::{ToolContext, tool};
 
 struct Pool;
 trait Store {}

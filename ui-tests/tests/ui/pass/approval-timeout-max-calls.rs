@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use tool_runtime::{Approval, ToolContext, ToolError, ToolRegistry, register_all_tools, tool, tool_set};
+use toolwright_runtime::{Approval, ToolContext, ToolError, ToolRegistry, register_all_tools, tool, tool_set};
 
 mod rules {
     use super::*;

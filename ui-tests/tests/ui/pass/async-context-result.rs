@@ -1,4 +1,4 @@
-use tool_runtime::{ToolContext, ToolError, ToolState, tool};
+use toolwright_runtime::{ToolContext, ToolError, ToolState, tool};
 
 struct Greeting(&'static str);
 
@@ -26,10 +26,10 @@ async fn late_context(word: String, ctx: &ToolContext) -> String {
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().build().unwrap();
     runtime.block_on(async {
-        let registry = tool_runtime::register_all_tools().unwrap();
+        let registry = toolwright_runtime::register_all_tools().unwrap();
         let tool = registry.get("greet").unwrap();
         assert!(tool.is_async());
-        assert_eq!(tool.safety(), tool_runtime::SafetyLevel::Cautious);
+        assert_eq!(tool.safety(), toolwright_runtime::SafetyLevel::Cautious);
         // The context is not a parameter.
         assert_eq!(tool.params().len(), 1);
         assert_eq!(tool.required(), ["name"]);

@@ -1,19 +1,19 @@
 // A crate that re-exports the runtime can point `#[tool]` at its own path, so its users
-// need no direct dependency on `tool_runtime`.
+// need no direct dependency on `toolwright_runtime`.
 mod facade {
-    pub use tool_runtime;
+    pub use toolwright_runtime;
 }
 
-use facade::tool_runtime as rt;
+use facade::toolwright_runtime as rt;
 
 /// Shout a word.
-#[facade::tool_runtime::tool(crate = facade::tool_runtime)]
+#[facade::toolwright_runtime::tool(crate = facade::toolwright_runtime)]
 fn shout(word: String) -> String {
     word.to_uppercase()
 }
 
 /// Whisper a word.
-#[rt::tool(crate = crate::facade::tool_runtime, tags("quiet"))]
+#[rt::tool(crate = crate::facade::toolwright_runtime, tags("quiet"))]
 async fn whisper(word: String) -> String {
     word.to_lowercase()
 }

@@ -2,7 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_runtime::{ToolContext, tool};
+use toolwright_runtime::{ToolContext, tool};
 
 const DEFAULT_LIMIT: u32 = 3;
 
@@ -36,7 +36,7 @@ fn join_words(
 }
 
 fn main() {
-    let tool = tool_runtime::register_all_tools().unwrap().get("join_words").unwrap();
+    let tool = toolwright_runtime::register_all_tools().unwrap().get("join_words").unwrap();
     assert!(tool.required().is_empty());
     let [words, limit, mode, separator] = tool.params() else { panic!() };
     assert_eq!(words.default_value(), Some(&serde_json::json!(["a", "b"])));

@@ -3,7 +3,7 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use tool_runtime::{ToolContext, tool};
+use toolwright_runtime::{ToolContext, tool};
 
 #[derive(Deserialize, JsonSchema)]
 struct Point {
@@ -60,7 +60,7 @@ fn count_parts(
 }
 
 fn main() {
-    let tool = tool_runtime::register_all_tools().unwrap().get("count_parts").unwrap();
+    let tool = toolwright_runtime::register_all_tools().unwrap().get("count_parts").unwrap();
     let schema = tool.input_schema();
     assert_eq!(tool.required(), ["drawing", "extra", "weights", "unit", "value"]);
     for name in ["Drawing", "Shape", "Point", "Unit"] {

@@ -1,4 +1,4 @@
-use tool_runtime::{ToolContext, tool};
+use toolwright_runtime::{ToolContext, tool};
 
 /// Search the web.
 ///
@@ -24,7 +24,7 @@ fn web_search(
 }
 
 fn main() {
-    let tool = tool_runtime::register_all_tools().unwrap().get("web_search").unwrap();
+    let tool = toolwright_runtime::register_all_tools().unwrap().get("web_search").unwrap();
     // Paragraphs of the doc comment are kept; wrapped lines are joined, as Markdown reads them.
     assert_eq!(tool.description(), "Search the web.\n\nReturns the first results.");
     let names: Vec<&str> = tool.params().iter().map(|p| p.name()).collect();

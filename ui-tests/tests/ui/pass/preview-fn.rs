@@ -1,5 +1,5 @@
 use serde_json::json;
-use tool_runtime::{ToolContext, ToolError, register_all_tools, tool};
+use toolwright_runtime::{ToolContext, ToolError, register_all_tools, tool};
 
 mod previews {
     use super::*;

@@ -3,7 +3,7 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tool_runtime::{Json, ToolContext, tool};
+use toolwright_runtime::{Json, ToolContext, tool};
 
 /// Returns a `String`.
 #[tool]
@@ -95,7 +95,7 @@ async fn ret_async_nested() -> Result<Option<String>, String> {
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let registry = tool_runtime::register_all_tools().unwrap();
+    let registry = toolwright_runtime::register_all_tools().unwrap();
     let call = |name: &str, args: Value| {
         let tool = registry.get(name).unwrap();
         let args = args.as_object().unwrap().clone();

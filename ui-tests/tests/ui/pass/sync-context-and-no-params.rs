@@ -1,8 +1,8 @@
-use tool_runtime::{ToolContext, tool};
+use toolwright_runtime::{ToolContext, tool};
 
 /// The id of the current call.
 #[tool]
-fn call_id(ctx: &tool_runtime::ToolContext) -> String {
+fn call_id(ctx: &toolwright_runtime::ToolContext) -> String {
     ctx.call_id().to_owned()
 }
 
@@ -13,7 +13,7 @@ fn nothing() -> &'static str {
 }
 
 fn main() {
-    let registry = tool_runtime::register_all_tools().unwrap();
+    let registry = toolwright_runtime::register_all_tools().unwrap();
     let tool = registry.get("call_id").unwrap();
     assert!(tool.params().is_empty());
     assert_eq!(tool.input_schema()["properties"], serde_json::json!({}));

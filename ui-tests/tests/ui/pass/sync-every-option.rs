@@ -1,4 +1,4 @@
-use tool_runtime::{SafetyLevel, TaskSupport, tool};
+use toolwright_runtime::{SafetyLevel, TaskSupport, tool};
 
 /// Ignored: `description` wins over the doc comment.
 #[tool(
@@ -22,7 +22,7 @@ fn main() {
     // The function is still an ordinary function.
     assert_eq!(delete_path("a".into(), None), "removed a (force: false)");
 
-    let registry = tool_runtime::register_all_tools().unwrap();
+    let registry = toolwright_runtime::register_all_tools().unwrap();
     assert!(registry.get("delete_path").is_none());
     let tool = registry.get("remove_file").unwrap();
     assert_eq!(tool.name(), "remove_file");
@@ -43,7 +43,7 @@ fn main() {
 
     let args = serde_json::json!({"path": "b", "force": true});
     let out = tool
-        .call_blocking(&tool_runtime::ToolContext::new(), args.as_object().unwrap().clone())
+        .call_blocking(&toolwright_runtime::ToolContext::new(), args.as_object().unwrap().clone())
         .unwrap()
         .unwrap();
     assert_eq!(out.content, "removed b (force: true)");

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use tool_runtime::{ToolContext, ToolError, ToolRegistry, ToolSet, tool, tool_set};
+use toolwright_runtime::{ToolContext, ToolError, ToolRegistry, ToolSet, tool, tool_set};
 
 struct Limits(u32);
 
@@ -41,7 +41,7 @@ impl Counter {
     }
 
     /// Add several steps.
-    #[tool_runtime::tool]
+    #[toolwright_runtime::tool]
     async fn add_steps(&self, ctx: &ToolContext, steps: Vec<Step>) -> u32 {
         let _ = ctx.call_id();
         let total: u32 = steps.iter().map(|s| s.0).sum();

@@ -1,0 +1,112 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+// Generated code reaches the runtime through the facade when a crate depends on it
+// (`toolwright-macros` looks the facade up in the crate's manifest).
+#[doc(hidden)]
+pub use toolwright_runtime::__private;
+
+pub use toolwright_runtime::{schemars, serde, serde_json};
+pub use toolwright_runtime::{tool, tool_set};
+
+pub use toolwright_runtime::{
+    Executor, SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult,
+    register_all_tools,
+};
+
+/// The tool model: what a crate of `#[tool]` functions compiles.
+///
+/// A tool ([`Tool`](model::Tool)) is its metadata ([`ToolMeta`](model::ToolMeta)), the
+/// schema of its parameters and a handler; the context ([`ToolContext`](model::ToolContext))
+/// is what a running tool may use (cancellation, progress, shared state, the client's
+/// powers); outputs turn into [`ToolOutput`](model::ToolOutput).
+///
+/// ```
+/// use toolwright::model::{SafetyLevel, Tool};
+///
+/// let tool = Tool::builder("ping")
+///     .description("Check that the service answers.")
+///     .safety(SafetyLevel::Safe)
+///     .handler(|_| async { "pong" })
+///     .build()?;
+/// assert_eq!(tool.name(), "ping");
+/// # Ok::<(), toolwright::model::ToolDefinitionError>(())
+/// ```
+pub mod model {
+    pub use toolwright_runtime::{
+        Approval, ArgumentError, Audio, BoxFuture, CancellationToken, Content, EmbeddedResource,
+        Image, IntoToolOutput, InvalidArguments, Json, ParamInfo, ParseSafetyLevelError,
+        ParseTaskSupportError, ResourceData, ResourceLink, SafetyLevel, StateType, TaskSupport,
+        Text, Tool, ToolBuilder, ToolContext, ToolDefinitionError, ToolError, ToolMeta, ToolOutput,
+        ToolParam, ToolSet, ToolSource, ToolSpec, ToolState,
+    };
+    pub use toolwright_runtime::{client, file_change, priority};
+}
+
+/// Formats: tool schemas for each API and the calls read back from a model's response.
+///
+/// ```
+/// use toolwright::formats::schema::{Format, tools_to_schema};
+/// use toolwright::model::Tool;
+///
+/// let tool = Tool::builder("ping")
+///     .description("Answer pong.")
+///     .handler(|_| async { "pong" })
+///     .build()?;
+/// let openai = tools_to_schema(&[tool], Format::OpenAi);
+/// assert_eq!(openai[0]["function"]["name"], "ping");
+/// # Ok::<(), toolwright::model::ToolDefinitionError>(())
+/// ```
+pub mod formats {
+    pub use toolwright_runtime::{ResultMetadata, ToolCall, ToolResult};
+    pub use toolwright_runtime::{providers, schema};
+}
+
+/// The runtime: the registry that holds tools, and the executor that runs a model's calls
+/// under a policy.
+///
+/// ```
+/// use toolwright::runtime::{ToolFilter, ToolRegistry};
+/// use toolwright::model::{SafetyLevel, Tool};
+///
+/// let registry = ToolRegistry::new();
+/// registry.register(
+///     Tool::builder("ping")
+///         .description("Answer pong.")
+///         .safety(SafetyLevel::Safe)
+///         .handler(|_| async { "pong" })
+///         .build()?,
+/// )?;
+/// assert_eq!(registry.list(&ToolFilter::new()).len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub mod runtime {
+    pub use toolwright_runtime::executor;
+    pub use toolwright_runtime::executor::{
+        ApprovalDecision, ApprovalHandler, ApprovalRequest, CallOptions, CallReport, Executor,
+        ExecutorBuilder, Outcome,
+    };
+    pub use toolwright_runtime::registry;
+    pub use toolwright_runtime::registry::{
+        NameClash, RegisterOptions, Registration, RegistryError, RegistrySnapshot, ToolFilter,
+        ToolRegistry, register_all_tools,
+    };
+}
+
+/// The MCP server: serve an executor's tools over stdio or streamable HTTP
+/// (`toolwright-mcp`).
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub mod mcp {
+    pub use toolwright_mcp::*;
+}
+
+/// Standard tools that are safe to hand to a model: files in a workspace, data, commands
+/// in a sandbox (`toolwright-std`).
+#[cfg(feature = "std-tools")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std-tools")))]
+pub mod std_tools {
+    pub use toolwright_std::*;
+}
