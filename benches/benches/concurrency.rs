@@ -1,4 +1,4 @@
-//! `execute_tool_calls` with 1,000 calls: async calls that each await a 1 ms timer, and
+//! `execute_batch` with 1,000 calls: async calls that each await a 1 ms timer, and
 //! trivial sync calls.
 
 use std::sync::Arc;
@@ -37,7 +37,7 @@ fn concurrency(c: &mut Criterion) {
             let calls = (0..1000)
                 .map(|i| ToolCall::new(format!("c{i}"), "wait_1ms", json!({})))
                 .collect();
-            executor.execute_tool_calls(calls)
+            executor.execute_batch(calls, Default::default())
         })
     });
     group.bench_function("1000_trivial_sync", |b| {
@@ -45,7 +45,7 @@ fn concurrency(c: &mut Criterion) {
             let calls = (0..1000)
                 .map(|i| ToolCall::new(format!("c{i}"), "trivial", json!({"n": i})))
                 .collect();
-            executor.execute_tool_calls(calls)
+            executor.execute_batch(calls, Default::default())
         })
     });
     group.finish();

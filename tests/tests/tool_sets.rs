@@ -484,7 +484,7 @@ async fn concurrent_calls_share_one_instance() {
             )
         })
         .collect();
-    let results = executor.execute_tool_calls(calls).await;
+    let results = executor.execute_batch(calls, Default::default()).await;
     assert_eq!(results.len(), 64);
     assert!(results.iter().all(|r| r.error.is_none()));
     assert_eq!(shared.len(), 64);

@@ -205,8 +205,8 @@ impl ToolAttr {
                             other => errors.at(
                                 other,
                                 "expected the path of a function \
-                                 `fn(&ToolContext, &P1, ..., &Pn) -> Approval` (or \
-                                 `-> Result<Approval, ToolError>`) that takes the tool's \
+                                 `fn(&ToolContext, &P1, ..., &Pn) -> ApprovalNeed` (or \
+                                 `-> Result<ApprovalNeed, ToolError>`) that takes the tool's \
                                  parameters by reference, in order",
                             ),
                         }

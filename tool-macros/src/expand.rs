@@ -582,11 +582,11 @@ fn preview_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStream
 
 /// With `approval = ...`: `__tool_approval` (and `__tool_approval_on` for a set's method
 /// whose rule takes `&self`), like the preview's; the rule's value goes through
-/// `IntoApproval`, so it may return `Approval` or `Result<Approval, ToolError>`, and a rule
+/// `IntoApproval`, so it may return `ApprovalNeed` or `Result<ApprovalNeed, ToolError>`, and a rule
 /// that returns anything else is reported at its path.
 //
 // Input:  #[tool(approval = rule)] fn write(path: String, text: String)
-// Output: fn __tool_approval(ctx, args) -> Result<Approval, ToolError> {
+// Output: fn __tool_approval(ctx, args) -> Result<ApprovalNeed, ToolError> {
 //             let (arg_0, arg_1,) = __tool_read(args.clone())?;
 //             IntoApproval::into_approval(rule(ctx, &arg_0, &arg_1))
 //         }
@@ -598,7 +598,7 @@ fn approval_fn(model: &ToolModel, params: &[&Param]) -> (TokenStream, TokenStrea
         &RuleKind {
             fn_name: format_ident!("__tool_approval"),
             on_name: format_ident!("__tool_approval_on"),
-            result_ty: quote!(__tool_rt::Result<__tool_rt::Approval, __tool_rt::ToolError>),
+            result_ty: quote!(__tool_rt::Result<__tool_rt::ApprovalNeed, __tool_rt::ToolError>),
             into: Some(quote!(__tool_rt::IntoApproval::into_approval)),
         },
     )

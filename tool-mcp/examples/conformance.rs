@@ -37,7 +37,7 @@ use toolwright_mcp::McpServer;
 use toolwright_runtime::client::{SamplingMessage, SamplingOptions};
 use toolwright_runtime::{
     Audio, ClientError, Elicitation, EmbeddedResource, Executor, Image, LogLevel, SafetyLevel,
-    Tool, ToolContext, ToolError, register_all_tools, tool,
+    Tool, ToolContext, ToolError, ToolRegistry, register_all_tools, tool,
 };
 
 /// A 1x1 red PNG.
@@ -449,13 +449,15 @@ async fn test_logging_tool(ctx: &ToolContext) -> String {
 /// The name of the tool `test_trigger_tool_change` adds and removes.
 const CHANGING_TOOL: &str = "test_changing_tool";
 
+/// The registry, given to the one tool that changes it: a tool sees only a read-only catalog
+/// unless the application hands it more, as here, through the executor's state.
+struct ManagedRegistry(Arc<ToolRegistry>);
+
 /// Changes the tool list: adds a tool, or removes it if there (checks
 /// `sep-2575-server-sends-*subscription*`: a `subscriptions/listen` stream hears of it).
 #[tool]
-fn test_trigger_tool_change(ctx: &ToolContext) -> Result<String, ToolError> {
-    let registry = ctx
-        .registry()
-        .ok_or_else(|| ToolError::new("this call runs without a registry"))?;
+fn test_trigger_tool_change(#[state] managed: &ManagedRegistry) -> Result<String, ToolError> {
+    let registry = &managed.0;
     if registry.remove(CHANGING_TOOL).is_some() {
         return Ok(format!("removed `{CHANGING_TOOL}`"));
     }
@@ -960,8 +962,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let registry = register_all_tools()?;
     registry.register(json_schema_2020_12_tool())?;
-    let executor = Executor::builder(Arc::new(registry))
+    let registry = Arc::new(registry);
+    let executor = Executor::builder(Arc::clone(&registry))
         .max_safety(SafetyLevel::Dangerous)
+        .state(ManagedRegistry(registry))
         .build();
     let handler = Conformance {
         tools: McpServer::new(executor).name("tool-mcp-conformance", env!("CARGO_PKG_VERSION")),

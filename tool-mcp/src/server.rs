@@ -641,7 +641,7 @@ impl ServerHandler for McpServer {
         }
 
         let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
-        let report = self.executor.execute_report(call, options).await;
+        let report = self.executor.execute_with(call, options).await;
         // The progress and log notifications the tool sent go out before its result (or the
         // wait ends with the request's cancellation).
         let notifications_sent = async {

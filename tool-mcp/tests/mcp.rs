@@ -437,13 +437,23 @@ async fn list_changed_only_for_changes_the_client_may_see() {
     // server handles the changes in order), so one sent for an unseen change shows up in a
     // later phase's count.
     registry.set_enabled("wipe", false).unwrap();
-    registry.register_disabled(hidden("plugin_tool")).unwrap();
+    registry
+        .register_with(
+            hidden("plugin_tool"),
+            toolwright_runtime::RegisterOptions::new().enabled(false),
+        )
+        .unwrap();
     registry.set_enabled("divide", false).unwrap();
     assert_eq!(list_changes(&watcher, 1).await, 1);
 
     registry.set_enabled("wipe", true).unwrap();
     registry.remove("plugin_tool"); // disabled: never seen
-    registry.register_disabled(hidden("plugin_tool")).unwrap();
+    registry
+        .register_with(
+            hidden("plugin_tool"),
+            toolwright_runtime::RegisterOptions::new().enabled(false),
+        )
+        .unwrap();
     registry.set_priority("wipe", 1).unwrap();
     registry.set_enabled("plugin_tool", true).unwrap();
     assert_eq!(list_changes(&watcher, 2).await, 2);

@@ -88,7 +88,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // 3. Run them (in parallel), every failure becoming a result the model can read.
-    let results = executor.execute_tool_calls(calls).await;
+    let results = executor.execute_batch(calls, Default::default()).await;
 
     // 4. The next request's messages: the assistant's message, then one tool message per call.
     messages.push(assistant);

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::approval_rule::{Approval, ApprovalRule};
+use crate::approval_rule::{ApprovalNeed, ApprovalRule};
 use crate::args::SchemaChecker;
 use crate::context::{StateType, ToolContext};
 use crate::definition::{ToolDefinitionError, check_meta, check_schema, params_of};
@@ -299,7 +299,7 @@ impl ToolBuilder {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolwright_runtime::{Approval, SafetyLevel, Tool, ToolContext};
+    /// use toolwright_runtime::{ApprovalNeed, SafetyLevel, Tool, ToolContext};
     ///
     /// let tool = Tool::builder("drop_table")
     ///     .description("Drop a table.")
@@ -307,17 +307,17 @@ impl ToolBuilder {
     ///     .input_schema(json!({"type": "object", "properties": {"table": {"type": "string"}}, "required": ["table"]}))
     ///     .approval(|_ctx, args| {
     ///         let scratch = args.get("table").and_then(|t| t.as_str()).is_some_and(|t| t.starts_with("tmp_"));
-    ///         Ok(if scratch { Approval::NotRequired } else { Approval::Required })
+    ///         Ok(if scratch { ApprovalNeed::NotRequired } else { ApprovalNeed::Required })
     ///     })
     ///     .handler(|_| async { "dropped" })
     ///     .build()
     ///     .unwrap();
     /// let args = json!({"table": "tmp_import"}).as_object().unwrap().clone();
-    /// assert_eq!(tool.approval(&ToolContext::new(), &args).map(Result::unwrap), Some(Approval::NotRequired));
+    /// assert_eq!(tool.approval(&ToolContext::new(), &args).map(Result::unwrap), Some(ApprovalNeed::NotRequired));
     /// ```
     pub fn approval<F>(mut self, rule: F) -> Self
     where
-        F: Fn(&ToolContext, &Map<String, Value>) -> Result<Approval, ToolError>
+        F: Fn(&ToolContext, &Map<String, Value>) -> Result<ApprovalNeed, ToolError>
             + Send
             + Sync
             + 'static,

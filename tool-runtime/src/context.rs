@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::catalog::Catalog;
 use crate::client::{
     ClientError, ClientPowers, DEFAULT_MAX_CLIENT_REQUESTS, Elicitation, ElicitationRequest,
     LogLevel, SampledMessage, SamplingMessage, SamplingOptions, SamplingRequest,
@@ -241,13 +242,10 @@ pub struct ToolContext {
     call_id: Arc<str>,
     state: Arc<ToolState>,
     cancellation: CancellationToken,
-    /// The registry the call runs under, set by the executor and read through
-    /// `ToolContext::registry` (the registry module gives it its type: it sits above this one).
-    pub(crate) registry: Option<Arc<dyn Any + Send + Sync>>,
-    pub(crate) max_safety: SafetyLevel,
-    /// The names of the tools offered for this request, when the caller said
-    /// (`CallOptions::allowed_tools`); `ToolContext::visible_tools` keeps to them.
-    pub(crate) offered: Option<Arc<[String]>>,
+    /// The tools the call may see (set by the executor: enabled, under the ceiling, among
+    /// those offered for the request).
+    catalog: Option<Catalog>,
+    max_safety: SafetyLevel,
     progress: Option<ProgressReporter>,
     tool: Arc<str>,
     client: Option<ClientLink>,
@@ -265,9 +263,8 @@ impl Default for ToolContext {
             call_id: Arc::from(""),
             state: Arc::default(),
             cancellation: CancellationToken::new(),
-            registry: None,
+            catalog: None,
             max_safety: SafetyLevel::Dangerous,
-            offered: None,
             progress: None,
             tool: Arc::from(""),
             client: None,
@@ -329,9 +326,40 @@ impl ToolContext {
         self
     }
 
-    /// The highest safety level the running executor allows.
+    /// The highest safety level this call allows (the executor's, lowered by the caller's
+    /// ceiling).
     pub fn max_safety(&self) -> SafetyLevel {
         self.max_safety
+    }
+
+    /// The same context under the safety ceiling `max_safety` (the executor sets it).
+    pub fn with_max_safety(mut self, max_safety: SafetyLevel) -> Self {
+        self.max_safety = max_safety;
+        self
+    }
+
+    /// The tools this call may see, read-only: those the model may call in this request
+    /// (enabled, under the call's ceiling, among the tools offered). `None` outside an
+    /// executor, unless given with [`with_catalog`](Self::with_catalog).
+    ///
+    /// A tool gets names, descriptions and schemas, never a way to run another tool or
+    /// change the registry: every call goes through the executor and its policy.
+    pub fn catalog(&self) -> Option<&Catalog> {
+        self.catalog.as_ref()
+    }
+
+    /// The same context, seeing the tools of `catalog` (the executor sets it for each call).
+    ///
+    /// ```
+    /// use toolwright_runtime::{ToolContext, ToolFilter, ToolRegistry};
+    ///
+    /// let registry = std::sync::Arc::new(ToolRegistry::new());
+    /// let ctx = ToolContext::new().with_catalog(registry.catalog(ToolFilter::new()));
+    /// assert!(ctx.catalog().unwrap().list().is_empty());
+    /// ```
+    pub fn with_catalog(mut self, catalog: Catalog) -> Self {
+        self.catalog = Some(catalog);
+        self
     }
 
     /// The same context, sending progress reports to `reporter`.

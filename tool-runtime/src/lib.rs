@@ -44,13 +44,14 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
-// safety, priority, param, meta, args, content, error, output, call, client, context, approval_rule,
+// safety, priority, param, meta, args, content, error, output, call, client, catalog, context, approval_rule,
 // input_schema, tool,
 // macro_support, definition, builder, search, registry, schema, providers, executor.
 mod approval_rule;
 mod args;
 mod builder;
 mod call;
+mod catalog;
 pub mod client;
 mod content;
 mod context;
@@ -72,10 +73,11 @@ mod search;
 mod tool;
 mod tool_set;
 
-pub use approval_rule::Approval;
+pub use approval_rule::ApprovalNeed;
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::ToolBuilder;
 pub use call::{ResultMetadata, ToolCall, ToolResult};
+pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
 pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
 pub use content::{Audio, Content, EmbeddedResource, Image, ResourceData, ResourceLink, Text};
 pub use context::{StateType, ToolContext, ToolState};
@@ -168,17 +170,17 @@ pub use serde_json;
 /// # Per-tool policy: approval rules, timeouts, call limits
 ///
 /// `approval = rule` lets a tool say, call by call, whether it needs approval: `rule` is
-/// `fn(&ToolContext, &P1, ..., &Pn) -> Approval` (or `-> Result<Approval, ToolError>`) over the
+/// `fn(&ToolContext, &P1, ..., &Pn) -> ApprovalNeed` (or `-> Result<ApprovalNeed, ToolError>`) over the
 /// tool's parameters by reference, in order, read once like a preview's, so a renamed or
 /// retyped parameter breaks the build at the rule's path. The executor asks it through
 /// [`Tool::approval`]:
 ///
 /// ```
 /// use serde_json::json;
-/// use toolwright_runtime::{tool, register_all_tools, Approval, ToolContext};
+/// use toolwright_runtime::{tool, register_all_tools, ApprovalNeed, ToolContext};
 ///
-/// fn only_big_refunds(_ctx: &ToolContext, _order: &str, cents: &u64) -> Approval {
-///     if *cents > 10_000 { Approval::Required } else { Approval::NotRequired }
+/// fn only_big_refunds(_ctx: &ToolContext, _order: &str, cents: &u64) -> ApprovalNeed {
+///     if *cents > 10_000 { ApprovalNeed::Required } else { ApprovalNeed::NotRequired }
 /// }
 ///
 /// /// Refund an order.
@@ -188,7 +190,7 @@ pub use serde_json;
 /// let tool = register_all_tools().unwrap().get("refund_order").unwrap();
 /// let args = json!({"order": "A-1", "cents": 250}).as_object().unwrap().clone();
 /// let approval = tool.approval(&ToolContext::new(), &args).unwrap().unwrap();
-/// assert_eq!(approval, Approval::NotRequired);
+/// assert_eq!(approval, ApprovalNeed::NotRequired);
 /// ```
 ///
 /// `timeout = "..."` is how long one call may run: a positive whole number with `ms`, `s`,
@@ -364,7 +366,7 @@ pub mod __private {
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::tool_set::{instance_of, shared_instance_of};
     pub use crate::{
-        Approval, BoxFuture, IntoToolOutput, ParamInfo, Preview, SafetyLevel, StateType,
+        ApprovalNeed, BoxFuture, IntoToolOutput, ParamInfo, Preview, SafetyLevel, StateType,
         TaskSupport, ToolContext, ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
     };
     pub use inventory;

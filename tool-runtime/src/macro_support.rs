@@ -9,7 +9,7 @@ use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::approval_rule::{Approval, ApprovalRule};
+use crate::approval_rule::{ApprovalNeed, ApprovalRule};
 use crate::args::{Arguments, ToolParam};
 use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
@@ -34,7 +34,7 @@ pub type PreviewHandlerFn = fn(&ToolContext, &Map<String, Value>) -> Result<Prev
 
 /// The rule of a `#[tool(approval = ...)]`: reads the arguments like the tool's handler
 /// does and calls the rule function with the typed values.
-pub type ApprovalRuleFn = fn(&ToolContext, &Map<String, Value>) -> Result<Approval, ToolError>;
+pub type ApprovalRuleFn = fn(&ToolContext, &Map<String, Value>) -> Result<ApprovalNeed, ToolError>;
 
 /// A `#[tool]` function's handler, as a function pointer (a static cannot hold a closure).
 pub enum StaticHandler {
@@ -147,7 +147,7 @@ pub type SetPreviewFn<S> = fn(&S, &ToolContext, &Map<String, Value>) -> Result<P
 
 /// The approval rule of a `#[tool_set]` method whose rule function takes `&self`.
 pub type SetApprovalFn<S> =
-    fn(&S, &ToolContext, &Map<String, Value>) -> Result<Approval, ToolError>;
+    fn(&S, &ToolContext, &Map<String, Value>) -> Result<ApprovalNeed, ToolError>;
 
 /// One `#[tool]` method of a `#[tool_set]`: the linked tool (which finds `Self` in the
 /// executor's state) and, for a method taking `&self`, the functions that run it on an

@@ -7,12 +7,11 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use std::any::Any;
 use std::borrow::Cow;
 
 use toolwright_names::did_you_mean;
 
-use crate::context::ToolContext;
+use crate::catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
 use crate::meta::ToolSource;
 use crate::safety::SafetyLevel;
 use crate::search::SearchIndex;
@@ -56,7 +55,7 @@ pub enum RegistryError {
     /// A tool with this name and version is registered with a different spec.
     #[error(
         "tool `{name}` is already registered {} with a different spec; \
-         bump the version of the new definition to replace it (or use `register_or_replace`)",
+         bump the version of the new definition, or register it with `RegisterOptions::new().replace(true)`",
         version.as_ref().map(|v| format!("at version `{v}`")).unwrap_or_else(|| "without a version".to_owned())
     )]
     VersionConflict {
@@ -393,6 +392,7 @@ pub struct ApplyReport {
 pub struct RegisterOptions {
     enabled: bool,
     priority: Option<i32>,
+    replace: bool,
 }
 
 impl Default for RegisterOptions {
@@ -400,6 +400,7 @@ impl Default for RegisterOptions {
         RegisterOptions {
             enabled: true,
             priority: None,
+            replace: false,
         }
     }
 }
@@ -435,6 +436,27 @@ impl RegisterOptions {
     /// ```
     pub fn priority(mut self, priority: i32) -> Self {
         self.priority = Some(priority);
+        self
+    }
+
+    /// Whether the new registration replaces a tool already registered under the same
+    /// name, whatever its version (logged at `warn` when the two differ). Without it, a
+    /// different tool under a taken name and version is refused
+    /// ([`RegistryError::VersionConflict`]).
+    ///
+    /// ```
+    /// use toolwright_runtime::{RegisterOptions, Tool, ToolRegistry};
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let v1 = Tool::builder("greet").description("Say hello.").handler(|_| async { "hello" }).build().unwrap();
+    /// let v2 = Tool::builder("greet").description("Say hi.").handler(|_| async { "hi" }).build().unwrap();
+    /// registry.register(v1).unwrap();
+    /// assert!(registry.register(v2.clone()).is_err());
+    /// registry.register_with(v2, RegisterOptions::new().replace(true)).unwrap();
+    /// assert_eq!(registry.get("greet").unwrap().description(), "Say hi.");
+    /// ```
+    pub fn replace(mut self, replace: bool) -> Self {
+        self.replace = replace;
         self
     }
 
@@ -478,7 +500,7 @@ pub enum ChangeKind {
     Enabled,
     /// The tool was disabled.
     Disabled,
-    /// Another registration took the name's place (a new version, `register_or_replace`,
+    /// Another registration took the name's place (a new version, a registration with `RegisterOptions::replace`,
     /// a tool set bound again).
     Replaced,
     /// The tool's priority changed.
@@ -499,7 +521,7 @@ pub enum ChangeKind {
 /// let registry = ToolRegistry::new();
 /// let mut changes = registry.subscribe_changes();
 /// let ping = Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap();
-/// registry.register_disabled(ping).unwrap();
+/// registry.register_with(ping, RegisterOptions::new().enabled(false)).unwrap();
 /// let change = changes.try_recv().unwrap();
 /// assert_eq!((change.kind, change.name.as_str(), change.generation), (ChangeKind::Added, "ping", 1));
 /// assert!(!change.after.as_ref().unwrap().enabled);
@@ -780,30 +802,6 @@ impl ToolRegistry {
         self.register_with(tool, RegisterOptions::new())
     }
 
-    /// Registers `tool` disabled: no model sees it until [`set_enabled`](Self::set_enabled)
-    /// enables it, not even for a moment (one [`ChangeKind::Added`] event, with the tool
-    /// disabled). The same rules as [`register`](Self::register) otherwise: the same spec
-    /// again leaves the existing registration as it is.
-    ///
-    /// ```
-    /// use toolwright_runtime::{Tool, ToolFilter, ToolRegistry};
-    ///
-    /// let registry = ToolRegistry::new();
-    /// let plugin = Tool::builder("plugin_tool").description("From a plugin.").handler(|_| async { "ok" }).build().unwrap();
-    /// let registration = registry.register_disabled(plugin).unwrap();
-    /// assert!(!registration.enabled);
-    /// assert!(registry.list(&ToolFilter::new()).is_empty());
-    /// registry.set_enabled("plugin_tool", true).unwrap();
-    /// assert_eq!(registry.list(&ToolFilter::new()).len(), 1);
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`register`](Self::register).
-    pub fn register_disabled(&self, tool: Tool) -> Result<Registration, RegistryError> {
-        self.register_with(tool, RegisterOptions::new().enabled(false))
-    }
-
     /// [`register`](Self::register) with `options`: enabled or not, and a priority. The
     /// options apply when the call creates a registration (a new name, a new version); the
     /// same spec again returns the existing registration unchanged.
@@ -826,6 +824,19 @@ impl ToolRegistry {
         options: RegisterOptions,
     ) -> Result<Registration, RegistryError> {
         let mut state = self.write();
+        if options.replace {
+            if let Some(existing) = state.entries.get(tool.name())
+                && existing.tool.spec() != tool.spec()
+            {
+                tracing::warn!(
+                    tool = tool.name(),
+                    previous = %existing.tool.source(),
+                    new = %tool.source(),
+                    "replacing a registered tool"
+                );
+            }
+            return Ok(self.insert(&mut state, tool, options));
+        }
         if let Some(existing) = state.entries.get(tool.name()) {
             if existing.tool.spec() == tool.spec() {
                 return Ok(existing.clone());
@@ -838,51 +849,6 @@ impl ToolRegistry {
             }
         }
         Ok(self.insert(&mut state, tool, options))
-    }
-
-    /// Registers `tool`, replacing any tool of the same name whatever its version (the plugin
-    /// registry's overwrite semantics; a replacement is logged as a warning). The new
-    /// registration is enabled.
-    ///
-    /// ```
-    /// use toolwright_runtime::{Tool, ToolRegistry};
-    ///
-    /// let make = |text: &'static str| Tool::builder("greet").description(text)
-    ///     .handler(move |_| async move { text }).build().unwrap();
-    /// let registry = ToolRegistry::new();
-    /// registry.register_or_replace(make("Say hi."));
-    /// registry.register_or_replace(make("Say hello."));
-    /// assert_eq!(registry.get("greet").unwrap().description(), "Say hello.");
-    /// ```
-    pub fn register_or_replace(&self, tool: Tool) -> Registration {
-        self.register_or_replace_with(tool, RegisterOptions::new())
-    }
-
-    /// [`register_or_replace`](Self::register_or_replace) with `options`: the new
-    /// registration is enabled or not, at a priority, as they say (a plugin reloaded
-    /// disabled stays invisible).
-    ///
-    /// ```
-    /// use toolwright_runtime::{RegisterOptions, Tool, ToolRegistry};
-    ///
-    /// let registry = ToolRegistry::new();
-    /// let greet = Tool::builder("greet").description("Say hi.").handler(|_| async { "hi" }).build().unwrap();
-    /// let registration = registry.register_or_replace_with(greet, RegisterOptions::new().enabled(false));
-    /// assert!(!registration.enabled);
-    /// ```
-    pub fn register_or_replace_with(&self, tool: Tool, options: RegisterOptions) -> Registration {
-        let mut state = self.write();
-        if let Some(existing) = state.entries.get(tool.name())
-            && existing.tool.spec() != tool.spec()
-        {
-            tracing::warn!(
-                tool = tool.name(),
-                previous = %existing.tool.source(),
-                new = %tool.source(),
-                "replacing a registered tool"
-            );
-        }
-        self.insert(&mut state, tool, options)
     }
 
     /// Registers the tools of a [`#[tool_set]`](crate::tool_set), each run on `instance`
@@ -980,6 +946,7 @@ impl ToolRegistry {
                     Some(existing) => RegisterOptions {
                         enabled: existing.enabled,
                         priority: Some(existing.priority),
+                        replace: false,
                     },
                     None => options,
                 };
@@ -1409,61 +1376,98 @@ pub(crate) enum Lookup {
     Unknown,
 }
 
-/// The registry a call runs under, for tools that look at the other tools (an executor sets
-/// it). Declared here rather than in `context`, which sits below the registry.
-impl ToolContext {
-    /// The same context, running under `registry` with the safety ceiling `max_safety` (the
-    /// executor sets both, so tools can look up the tools a model may call).
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use toolwright_runtime::{SafetyLevel, ToolContext, ToolRegistry};
-    ///
-    /// let ctx = ToolContext::new().with_registry(Arc::new(ToolRegistry::new()), SafetyLevel::Safe);
-    /// assert!(ctx.registry().unwrap().is_empty());
-    /// assert_eq!(ctx.visible_tools().safety_ceiling(), Some(SafetyLevel::Safe));
-    /// ```
-    pub fn with_registry(self, registry: Arc<ToolRegistry>, max_safety: SafetyLevel) -> Self {
-        self.with_registry_handle(&registry_handle(registry), max_safety)
-    }
+/// The tools of a registry that pass a filter, as a running tool sees them (read-only).
+struct VisibleTools {
+    registry: Arc<ToolRegistry>,
+    /// Enabled tools under the call's ceiling.
+    filter: ToolFilter,
+    /// The tools offered for the request, when the caller said (`CallOptions::allowed_tools`).
+    offered: Option<Arc<ToolFilter>>,
+}
 
-    /// [`with_registry`](Self::with_registry) with a handle made once by [`registry_handle`].
-    pub(crate) fn with_registry_handle(
-        mut self,
-        handle: &Arc<dyn Any + Send + Sync>,
-        max_safety: SafetyLevel,
-    ) -> Self {
-        self.registry = Some(Arc::clone(handle));
-        self.max_safety = max_safety;
-        self
-    }
-
-    /// The registry the call runs under, when run by an executor.
-    pub fn registry(&self) -> Option<&Arc<ToolRegistry>> {
-        self.registry.as_ref()?.downcast_ref::<Arc<ToolRegistry>>()
-    }
-
-    /// The filter for the tools a model may call here: enabled, under the ceiling, and
-    /// among the tools offered for this request when the caller said which
-    /// ([`CallOptions::allowed_tools`](crate::CallOptions::allowed_tools)).
-    ///
-    /// ```
-    /// use toolwright_runtime::{SafetyLevel, ToolContext};
-    /// let filter = ToolContext::new().visible_tools();
-    /// assert_eq!(filter.safety_ceiling(), Some(SafetyLevel::Dangerous));
-    /// ```
-    pub fn visible_tools(&self) -> ToolFilter {
-        let filter = ToolFilter::new().max_safety(self.max_safety());
-        match &self.offered {
-            Some(names) => filter.names(names.iter().cloned()),
-            None => filter,
-        }
+impl VisibleTools {
+    fn offered(&self, tool: &Tool) -> bool {
+        self.offered
+            .as_ref()
+            .is_none_or(|offered| offered.matches(tool, true))
     }
 }
 
-/// The form in which a context holds a registry (made once per executor, not per call).
-pub(crate) fn registry_handle(registry: Arc<ToolRegistry>) -> Arc<dyn Any + Send + Sync> {
-    Arc::new(registry)
+fn catalog_entry(tool: &Tool) -> CatalogEntry {
+    CatalogEntry::new(
+        tool.meta().clone(),
+        tool.input_schema().clone(),
+        tool.output_schema().cloned(),
+    )
+}
+
+impl CatalogSource for VisibleTools {
+    fn list(&self) -> Vec<CatalogEntry> {
+        self.registry
+            .list(&self.filter)
+            .iter()
+            .filter(|tool| self.offered(tool))
+            .map(catalog_entry)
+            .collect()
+    }
+
+    fn search(&self, query: &str, limit: usize) -> Vec<CatalogHit> {
+        let hits = match &self.offered {
+            // Searched with the ceiling alone, then narrowed: the limit counts offered tools.
+            Some(_) => self
+                .registry
+                .search_filtered(query, usize::MAX, &self.filter),
+            None => self.registry.search_filtered(query, limit, &self.filter),
+        };
+        hits.into_iter()
+            .filter(|hit| self.offered(&hit.tool))
+            .take(limit)
+            .map(|hit| CatalogHit {
+                entry: catalog_entry(&hit.tool),
+                score: hit.score,
+            })
+            .collect()
+    }
+
+    fn get(&self, name: &str) -> Option<CatalogEntry> {
+        let tool = self.registry.get(name)?;
+        (self.registry.is_enabled(name) && self.filter.matches(&tool, true) && self.offered(&tool))
+            .then(|| catalog_entry(&tool))
+    }
+}
+
+impl ToolRegistry {
+    /// A read-only catalog of the enabled tools that pass `filter`, for a tool's context
+    /// ([`ToolContext::with_catalog`](crate::ToolContext::with_catalog)); the executor makes one for each call.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_runtime::{SafetyLevel, ToolFilter, ToolRegistry};
+    ///
+    /// let registry = Arc::new(ToolRegistry::new());
+    /// let catalog = registry.catalog(ToolFilter::new().max_safety(SafetyLevel::Safe));
+    /// assert!(catalog.list().is_empty());
+    /// ```
+    pub fn catalog(self: &Arc<Self>, filter: ToolFilter) -> Catalog {
+        Catalog::new(VisibleTools {
+            registry: Arc::clone(self),
+            filter: filter.include_disabled(false),
+            offered: None,
+        })
+    }
+
+    /// The catalog a call sees: enabled tools under `ceiling`, among `offered` if given.
+    pub(crate) fn call_catalog(
+        self: &Arc<Self>,
+        ceiling: SafetyLevel,
+        offered: Option<&Arc<ToolFilter>>,
+    ) -> Catalog {
+        Catalog::new(VisibleTools {
+            registry: Arc::clone(self),
+            filter: ToolFilter::new().max_safety(ceiling),
+            offered: offered.cloned(),
+        })
+    }
 }
 
 /// Every linked `#[tool]`, sorted by name, or every name that several share.

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::approval_rule::{Approval, ApprovalRule};
+use crate::approval_rule::{ApprovalNeed, ApprovalRule};
 use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
 use crate::file_change::Preview;
@@ -439,11 +439,11 @@ impl Tool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolwright_runtime::{tool, register_all_tools, Approval, ToolContext};
+    /// use toolwright_runtime::{tool, register_all_tools, ApprovalNeed, ToolContext};
     ///
     /// // The tool's parameters, read once, by reference and in order.
-    /// fn small_transfers_are_fine(_ctx: &ToolContext, _to: &str, cents: &u64) -> Approval {
-    ///     if *cents <= 1_000 { Approval::NotRequired } else { Approval::Required }
+    /// fn small_transfers_are_fine(_ctx: &ToolContext, _to: &str, cents: &u64) -> ApprovalNeed {
+    ///     if *cents <= 1_000 { ApprovalNeed::NotRequired } else { ApprovalNeed::Required }
     /// }
     ///
     /// /// Send money.
@@ -453,9 +453,9 @@ impl Tool {
     /// let tool = register_all_tools().unwrap().get("send_money").unwrap();
     /// let ctx = ToolContext::new();
     /// let small = json!({"to": "ada", "cents": 500}).as_object().unwrap().clone();
-    /// assert_eq!(tool.approval(&ctx, &small).map(Result::unwrap), Some(Approval::NotRequired));
+    /// assert_eq!(tool.approval(&ctx, &small).map(Result::unwrap), Some(ApprovalNeed::NotRequired));
     /// let large = json!({"to": "ada", "cents": 5_000}).as_object().unwrap().clone();
-    /// assert_eq!(tool.approval(&ctx, &large).map(Result::unwrap), Some(Approval::Required));
+    /// assert_eq!(tool.approval(&ctx, &large).map(Result::unwrap), Some(ApprovalNeed::Required));
     /// let bad = json!({"to": "ada", "cents": "lots"}).as_object().unwrap().clone();
     /// let err = tool.approval(&ctx, &bad).unwrap().unwrap_err();
     /// assert!(err.to_string().contains("parameter `cents`"));
@@ -464,7 +464,7 @@ impl Tool {
         &self,
         context: &ToolContext,
         arguments: &Map<String, Value>,
-    ) -> Option<Result<Approval, ToolError>> {
+    ) -> Option<Result<ApprovalNeed, ToolError>> {
         self.inner
             .approval
             .as_ref()

@@ -115,7 +115,7 @@ async fn without_a_client_the_tool_hears_not_available() {
 async fn requests_carry_the_tool_and_stop_at_the_limit() {
     let client = Arc::new(Recorder::default());
     let options = CallOptions::new().shared_client(client.clone());
-    let report = executor(2).execute_report(call(2), options).await;
+    let report = executor(2).execute_with(call(2), options).await;
     let outcomes: Vec<&str> = report.result.content.lines().collect();
     assert_eq!(outcomes[0], r#"Accepted(Object {"ok": Bool(true)})"#);
     assert_eq!(outcomes[1], outcomes[0]);
@@ -139,7 +139,7 @@ async fn requests_carry_the_tool_and_stop_at_the_limit() {
 
     // Each call has its own count.
     let options = CallOptions::new().shared_client(client.clone());
-    let report = executor(2).execute_report(call(0), options).await;
+    let report = executor(2).execute_with(call(0), options).await;
     assert_eq!(report.result.content, "1 messages");
 }
 
@@ -155,7 +155,7 @@ async fn a_call_cancelled_while_the_client_thinks_ends() {
         .shared_client(client.clone())
         .cancellation(token.clone());
     let executor = executor(10);
-    let running = tokio::spawn(async move { executor.execute_report(call(1), options).await });
+    let running = tokio::spawn(async move { executor.execute_with(call(1), options).await });
     // Cancel once the question is with the client (an event, not a delay).
     arrived.notified().await;
     token.cancel();

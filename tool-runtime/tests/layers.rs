@@ -19,6 +19,7 @@ const LAYERS: &[&str] = &[
     "output",
     "call",
     "client",
+    "catalog",
     "context",
     "approval_rule",
     "input_schema",

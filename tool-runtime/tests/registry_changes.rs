@@ -58,7 +58,9 @@ fn registering_disabled_sends_one_event_and_is_never_visible() {
             seen
         })
     };
-    let registration = registry.register_disabled(tool("plugin")).unwrap();
+    let registration = registry
+        .register_with(tool("plugin"), RegisterOptions::new().enabled(false))
+        .unwrap();
     assert!(!registration.enabled);
     registry.register(tool("end")).unwrap(); // tells the watcher to stop
     let seen = watcher.join().unwrap();
@@ -92,12 +94,18 @@ fn register_options_set_enabled_and_priority() {
         .unwrap();
     assert_eq!((registration.enabled, registration.priority), (true, 77));
     // The same spec again leaves the registration as it is, whatever the options.
-    let again = registry.register_disabled(tool("a")).unwrap();
+    let again = registry
+        .register_with(tool("a"), RegisterOptions::new().enabled(false))
+        .unwrap();
     assert_eq!((again.enabled, again.priority), (true, 77));
 
     let mut changes = registry.subscribe_changes();
-    let replaced =
-        registry.register_or_replace_with(tool("a"), RegisterOptions::new().enabled(false));
+    let replaced = registry
+        .register_with(
+            tool("a"),
+            RegisterOptions::new().enabled(false).replace(true),
+        )
+        .unwrap();
     assert!(!replaced.enabled);
     let events = drain(&mut changes);
     assert_eq!(kinds(&events), [(ChangeKind::Replaced, "a")]);
@@ -109,7 +117,9 @@ fn register_options_set_enabled_and_priority() {
 fn changes_that_change_nothing_send_nothing() {
     let registry = ToolRegistry::new();
     registry.register(versioned("a", Some("1.0.0"))).unwrap();
-    registry.register_disabled(tool("b")).unwrap();
+    registry
+        .register_with(tool("b"), RegisterOptions::new().enabled(false))
+        .unwrap();
     registry.set_priority("a", 5).unwrap();
     let generation = registry.generation();
     assert_eq!(generation, 3);
@@ -299,11 +309,17 @@ fn concurrent_changes_arrive_in_order_and_replay_to_the_final_registry() {
                     let name = NAMES[pick % NAMES.len()];
                     match (pick / NAMES.len()) % 6 {
                         0 => drop(registry.register(tool(name))),
-                        1 => drop(registry.register_disabled(tool(name))),
+                        1 => drop(
+                            registry
+                                .register_with(tool(name), RegisterOptions::new().enabled(false)),
+                        ),
                         2 => drop(registry.set_enabled(name, pick.is_multiple_of(2))),
                         3 => drop(registry.set_priority(name, (pick % 3) as i32)),
                         4 => drop(registry.remove(name)),
-                        _ => drop(registry.register_or_replace(tool(name))),
+                        _ => drop(
+                            registry
+                                .register_with(tool(name), RegisterOptions::new().replace(true)),
+                        ),
                     }
                 }
             })

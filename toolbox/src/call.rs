@@ -63,7 +63,7 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     }
     let spinner = Spinner::start(format!("running {}", args.name), asking);
     let report = executor
-        .execute_report(ToolCall::new("cli", args.name.clone(), arguments), options)
+        .execute_with(ToolCall::new("cli", args.name.clone(), arguments), options)
         .await;
     spinner.stop().await;
     let result = report.result;

@@ -56,7 +56,7 @@ pub(crate) struct CompletionsArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ManArgs {
-    /// The subcommand whose page to print (toolbox-SUBCOMMAND(1)); default: toolwright(1).
+    /// The subcommand whose page to print (toolwright-SUBCOMMAND(1)); default: toolwright(1).
     #[arg(value_name = "SUBCOMMAND")]
     pub(crate) subcommand: Option<String>,
 }

@@ -628,7 +628,7 @@ fn man_pages() {
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         let sub_page = stdout(&output);
         assert!(
-            first_macro(&sub_page).starts_with(&format!(".TH toolbox-{subcommand} 1")),
+            first_macro(&sub_page).starts_with(&format!(".TH toolwright-{subcommand} 1")),
             "{sub_page}"
         );
     }
@@ -658,7 +658,7 @@ fn man_pages() {
     assert!(rendered.status.success(), "{}", stderr(&rendered));
     let text = stdout(&rendered);
     assert!(
-        text.contains("SUBCOMMANDS") && text.contains("toolbox-serve(1)"),
+        text.contains("SUBCOMMANDS") && text.contains("toolwright-serve(1)"),
         "{text}"
     );
 }

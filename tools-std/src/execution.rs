@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
-use toolwright_runtime::{Approval, Json, ToolContext, ToolError, tool};
+use toolwright_runtime::{ApprovalNeed, Json, ToolContext, ToolError, tool};
 
 use crate::confine::{self, Confinement};
 use crate::quarantine::GitEntries;
@@ -140,7 +140,7 @@ pub fn run_command_approval(
     _timeout_secs: &Option<NonZeroU64>,
     _stdin: &Option<String>,
     shell: &Option<bool>,
-) -> Result<Approval, ToolError> {
+) -> Result<ApprovalNeed, ToolError> {
     let args = args.as_deref().unwrap_or_default();
     Ok(workspace(ctx)?.command_approval(program, args, shell.unwrap_or(false)))
 }

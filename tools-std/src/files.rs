@@ -20,7 +20,7 @@ use cap_std::fs::{Dir, OpenOptions};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolwright_runtime::file_change::{ApprovedChange, FileChange};
-use toolwright_runtime::{Approval, Json, Preview, ToolContext, ToolError, tool};
+use toolwright_runtime::{ApprovalNeed, Json, Preview, ToolContext, ToolError, tool};
 
 use crate::names::{count, escape, escape_line};
 use crate::walk::{Kind, Step, WalkOptions, open_options_nonblocking, walk};
@@ -950,7 +950,7 @@ pub fn write_file_approval(
     _content: &str,
     _overwrite: &Option<bool>,
     _create_parents: &Option<bool>,
-) -> Result<Approval, ToolError> {
+) -> Result<ApprovalNeed, ToolError> {
     Ok(workspace(ctx)?.write_approval(path)?)
 }
 
@@ -962,7 +962,7 @@ pub fn edit_file_approval(
     _old_text: &Option<String>,
     _new_text: &Option<String>,
     _diff: &Option<String>,
-) -> Result<Approval, ToolError> {
+) -> Result<ApprovalNeed, ToolError> {
     Ok(workspace(ctx)?.write_approval(path)?)
 }
 

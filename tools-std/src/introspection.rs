@@ -3,17 +3,15 @@
 use std::num::NonZeroU32;
 
 use serde_json::{Value, json};
-use toolwright_runtime::schema::{Format, tools_to_schema};
-use toolwright_runtime::{SafetyLevel, ToolContext, ToolError, ToolFilter, ToolRegistry, tool};
+use toolwright_runtime::{Catalog, SafetyLevel, ToolContext, ToolError, tool};
 
-fn registry(ctx: &ToolContext) -> Result<&ToolRegistry, ToolError> {
-    ctx.registry()
-        .map(|registry| registry.as_ref())
-        .ok_or_else(|| {
-            ToolError::new(
-                "no tool registry is available here; introspection tools run under an executor",
-            )
-        })
+/// The tools this call may see (read-only; the executor gives every call one).
+fn catalog(ctx: &ToolContext) -> Result<&Catalog, ToolError> {
+    ctx.catalog().ok_or_else(|| {
+        ToolError::new(
+            "no tool catalog is available here; introspection tools run under an executor",
+        )
+    })
 }
 
 /// The first sentence of a description's first paragraph.
@@ -33,12 +31,10 @@ pub fn list_tools(
     /// Only tools in this category, e.g. `filesystem`
     category: Option<String>,
 ) -> Result<String, ToolError> {
-    let registry = registry(ctx)?;
-    let mut filter = ctx.visible_tools();
+    let mut tools = catalog(ctx)?.list();
     if let Some(category) = &category {
-        filter = filter.categories([category.clone()]);
+        tools.retain(|t| t.categories().contains(&category.as_str()));
     }
-    let tools = registry.list(&filter);
     if tools.is_empty() {
         return Ok(match category {
             Some(category) => format!("no tools in category `{category}`"),
@@ -68,10 +64,7 @@ pub fn describe_tool(
     /// The tool's name
     name: String,
 ) -> Result<String, ToolError> {
-    let registry = registry(ctx)?;
-    // Looked up among the visible tools, not by narrowing the filter by name: the visible
-    // filter may already name the tools offered for this request.
-    let visible = registry.list(&ctx.visible_tools());
+    let visible = catalog(ctx)?.list();
     let Some(tool) = visible.iter().find(|t| t.name() == name) else {
         let names: Vec<String> = visible.iter().map(|t| t.name().to_owned()).collect();
         // Closest first (typos by edit distance, then related names), ties alphabetical.
@@ -86,7 +79,6 @@ pub fn describe_tool(
             "no tool named `{name}` is available{hint}"
         )));
     };
-    let exported = tools_to_schema(std::slice::from_ref(tool), Format::Mcp).remove(0);
     let description = json!({
         "name": tool.name(),
         "description": tool.description(),
@@ -94,8 +86,8 @@ pub fn describe_tool(
         "categories": tool.categories(),
         "tags": tool.tags(),
         "version": tool.version(),
-        "input_schema": exported["inputSchema"],
-        "output_schema": exported.get("outputSchema").cloned().unwrap_or(Value::Null),
+        "input_schema": tool.input_schema(),
+        "output_schema": tool.output_schema().cloned().unwrap_or(Value::Null),
     });
     Ok(serde_json::to_string_pretty(&description)?)
 }
@@ -109,10 +101,8 @@ pub fn search_tools(
     /// How many tools to return, at least 1 (default 5); at most 20, a larger number counts as 20
     limit: Option<NonZeroU32>,
 ) -> Result<String, ToolError> {
-    let registry = registry(ctx)?;
     let limit = limit.map_or(5, NonZeroU32::get).min(20) as usize;
-    let filter: ToolFilter = ctx.visible_tools();
-    let hits = registry.search_filtered(&query, limit, &filter);
+    let hits = catalog(ctx)?.search(&query, limit);
     if hits.is_empty() {
         return Ok(format!(
             "no tool matches `{query}`; list_tools shows them all"
@@ -121,15 +111,15 @@ pub fn search_tools(
     Ok(hits
         .iter()
         .map(|hit| {
-            let safety = if hit.tool.safety() > SafetyLevel::Safe {
-                format!(" [{}]", hit.tool.safety())
+            let safety = if hit.entry.safety() > SafetyLevel::Safe {
+                format!(" [{}]", hit.entry.safety())
             } else {
                 String::new()
             };
             format!(
                 "{}{safety}: {} (score {:.2})",
-                hit.tool.name(),
-                summary(hit.tool.description()),
+                hit.entry.name(),
+                summary(hit.entry.description()),
                 hit.score
             )
         })

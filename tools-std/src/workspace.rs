@@ -9,7 +9,7 @@ use std::time::Duration;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use toolwright_runtime::Approval;
+use toolwright_runtime::ApprovalNeed;
 
 /// `EXDEV`: what `openat2` with `RESOLVE_BENEATH` answers for a path that leaves the root.
 const EXDEV: i32 = 18;
@@ -335,7 +335,7 @@ impl Workspace {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolwright_runtime::{Approval, ToolContext, ToolState};
+    /// use toolwright_runtime::{ApprovalNeed, ToolContext, ToolState};
     /// use toolwright_std::Workspace;
     ///
     /// let dir = tempfile::tempdir().unwrap();
@@ -349,10 +349,10 @@ impl Workspace {
     ///     let args = json!({"path": path, "content": "x"}).as_object().unwrap().clone();
     ///     write_file.approval(&ctx, &args).unwrap()
     /// };
-    /// assert_eq!(approval("docs/guide/intro.txt").unwrap(), Approval::NotRequired);
-    /// assert_eq!(approval("README.md").unwrap(), Approval::NotRequired);
-    /// assert_eq!(approval("src/main.rs").unwrap(), Approval::Required);
-    /// assert_eq!(approval("src/notes.md").unwrap(), Approval::Required);
+    /// assert_eq!(approval("docs/guide/intro.txt").unwrap(), ApprovalNeed::NotRequired);
+    /// assert_eq!(approval("README.md").unwrap(), ApprovalNeed::NotRequired);
+    /// assert_eq!(approval("src/main.rs").unwrap(), ApprovalNeed::Required);
+    /// assert_eq!(approval("src/notes.md").unwrap(), ApprovalNeed::Required);
     /// assert!(approval("docs/../secret").is_err()); // refused, as the write itself would be
     /// ```
     pub fn writable_without_approval<I, S>(mut self, globs: I) -> Result<Self, GlobError>
@@ -394,7 +394,7 @@ impl Workspace {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolwright_runtime::{Approval, ToolContext, ToolState};
+    /// use toolwright_runtime::{ApprovalNeed, ToolContext, ToolState};
     /// use toolwright_std::Workspace;
     ///
     /// let dir = tempfile::tempdir().unwrap();
@@ -408,10 +408,10 @@ impl Workspace {
     /// let approval = |call: serde_json::Value| {
     ///     run_command.approval(&ctx, call.as_object().unwrap()).unwrap().unwrap()
     /// };
-    /// assert_eq!(approval(json!({"program": "ls", "args": ["-la"]})), Approval::NotRequired);
-    /// assert_eq!(approval(json!({"program": "git", "args": ["status"]})), Approval::NotRequired);
-    /// assert_eq!(approval(json!({"program": "git", "args": ["push"]})), Approval::Required);
-    /// assert_eq!(approval(json!({"program": "ls", "shell": true})), Approval::Required);
+    /// assert_eq!(approval(json!({"program": "ls", "args": ["-la"]})), ApprovalNeed::NotRequired);
+    /// assert_eq!(approval(json!({"program": "git", "args": ["status"]})), ApprovalNeed::NotRequired);
+    /// assert_eq!(approval(json!({"program": "git", "args": ["push"]})), ApprovalNeed::Required);
+    /// assert_eq!(approval(json!({"program": "ls", "shell": true})), ApprovalNeed::Required);
     /// ```
     pub fn run_without_approval<I, S>(mut self, commands: I) -> Self
     where
@@ -434,23 +434,28 @@ impl Workspace {
     /// Whether writing the file `path` names needs approval: not when the file really written
     /// (after the workspace's normalisation and links) matches a glob of
     /// [`writable_without_approval`](Self::writable_without_approval).
-    pub(crate) fn write_approval(&self, path: &str) -> Result<Approval, PathError> {
+    pub(crate) fn write_approval(&self, path: &str) -> Result<ApprovalNeed, PathError> {
         if self.write_globs.is_empty() {
-            return Ok(Approval::Required);
+            return Ok(ApprovalNeed::Required);
         }
         // What `write_target` writes: the same resolution, links followed beneath the root.
         let relative = self.locate(path, true)?;
         if relative.as_os_str().is_empty() || !self.writable.is_match(&relative) {
-            return Ok(Approval::Required);
+            return Ok(ApprovalNeed::Required);
         }
-        Ok(Approval::NotRequired)
+        Ok(ApprovalNeed::NotRequired)
     }
 
     /// Whether running `program` with `args` (never a shell script) needs approval: not when
     /// an entry of [`run_without_approval`](Self::run_without_approval) matches.
-    pub(crate) fn command_approval(&self, program: &str, args: &[String], shell: bool) -> Approval {
+    pub(crate) fn command_approval(
+        &self,
+        program: &str,
+        args: &[String],
+        shell: bool,
+    ) -> ApprovalNeed {
         if shell {
-            return Approval::Required;
+            return ApprovalNeed::Required;
         }
         let free = self
             .free_commands
@@ -460,9 +465,9 @@ impl Workspace {
                 None => false,
             });
         if free {
-            Approval::NotRequired
+            ApprovalNeed::NotRequired
         } else {
-            Approval::Required
+            ApprovalNeed::Required
         }
     }
 

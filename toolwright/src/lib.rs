@@ -36,11 +36,11 @@ pub use toolwright_runtime::{
 /// ```
 pub mod model {
     pub use toolwright_runtime::{
-        Approval, ArgumentError, Audio, BoxFuture, CancellationToken, Content, EmbeddedResource,
-        Image, IntoToolOutput, InvalidArguments, Json, ParamInfo, ParseSafetyLevelError,
-        ParseTaskSupportError, ResourceData, ResourceLink, SafetyLevel, StateType, TaskSupport,
-        Text, Tool, ToolBuilder, ToolContext, ToolDefinitionError, ToolError, ToolMeta, ToolOutput,
-        ToolParam, ToolSet, ToolSource, ToolSpec, ToolState,
+        ApprovalNeed, ArgumentError, Audio, BoxFuture, CancellationToken, Content,
+        EmbeddedResource, Image, IntoToolOutput, InvalidArguments, Json, ParamInfo,
+        ParseSafetyLevelError, ParseTaskSupportError, ResourceData, ResourceLink, SafetyLevel,
+        StateType, TaskSupport, Text, Tool, ToolBuilder, ToolContext, ToolDefinitionError,
+        ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource, ToolSpec, ToolState,
     };
     pub use toolwright_runtime::{client, file_change, priority};
 }

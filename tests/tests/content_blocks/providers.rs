@@ -23,7 +23,10 @@ async fn results() -> (Vec<ToolCall>, Vec<ToolResult>) {
         call("c_failed", "read_number", json!({"n": "seven"})),
         call("c_bmp", "bitmap", json!({})),
     ];
-    let results = executor().build().execute_tool_calls(calls.clone()).await;
+    let results = executor()
+        .build()
+        .execute_batch(calls.clone(), Default::default())
+        .await;
     assert!(results[0].success && results[1].success && !results[2].success && results[3].success);
     assert_eq!(
         results[0],

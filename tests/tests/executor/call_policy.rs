@@ -24,7 +24,7 @@ async fn a_tool_not_offered_is_unknown_whatever_the_registry_holds() {
     let executor = executor().approval(approve_all()).build();
     let offered = CallOptions::new().allowed_tools(ToolFilter::new().names(["read_number"]));
     let report = executor
-        .execute_report(
+        .execute_with(
             call(
                 "1",
                 "wipe_path",
@@ -43,7 +43,7 @@ async fn a_tool_not_offered_is_unknown_whatever_the_registry_holds() {
 
     // A near miss is suggested only among the offered tools.
     let report = executor
-        .execute_report(
+        .execute_with(
             call("2", "read_numbr", json!({"key": "offered-near", "n": 1})),
             offered.clone(),
         )
@@ -53,7 +53,7 @@ async fn a_tool_not_offered_is_unknown_whatever_the_registry_holds() {
         Some("unknown tool `read_numbr`; did you mean `read_number`?")
     );
     let report = executor
-        .execute_report(
+        .execute_with(
             call("3", "wipe_pth", json!({"key": "offered-near", "path": "/"})),
             offered.clone(),
         )
@@ -71,7 +71,7 @@ async fn a_tool_not_offered_is_unknown_whatever_the_registry_holds() {
 
     // The offered tool runs.
     let report = executor
-        .execute_report(
+        .execute_with(
             call("4", "read_number", json!({"key": "offered-ok", "n": 5})),
             offered,
         )
@@ -85,7 +85,7 @@ async fn a_filter_by_category_or_safety_is_an_offered_set_too() {
     let safe_only =
         CallOptions::new().allowed_tools(ToolFilter::new().max_safety(SafetyLevel::Safe));
     let report = executor
-        .execute_report(
+        .execute_with(
             call(
                 "1",
                 "change_setting",
@@ -97,7 +97,7 @@ async fn a_filter_by_category_or_safety_is_an_offered_set_too() {
     assert_eq!(report.outcome, Outcome::UnknownTool);
     let danger = CallOptions::new().allowed_tools(ToolFilter::new().categories(["danger"]));
     let report = executor
-        .execute_report(
+        .execute_with(
             call("2", "wipe_path", json!({"key": "offered-cat", "path": "x"})),
             danger,
         )
@@ -111,7 +111,7 @@ async fn a_turn_of_calls_keeps_to_the_offered_set() {
     let executor = executor().build();
     let turn = CallOptions::new().allowed_tools(ToolFilter::new().names(["read_number"]));
     let results = executor
-        .execute_tool_calls_with(
+        .execute_batch(
             vec![
                 call("a", "read_number", json!({"key": "offered-turn", "n": 1})),
                 call(
@@ -197,7 +197,7 @@ async fn a_guardrail_denies_and_the_tool_does_not_run() {
         }))
         .build();
     let report = executor
-        .execute_report(
+        .execute_with(
             call("1", "read_number", json!({"key": "guard-deny", "n": 13})),
             CallOptions::new(),
         )
@@ -362,7 +362,7 @@ async fn a_panicking_guardrail_denies() {
         .guardrail(guard_output(|_| panic!("the output guardrail broke")))
         .build();
     let report = executor
-        .execute_report(
+        .execute_with(
             call(
                 "2",
                 "read_number",
@@ -452,7 +452,7 @@ fn deferring() -> toolwright_runtime::ExecutorBuilder {
 async fn a_deferred_call_is_pending_then_runs_once_with_its_id() {
     let executor = deferring().build();
     let report = executor
-        .execute_report(
+        .execute_with(
             call(
                 "call-9",
                 "wipe_path",
@@ -600,6 +600,7 @@ async fn resuming_keeps_the_callers_ceiling_and_refuses_defer_and_stale_tokens()
             CallOptions::new(),
         )
         .await
+        .result
         .metadata
         .pending
         .unwrap();
@@ -827,7 +828,7 @@ async fn the_number_of_waiting_calls_is_bounded() {
     let mut outcomes = Vec::new();
     for i in 0..3 {
         let report = executor
-            .execute_report(
+            .execute_with(
                 call(
                     &format!("{i}"),
                     "wipe_path",
@@ -853,7 +854,7 @@ async fn call_limits_count_runs_per_executor_or_per_session() {
     let read = |id: &str| call(id, "read_number", json!({"key": "limit-exec", "n": 1}));
     assert!(executor.execute(read("1")).await.success);
     assert!(executor.execute(read("2")).await.success);
-    let refused = executor.execute_report(read("3"), CallOptions::new()).await;
+    let refused = executor.execute_with(read("3"), CallOptions::new()).await;
     assert_eq!(refused.outcome, Outcome::Denied);
     assert_eq!(
         refused.result.error.as_deref(),
@@ -871,15 +872,20 @@ async fn call_limits_count_runs_per_executor_or_per_session() {
             executor
                 .execute_with(read(id), in_session(&first))
                 .await
+                .result
                 .success
         );
     }
-    let refused = executor.execute_with(read("c"), in_session(&first)).await;
+    let refused = executor
+        .execute_with(read("c"), in_session(&first))
+        .await
+        .result;
     assert!(refused.error.as_deref().unwrap().contains("per session"));
     assert!(
         executor
             .execute_with(read("d"), in_session(&second))
             .await
+            .result
             .success
     );
     assert_eq!(
@@ -926,7 +932,7 @@ async fn concurrent_calls_never_overshoot_a_limit() {
             )
         })
         .collect();
-    let results = executor.execute_tool_calls(calls).await;
+    let results = executor.execute_batch(calls, CallOptions::new()).await;
     assert_eq!(results.iter().filter(|r| r.success).count(), 5);
     assert_eq!(runs("limit-race"), 5);
 }
@@ -940,7 +946,8 @@ async fn the_smallest_timeout_applies() {
             call("1", "hang_forever", json!({"key": "timeout-min"})),
             CallOptions::new().timeout(Duration::from_secs(3600)),
         )
-        .await;
+        .await
+        .result;
     assert!(
         result
             .error
@@ -958,7 +965,8 @@ async fn the_smallest_timeout_applies() {
             call("2", "hang_forever", json!({"key": "timeout-min"})),
             CallOptions::new().timeout(Duration::from_millis(50)),
         )
-        .await;
+        .await
+        .result;
     assert!(
         result
             .error
@@ -982,11 +990,11 @@ fn large_amounts(
     _ctx: &toolwright_runtime::ToolContext,
     _key: &str,
     amount: &u32,
-) -> toolwright_runtime::Approval {
+) -> toolwright_runtime::ApprovalNeed {
     if *amount > 100 {
-        toolwright_runtime::Approval::Required
+        toolwright_runtime::ApprovalNeed::Required
     } else {
-        toolwright_runtime::Approval::NotRequired
+        toolwright_runtime::ApprovalNeed::NotRequired
     }
 }
 
@@ -1001,7 +1009,7 @@ fn scratch_is_free(
     _ctx: &toolwright_runtime::ToolContext,
     _key: &str,
     path: &str,
-) -> Result<toolwright_runtime::Approval, toolwright_runtime::ToolError> {
+) -> Result<toolwright_runtime::ApprovalNeed, toolwright_runtime::ToolError> {
     if path.contains("panic") {
         panic!("the rule broke");
     }
@@ -1009,9 +1017,9 @@ fn scratch_is_free(
         return Err(toolwright_runtime::ToolError::new("`path` is empty"));
     }
     Ok(if path.starts_with("scratch/") && !path.contains("..") {
-        toolwright_runtime::Approval::NotRequired
+        toolwright_runtime::ApprovalNeed::NotRequired
     } else {
-        toolwright_runtime::Approval::Required
+        toolwright_runtime::ApprovalNeed::Required
     })
 }
 
@@ -1093,7 +1101,7 @@ async fn a_rule_asks_about_a_safe_tool_and_frees_a_dangerous_one() {
         "{failed:?}"
     );
     let crashed = executor
-        .execute_report(remove("5", "panic"), CallOptions::new())
+        .execute_with(remove("5", "panic"), CallOptions::new())
         .await;
     assert_eq!(crashed.outcome, Outcome::Denied);
     assert_eq!(

@@ -120,7 +120,7 @@ async fn every_kind_of_result_matches_the_schema() {
             json!({"key": "contract", "path": "x"}),
         ),
     ];
-    let results = executor.execute_tool_calls(calls).await;
+    let results = executor.execute_batch(calls, Default::default()).await;
     for result in &results {
         assert_contract_result(result);
     }

@@ -2,6 +2,7 @@
 //! tests' tools.
 
 mod call_policy;
+mod catalog;
 mod contract;
 mod hooks_and_metrics;
 mod policy;

@@ -235,7 +235,7 @@ async fn a_call_s_own_ceiling_lowers_the_executor_s() {
 
     // Above the caller's ceiling: denied, never run, never asked.
     let report = executor
-        .execute_report(
+        .execute_with(
             call(
                 "c1",
                 "change_setting",
@@ -253,7 +253,7 @@ async fn a_call_s_own_ceiling_lowers_the_executor_s() {
     );
     assert_eq!(report.result.metadata.approved, Some(false));
     let report = executor
-        .execute_report(
+        .execute_with(
             call(
                 "c2",
                 "wipe_path",
@@ -269,7 +269,7 @@ async fn a_call_s_own_ceiling_lowers_the_executor_s() {
 
     // Under it: runs.
     let report = executor
-        .execute_report(
+        .execute_with(
             call(
                 "c3",
                 "read_number",
@@ -283,13 +283,13 @@ async fn a_call_s_own_ceiling_lowers_the_executor_s() {
 
     // An unknown name is not answered with a tool above the caller's ceiling.
     let report = executor
-        .execute_report(call("c4", "wipe_pat", json!({})), safe_only())
+        .execute_with(call("c4", "wipe_pat", json!({})), safe_only())
         .await;
     assert_eq!(report.outcome, Outcome::UnknownTool);
     let message = report.result.error.unwrap_or_default();
     assert!(!message.contains("wipe_path"), "{message}");
     let report = executor
-        .execute_report(call("c5", "wipe_pat", json!({})), CallOptions::new())
+        .execute_with(call("c5", "wipe_pat", json!({})), CallOptions::new())
         .await;
     let message = report.result.error.unwrap_or_default();
     assert!(message.contains("did you mean `wipe_path`?"), "{message}");
@@ -302,7 +302,7 @@ async fn a_call_s_ceiling_never_raises_the_executor_s() {
         .approval(approve_all())
         .build();
     let report = executor
-        .execute_report(
+        .execute_with(
             call(
                 "c1",
                 "change_setting",

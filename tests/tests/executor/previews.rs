@@ -84,9 +84,7 @@ async fn a_preview_that_changed_while_the_person_decided_runs_nothing() {
         world.0.store(7, Ordering::SeqCst); // meanwhile, elsewhere
         ApprovalDecision::Approved
     });
-    let report = executor
-        .execute_report(call(), CallOptions::default())
-        .await;
+    let report = executor.execute_with(call(), CallOptions::default()).await;
     assert_eq!(report.outcome, Outcome::Failure, "{:?}", report.result);
     assert!(
         report
@@ -139,9 +137,7 @@ async fn hunks_are_offered_only_by_a_tool_that_applies_them() {
         seen.lock().unwrap().push(request.clone());
         ApprovalDecision::ApprovedHunks { hunks: vec![0] }
     });
-    let report = executor
-        .execute_report(call(), CallOptions::default())
-        .await;
+    let report = executor.execute_with(call(), CallOptions::default()).await;
     assert_eq!(report.outcome, Outcome::Denied, "{:?}", report.result);
     assert_eq!(runs.0.load(Ordering::SeqCst), 0);
     let asked = asked.lock().unwrap();
@@ -174,9 +170,9 @@ async fn a_resumed_decision_applies_even_if_the_rule_would_no_longer_ask() {
         .approval(|ctx, _| {
             let ask = ctx.require_state::<Doc>()?.ask.load(Ordering::SeqCst);
             Ok(if ask {
-                toolwright_runtime::Approval::Required
+                toolwright_runtime::ApprovalNeed::Required
             } else {
-                toolwright_runtime::Approval::NotRequired
+                toolwright_runtime::ApprovalNeed::NotRequired
             })
         })
         .preview(|ctx, args| {

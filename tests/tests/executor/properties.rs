@@ -90,7 +90,7 @@ proptest! {
             })
             .collect();
         let ids: Vec<String> = calls.iter().map(|c| c.id.clone()).collect();
-        let results = runtime.block_on(executor.execute_tool_calls(calls));
+        let results = runtime.block_on(executor.execute_batch(calls, Default::default()));
         prop_assert_eq!(results.len(), ids.len());
         for (result, id) in results.iter().zip(&ids) {
             prop_assert_eq!(&result.id, id);
@@ -152,11 +152,11 @@ mod layered {
         _ctx: &toolwright_runtime::ToolContext,
         _case: &u64,
         n: &i64,
-    ) -> toolwright_runtime::Approval {
+    ) -> toolwright_runtime::ApprovalNeed {
         if *n < 0 {
-            toolwright_runtime::Approval::Required
+            toolwright_runtime::ApprovalNeed::Required
         } else {
-            toolwright_runtime::Approval::NotRequired
+            toolwright_runtime::ApprovalNeed::NotRequired
         }
     }
 
@@ -280,7 +280,7 @@ mod layered {
                 // Index 3 names a tool that does not exist.
                 let name = TOOLS.get(*which).map_or("layer_missing", |(name, _)| *name);
                 let id = format!("call-{index}");
-                let report = runtime.block_on(executor.execute_report(
+                let report = runtime.block_on(executor.execute_with(
                     ToolCall::new(id.clone(), name, json!({"case": case, "n": n})),
                     options.clone(),
                 ));

@@ -161,7 +161,7 @@ async fn a_report_tells_a_crash_from_an_error_the_tool_reported() {
     let executor = executor().build();
     for name in ["explode", "explode_async"] {
         let report = executor
-            .execute_report(
+            .execute_with(
                 call("c1", name, json!({"key": "crash-report"})),
                 CallOptions::new(),
             )
@@ -170,7 +170,7 @@ async fn a_report_tells_a_crash_from_an_error_the_tool_reported() {
         assert!(report.crashed, "{name}: {:?}", report.result);
     }
     let report = executor
-        .execute_report(
+        .execute_with(
             call("c2", "fail_politely", json!({"key": "polite-report"})),
             CallOptions::new(),
         )
@@ -178,7 +178,7 @@ async fn a_report_tells_a_crash_from_an_error_the_tool_reported() {
     assert_eq!(report.outcome, Outcome::Failure);
     assert!(!report.crashed, "{:?}", report.result);
     let report = executor
-        .execute_report(
+        .execute_with(
             call("c3", "read_number", json!({"key": "crash-ok", "n": 1})),
             CallOptions::new(),
         )
@@ -191,10 +191,13 @@ async fn a_hanging_sync_tool_times_out_and_blocks_nothing() {
     let executor = executor().timeout(Duration::from_millis(200)).build();
     let started = Instant::now();
     let results = executor
-        .execute_tool_calls(vec![
-            call("hang", "hang_forever", json!({"key": "hang"})),
-            call("quick", "read_number", json!({"key": "hang-quick", "n": 7})),
-        ])
+        .execute_batch(
+            vec![
+                call("hang", "hang_forever", json!({"key": "hang"})),
+                call("quick", "read_number", json!({"key": "hang-quick", "n": 7})),
+            ],
+            CallOptions::new(),
+        )
         .await;
     // The tool never returns: any bound proves the call did not wait for it. A generous one
     // keeps a busy machine from failing the test.
@@ -227,7 +230,8 @@ async fn per_call_timeouts_override_the_executor_timeout() {
             ),
             CallOptions::new().timeout(Duration::from_millis(50)),
         )
-        .await;
+        .await
+        .result;
     assert!(result.error.unwrap().contains("timed out after 50 ms"));
 }
 
@@ -245,7 +249,8 @@ async fn a_cancel_token_stops_the_call_and_tells_the_tool() {
             call("c1", "sleep_async", json!({"key": "cancel", "ms": 10_000})),
             CallOptions::new().cancellation(token),
         )
-        .await;
+        .await
+        .result;
     assert_eq!(
         result.error.as_deref(),
         Some("the call of `sleep_async` was cancelled")
@@ -354,7 +359,7 @@ async fn independent_calls_run_concurrently() {
         let calls: Vec<ToolCall> = (0..100)
             .map(|i| call(&format!("c{i}"), tool, json!({})))
             .collect();
-        let results = executor.execute_tool_calls(calls).await;
+        let results = executor.execute_batch(calls, CallOptions::new()).await;
         assert!(results.iter().all(|r| r.success), "{tool}: {results:?}");
         assert_eq!(executor.metrics().tools[tool].successes, 100);
     }
@@ -373,7 +378,7 @@ async fn concurrency_limit_is_respected() {
         })
         .collect();
     let started = Instant::now();
-    executor.execute_tool_calls(calls).await;
+    executor.execute_batch(calls, CallOptions::new()).await;
     // Three waves of two.
     assert!(
         started.elapsed() >= Duration::from_millis(170),
@@ -398,14 +403,19 @@ async fn results_keep_call_order_when_calls_finish_out_of_order() {
         })
         .chain([call("id-bad", "nope", json!({}))])
         .collect();
-    let results = executor.execute_tool_calls(calls).await;
+    let results = executor.execute_batch(calls, CallOptions::new()).await;
     let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["id-0", "id-1", "id-2", "id-3", "id-4", "id-bad"]);
     for (result, ms) in results.iter().zip(delays) {
         assert_eq!(result.content, format!("slept {ms} ms"));
     }
     assert!(!results[5].success);
-    assert!(executor.execute_tool_calls(Vec::new()).await.is_empty());
+    assert!(
+        executor
+            .execute_batch(Vec::new(), CallOptions::new())
+            .await
+            .is_empty()
+    );
 }
 
 #[tokio::test]
@@ -436,10 +446,13 @@ fn the_blocking_facade_works_without_a_runtime() {
         json!({"key": "blocking", "n": 3}),
     ));
     assert_eq!(result.content, "3");
-    let results = blocking.execute_tool_calls(vec![
-        call("a", "sleep_sync", json!({"key": "blocking", "ms": 1})),
-        call("b", "read_number", json!({"key": "blocking", "n": 4})),
-    ]);
+    let results = blocking.execute_batch(
+        vec![
+            call("a", "sleep_sync", json!({"key": "blocking", "ms": 1})),
+            call("b", "read_number", json!({"key": "blocking", "n": 4})),
+        ],
+        CallOptions::new(),
+    );
     assert_eq!(results[1].content, "4");
     assert_eq!(blocking.metrics().tools["read_number"].calls, 2);
 }
@@ -537,7 +550,7 @@ async fn a_full_sync_pool_fails_new_sync_calls_and_keeps_serving_async_ones() {
             )
         })
         .collect();
-    for result in executor.execute_tool_calls(hung).await {
+    for result in executor.execute_batch(hung, CallOptions::new()).await {
         assert!(result.error.unwrap().contains("timed out after 200 ms"));
     }
     let threads = executor.metrics().sync_threads;
@@ -636,7 +649,8 @@ async fn the_concurrent_call_limit_holds_across_callers() {
             call("third", "read_number", json!({"key": "limit-3rd", "n": 3})),
             CallOptions::new().timeout(Duration::from_millis(100)),
         )
-        .await;
+        .await
+        .result;
     assert_eq!(
         third.error.as_deref(),
         Some(

@@ -181,7 +181,7 @@ async fn openai_chat_round_trip_with_invalid_arguments_missing_ids_and_unknown_t
         calls[2].id, "call_2",
         "a missing id is generated from the position"
     );
-    let results = executor().execute_tool_calls(calls).await;
+    let results = executor().execute_batch(calls, Default::default()).await;
     let messages = openai::chat_tool_messages(&results);
     assert_eq!(
         messages[0],
@@ -242,7 +242,7 @@ async fn openai_responses_round_trip() {
     let calls = openai::parse_responses_tool_calls(&output).unwrap();
     let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["call_1", "fc_2", "call_3"]);
-    let results = executor().execute_tool_calls(calls).await;
+    let results = executor().execute_batch(calls, Default::default()).await;
     let items = openai::responses_tool_outputs(&results);
     assert_eq!(
         items[0],
@@ -272,7 +272,7 @@ async fn anthropic_round_trip() {
     });
     let calls = anthropic::parse_tool_uses(&message).unwrap();
     assert_eq!(calls[2].id, "toolu_3");
-    let results = executor().execute_tool_calls(calls).await;
+    let results = executor().execute_batch(calls, Default::default()).await;
     let reply = anthropic::tool_results_message(&results);
     assert_eq!(reply["role"], "user");
     assert_eq!(
@@ -308,7 +308,9 @@ async fn gemini_round_trip_with_generated_ids() {
     assert_eq!(ids, ["gemini_call_1", "given-id", "gemini_call_3"]);
     // Stable: parsing again gives the same ids.
     assert_eq!(gemini::parse_function_calls(&response).unwrap(), calls);
-    let results = executor().execute_tool_calls(calls.clone()).await;
+    let results = executor()
+        .execute_batch(calls.clone(), Default::default())
+        .await;
     let content = gemini::function_responses(&calls, &results);
     assert_eq!(content["role"], "user");
     assert_eq!(

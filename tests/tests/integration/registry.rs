@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use serde_json::{Value, json};
 use toolwright_runtime::registry::{ApplyReport, Timestamp};
 use toolwright_runtime::{
-    RegistryError, RegistrySnapshot, SafetyLevel, Tool, ToolFilter, ToolRegistry, priority,
-    register_all_tools,
+    RegisterOptions, RegistryError, RegistrySnapshot, SafetyLevel, Tool, ToolFilter, ToolRegistry,
+    priority, register_all_tools,
 };
 
 /// A registry whose clock ticks one second per registration, from a fixed time.
@@ -209,7 +209,7 @@ fn unversioned_tools_need_a_version_to_change() {
 }
 
 #[test]
-fn register_or_replace_overwrites_whatever_the_version() {
+fn registering_with_replace_overwrites_whatever_the_version() {
     let registry = registry();
     registry
         .register(
@@ -219,11 +219,14 @@ fn register_or_replace_overwrites_whatever_the_version() {
         )
         .unwrap();
     registry.set_enabled("example", false).unwrap();
-    let replaced = registry.register_or_replace(
-        Spec::new("example")
-            .schema(schema_with("b", "number"))
-            .build(),
-    );
+    let replaced = registry
+        .register_with(
+            Spec::new("example")
+                .schema(schema_with("b", "number"))
+                .build(),
+            RegisterOptions::new().replace(true),
+        )
+        .unwrap();
     assert!(replaced.enabled);
     assert!(
         registry.get("example").unwrap().input_schema()["properties"]

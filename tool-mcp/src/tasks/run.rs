@@ -95,7 +95,7 @@ impl Job {
                 let report = self
                     .server
                     .executor()
-                    .execute_report(call, self.options())
+                    .execute_with(call, self.options())
                     .await;
                 (report, None)
             }

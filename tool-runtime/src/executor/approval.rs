@@ -117,7 +117,7 @@ pub enum ApprovalDecision {
     ///     .approval(|_: ApprovalRequest| async { ApprovalDecision::Defer })
     ///     .build();
     /// let report = executor
-    ///     .execute_report(ToolCall::new("c7", "transfer", json!({"amount": 5})), CallOptions::new())
+    ///     .execute_with(ToolCall::new("c7", "transfer", json!({"amount": 5})), CallOptions::new())
     ///     .await;
     /// assert_eq!(report.outcome, Outcome::Pending);
     /// let token = report.result.metadata.pending.unwrap().token;

@@ -1,6 +1,6 @@
 //! The executor for programs without an async runtime.
 
-use super::{Executor, MetricsSnapshot};
+use super::{CallOptions, Executor, MetricsSnapshot};
 use crate::call::{ToolCall, ToolResult};
 
 /// An [`Executor`] with a Tokio runtime of its own, for programs that are not async.
@@ -53,13 +53,14 @@ impl BlockingExecutor {
         self.runtime.block_on(self.executor.execute(call))
     }
 
-    /// Runs calls concurrently and waits for every result, in the calls' order.
-    pub fn execute_tool_calls(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+    /// Runs a turn's calls concurrently with `options` and waits for every result, in the
+    /// calls' order ([`Executor::execute_batch`]).
+    pub fn execute_batch(&self, calls: Vec<ToolCall>, options: CallOptions) -> Vec<ToolResult> {
         if tokio::runtime::Handle::try_current().is_ok() {
             return calls.iter().map(|call| inside_runtime(&call.id)).collect();
         }
         self.runtime
-            .block_on(self.executor.execute_tool_calls(calls))
+            .block_on(self.executor.execute_batch(calls, options))
     }
 
     /// Every tool's counters so far.

@@ -18,7 +18,7 @@ use super::pool::{DEFAULT_SYNC_THREADS, Pool};
 use super::{Executor, Inner};
 use crate::client::DEFAULT_MAX_CLIENT_REQUESTS;
 use crate::context::ToolState;
-use crate::registry::{ToolFilter, ToolRegistry, registry_handle};
+use crate::registry::{ToolFilter, ToolRegistry};
 use crate::safety::SafetyLevel;
 
 /// Why an executor was not built.
@@ -72,7 +72,7 @@ fn missing_state_message(missing: &[MissingState]) -> String {
     message
 }
 
-/// How many calls of one `execute_tool_calls` run at once unless configured.
+/// How many calls of one `execute_batch` run at once unless configured.
 const DEFAULT_CONCURRENCY: usize = 16;
 
 /// Configures an [`Executor`]; made by [`Executor::builder`].
@@ -165,7 +165,7 @@ impl ExecutorBuilder {
         self
     }
 
-    /// How many calls of one [`Executor::execute_tool_calls`] run at once (default 16, at
+    /// How many calls of one [`Executor::execute_batch`] run at once (default 16, at
     /// least 1).
     ///
     /// ```
@@ -489,7 +489,6 @@ impl ExecutorBuilder {
     fn build_unchecked(self) -> Executor {
         Executor {
             inner: Arc::new(Inner {
-                registry_handle: registry_handle(Arc::clone(&self.registry)),
                 registry: self.registry,
                 max_safety: self.max_safety,
                 approval: self.approval,

@@ -27,7 +27,6 @@ mod pool;
 mod resume;
 mod run;
 
-use std::any::Any;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -123,8 +122,6 @@ pub struct Executor {
 
 struct Inner {
     registry: Arc<ToolRegistry>,
-    /// The registry as a tool's context holds it, made once.
-    registry_handle: Arc<dyn Any + Send + Sync>,
     max_safety: SafetyLevel,
     approval: Option<Arc<dyn ApprovalHandler>>,
     hooks: Vec<Arc<dyn ToolHook>>,
@@ -235,18 +232,15 @@ impl Executor {
     /// Runs one call. Never panics and never fails: every outcome is a [`ToolResult`] with the
     /// call's id. Needs a Tokio runtime (without one, use [`BlockingExecutor`]).
     pub async fn execute(&self, call: ToolCall) -> ToolResult {
-        self.execute_with(call, CallOptions::new()).await
+        self.execute_with(call, CallOptions::new()).await.result
     }
 
-    /// Runs one call with its own timeout or cancellation token.
-    pub async fn execute_with(&self, call: ToolCall, options: CallOptions) -> ToolResult {
-        self.execute_report(call, options).await.result
-    }
-
-    /// Runs one call and reports how it ended and which tool it named, for front ends that
-    /// answer differently by outcome (an MCP server turns an unknown tool into a protocol
-    /// error and attaches structured content only for tools that declare an output schema).
-    pub async fn execute_report(&self, call: ToolCall, options: CallOptions) -> CallReport {
+    /// Runs one call with its options (a timeout, a cancellation token, the tools offered
+    /// for this turn, a caller's ceiling, the client's powers) and reports how it ended
+    /// ([`Outcome`]) and which tool it named, beside the [`ToolResult`]. Front ends answer
+    /// by outcome: an MCP server turns an unknown tool into a protocol error and attaches
+    /// structured content only for tools that declare an output schema.
+    pub async fn execute_with(&self, call: ToolCall, options: CallOptions) -> CallReport {
         // Named and attributed per the OpenTelemetry semantic conventions for generative AI
         // (`execute_tool`, `gen_ai.tool.*`); `otel.name` is the span name exporters show.
         let span = tracing::info_span!(
@@ -261,17 +255,11 @@ impl Executor {
         self.run(call, options).instrument(span).await
     }
 
-    /// Runs every call, independent ones concurrently (up to
-    /// [`concurrency`](ExecutorBuilder::concurrency)), and returns exactly one result per
+    /// Runs every call of a turn, independent ones concurrently (up to
+    /// [`concurrency`](ExecutorBuilder::concurrency)), every call with `options` (the tools
+    /// offered for this turn ([`CallOptions::allowed_tools`]), a timeout, one cancellation
+    /// token for the whole turn, a caller's ceiling), and returns exactly one result per
     /// call, in the calls' order, each with its call's id.
-    pub async fn execute_tool_calls(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
-        self.execute_tool_calls_with(calls, CallOptions::new())
-            .await
-    }
-
-    /// As [`execute_tool_calls`](Self::execute_tool_calls), every call with `options`: the
-    /// tools offered for this turn ([`CallOptions::allowed_tools`]), a timeout, one
-    /// cancellation token for the whole turn, a caller's ceiling.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -286,12 +274,12 @@ impl Executor {
     /// let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
     /// let turn = CallOptions::new().allowed_tools(ToolFilter::new().names(["add_numbers"]));
     /// let results = executor
-    ///     .execute_tool_calls_with(vec![ToolCall::new("1", "add_numbers", json!({"a": 1, "b": 2}))], turn)
+    ///     .execute_batch(vec![ToolCall::new("1", "add_numbers", json!({"a": 1, "b": 2}))], turn)
     ///     .await;
     /// assert_eq!(results[0].content, "3");
     /// # }
     /// ```
-    pub async fn execute_tool_calls_with(
+    pub async fn execute_batch(
         &self,
         calls: Vec<ToolCall>,
         options: CallOptions,
@@ -309,7 +297,7 @@ impl Executor {
             tasks.spawn(
                 async move {
                     let _permit = permits.acquire_owned().await.ok();
-                    (index, executor.execute_with(call, options).await)
+                    (index, executor.execute_with(call, options).await.result)
                 }
                 .in_current_span(),
             );

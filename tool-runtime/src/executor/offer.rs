@@ -39,7 +39,7 @@ use crate::tool::Tool;
 ///     ToolCall::new("1", "read_jotting", json!({"title": "a"})),
 ///     ToolCall::new("2", "purge_jottings", json!({})),
 /// ];
-/// let results = executor.execute_tool_calls_with(calls, turn.call_options()).await;
+/// let results = executor.execute_batch(calls, turn.call_options()).await;
 /// assert_eq!(results[0].content, "the note a");
 /// assert!(results[1].error.as_deref().unwrap().starts_with("unknown tool `purge_jottings`"));
 /// # }

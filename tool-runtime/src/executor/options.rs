@@ -101,7 +101,7 @@ impl CallOptions {
     /// let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
     /// let call = ToolCall::new("1", "rename_file", json!({"from": "a", "to": "b"}));
     /// let report = executor
-    ///     .execute_report(call, CallOptions::new().max_safety(SafetyLevel::Safe))
+    ///     .execute_with(call, CallOptions::new().max_safety(SafetyLevel::Safe))
     ///     .await;
     /// assert_eq!(report.outcome, Outcome::Denied);
     /// assert_eq!(
@@ -145,7 +145,7 @@ impl CallOptions {
     /// let executor = Executor::builder(registry).build();
     /// let options = CallOptions::new().allowed_tools(offered);
     /// let call = ToolCall::new("1", "ring_bell", json!({"to": "x@example.com"}));
-    /// let report = executor.execute_report(call, options).await;
+    /// let report = executor.execute_with(call, options).await;
     /// assert_eq!(report.outcome, Outcome::UnknownTool);
     /// assert_eq!(report.result.error.as_deref(), Some("unknown tool `ring_bell`; available tools: `forecast_city`"));
     /// # }
@@ -218,7 +218,7 @@ impl CallOptions {
     /// let call = || ToolCall::new("1", "ask", json!({}));
     /// let plain = executor.execute(call()).await;
     /// assert!(plain.content.starts_with("elicitation is not available here"), "{}", plain.content);
-    /// let asked = executor.execute_report(call(), CallOptions::new().client(Yes)).await;
+    /// let asked = executor.execute_with(call(), CallOptions::new().client(Yes)).await;
     /// assert_eq!(asked.result.content, r#"Accepted(Object {"sure": Bool(true)})"#);
     /// # }
     /// ```

@@ -17,7 +17,7 @@ use crate::tool::Tool;
 /// use toolwright_runtime::executor::Outcome;
 ///
 /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
-/// let report = executor.execute_report(ToolCall::new("1", "nothing", json!({})), CallOptions::new()).await;
+/// let report = executor.execute_with(ToolCall::new("1", "nothing", json!({})), CallOptions::new()).await;
 /// assert_eq!(report.outcome, Outcome::UnknownTool);
 /// assert!(report.tool.is_none());
 /// assert!(!report.result.success);
@@ -55,7 +55,7 @@ pub enum Outcome {
 }
 
 /// One call's result with what the executor knows about it: how it ended and which tool
-/// it named. Made by [`Executor::execute_report`](super::Executor::execute_report).
+/// it named. Made by [`Executor::execute_with`](super::Executor::execute_with).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct CallReport {

@@ -15,7 +15,7 @@ use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::run::{AbortOnDrop, cancelled, failed};
 use super::{CallRecord, Executor, REDACTED, lenient, no_runtime};
-use crate::approval_rule::Approval;
+use crate::approval_rule::ApprovalNeed;
 use crate::args::summarize_value;
 use crate::call::ToolCall;
 use crate::context::ToolContext;
@@ -271,8 +271,8 @@ impl Executor {
         let name = tool.name();
         match joined {
             Ok(None) => Ok(by_default),
-            Ok(Some(Ok(Approval::Required))) => Ok(true),
-            Ok(Some(Ok(Approval::NotRequired))) => Ok(false),
+            Ok(Some(Ok(ApprovalNeed::Required))) => Ok(true),
+            Ok(Some(Ok(ApprovalNeed::NotRequired))) => Ok(false),
             Ok(Some(Err(error))) => Err(failed(name, &error)),
             Err(_) => Err(Stopped::denied(format!(
                 "tool `{name}` was not run: its approval rule crashed"
@@ -595,23 +595,18 @@ impl Executor {
             .with_call_id(id)
             .with_tool_name(tool)
             .with_state(Arc::clone(&self.inner.state))
-            .with_registry_handle(&self.inner.registry_handle, self.ceiling(options))
+            .with_max_safety(self.ceiling(options))
+            .with_catalog(
+                self.inner
+                    .registry
+                    .call_catalog(self.ceiling(options), options.allowed.as_ref()),
+            )
             .with_cancellation(token);
         if let Some(reporter) = &options.progress {
             context = context.with_progress(Arc::clone(reporter));
         }
         if let Some(client) = &options.client {
             context = context.with_client_limit(Arc::clone(client), self.inner.max_client_requests);
-        }
-        if let Some(offered) = &options.allowed {
-            let names: Vec<String> = self
-                .inner
-                .registry
-                .list(offered)
-                .iter()
-                .map(|tool| tool.name().to_owned())
-                .collect();
-            context.offered = Some(names.into());
         }
         context
     }

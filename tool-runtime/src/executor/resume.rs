@@ -216,6 +216,6 @@ impl Executor {
                 })
             }
         }));
-        Ok(self.execute_report(call, options).await)
+        Ok(self.execute_with(call, options).await)
     }
 }

@@ -99,7 +99,7 @@ case "$store_mode" in
     *) fail "REPLICAS_SESSION_STORE must be \`redis\` or \`none\`, not \`$store_mode\`" ;;
 esac
 
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/toolbox-replicas.XXXXXX")"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/toolwright-replicas.XXXXXX")"
 mkdir -p "$tmp/root" "$tmp/nginx" "$tmp/state"
 
 free_port() {

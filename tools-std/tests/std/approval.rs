@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 use tempfile::TempDir;
-use toolwright_runtime::{Approval, Tool, ToolContext, ToolError, ToolState};
+use toolwright_runtime::{ApprovalNeed, Tool, ToolContext, ToolError, ToolState};
 use toolwright_std::Workspace;
 
 /// A workspace with `docs/guide.md`, `src/main.rs`, `secret.txt`, configured by `configure`,
@@ -44,24 +44,24 @@ fn object(value: Value) -> Map<String, Value> {
 }
 
 impl Setup {
-    fn rule(&self, tool_name: &str, arguments: Value) -> Result<Approval, ToolError> {
+    fn rule(&self, tool_name: &str, arguments: Value) -> Result<ApprovalNeed, ToolError> {
         tool(tool_name)
             .approval(&self.ctx, &object(arguments))
             .expect("the tool has an approval rule")
     }
 
-    fn write(&self, path: &str) -> Result<Approval, ToolError> {
+    fn write(&self, path: &str) -> Result<ApprovalNeed, ToolError> {
         self.rule("write_file", json!({"path": path, "content": "x"}))
     }
 
-    fn edit(&self, path: &str) -> Result<Approval, ToolError> {
+    fn edit(&self, path: &str) -> Result<ApprovalNeed, ToolError> {
         self.rule(
             "edit_file",
             json!({"path": path, "old_text": "a", "new_text": "b"}),
         )
     }
 
-    fn run(&self, arguments: Value) -> Approval {
+    fn run(&self, arguments: Value) -> ApprovalNeed {
         self.rule("run_command", arguments).unwrap()
     }
 
@@ -70,7 +70,7 @@ impl Setup {
     }
 }
 
-use Approval::{NotRequired, Required};
+use ApprovalNeed::{NotRequired, Required};
 
 #[test]
 fn the_three_tools_have_rules_and_the_others_do_not() {

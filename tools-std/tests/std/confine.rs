@@ -583,7 +583,8 @@ async fn cancelling_a_call_ends_everything_it_started() {
         .await;
         token.cancel();
     };
-    let (result, ()) = tokio::join!(call, cancel);
+    let (report, ()) = tokio::join!(call, cancel);
+    let result = report.result;
     assert!(!result.success, "{result:?}");
     eventually("the detached sleep is gone", || {
         processes_with_argument(&marker).is_empty()

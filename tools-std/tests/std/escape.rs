@@ -228,7 +228,7 @@ fn attacks_are_refused_as_root_and_as_a_user() {
 
     // As root, the places the issue names: a server token under /etc, a socket under /run.
     // Readable by everyone, so only the sandbox keeps a command from them.
-    let server_token = format!("toolbox-secret-{}", std::process::id());
+    let server_token = format!("toolwright-secret-{}", std::process::id());
     let (etc_dir, run_dir) = if root {
         (
             PathBuf::from(format!(

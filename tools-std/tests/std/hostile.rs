@@ -511,7 +511,7 @@ async fn timed_out_searches_stop_and_give_their_threads_back() {
         })
         .collect();
     let started = std::time::Instant::now();
-    let results = executor.execute_tool_calls(calls).await;
+    let results = executor.execute_batch(calls, Default::default()).await;
     let all_back = started.elapsed();
     let timed_out = results
         .iter()

@@ -209,7 +209,8 @@ async fn a_call_busy_with_ignore_rules_stops_when_cancelled() {
         }
         token.cancel();
     };
-    let (result, ()) = tokio::join!(call, cancel);
+    let (report, ()) = tokio::join!(call, cancel);
+    let result = report.result;
     assert!(!result.success, "{result:?}");
     let error = result.error.unwrap_or_default();
     assert!(error.contains("cancelled"), "{error}");

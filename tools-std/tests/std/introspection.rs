@@ -78,13 +78,14 @@ async fn introspection_keeps_to_the_tools_offered_for_the_request() {
     let run = |id: &str, name: &str, arguments: Value| {
         executor.execute_with(ToolCall::new(id, name, arguments), offered.clone())
     };
-    let listing = run("1", "list_tools", json!({})).await.content;
+    let listing = run("1", "list_tools", json!({})).await.result.content;
     assert_eq!(listing.lines().count(), 4, "{listing}");
     assert!(!listing.contains("write_file"), "{listing}");
     // Naming a tool that was not offered does not reveal it.
     let described = run("2", "describe_tool", json!({"name": "write_file"})).await;
     assert!(
         described
+            .result
             .error
             .as_deref()
             .unwrap()
@@ -94,10 +95,12 @@ async fn introspection_keeps_to_the_tools_offered_for_the_request() {
     assert!(
         run("3", "describe_tool", json!({"name": "read_file"}))
             .await
+            .result
             .success
     );
     let found = run("4", "search_tools", json!({"query": "write a file"}))
         .await
+        .result
         .content;
     assert!(!found.contains("write_file"), "{found}");
 }

@@ -1,6 +1,6 @@
-use toolwright_runtime::{Approval, ToolContext, tool};
+use toolwright_runtime::{ApprovalNeed, ToolContext, tool};
 
-// Returns a bool, not an `Approval`.
+// Returns a bool, not an `ApprovalNeed`.
 fn returns_bool(_ctx: &ToolContext, _path: &str) -> bool {
     true
 }
@@ -12,8 +12,8 @@ fn write_a(path: String) -> String {
 }
 
 // Takes a number where the tool has a string.
-fn wrong_param(_ctx: &ToolContext, _path: &u64) -> Approval {
-    Approval::Required
+fn wrong_param(_ctx: &ToolContext, _path: &u64) -> ApprovalNeed {
+    ApprovalNeed::Required
 }
 
 /// Write a file.
@@ -23,8 +23,8 @@ fn write_b(path: String) -> String {
 }
 
 // Forgets the context.
-fn no_context(_path: &str) -> Approval {
-    Approval::Required
+fn no_context(_path: &str) -> ApprovalNeed {
+    ApprovalNeed::Required
 }
 
 /// Write a file.
@@ -34,8 +34,8 @@ fn write_c(path: String) -> String {
 }
 
 // Takes the parameter by value.
-fn by_value(_ctx: &ToolContext, _path: String) -> Approval {
-    Approval::Required
+fn by_value(_ctx: &ToolContext, _path: String) -> ApprovalNeed {
+    ApprovalNeed::Required
 }
 
 /// Write a file.

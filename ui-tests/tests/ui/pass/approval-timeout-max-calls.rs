@@ -3,14 +3,14 @@
 use std::time::Duration;
 
 use serde_json::json;
-use toolwright_runtime::{Approval, ToolContext, ToolError, ToolRegistry, register_all_tools, tool, tool_set};
+use toolwright_runtime::{ApprovalNeed, ToolContext, ToolError, ToolRegistry, register_all_tools, tool, tool_set};
 
 mod rules {
     use super::*;
 
     // The tool's parameters, by reference and in order; `&String` arrives as `&str`.
-    pub fn small_is_fine(_ctx: &ToolContext, _to: &str, cents: &u64) -> Approval {
-        if *cents <= 100 { Approval::NotRequired } else { Approval::Required }
+    pub fn small_is_fine(_ctx: &ToolContext, _to: &str, cents: &u64) -> ApprovalNeed {
+        if *cents <= 100 { ApprovalNeed::NotRequired } else { ApprovalNeed::Required }
     }
 }
 
@@ -28,11 +28,11 @@ struct Shop {
 #[tool_set]
 impl Shop {
     // A rule that is a method of the set, on the same instance; it may fail.
-    fn check(&self, _ctx: &ToolContext, cents: &u64) -> Result<Approval, ToolError> {
+    fn check(&self, _ctx: &ToolContext, cents: &u64) -> Result<ApprovalNeed, ToolError> {
         if *cents == 0 {
             return Err(ToolError::new("a refund of nothing"));
         }
-        Ok(if *cents < self.free_below { Approval::NotRequired } else { Approval::Required })
+        Ok(if *cents < self.free_below { ApprovalNeed::NotRequired } else { ApprovalNeed::Required })
     }
 
     /// Refund a customer.
@@ -66,8 +66,8 @@ fn main() {
     assert!(pay.has_approval_rule());
     assert_eq!(pay.timeout(), Some(Duration::from_millis(500)));
     assert_eq!(pay.max_calls(), Some(3));
-    assert_eq!(pay.approval(&ctx, &args(json!({"to": "a", "cents": 5}))).map(Result::unwrap), Some(Approval::NotRequired));
-    assert_eq!(pay.approval(&ctx, &args(json!({"to": "a", "cents": 500}))).map(Result::unwrap), Some(Approval::Required));
+    assert_eq!(pay.approval(&ctx, &args(json!({"to": "a", "cents": 5}))).map(Result::unwrap), Some(ApprovalNeed::NotRequired));
+    assert_eq!(pay.approval(&ctx, &args(json!({"to": "a", "cents": 500}))).map(Result::unwrap), Some(ApprovalNeed::Required));
     let err = pay.approval(&ctx, &args(json!({"to": "a"}))).unwrap().unwrap_err();
     assert!(err.to_string().contains("`cents`"), "{err}");
 
@@ -83,13 +83,13 @@ fn main() {
     let refund = bound.get("refund").unwrap();
     assert_eq!(refund.timeout(), Some(Duration::from_secs(3600)));
     assert_eq!(refund.max_calls(), Some(10));
-    assert_eq!(refund.approval(&ctx, &args(json!({"cents": 10}))).map(Result::unwrap), Some(Approval::NotRequired));
-    assert_eq!(refund.approval(&ctx, &args(json!({"cents": 90}))).map(Result::unwrap), Some(Approval::Required));
+    assert_eq!(refund.approval(&ctx, &args(json!({"cents": 10}))).map(Result::unwrap), Some(ApprovalNeed::NotRequired));
+    assert_eq!(refund.approval(&ctx, &args(json!({"cents": 90}))).map(Result::unwrap), Some(ApprovalNeed::Required));
     assert!(refund.approval(&ctx, &args(json!({"cents": 0}))).unwrap().is_err());
     let double = bound.get("refund_double").unwrap();
     assert_eq!(double.timeout(), Some(Duration::from_secs(300)));
     assert_eq!(double.max_calls(), None);
-    assert_eq!(double.approval(&ctx, &args(json!({"cents": 10}))).map(Result::unwrap), Some(Approval::NotRequired));
+    assert_eq!(double.approval(&ctx, &args(json!({"cents": 10}))).map(Result::unwrap), Some(ApprovalNeed::NotRequired));
 
     // Linked, without an instance in the context: the rule fails, it does not panic.
     let linked = registry.get("refund").unwrap();
