@@ -41,7 +41,7 @@ pub(crate) enum Command {
     Call(CallArgs),
     /// Serve the tools over MCP (stdio by default, or streamable HTTP).
     Serve(Box<ServeArgs>),
-    /// Print a shell's completion script for toolwright (see README, "Installing toolwright").
+    /// Print a shell's completion script for toolwright (see the book, "Installing").
     Completions(CompletionsArgs),
     /// Print toolwright's man page (roff), or a subcommand's.
     Man(ManArgs),
@@ -56,7 +56,7 @@ pub(crate) struct CompletionsArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ManArgs {
-    /// The subcommand whose page to print (toolbox-SUBCOMMAND(1)); default: toolwright(1).
+    /// The subcommand whose page to print (toolwright-SUBCOMMAND(1)); default: toolwright(1).
     #[arg(value_name = "SUBCOMMAND")]
     pub(crate) subcommand: Option<String>,
 }

@@ -22,7 +22,7 @@ pub(crate) fn completions(args: &CompletionsArgs) -> Result<Outcome, Stop> {
     Ok(Outcome::Success)
 }
 
-/// toolwright(1), or toolbox-SUBCOMMAND(1), in roff on stdout.
+/// toolwright(1), or toolwright-SUBCOMMAND(1), in roff on stdout.
 pub(crate) fn man(args: &ManArgs) -> Result<Outcome, Stop> {
     let mut command = Cli::command().disable_help_subcommand(true);
     command.build();
