@@ -57,7 +57,7 @@ pub mod model {
 ///     .description("Answer pong.")
 ///     .handler(|_| async { "pong" })
 ///     .build()?;
-/// let openai = tools_to_schema(&[tool], Format::OpenAi);
+/// let openai = tools_to_schema(&[tool], Format::OpenAiChat);
 /// assert_eq!(openai[0]["function"]["name"], "ping");
 /// # Ok::<(), toolwright::model::ToolDefinitionError>(())
 /// ```
