@@ -1,13 +1,4 @@
-//! The `#[tool]` attribute macro. Use it through `toolwright_runtime::tool`; this crate only
-//! parses, checks and generates, and the generated code names `toolwright_runtime::__private` (or
-//! the `__private` of the path given with `#[tool(crate = ...)]`).
-//!
-//! `#[tool_set]` on an `impl` block does the same for each `#[tool]` method (`tool_set`),
-//! reaching the method through an alias of the impl's type.
-//!
-//! The stages: `attr` reads the options, `signature` reads the function (taking the
-//! `#[arg]`s off its parameters), `validate` checks both into a `ToolModel`, and `expand`
-//! writes the code. Every error is gathered in `errors::Errors` and reported at once.
+#![doc = include_str!("../README.md")]
 
 mod attr;
 mod enclosing;

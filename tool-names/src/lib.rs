@@ -1,23 +1,4 @@
-//! The naming rules of tools and the "did you mean" suggestions, in one place, and
-//! [`escape`]: which characters must not reach a reader as they are (shared by every crate
-//! that prints text a model or a file controls).
-//!
-//! The `#[tool]` macro (a compile error at the name's span), the runtime (a
-//! `ToolDefinitionError`, or a message to a model that called a tool that does not exist)
-//! and the `toolwright` command line all check names and make suggestions with these
-//! functions. They return neutral values; each caller words them for its own reader.
-//!
-//! ```
-//! use toolwright_names::{check_tool_name, did_you_mean, NameError};
-//!
-//! assert_eq!(check_tool_name("read_file"), Ok(()));
-//! assert_eq!(
-//!     check_tool_name("ReadFile"),
-//!     Err(NameError::NotSnakeCase { suggestion: Some("read_file".to_owned()) })
-//! );
-//! assert_eq!(did_you_mean("raed_file", ["edit_file", "file_info", "read_file"]), Some("read_file"));
-//! ```
-
+#![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

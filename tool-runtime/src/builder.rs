@@ -27,7 +27,7 @@ use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas
 /// (the default), the subset of JSON Schema tools' arguments use is checked: types,
 /// `required`, `additionalProperties`, `enum` / `const`, bounds and lengths, items and
 /// nested objects, `anyOf` / `oneOf` / `allOf`, local `$ref`s, but not `pattern` (see the
-/// README's "Cargo features").
+/// `toolwright` crate's "Cargo features", `toolwright/docs/features.md`).
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {

@@ -1,9 +1,4 @@
-//! What the client that made a call offers a running tool: logging to it, asking its user
-//! (elicitation), asking its model (sampling). An MCP server implements [`ClientPowers`]
-//! for its sessions; a tool reaches it through [`ToolContext::log`](crate::ToolContext::log),
-//! [`ToolContext::elicit`](crate::ToolContext::elicit) and
-//! [`ToolContext::sample`](crate::ToolContext::sample). Elsewhere (a plain executor, a
-//! direct `Tool::call`) those say [`ClientError::NotAvailable`].
+#![doc = include_str!("../docs/client.md")]
 
 use std::fmt;
 use std::future::Future;

@@ -30,7 +30,8 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!(block.text_or_placeholder(), "[image: image/png, 4 bytes]");
 /// ```
 ///
-/// The README's example ("Returning images and other content"):
+/// The example of [`tool`](crate::tool#returning-images-and-other-content)'s "Returning images
+/// and other content":
 ///
 /// ```rust,standalone_crate
 /// use toolwright_runtime::{tool, Content, EmbeddedResource, Image, IntoToolOutput, Json, ResourceLink, ToolOutput};

@@ -1,4 +1,4 @@
-//! Where an application keeps its tools and decides which ones a model may see.
+#![doc = include_str!("../docs/registry.md")]
 
 use std::collections::BTreeMap;
 use std::fmt;

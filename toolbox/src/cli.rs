@@ -41,7 +41,7 @@ pub(crate) enum Command {
     Call(CallArgs),
     /// Serve the tools over MCP (stdio by default, or streamable HTTP).
     Serve(Box<ServeArgs>),
-    /// Print a shell's completion script for toolwright (see README, "Installing toolwright").
+    /// Print a shell's completion script for toolwright (see the book, "Installing").
     Completions(CompletionsArgs),
     /// Print toolwright's man page (roff), or a subcommand's.
     Man(ManArgs),

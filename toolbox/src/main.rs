@@ -1,9 +1,4 @@
-//! `toolwright`: list the tools, export their schemas, call one, or serve them over MCP.
-//!
-//! It holds the standard tools (`toolwright-std`) and every other `#[tool]` linked into it.
-//! Exit status: 0 on success, 1 when a tool fails (or the output cannot be written), 2 on
-//! usage errors. A reader of stdout that goes away (`toolwright list | head -1`) ends it quietly
-//! with status 0.
+#![doc = include_str!("../README.md")]
 
 mod call;
 mod cli;

@@ -109,14 +109,17 @@ async fn over_streamable_http() {
     server.wait().unwrap();
 }
 
-/// A README section: from its heading to the next heading of the same or a higher level
-/// (outside code blocks).
-fn readme_section(heading: &str) -> String {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+/// A section of the book's chapter on desktop clients: from its heading to the next heading
+/// of the same or a higher level (outside code blocks).
+fn book_section(heading: &str) -> String {
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../book/src/desktop-clients.md"
+    ))
+    .unwrap();
     let level = heading.chars().take_while(|c| *c == '#').count();
     let mut lines = readme.lines().skip_while(|line| *line != heading);
-    assert!(lines.next().is_some(), "README has no `{heading}`");
+    assert!(lines.next().is_some(), "the chapter has no `{heading}`");
     let mut in_code = false;
     let mut section = Vec::new();
     for line in lines {
@@ -171,13 +174,13 @@ fn response(stdout: &mut impl BufRead, id: u64) -> Value {
     }
 }
 
-/// README's "Using toolwright from Claude Desktop or Cursor", run the way those clients run it:
+/// The book's "Claude Desktop and Cursor" (book/src/desktop-clients.md), run the way those clients run it:
 /// the configured command by its absolute path, with the configured arguments (the project
 /// swapped for a temporary one), in an unrelated empty directory, with only PATH and HOME,
-/// speaking raw JSON-RPC lines over stdio; the tools listed are the ones the README shows.
+/// speaking raw JSON-RPC lines over stdio; the tools listed are the ones the chapter shows.
 #[test]
 fn readme_client_config() {
-    let section = readme_section("### Using toolwright from Claude Desktop or Cursor");
+    let section = book_section("# Claude Desktop and Cursor");
     let blocks = code_blocks(&section);
     let configs: Vec<Value> = blocks
         .iter()
@@ -271,14 +274,14 @@ fn readme_client_config() {
         let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(
             names, shown_names,
-            "README shows other tools than are listed"
+            "the book shows other tools than are listed"
         );
 
         let tool = tools.iter().find(|t| t["name"] == excerpt["name"]).unwrap();
         for (key, value) in excerpt.as_object().unwrap() {
             assert_eq!(
                 &tool[key], value,
-                "README's excerpt of {}: {key}",
+                "the book's excerpt of {}: {key}",
                 excerpt["name"]
             );
         }

@@ -1,4 +1,6 @@
 #![doc = include_str!("../README.md")]
+#![doc = ""]
+#![doc = include_str!("../docs/features.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -18,8 +20,8 @@ pub use toolwright_runtime::{
 
 /// The tool model: what a crate of `#[tool]` functions compiles.
 ///
-/// A tool ([`Tool`](model::Tool)) is its metadata ([`ToolMeta`](model::ToolMeta)), the
-/// schema of its parameters and a handler; the context ([`ToolContext`](model::ToolContext))
+/// A tool ([`Tool`]) is its metadata ([`ToolMeta`](model::ToolMeta)), the
+/// schema of its parameters and a handler; the context ([`ToolContext`])
 /// is what a running tool may use (cancellation, progress, shared state, the client's
 /// powers); outputs turn into [`ToolOutput`](model::ToolOutput).
 ///
@@ -55,7 +57,7 @@ pub mod model {
 ///     .description("Answer pong.")
 ///     .handler(|_| async { "pong" })
 ///     .build()?;
-/// let openai = tools_to_schema(&[tool], Format::OpenAi);
+/// let openai = tools_to_schema(&[tool], Format::OpenAiChat);
 /// assert_eq!(openai[0]["function"]["name"], "ping");
 /// # Ok::<(), toolwright::model::ToolDefinitionError>(())
 /// ```
@@ -110,3 +112,9 @@ pub mod mcp {
 pub mod std_tools {
     pub use toolwright_std::*;
 }
+
+// The repository's README, its examples compiled and run as doctests here, where the crate
+// they use is this one.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct RepositoryReadme;

@@ -436,7 +436,7 @@ async fn the_full_validator_checks_patterns() {
     );
 }
 
-// Without the feature: a `pattern` is not checked (documented in README, "Cargo features"),
+// Without the feature: a `pattern` is not checked (documented in toolwright/docs/features.md),
 // and a `$ref` to another document is refused when the tool is built, naming the feature.
 #[cfg(not(feature = "schema-validation"))]
 #[tokio::test]

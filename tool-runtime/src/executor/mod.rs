@@ -72,49 +72,10 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
 /// cannot grow the metrics without bound).
 pub const UNKNOWN_TOOL_METRIC: &str = "(unknown tool)";
 
-/// Runs tool calls against a registry with a safety policy.
+/// Runs tool calls against a registry with a safety policy. Cheap to clone; clones share
+/// metrics.
 ///
-/// - **safe** tools run at once; **cautious** ones are logged (a `tracing` event at `INFO`
-///   with the tool, call id and redacted arguments), then run; **dangerous** ones run only
-///   when the approval handler approves (or modifies the arguments, which are validated
-///   again). No handler means dangerous tools are refused.
-/// - Tools above [`max_safety`](ExecutorBuilder::max_safety) are refused without running.
-/// - Nothing escapes: a handler's error, a panic, a timeout, a cancellation, an unknown or
-///   disabled tool, malformed arguments: each is a failed [`ToolResult`] with a message the
-///   model can act on.
-/// - Async tools run on the Tokio runtime; sync tools on its blocking pool.
-///
-/// Cheap to clone; clones share metrics.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// use std::{sync::Arc, time::Duration};
-/// use serde_json::json;
-/// use toolwright_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, Executor, SafetyLevel, ToolCall};
-///
-/// /// Remove a file.
-/// #[tool(safety = "dangerous")]
-/// fn remove_file(path: String) -> String { format!("removed {path}") }
-///
-/// let executor = Executor::builder(Arc::new(register_all_tools().unwrap()))
-///     .max_safety(SafetyLevel::Dangerous)
-///     .approval(|request: ApprovalRequest| async move {
-///         if request.arguments["path"].as_str().is_some_and(|p| p.starts_with("tmp/")) {
-///             ApprovalDecision::Approved
-///         } else {
-///             ApprovalDecision::Denied { reason: "only files under tmp/ may be removed".into() }
-///         }
-///     })
-///     .timeout(Duration::from_secs(30))
-///     .build();
-///
-/// let ok = executor.execute(ToolCall::new("1", "remove_file", json!({"path": "tmp/a"}))).await;
-/// assert_eq!(ok.content, "removed tmp/a");
-/// let denied = executor.execute(ToolCall::new("2", "remove_file", json!({"path": "src/main.rs"}))).await;
-/// assert!(!denied.success);
-/// assert_eq!(denied.metadata.approved, Some(false));
-/// # }
-/// ```
+#[doc = include_str!("../../docs/executor.md")]
 #[derive(Clone)]
 pub struct Executor {
     inner: Arc<Inner>,

@@ -117,8 +117,8 @@ impl CallOptions {
 
     /// The tools offered to the model for this request (its turn's tool list): a call of any
     /// other tool is refused as an unknown tool, whatever the registry holds, and the
-    /// suggestions and the tool's own view of the registry
-    /// ([`ToolContext::visible_tools`](crate::ToolContext::visible_tools)) keep to them. Export
+    /// suggestions and what a running tool sees of the other tools
+    /// ([`ToolContext::catalog`](crate::ToolContext::catalog)) keep to them. Export
     /// the schemas with the same filter (`registry.list(&filter)`), so what the model was
     /// shown and what it may run are one set.
     ///

@@ -21,6 +21,8 @@
 //! assert_eq!(calls[0].arguments, json!({"city": "Paris"}));
 //! ```
 
+#![doc = include_str!("../../docs/providers.md")]
+
 pub mod anthropic;
 pub mod gemini;
 pub mod openai;
