@@ -37,7 +37,7 @@
 //! - Dangerous tools: the client's user is asked through MCP elicitation when the client
 //!   supports it; otherwise the server's policy applies: denied, unless
 //!   [`McpServer::allow_dangerous`] (or the executor's own approval handler) says otherwise.
-//! - Replicas: with the `redis` feature, `RedisSessionStore` keeps sessions in Redis, so
+//! - Replicas (streamable HTTP): with the `redis` feature, `RedisSessionStore` keeps sessions in Redis, so
 //!   several servers behind a load balancer serve one session and a session outlives the
 //!   server that started it.
 //! - Tasks (the `io.modelcontextprotocol/tasks` extension, SEP-2663): a call of a
@@ -47,35 +47,76 @@
 //!   executor deferred. Tasks are kept in a [`TaskStore`]: memory, or Redis shared by
 //!   replicas (`RedisTaskStore`, feature `redis`). See [`tasks`].
 
+//!
+//! # Features
+//!
+//! None is on by default: a stdio server needs none, and builds with the fewest crates.
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `http` | the streamable HTTP server: `HttpServer`, `HttpOptions`, `serve_http`, `serve_http_with`, `nodelay_listener`; `/healthz`, `/readyz`, the drain |
+//! | `auth` | its authentication (turns on `http`): the `auth` module, `AuthConfig`, `JwtConfig`, per-caller scopes and limits |
+//! | `metrics` | Prometheus metrics at its `/metrics` (turns on `http`): `PrometheusMetrics`, `HttpOptions::metrics` |
+//! | `redis` | sessions and tasks shared by HTTP replicas through Redis (turns on `http`): `RedisSessionStore`, `RedisTaskStore` |
+//! | `jwks-url` | JWT signing keys fetched from a URL (turns on `auth`): `JwtConfig::from_jwks_url` |
+//!
+//! [`Principal`] is there without `auth`: a request without one (stdio, or HTTP without
+//! authentication) comes from the local user.
+
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// The server's core, for every transport.
 mod approval;
-pub mod auth;
 mod caller;
 mod client;
-mod conn;
 mod content;
-mod http;
-mod http_guard;
+mod in_flight;
 mod jsonrpc;
 mod listen;
-mod ops;
-mod options;
-mod owners;
+mod principal;
 mod rounds;
 mod server;
-#[cfg(feature = "redis")]
-mod session_store;
-mod sessions;
 mod stdio;
 pub mod tasks;
 
-pub use auth::{AuthConfig, AuthError, JwtConfig, Principal, TokenRejected};
+// The streamable HTTP server (feature `http`) and what it may add.
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub mod auth;
+#[cfg(feature = "http")]
+mod conn;
+#[cfg(feature = "http")]
+mod http;
+#[cfg(feature = "http")]
+mod http_guard;
+#[cfg(feature = "metrics")]
+mod metrics;
+#[cfg(feature = "http")]
+mod ops;
+#[cfg(feature = "http")]
+mod options;
+#[cfg(feature = "http")]
+mod owners;
+#[cfg(feature = "redis")]
+mod session_store;
+#[cfg(feature = "http")]
+mod sessions;
+
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub use auth::{AuthConfig, AuthError, JwtConfig, TokenRejected};
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{DrainReport, HttpServer, nodelay_listener};
-pub use ops::PrometheusMetrics;
+#[cfg(feature = "metrics")]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+pub use metrics::PrometheusMetrics;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use options::HttpOptions;
+pub use principal::Principal;
 pub use rounds::{MemoryClaims, StateClaims};
 pub use server::McpServer;
 #[cfg(feature = "redis")]
@@ -84,9 +125,11 @@ pub use session_store::{
     DEFAULT_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError, redis_url_has_password,
 };
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use tasks::RedisTaskStore;
 pub use tasks::{MemoryTaskStore, TaskStore};
 
+#[cfg(feature = "http")]
 use std::net::SocketAddr;
 
 use toolwright_runtime::Executor;
@@ -108,6 +151,8 @@ pub enum ServeError {
     #[error("cannot serve MCP: {0}")]
     Config(String),
     /// An authentication setting could not be used.
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     #[error(transparent)]
     Auth(#[from] AuthError),
 }
@@ -131,6 +176,8 @@ pub async fn serve_stdio(executor: Executor) -> Result<(), ServeError> {
 ///
 /// When the address cannot be bound, or is not a loopback address (serving others needs
 /// authentication: [`serve_http_with`]).
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServer, ServeError> {
     McpServer::new(executor).serve_http(addr).await
 }
@@ -138,6 +185,7 @@ pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServ
 /// Serves `executor` over streamable HTTP at `http://{addr}/mcp` as `options` say.
 ///
 /// ```no_run
+/// # #[cfg(feature = "auth")]
 /// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
 /// use toolwright_mcp::{AuthConfig, HttpOptions, JwtConfig};
 ///
@@ -156,6 +204,8 @@ pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServ
 /// # Errors
 ///
 /// As [`McpServer::serve_http_with`].
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub async fn serve_http_with(
     executor: Executor,
     addr: SocketAddr,

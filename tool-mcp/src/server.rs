@@ -20,13 +20,15 @@ use toolwright_runtime::{
 };
 
 use crate::approval::ElicitationApproval;
-use crate::auth::SCOPE_APPROVE;
-use crate::caller::{call_share, ceiling, principal};
+use crate::caller::{ceiling, enter_share, principal};
 use crate::client::{Queued, SessionLog, flushed};
 use crate::content::call_tool_result;
-use crate::ops::InFlight;
+use crate::in_flight::InFlight;
+use crate::principal::SCOPE_APPROVE;
 use crate::rounds::{Binding, Round, RoundApproval, StateClaims, StateSeal};
-use crate::{HttpOptions, HttpServer, Principal, ServeError};
+#[cfg(feature = "http")]
+use crate::{HttpOptions, HttpServer};
+use crate::{Principal, ServeError};
 
 /// Tools per `tools/list` page.
 const DEFAULT_PAGE_SIZE: usize = 100;
@@ -267,6 +269,8 @@ impl McpServer {
     /// # Errors
     ///
     /// When the address cannot be bound, or is not a loopback address.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub async fn serve_http(self, addr: std::net::SocketAddr) -> Result<HttpServer, ServeError> {
         self.serve_http_with(addr, HttpOptions::default()).await
     }
@@ -275,6 +279,7 @@ impl McpServer {
     /// listening. The same listener answers `/healthz`, `/readyz` and `/metrics`.
     ///
     /// ```no_run
+    /// # #[cfg(feature = "auth")]
     /// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
     /// use toolwright_mcp::{AuthConfig, HttpOptions, McpServer};
     ///
@@ -295,6 +300,8 @@ impl McpServer {
     /// When the address cannot be bound; a non-loopback address without authentication
     /// (unless [`HttpOptions::insecure_no_auth`]); authentication that accepts no token; a
     /// resource URL that is not a URL.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub async fn serve_http_with(
         self,
         addr: std::net::SocketAddr,
@@ -546,27 +553,7 @@ impl ServerHandler for McpServer {
         // ---- end tasks ----
         // The caller's share of calls in flight (with authentication): over it, refused at
         // once, so one token cannot take every slot of the executor.
-        let _share = match call_share(&context.extensions) {
-            Some(share) => match share.shares.enter(&share.owner) {
-                Some(guard) => Some(guard),
-                None => {
-                    tracing::warn!(
-                        max = share.shares.max(),
-                        "refused a tool call: the caller has its share of calls in flight"
-                    );
-                    return Err(McpError::new(
-                        rmcp::model::ErrorCode(-32000),
-                        format!(
-                            "your access token already has {} tool calls running on this \
-                             server, its share; wait for one to finish, then call again",
-                            share.shares.max()
-                        ),
-                        None,
-                    ));
-                }
-            },
-            None => None,
-        };
+        let _share = enter_share(&context.extensions)?;
         let _running = self.calls.enter();
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
