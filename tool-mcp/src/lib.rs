@@ -62,6 +62,10 @@
 //!
 //! [`Principal`] is there without `auth`: a request without one (stdio, or HTTP without
 //! authentication) comes from the local user.
+//!
+//! The server announces itself by the running program's name unless told another
+//! ([`McpServer::name`]); to announce your package, `.name(env!("CARGO_PKG_NAME"),
+//! env!("CARGO_PKG_VERSION"))`.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]

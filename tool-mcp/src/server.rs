@@ -86,7 +86,7 @@ impl McpServer {
         McpServer {
             executor,
             options: Arc::new(Options {
-                name: "toolwright-mcp".to_owned(),
+                name: default_name(),
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 instructions: None,
                 page_size: DEFAULT_PAGE_SIZE,
@@ -108,13 +108,48 @@ impl McpServer {
         self
     }
 
-    /// The name and version the server reports to clients.
+    /// The name and version the server reports to clients (`serverInfo` in its answer to
+    /// `initialize`). By default the name is the running program's (the file name of
+    /// [`std::env::current_exe`] without its extension; `toolwright-mcp` when it cannot be
+    /// read) and the version is this crate's, since the program's own version is not known
+    /// at run time.
+    ///
+    /// To announce your package's name and version, give them from your crate, where Cargo
+    /// sets them at compile time:
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+    /// let server = McpServer::new(executor)
+    ///     .name(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
+    /// assert_eq!(server.server_name(), ("toolwright-mcp", env!("CARGO_PKG_VERSION")));
+    /// ```
     pub fn name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
         let (name, version) = (name.into(), version.into());
         self.with(|o| {
             o.name = name;
             o.version = version;
         })
+    }
+
+    /// The name and version the server reports to clients: see [`name`](Self::name).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let server = McpServer::new(Executor::builder(Arc::new(ToolRegistry::new())).build());
+    /// // The program running this example, and toolwright-mcp's version.
+    /// let program = std::env::current_exe().unwrap();
+    /// let stem = program.file_stem().unwrap().to_str().unwrap();
+    /// assert_eq!(server.server_name(), (stem, env!("CARGO_PKG_VERSION")));
+    /// ```
+    pub fn server_name(&self) -> (&str, &str) {
+        (&self.options.name, &self.options.version)
     }
 
     /// Instructions for the client's model about how to use the tools.
@@ -407,6 +442,21 @@ impl McpServer {
             }
         }))
     }
+}
+
+/// The name a server announces unless told another: the running program's file name
+/// without its extension (`my-tools` for `/usr/local/bin/my-tools` or `my-tools.exe`), or
+/// `toolwright-mcp` when it cannot be read or is not Unicode.
+fn default_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|path| {
+            path.file_stem()
+                .and_then(|stem| stem.to_str())
+                .filter(|stem| !stem.is_empty())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "toolwright-mcp".to_owned())
 }
 
 impl ServerHandler for McpServer {
