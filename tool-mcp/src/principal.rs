@@ -12,7 +12,7 @@ use toolwright_runtime::SafetyLevel;
 ///
 /// ```
 /// use toolwright_runtime::SafetyLevel;
-/// let p = toolwright_mcp::Principal::new("me", [toolwright_mcp::SCOPE_SAFE]);
+/// let p = toolwright_mcp::Principal::new("me", ["tools:safe"]);
 /// assert_eq!(p.max_safety(), Some(SafetyLevel::Safe));
 /// ```
 pub const SCOPE_SAFE: &str = "tools:safe";
@@ -20,7 +20,7 @@ pub const SCOPE_SAFE: &str = "tools:safe";
 ///
 /// ```
 /// use toolwright_runtime::SafetyLevel;
-/// let p = toolwright_mcp::Principal::new("me", [toolwright_mcp::SCOPE_CAUTIOUS]);
+/// let p = toolwright_mcp::Principal::new("me", ["tools:cautious"]);
 /// assert_eq!(p.max_safety(), Some(SafetyLevel::Cautious));
 /// ```
 pub const SCOPE_CAUTIOUS: &str = "tools:cautious";
@@ -28,21 +28,24 @@ pub const SCOPE_CAUTIOUS: &str = "tools:cautious";
 ///
 /// ```
 /// use toolwright_runtime::SafetyLevel;
-/// let p = toolwright_mcp::Principal::new("me", [toolwright_mcp::SCOPE_DANGEROUS]);
+/// let p = toolwright_mcp::Principal::new("me", ["tools:dangerous"]);
 /// assert_eq!(p.max_safety(), Some(SafetyLevel::Dangerous));
 /// ```
 pub const SCOPE_DANGEROUS: &str = "tools:dangerous";
 /// The scope that lets a caller approve its own dangerous calls through MCP elicitation.
 ///
 /// ```
-/// let p = toolwright_mcp::Principal::new("me", ["tools:dangerous", toolwright_mcp::SCOPE_APPROVE]);
+/// let p = toolwright_mcp::Principal::new("me", ["tools:dangerous", "tools:approve"]);
 /// assert!(p.can_approve());
 /// ```
 pub const SCOPE_APPROVE: &str = "tools:approve";
+
 /// Who made a request, as its access token says: a subject and the scopes it was granted.
 ///
-/// The server puts it in the request's extensions; [`McpServer`](crate::McpServer) reads it
-/// for each `tools/list` and `tools/call`.
+/// The HTTP server's authentication (feature `auth`) puts it in the request's extensions;
+/// [`McpServer`](crate::McpServer) reads it for each `tools/list` and `tools/call`. A request
+/// without one (stdio, or HTTP without authentication) is the local user's, who may use
+/// every tool the executor allows.
 ///
 /// ```
 /// use toolwright_mcp::Principal;
