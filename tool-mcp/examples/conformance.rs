@@ -2,10 +2,10 @@
 //! its test tools written with `#[tool]` and served by [`McpServer`], and the resources,
 //! prompts and completions its scenarios read, answered here through rmcp's `ServerHandler`
 //! (they are not a framework feature). Run the suite against it with
-//! `tool-mcp/tests/conformance/run.sh -- cargo run -p toolwright-mcp --example conformance`.
+//! `tool-mcp/tests/conformance/run.sh -- cargo run -p toolwright-mcp --features http --example conformance`.
 //!
 //! ```sh
-//! cargo run -p toolwright-mcp --example conformance -- 127.0.0.1:0   # prints its URL
+//! cargo run -p toolwright-mcp --features http --example conformance -- 127.0.0.1:0   # prints its URL
 //! ```
 //!
 //! [`Conformance`] wraps the [`McpServer`]: tools, `get_info` and the notifications go to it;

@@ -81,6 +81,7 @@ impl McpServer {
 
     /// The server for one stateless request: no session, so call limits count on the
     /// executor (a fresh count per request would be no limit at all).
+    #[cfg(feature = "http")]
     pub(crate) fn for_stateless_request(&self) -> McpServer {
         let mut server = self.clone();
         server.log = SessionLog::default();

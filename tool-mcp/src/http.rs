@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+#[cfg(feature = "auth")]
 use axum::http::Uri;
 use axum::middleware::from_fn_with_state;
 use axum::routing::get;
@@ -20,11 +21,15 @@ use rmcp::transport::streamable_http_server::session::store::SessionStore;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "auth")]
 use crate::auth::{self, AuthState};
 use crate::conn::{self, ConnectionLimits};
 use crate::http_guard::{self, SessionKnown};
-use crate::ops::{self, Ops, PrometheusMetrics};
-use crate::owners::{CallShares, OwnedStore, Refusals, SessionOwners};
+use crate::in_flight::InFlight;
+use crate::ops::{self, Ops};
+#[cfg(feature = "auth")]
+use crate::owners::CallShares;
+use crate::owners::{OwnedStore, Refusals, SessionOwners};
 use crate::sessions::{self, LimitedSessionManager, SessionLimits};
 use crate::{HttpOptions, McpServer, ServeError};
 
@@ -33,7 +38,8 @@ use crate::{HttpOptions, McpServer, ServeError};
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// A running streamable HTTP server: MCP at `/mcp`, and `/healthz`, `/readyz`, `/metrics`
-/// (and, with authentication, `/.well-known/oauth-protected-resource`) on the same listener.
+/// (feature `metrics`) and, with authentication (feature `auth`),
+/// `/.well-known/oauth-protected-resource` on the same listener.
 ///
 /// ```no_run
 /// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), toolwright_mcp::ServeError> {
@@ -132,33 +138,27 @@ impl HttpServer {
         options: HttpOptions,
     ) -> Result<Self, ServeError> {
         let loopback = addr.ip().is_loopback();
-        match &options.auth {
-            Some(auth) if auth.is_empty() => {
-                return Err(ServeError::Config(
-                    "authentication is on but accepts no token: add static tokens or a JWT \
-                     configuration to the AuthConfig"
-                        .to_owned(),
-                ));
-            }
-            None if !loopback && !options.insecure_no_auth => {
+        if !authenticates(&options)? {
+            if !loopback && !options.insecure_no_auth {
                 return Err(ServeError::Config(format!(
                     "refusing to serve {addr} without authentication: anyone who can reach it \
-                     could call the tools; configure HttpOptions::auth (static tokens or JWTs), \
-                     or allow it knowingly with HttpOptions::insecure_no_auth(true)"
+                     could call the tools; {NO_AUTH_HINT}, or allow it knowingly with \
+                     HttpOptions::insecure_no_auth(true)"
                 )));
             }
-            None if !loopback => {
+            if !loopback {
                 tracing::warn!(%addr, "serving MCP without authentication on a non-loopback address");
             }
-            _ => {}
         }
 
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
+        #[cfg(feature = "auth")]
         let resource = options
             .resource_url
             .clone()
             .unwrap_or_else(|| format!("http://{local_addr}"));
+        #[cfg(feature = "auth")]
         let metadata_url = metadata_url(&resource)?;
 
         let mut allowed_hosts = options.allowed_hosts.clone();
@@ -187,7 +187,10 @@ impl HttpServer {
         config.session_store = store.clone().map(|store| store as Arc<dyn SessionStore>);
 
         let refusals = Arc::new(Refusals::default());
+        #[cfg(feature = "auth")]
         let owners = Arc::new(SessionOwners::new(store.clone()));
+        #[cfg(not(feature = "auth"))]
+        let owners = Arc::new(SessionOwners::default());
         let mut local = LocalSessionManager::default();
         local.session_config.keep_alive = Some(options.session_idle);
         let sessions = Arc::new(LimitedSessionManager::new(
@@ -199,15 +202,18 @@ impl HttpServer {
         ));
         let ops = Arc::new(Ops {
             draining: AtomicBool::new(false),
-            requests: ops::InFlight::default(),
+            requests: InFlight::default(),
             calls: server.calls.clone(),
             sessions: Arc::clone(&sessions),
+            #[cfg(feature = "metrics")]
             metrics: options
                 .metrics
                 .clone()
-                .unwrap_or_else(|| Arc::new(PrometheusMetrics::new())),
+                .unwrap_or_else(|| Arc::new(crate::PrometheusMetrics::new())),
+            #[cfg(feature = "metrics")]
             executor: server.executor().clone(),
             max_body: options.max_request_body_bytes,
+            #[cfg(feature = "metrics")]
             refusals: Arc::clone(&refusals),
         });
 
@@ -235,6 +241,7 @@ impl HttpServer {
             max: options.max_sessions,
             max_per_principal: options.max_sessions_per_principal,
         };
+        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut mcp = axum::Router::new()
             .nest_service("/mcp", service)
             .layer(from_fn_with_state(limits, sessions::limit_answers))
@@ -242,11 +249,14 @@ impl HttpServer {
                 http_guard::check_post(max_body, request, next)
             }))
             .layer(from_fn_with_state(known, http_guard::check_delete));
-        let mut router = axum::Router::new()
+        let router = axum::Router::new()
             .route("/healthz", get(ops::healthz))
-            .route("/readyz", get(ops::readyz))
-            .route("/metrics", get(ops::metrics))
-            .with_state(Arc::clone(&ops));
+            .route("/readyz", get(ops::readyz));
+        #[cfg(feature = "metrics")]
+        let router = router.route("/metrics", get(crate::metrics::metrics));
+        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+        let mut router = router.with_state(Arc::clone(&ops));
+        #[cfg(feature = "auth")]
         if let Some(auth) = options.auth.clone() {
             let state = Arc::new(AuthState {
                 config: auth,
@@ -433,6 +443,37 @@ impl HttpServer {
     }
 }
 
+/// What to do to serve others than this machine, in the error that refuses it.
+#[cfg(feature = "auth")]
+const NO_AUTH_HINT: &str = "configure HttpOptions::auth (static tokens or JWTs)";
+#[cfg(not(feature = "auth"))]
+const NO_AUTH_HINT: &str = "turn on toolwright-mcp's `auth` feature and configure HttpOptions::auth (static tokens or JWTs)";
+
+/// Whether the server authenticates requests as `options` say.
+///
+/// # Errors
+///
+/// Authentication that accepts no token.
+#[cfg(feature = "auth")]
+fn authenticates(options: &HttpOptions) -> Result<bool, ServeError> {
+    match &options.auth {
+        Some(auth) if auth.is_empty() => Err(ServeError::Config(
+            "authentication is on but accepts no token: add static tokens or a JWT \
+             configuration to the AuthConfig"
+                .to_owned(),
+        )),
+        Some(_) => Ok(true),
+        None => Ok(false),
+    }
+}
+
+/// Whether the server authenticates requests: not without the `auth` feature.
+#[cfg(not(feature = "auth"))]
+#[allow(clippy::unnecessary_wraps)] // the signature of the `auth` build
+fn authenticates(_options: &HttpOptions) -> Result<bool, ServeError> {
+    Ok(false)
+}
+
 fn joined_result(
     joined: Result<std::io::Result<()>, tokio::task::JoinError>,
 ) -> Result<(), ServeError> {
@@ -445,6 +486,7 @@ fn joined_result(
 }
 
 /// The path of the resource URL, without a trailing slash (`""` for none).
+#[cfg(feature = "auth")]
 fn resource_path(resource: &str) -> String {
     resource
         .parse::<Uri>()
@@ -469,6 +511,7 @@ fn own_loopback_origins(port: u16) -> [String; 3] {
 
 /// Where the protected resource metadata of `resource` is, by RFC 9728: the well-known path
 /// between the origin and the resource's path.
+#[cfg(feature = "auth")]
 fn metadata_url(resource: &str) -> Result<String, ServeError> {
     let uri: Uri = resource.parse().map_err(|error| {
         ServeError::Config(format!(
@@ -555,6 +598,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "auth")]
     fn metadata_urls_follow_rfc_9728() {
         assert_eq!(
             metadata_url("https://tools.example.com").unwrap(),

@@ -3,31 +3,56 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// The server's core, for every transport.
 mod approval;
-pub mod auth;
 mod caller;
 mod client;
-mod conn;
 mod content;
-mod http;
-mod http_guard;
+mod in_flight;
 mod jsonrpc;
 mod listen;
-mod ops;
-mod options;
-mod owners;
+mod principal;
 mod rounds;
 mod server;
-#[cfg(feature = "redis")]
-mod session_store;
-mod sessions;
 mod stdio;
 pub mod tasks;
 
-pub use auth::{AuthConfig, AuthError, JwtConfig, Principal, TokenRejected};
+// The streamable HTTP server (feature `http`) and what it may add.
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub mod auth;
+#[cfg(feature = "http")]
+mod conn;
+#[cfg(feature = "http")]
+mod http;
+#[cfg(feature = "http")]
+mod http_guard;
+#[cfg(feature = "metrics")]
+mod metrics;
+#[cfg(feature = "http")]
+mod ops;
+#[cfg(feature = "http")]
+mod options;
+#[cfg(feature = "http")]
+mod owners;
+#[cfg(feature = "redis")]
+mod session_store;
+#[cfg(feature = "http")]
+mod sessions;
+
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub use auth::{AuthConfig, AuthError, JwtConfig, TokenRejected};
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{DrainReport, HttpServer, nodelay_listener};
-pub use ops::PrometheusMetrics;
+#[cfg(feature = "metrics")]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+pub use metrics::PrometheusMetrics;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use options::HttpOptions;
+pub use principal::Principal;
 pub use rounds::{MemoryClaims, StateClaims};
 pub use server::McpServer;
 #[cfg(feature = "redis")]
@@ -36,9 +61,11 @@ pub use session_store::{
     DEFAULT_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError, redis_url_has_password,
 };
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use tasks::RedisTaskStore;
 pub use tasks::{MemoryTaskStore, TaskStore};
 
+#[cfg(feature = "http")]
 use std::net::SocketAddr;
 
 use toolwright_runtime::Executor;
@@ -60,6 +87,8 @@ pub enum ServeError {
     #[error("cannot serve MCP: {0}")]
     Config(String),
     /// An authentication setting could not be used.
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     #[error(transparent)]
     Auth(#[from] AuthError),
 }
@@ -83,6 +112,8 @@ pub async fn serve_stdio(executor: Executor) -> Result<(), ServeError> {
 ///
 /// When the address cannot be bound, or is not a loopback address (serving others needs
 /// authentication: [`serve_http_with`]).
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServer, ServeError> {
     McpServer::new(executor).serve_http(addr).await
 }
@@ -90,6 +121,7 @@ pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServ
 /// Serves `executor` over streamable HTTP at `http://{addr}/mcp` as `options` say.
 ///
 /// ```no_run
+/// # #[cfg(feature = "auth")]
 /// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
 /// use toolwright_mcp::{AuthConfig, HttpOptions, JwtConfig};
 ///
@@ -108,6 +140,8 @@ pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServ
 /// # Errors
 ///
 /// As [`McpServer::serve_http_with`].
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub async fn serve_http_with(
     executor: Executor,
     addr: SocketAddr,

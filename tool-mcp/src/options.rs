@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use rmcp::transport::streamable_http_server::session::SessionStore;
 
-use crate::{AuthConfig, PrometheusMetrics};
+#[cfg(feature = "auth")]
+use crate::AuthConfig;
+#[cfg(feature = "metrics")]
+use crate::PrometheusMetrics;
 
 /// How [`McpServer::serve_http_with`](crate::McpServer::serve_http_with) serves: a builder.
 ///
@@ -21,10 +24,10 @@ use crate::{AuthConfig, PrometheusMetrics};
 /// sessions and 16 tool calls in flight.
 ///
 /// ```
+/// # #[cfg(feature = "auth")] fn main() -> Result<(), toolwright_mcp::AuthError> {
 /// use std::time::Duration;
 /// use toolwright_mcp::{AuthConfig, HttpOptions};
 ///
-/// # fn main() -> Result<(), toolwright_mcp::AuthError> {
 /// let options = HttpOptions::new()
 ///     .auth(AuthConfig::new().token("0123456789abcdef0123456789abcdef", ["tools:safe"])?)
 ///     .resource_url("https://tools.example.com")
@@ -36,9 +39,11 @@ use crate::{AuthConfig, PrometheusMetrics};
 /// assert_eq!(options.max_sessions_limit(), 200);
 /// # Ok(())
 /// # }
+/// # #[cfg(not(feature = "auth"))] fn main() {}
 /// ```
 #[derive(Clone)]
 pub struct HttpOptions {
+    #[cfg(feature = "auth")]
     pub(crate) auth: Option<AuthConfig>,
     pub(crate) insecure_no_auth: bool,
     pub(crate) allowed_hosts: Vec<String>,
@@ -48,7 +53,9 @@ pub struct HttpOptions {
     pub(crate) session_idle: Duration,
     pub(crate) stateless: bool,
     pub(crate) session_store: Option<Arc<dyn SessionStore>>,
+    #[cfg(feature = "auth")]
     pub(crate) resource_url: Option<String>,
+    #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<Arc<PrometheusMetrics>>,
     pub(crate) max_connections: usize,
     pub(crate) header_read_timeout: Duration,
@@ -59,19 +66,22 @@ pub struct HttpOptions {
 
 impl std::fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpOptions")
-            .field("auth", &self.auth)
-            .field("insecure_no_auth", &self.insecure_no_auth)
+        let mut f = f.debug_struct("HttpOptions");
+        #[cfg(feature = "auth")]
+        f.field("auth", &self.auth);
+        f.field("insecure_no_auth", &self.insecure_no_auth)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("max_request_body_bytes", &self.max_request_body_bytes)
             .field("max_sessions", &self.max_sessions)
             .field("session_idle", &self.session_idle)
             .field("stateless", &self.stateless)
-            .field("session_store", &self.session_store.is_some())
-            .field("resource_url", &self.resource_url)
-            .field("metrics", &self.metrics.is_some())
-            .field("max_connections", &self.max_connections)
+            .field("session_store", &self.session_store.is_some());
+        #[cfg(feature = "auth")]
+        f.field("resource_url", &self.resource_url);
+        #[cfg(feature = "metrics")]
+        f.field("metrics", &self.metrics.is_some());
+        f.field("max_connections", &self.max_connections)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("connection_idle", &self.connection_idle)
             .field(
@@ -86,6 +96,7 @@ impl std::fmt::Debug for HttpOptions {
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
+            #[cfg(feature = "auth")]
             auth: None,
             insecure_no_auth: false,
             allowed_hosts: ["localhost", "127.0.0.1", "::1"]
@@ -97,7 +108,9 @@ impl Default for HttpOptions {
             session_idle: HttpOptions::DEFAULT_SESSION_IDLE,
             stateless: false,
             session_store: None,
+            #[cfg(feature = "auth")]
             resource_url: None,
+            #[cfg(feature = "metrics")]
             metrics: None,
             max_connections: HttpOptions::DEFAULT_MAX_CONNECTIONS,
             header_read_timeout: HttpOptions::DEFAULT_HEADER_READ_TIMEOUT,
@@ -182,6 +195,8 @@ impl HttpOptions {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     pub fn auth(mut self, auth: AuthConfig) -> Self {
         self.auth = Some(auth);
         self
@@ -328,6 +343,8 @@ impl HttpOptions {
     /// let options = toolwright_mcp::HttpOptions::new().resource_url("https://tools.example.com");
     /// # let _ = options;
     /// ```
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     pub fn resource_url(mut self, url: impl Into<String>) -> Self {
         self.resource_url = Some(url.into().trim_end_matches('/').to_owned());
         self
@@ -342,6 +359,8 @@ impl HttpOptions {
     /// let options = toolwright_mcp::HttpOptions::new().metrics(metrics);
     /// # let _ = options;
     /// ```
+    #[cfg(feature = "metrics")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
     pub fn metrics(mut self, metrics: Arc<PrometheusMetrics>) -> Self {
         self.metrics = Some(metrics);
         self

@@ -39,7 +39,9 @@ pub(crate) struct Refusals {
     pub(crate) sessions: AtomicU64,
     /// Sessions over one caller's `max_sessions_per_principal`.
     pub(crate) principal_sessions: AtomicU64,
-    /// Tool calls over one caller's `max_calls_per_principal`.
+    /// Tool calls over one caller's `max_calls_per_principal` (only callers authenticated
+    /// with the `auth` feature have a share; `/metrics`, feature `metrics`, reads the count).
+    #[cfg_attr(not(any(feature = "auth", feature = "metrics")), allow(dead_code))]
     pub(crate) principal_calls: AtomicU64,
 }
 
@@ -49,6 +51,7 @@ impl Refusals {
     }
 
     /// `(reason, count)` for each kind of refusal.
+    #[cfg(feature = "metrics")]
     pub(crate) fn snapshot(&self) -> [(&'static str, u64); 4] {
         [
             ("connections", self.connections.load(Ordering::Relaxed)),
@@ -66,6 +69,7 @@ impl Refusals {
 }
 
 /// What the owner check found for a session id.
+#[cfg(feature = "auth")]
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Ownership {
     /// The session belongs to the caller.
@@ -83,10 +87,14 @@ pub(crate) enum Ownership {
 #[derive(Default)]
 pub(crate) struct SessionOwners {
     local: Mutex<HashMap<String, String>>,
+    /// Where the owners of sessions held by other replicas are read (by the owner check of
+    /// authenticated requests).
+    #[cfg(feature = "auth")]
     store: Option<Arc<OwnedStore>>,
 }
 
 impl SessionOwners {
+    #[cfg(feature = "auth")]
     pub(crate) fn new(store: Option<Arc<OwnedStore>>) -> Self {
         SessionOwners {
             local: Mutex::default(),
@@ -116,6 +124,7 @@ impl SessionOwners {
     /// # Errors
     ///
     /// When the store cannot be read.
+    #[cfg(feature = "auth")]
     pub(crate) async fn check(
         &self,
         session: &str,
@@ -215,6 +224,7 @@ impl SessionStore for OwnedStore {
 }
 
 /// Calls in flight per owner, under a limit each.
+#[cfg(feature = "auth")]
 #[derive(Debug)]
 pub(crate) struct CallShares {
     max: usize,
@@ -222,6 +232,7 @@ pub(crate) struct CallShares {
     refusals: Arc<Refusals>,
 }
 
+#[cfg(feature = "auth")]
 impl CallShares {
     pub(crate) fn new(max: usize, refusals: Arc<Refusals>) -> Self {
         CallShares {
@@ -259,12 +270,14 @@ impl CallShares {
 }
 
 /// One call's slot in its owner's share, until dropped.
+#[cfg(feature = "auth")]
 #[derive(Debug)]
 pub(crate) struct CallShareGuard {
     shares: Arc<CallShares>,
     owner: String,
 }
 
+#[cfg(feature = "auth")]
 impl Drop for CallShareGuard {
     fn drop(&mut self) {
         let mut running = self.shares.lock();
@@ -278,13 +291,14 @@ impl Drop for CallShareGuard {
 }
 
 /// The caller's share of calls in flight, put in each authenticated request's extensions.
+#[cfg(feature = "auth")]
 #[derive(Debug, Clone)]
 pub(crate) struct CallShare {
     pub(crate) owner: String,
     pub(crate) shares: Arc<CallShares>,
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "auth"))]
 mod tests {
     use super::*;
 

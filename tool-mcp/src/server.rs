@@ -20,13 +20,15 @@ use toolwright_runtime::{
 };
 
 use crate::approval::ElicitationApproval;
-use crate::auth::SCOPE_APPROVE;
-use crate::caller::{call_share, ceiling, principal};
+use crate::caller::{ceiling, enter_share, principal};
 use crate::client::{Queued, SessionLog, flushed};
 use crate::content::call_tool_result;
-use crate::ops::InFlight;
+use crate::in_flight::InFlight;
+use crate::principal::SCOPE_APPROVE;
 use crate::rounds::{Binding, Round, RoundApproval, StateClaims, StateSeal};
-use crate::{HttpOptions, HttpServer, Principal, ServeError};
+#[cfg(feature = "http")]
+use crate::{HttpOptions, HttpServer};
+use crate::{Principal, ServeError};
 
 /// Tools per `tools/list` page.
 const DEFAULT_PAGE_SIZE: usize = 100;
@@ -84,7 +86,7 @@ impl McpServer {
         McpServer {
             executor,
             options: Arc::new(Options {
-                name: "toolwright-mcp".to_owned(),
+                name: default_name(),
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 instructions: None,
                 page_size: DEFAULT_PAGE_SIZE,
@@ -106,13 +108,48 @@ impl McpServer {
         self
     }
 
-    /// The name and version the server reports to clients.
+    /// The name and version the server reports to clients (`serverInfo` in its answer to
+    /// `initialize`). By default the name is the running program's (the file name of
+    /// [`std::env::current_exe`] without its extension; `toolwright-mcp` when it cannot be
+    /// read) and the version is this crate's, since the program's own version is not known
+    /// at run time.
+    ///
+    /// To announce your package's name and version, give them from your crate, where Cargo
+    /// sets them at compile time:
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+    /// let server = McpServer::new(executor)
+    ///     .name(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
+    /// assert_eq!(server.server_name(), ("toolwright-mcp", env!("CARGO_PKG_VERSION")));
+    /// ```
     pub fn name(self, name: impl Into<String>, version: impl Into<String>) -> Self {
         let (name, version) = (name.into(), version.into());
         self.with(|o| {
             o.name = name;
             o.version = version;
         })
+    }
+
+    /// The name and version the server reports to clients: see [`name`](Self::name).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let server = McpServer::new(Executor::builder(Arc::new(ToolRegistry::new())).build());
+    /// // The program running this example, and toolwright-mcp's version.
+    /// let program = std::env::current_exe().unwrap();
+    /// let stem = program.file_stem().unwrap().to_str().unwrap();
+    /// assert_eq!(server.server_name(), (stem, env!("CARGO_PKG_VERSION")));
+    /// ```
+    pub fn server_name(&self) -> (&str, &str) {
+        (&self.options.name, &self.options.version)
     }
 
     /// Instructions for the client's model about how to use the tools.
@@ -267,6 +304,8 @@ impl McpServer {
     /// # Errors
     ///
     /// When the address cannot be bound, or is not a loopback address.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub async fn serve_http(self, addr: std::net::SocketAddr) -> Result<HttpServer, ServeError> {
         self.serve_http_with(addr, HttpOptions::default()).await
     }
@@ -275,6 +314,7 @@ impl McpServer {
     /// listening. The same listener answers `/healthz`, `/readyz` and `/metrics`.
     ///
     /// ```no_run
+    /// # #[cfg(feature = "auth")]
     /// # async fn run(executor: toolwright_runtime::Executor) -> Result<(), Box<dyn std::error::Error>> {
     /// use toolwright_mcp::{AuthConfig, HttpOptions, McpServer};
     ///
@@ -295,6 +335,8 @@ impl McpServer {
     /// When the address cannot be bound; a non-loopback address without authentication
     /// (unless [`HttpOptions::insecure_no_auth`]); authentication that accepts no token; a
     /// resource URL that is not a URL.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub async fn serve_http_with(
         self,
         addr: std::net::SocketAddr,
@@ -400,6 +442,21 @@ impl McpServer {
             }
         }))
     }
+}
+
+/// The name a server announces unless told another: the running program's file name
+/// without its extension (`my-tools` for `/usr/local/bin/my-tools` or `my-tools.exe`), or
+/// `toolwright-mcp` when it cannot be read or is not Unicode.
+fn default_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|path| {
+            path.file_stem()
+                .and_then(|stem| stem.to_str())
+                .filter(|stem| !stem.is_empty())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "toolwright-mcp".to_owned())
 }
 
 impl ServerHandler for McpServer {
@@ -546,27 +603,7 @@ impl ServerHandler for McpServer {
         // ---- end tasks ----
         // The caller's share of calls in flight (with authentication): over it, refused at
         // once, so one token cannot take every slot of the executor.
-        let _share = match call_share(&context.extensions) {
-            Some(share) => match share.shares.enter(&share.owner) {
-                Some(guard) => Some(guard),
-                None => {
-                    tracing::warn!(
-                        max = share.shares.max(),
-                        "refused a tool call: the caller has its share of calls in flight"
-                    );
-                    return Err(McpError::new(
-                        rmcp::model::ErrorCode(-32000),
-                        format!(
-                            "your access token already has {} tool calls running on this \
-                             server, its share; wait for one to finish, then call again",
-                            share.shares.max()
-                        ),
-                        None,
-                    ));
-                }
-            },
-            None => None,
-        };
+        let _share = enter_share(&context.extensions)?;
         let _running = self.calls.enter();
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();

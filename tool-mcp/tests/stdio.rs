@@ -162,3 +162,43 @@ async fn a_reused_in_flight_id_is_refused_and_the_first_call_still_answers() {
     let again = client.response().await;
     assert_eq!(again["result"]["content"][0]["text"], "through", "{again}");
 }
+
+/// The `serverInfo` a server answers `initialize` with.
+async fn server_info(server: McpServer) -> Value {
+    let (input, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, output) = tokio::io::duplex(64 * 1024);
+    let serving = tokio::spawn(async move {
+        let _ = server.serve_io(server_in, server_out).await;
+    });
+    let mut client = Client {
+        input,
+        output: BufReader::new(output).lines(),
+    };
+    client
+        .send_json(json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "1"}}
+        }))
+        .await;
+    let reply = client.response().await;
+    drop(client);
+    let _ = serving.await;
+    reply["result"]["serverInfo"].clone()
+}
+
+#[tokio::test]
+async fn a_server_is_named_after_the_program_unless_named() {
+    let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+
+    // This test's program is `stdio-<hash>`: the server announces that, with toolwright-mcp's
+    // version (the program's own is not known at run time).
+    let info = server_info(McpServer::new(executor.clone())).await;
+    let name = info["name"].as_str().unwrap();
+    assert!(name.starts_with("stdio-"), "{info}");
+    assert_eq!(info["version"], env!("CARGO_PKG_VERSION"), "{info}");
+
+    let info = server_info(McpServer::new(executor).name("my-tools", "2.3.4")).await;
+    assert_eq!(info["name"], "my-tools", "{info}");
+    assert_eq!(info["version"], "2.3.4", "{info}");
+}

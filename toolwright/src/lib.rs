@@ -97,7 +97,8 @@ pub mod runtime {
     };
 }
 
-/// The MCP server: serve an executor's tools over stdio or streamable HTTP
+/// The MCP server: serve an executor's tools over stdio, or over streamable HTTP with the
+/// feature `mcp-http` (authentication: `mcp-auth`; Prometheus metrics: `mcp-metrics`)
 /// (`toolwright-mcp`).
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

@@ -339,23 +339,7 @@ async fn start(
     let principal = crate::caller::principal(&context.extensions);
     let ceiling = crate::caller::ceiling(principal)?;
     // The caller's share of calls in flight, held while the call first runs.
-    let share = match crate::caller::call_share(&context.extensions) {
-        Some(share) => match share.shares.enter(&share.owner) {
-            Some(guard) => Some(guard),
-            None => {
-                return Err(McpError::new(
-                    ErrorCode(-32000),
-                    format!(
-                        "your access token already has {} tool calls running on this server, \
-                         its share; wait for one to finish, then call again",
-                        share.shares.max()
-                    ),
-                    None,
-                ));
-            }
-        },
-        None => None,
-    };
+    let share = crate::caller::enter_share(&context.extensions)?;
     let config = &server.tasks;
     let id = new_id()?;
     let name = request.name.to_string();
@@ -418,7 +402,7 @@ fn approval(server: &McpServer, principal: Option<&Principal>, may_ask: bool) ->
             "your access token lacks the `{}` scope needed to approve it; ask for a token with \
              that scope (the server refuses dangerous tools to such callers unless started \
              with --allow-dangerous)",
-            crate::auth::SCOPE_APPROVE
+            crate::principal::SCOPE_APPROVE
         )
     })
 }

@@ -82,26 +82,29 @@ enum Settled {
 impl Job {
     /// Runs the task to its end, and writes the end. `share` (the caller's share of calls in
     /// flight) is held while the call first runs.
-    pub(crate) async fn run(self, start: Start, share: Option<crate::owners::CallShareGuard>) {
+    pub(crate) async fn run(self, start: Start, share: Option<crate::caller::ShareSlot>) {
         let done = CancellationToken::new();
         let watcher = {
             let handle = Arc::clone(&self.handle);
             let done = done.clone();
             tokio::spawn(async move { handle.watch(done).await })
         };
-        let (report, asked) = match start {
-            Start::Call(call) => {
-                let _running = self.server.calls.enter();
-                let report = self
-                    .server
-                    .executor()
-                    .execute_with(call, self.options())
-                    .await;
-                (report, None)
+        let (report, asked) = {
+            // The share is held while the call first runs, and let go here.
+            let _share = share;
+            match start {
+                Start::Call(call) => {
+                    let _running = self.server.calls.enter();
+                    let report = self
+                        .server
+                        .executor()
+                        .execute_with(call, self.options())
+                        .await;
+                    (report, None)
+                }
+                Start::Deferred { report, key } => (*report, Some(key)),
             }
-            Start::Deferred { report, key } => (*report, Some(key)),
         };
-        drop(share);
         let settled = self.settle(report, asked).await;
         self.end(settled).await;
         done.cancel();
