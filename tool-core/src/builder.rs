@@ -256,7 +256,7 @@ impl ToolBuilder {
 
     /// Declares that the handler reads a `T` from the executor's state
     /// ([`ToolContext::require_state`]), so an executor without one is refused when it is
-    /// built ([`ExecutorBuilder::try_build`](crate::executor::ExecutorBuilder::try_build))
+    /// built (`ExecutorBuilder::try_build`)
     /// rather than when a model first calls the tool.
     ///
     /// ```

@@ -67,12 +67,12 @@ pub struct ResultMetadata {
     /// The arguments lenient mode corrected, one description each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub coerced: Vec<String>,
-    /// For a call waiting for approval ([`ApprovalDecision::Defer`](crate::ApprovalDecision::Defer)):
+    /// For a call waiting for approval (`ApprovalDecision::Defer`):
     /// the token to resume it with and its expiry. For the application, not the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<PendingApproval>,
     /// For a file edit approved hunk by hunk
-    /// ([`ApprovalDecision::ApprovedHunks`](crate::ApprovalDecision::ApprovedHunks), or
+    /// (`ApprovalDecision::ApprovedHunks`, or
     /// every hunk of a previewed change): which hunks the tool applied and which the
     /// approver rejected. Set on success only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -211,7 +211,7 @@ impl ToolResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PendingApproval {
-    /// The token for [`Executor::resume`](crate::Executor::resume).
+    /// The token for `Executor::resume`.
     pub token: String,
     /// When the call stops waiting.
     pub expires_at: jiff::Timestamp,

@@ -21,7 +21,7 @@ use crate::error::ToolError;
 pub type ClientFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// How many elicitation and sampling requests one call may make unless the executor says
-/// otherwise ([`ExecutorBuilder::max_client_requests`](crate::ExecutorBuilder::max_client_requests)).
+/// otherwise (`ExecutorBuilder::max_client_requests`).
 pub const DEFAULT_MAX_CLIENT_REQUESTS: u32 = 10;
 
 /// The severity of a log message: the eight syslog levels MCP uses, lowest first.
@@ -215,7 +215,7 @@ pub enum ClientError {
     /// The question goes to the caller with the call's result, and the caller repeats the
     /// call with the answer (MCP's multi round-trip requests, revision 2026-07-28). A
     /// [`ClientPowers`] implementation returns this; under an executor the tool never sees
-    /// it: its run stops at the question ([`Outcome::InputRequired`](crate::executor::Outcome::InputRequired)),
+    /// it: its run stops at the question (`Outcome::InputRequired`),
     /// and the repeated call runs the tool again with the answer.
     #[error(
         "the question goes to the caller, who answers it by repeating the call; this run of the \
@@ -491,7 +491,7 @@ impl SampledMessage {
 
 /// What the client that made a call can do for the tool: the front end (an MCP server, the
 /// command line) implements it and gives it to each call with
-/// [`CallOptions::client`](crate::CallOptions::client). Every method has a default: `log`
+/// `CallOptions::client`. Every method has a default: `log`
 /// goes to `tracing`, `elicit` and `sample` are [`ClientError::NotAvailable`], so a front
 /// end implements only what it offers.
 ///

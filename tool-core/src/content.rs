@@ -424,7 +424,7 @@ impl Content {
     }
 
     /// How many bytes of text or data the block carries (before base64): what the
-    /// executor's [`max_output_bytes`](crate::ExecutorBuilder::max_output_bytes) counts.
+    /// executor's `max_output_bytes` counts.
     ///
     /// ```
     /// use toolwright_core::Content;

@@ -129,7 +129,7 @@ impl ToolState {
 
 /// A type of state a tool needs from the executor: a tool set's `Self`, or a `#[state]`
 /// parameter's type. [`Tool::required_state`](crate::Tool::required_state) lists them, and
-/// [`ExecutorBuilder::try_build`](crate::executor::ExecutorBuilder::try_build) checks that
+/// `ExecutorBuilder::try_build` checks that
 /// each is provided.
 ///
 /// ```
@@ -415,7 +415,7 @@ impl ToolContext {
     /// The same context, with `client` answering the tool's [`log`](Self::log),
     /// [`elicit`](Self::elicit) and [`sample`](Self::sample), at most
     /// [`DEFAULT_MAX_CLIENT_REQUESTS`] requests. The executor sets it from
-    /// [`CallOptions::client`](crate::CallOptions::client); call it yourself to test a tool
+    /// `CallOptions::client`; call it yourself to test a tool
     /// with a fake client.
     ///
     /// ```

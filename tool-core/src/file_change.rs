@@ -2,9 +2,9 @@
 //! apply exactly the hunks a person accepted to the file as it was previewed.
 //!
 //! A tool that edits files returns a [`Preview`] holding a [`FileChange`] from its preview
-//! function; the executor puts the hunks in the [`ApprovalRequest`](crate::ApprovalRequest),
+//! function; the executor puts the hunks in the `ApprovalRequest`,
 //! the approver answers with the hunks it accepts
-//! ([`ApprovalDecision::ApprovedHunks`](crate::ApprovalDecision::ApprovedHunks)), and the tool
+//! (`ApprovalDecision::ApprovedHunks`), and the tool
 //! finds them in [`ToolContext::approved_change`](crate::ToolContext::approved_change) and
 //! writes [`ApprovedChange::apply`]'s text.
 
@@ -84,7 +84,7 @@ impl Preview {
     }
 
     /// The preview of a file change whose hunks the approver may take one by one: the
-    /// [`ApprovalRequest`](crate::ApprovalRequest) carries them, and the tool **must** write
+    /// `ApprovalRequest` carries them, and the tool **must** write
     /// exactly [`ToolContext::approved_change`](crate::ToolContext::approved_change)'s
     /// [`ApprovedChange::apply`] (the hunks accepted, applied to the file as previewed), not
     /// its arguments' whole change.

@@ -190,7 +190,7 @@ impl Caches {
 /// handler that runs it. Cheap to clone.
 ///
 /// Tools come from `#[tool]` functions (collected by
-/// [`register_all_tools`](crate::register_all_tools)).
+/// `register_all_tools`).
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -358,7 +358,7 @@ impl Tool {
     /// The types of state the tool needs from the executor: its tool set's `Self` (when it
     /// is a method collected at link time) and its `#[state]` parameters' types. An
     /// executor is built only when its state holds them all
-    /// ([`ExecutorBuilder::try_build`](crate::executor::ExecutorBuilder::try_build)).
+    /// (`ExecutorBuilder::try_build`).
     ///
     /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
     /// ```rust,standalone_crate

@@ -14,12 +14,12 @@ use crate::tool::Tool;
 /// The instance reaches the tools in one of two ways:
 ///
 /// - **From the executor's state.** The set's tools are collected at link time like any
-///   `#[tool]` ([`register_all_tools`](crate::register_all_tools)) and find `Self` in the
+///   `#[tool]` (`register_all_tools`) and find `Self` in the
 ///   executor's state (`Executor::builder(..).state(instance)`); an executor built without
-///   it is refused by [`try_build`](crate::executor::ExecutorBuilder::try_build), naming
+///   it is refused by `try_build`, naming
 ///   every tool that needs it.
 /// - **Bound to an instance.** [`ToolSet::tools`] (or
-///   [`ToolRegistry::register_set`](crate::ToolRegistry::register_set)) makes the tools run
+///   `ToolRegistry::register_set`) makes the tools run
 ///   on the instance given, for programs that build several (one per tenant, per session).
 ///
 /// You do not implement this trait: `#[tool_set]` does.
