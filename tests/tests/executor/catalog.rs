@@ -19,8 +19,9 @@ fn looker() -> Tool {
         .handler_with_context(|ctx: ToolContext, args| async move {
             let catalog = ctx.catalog().ok_or_else(|| ToolError::new("no catalog"))?;
             let listed: Vec<String> = catalog.list().iter().map(|e| e.name().to_owned()).collect();
-            let probes: Vec<String> = args["probe"]
-                .as_array()
+            let probes: Vec<String> = args
+                .get("probe")
+                .and_then(serde_json::Value::as_array)
                 .into_iter()
                 .flatten()
                 .filter_map(|name| name.as_str())
