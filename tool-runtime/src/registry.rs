@@ -519,7 +519,7 @@ pub enum ChangeKind {
 /// that re-read the registry can apply events it has already seen without harm.
 ///
 /// ```
-/// use toolwright_runtime::{Tool, ToolFilter, ToolRegistry};
+/// use toolwright_runtime::{RegisterOptions, Tool, ToolFilter, ToolRegistry};
 /// use toolwright_runtime::registry::ChangeKind;
 ///
 /// let registry = ToolRegistry::new();
