@@ -11,12 +11,16 @@ use std::borrow::Cow;
 
 use toolwright_names::did_you_mean;
 
-use crate::catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
-use crate::meta::ToolSource;
-use crate::safety::SafetyLevel;
 use crate::search::SearchIndex;
-use crate::tool::{Tool, ToolSpec};
-use crate::tool_set::ToolSet;
+use toolwright_core::Catalog;
+use toolwright_core::CatalogEntry;
+use toolwright_core::CatalogHit;
+use toolwright_core::CatalogSource;
+use toolwright_core::SafetyLevel;
+use toolwright_core::Tool;
+use toolwright_core::ToolSet;
+use toolwright_core::ToolSource;
+use toolwright_core::ToolSpec;
 
 /// Why the registry refused an operation.
 #[derive(Clone, PartialEq, thiserror::Error)]
@@ -515,7 +519,7 @@ pub enum ChangeKind {
 /// that re-read the registry can apply events it has already seen without harm.
 ///
 /// ```
-/// use toolwright_runtime::{Tool, ToolFilter, ToolRegistry};
+/// use toolwright_runtime::{RegisterOptions, Tool, ToolFilter, ToolRegistry};
 /// use toolwright_runtime::registry::ChangeKind;
 ///
 /// let registry = ToolRegistry::new();
@@ -1472,7 +1476,7 @@ impl ToolRegistry {
 
 /// Every linked `#[tool]`, sorted by name, or every name that several share.
 fn linked_tools_checked() -> Result<Vec<Tool>, RegistryError> {
-    let mut tools: Vec<Tool> = crate::macro_support::linked_tools().collect();
+    let mut tools: Vec<Tool> = toolwright_core::linked_tools().collect();
     tools.sort_by(|a, b| {
         a.name()
             .cmp(b.name())

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::tool::Tool;
+use toolwright_core::Tool;
 
 /// How much each field counts: a word in the name says more than one in the description.
 const NAME_WEIGHT: u32 = 3;

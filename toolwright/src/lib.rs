@@ -18,7 +18,7 @@ pub use toolwright_runtime::{
     register_all_tools,
 };
 
-/// The tool model: what a crate of `#[tool]` functions compiles.
+/// The tool model: what a crate of `#[tool]` functions compiles (`toolwright-core`).
 ///
 /// A tool ([`Tool`]) is its metadata ([`ToolMeta`](model::ToolMeta)), the
 /// schema of its parameters and a handler; the context ([`ToolContext`])
@@ -37,17 +37,18 @@ pub use toolwright_runtime::{
 /// # Ok::<(), toolwright::model::ToolDefinitionError>(())
 /// ```
 pub mod model {
-    pub use toolwright_runtime::{
+    pub use toolwright_core::{
         ApprovalNeed, ArgumentError, Audio, BoxFuture, CancellationToken, Content,
         EmbeddedResource, Image, IntoToolOutput, InvalidArguments, Json, ParamInfo,
         ParseSafetyLevelError, ParseTaskSupportError, ResourceData, ResourceLink, SafetyLevel,
         StateType, TaskSupport, Text, Tool, ToolBuilder, ToolContext, ToolDefinitionError,
         ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource, ToolSpec, ToolState,
     };
-    pub use toolwright_runtime::{client, file_change, priority};
+    pub use toolwright_core::{client, file_change, priority};
 }
 
-/// Formats: tool schemas for each API and the calls read back from a model's response.
+/// Formats: tool schemas for each API and the calls read back from a model's response
+/// (`toolwright-formats`).
 ///
 /// ```
 /// use toolwright::formats::schema::{Format, tools_to_schema};
@@ -62,12 +63,12 @@ pub mod model {
 /// # Ok::<(), toolwright::model::ToolDefinitionError>(())
 /// ```
 pub mod formats {
-    pub use toolwright_runtime::{ResultMetadata, ToolCall, ToolResult};
-    pub use toolwright_runtime::{providers, schema};
+    pub use toolwright_core::{ResultMetadata, ToolCall, ToolResult};
+    pub use toolwright_formats::{providers, schema};
 }
 
 /// The runtime: the registry that holds tools, and the executor that runs a model's calls
-/// under a policy.
+/// under a policy (`toolwright-runtime`).
 ///
 /// ```
 /// use toolwright::runtime::{ToolFilter, ToolRegistry};

@@ -127,8 +127,7 @@ async fn metrics_count_outcomes_and_latency_per_tool() {
             call("c", "sleep_async", json!({"key": "metrics", "ms": 600_000})),
             CallOptions::default().timeout(std::time::Duration::from_millis(100)),
         )
-        .await
-        .result;
+        .await;
     executor
         .execute(call("c", "sleep_async", json!({"key": "metrics"})))
         .await;

@@ -5,9 +5,9 @@ use std::future::Future;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::file_change::FileChange;
-use crate::safety::SafetyLevel;
-use crate::tool::BoxFuture;
+use toolwright_core::BoxFuture;
+use toolwright_core::SafetyLevel;
+use toolwright_core::file_change::FileChange;
 
 /// What an approval handler is asked: which tool, how dangerous, with which arguments
 /// (`#[arg(secret)]` values redacted), for which call.

@@ -1,7 +1,8 @@
 //! The executor for programs without an async runtime.
 
 use super::{CallOptions, Executor, MetricsSnapshot};
-use crate::call::{ToolCall, ToolResult};
+use toolwright_core::ToolCall;
+use toolwright_core::ToolResult;
 
 /// An [`Executor`] with a Tokio runtime of its own, for programs that are not async.
 ///

@@ -16,10 +16,10 @@ use super::pending::{
 };
 use super::pool::{DEFAULT_SYNC_THREADS, Pool};
 use super::{Executor, Inner};
-use crate::client::DEFAULT_MAX_CLIENT_REQUESTS;
-use crate::context::ToolState;
 use crate::registry::{ToolFilter, ToolRegistry};
-use crate::safety::SafetyLevel;
+use toolwright_core::SafetyLevel;
+use toolwright_core::ToolState;
+use toolwright_core::client::DEFAULT_MAX_CLIENT_REQUESTS;
 
 /// Why an executor was not built.
 #[derive(Clone, PartialEq, Eq, thiserror::Error)]

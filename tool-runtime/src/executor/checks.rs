@@ -5,9 +5,9 @@ use std::sync::OnceLock;
 
 use super::Executor;
 use super::outcome::Stopped;
-use crate::args::ValueChecker;
-use crate::output::ToolOutput;
-use crate::tool::Tool;
+use toolwright_core::__runtime::ValueChecker;
+use toolwright_core::Tool;
+use toolwright_core::ToolOutput;
 
 /// A tool's output schema made ready for checking, kept with the tool (made on its first
 /// checked call); `None` when the schema cannot check values.

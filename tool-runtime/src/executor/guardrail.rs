@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use crate::output::ToolOutput;
-use crate::safety::SafetyLevel;
-use crate::tool::BoxFuture;
+use toolwright_core::BoxFuture;
+use toolwright_core::SafetyLevel;
+use toolwright_core::ToolOutput;
 
 /// The call a guardrail is asked about: the tool, its safety level and the arguments it
 /// would run with (unredacted: a guardrail is the application's own policy code).

@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::run::panic_message;
-use crate::call::ToolResult;
-use crate::file_change::HunkSelection;
-use crate::safety::SafetyLevel;
+use toolwright_core::SafetyLevel;
+use toolwright_core::ToolResult;
+use toolwright_core::file_change::HunkSelection;
 
 /// Runs `call` on every hook in order; a hook that panics is logged and the others still run.
 pub(super) fn run_all(

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::args::summarize_value;
-use crate::tool::Tool;
+use toolwright_core::__runtime::summarize_value;
+use toolwright_core::Tool;
 
 /// Coerces top-level arguments toward their parameter's schema: a number or boolean sent
 /// as a string, a single value where an array was expected. Returns what it changed.

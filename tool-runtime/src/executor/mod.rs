@@ -33,8 +33,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tracing::Instrument;
 
-pub use crate::call::PendingApproval;
-pub use crate::context::Progress;
 pub use approval::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
 pub use blocking::BlockingExecutor;
 pub use builder::{ExecutorBuildError, ExecutorBuilder, MissingState};
@@ -50,16 +48,18 @@ pub use pending::{
     ResumeError,
 };
 pub use pool::SyncThreadStats;
+pub use toolwright_core::PendingApproval;
+pub use toolwright_core::Progress;
 
-use crate::call::ToolCall;
-use crate::call::ToolResult;
-use crate::context::ToolState;
-use crate::output::ToolOutput;
 use crate::registry::{ToolFilter, ToolRegistry};
-use crate::safety::SafetyLevel;
-use crate::tool::Tool;
 use metrics::Metrics;
 use outcome::Stopped;
+use toolwright_core::SafetyLevel;
+use toolwright_core::Tool;
+use toolwright_core::ToolCall;
+use toolwright_core::ToolOutput;
+use toolwright_core::ToolResult;
+use toolwright_core::ToolState;
 
 /// What secret argument values are replaced with in approval requests, hooks and logs.
 pub const REDACTED: &str = "[redacted]";

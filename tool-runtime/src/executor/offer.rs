@@ -5,8 +5,8 @@ use serde_json::Value;
 use super::Executor;
 use super::options::CallOptions;
 use crate::registry::ToolFilter;
-use crate::schema::{Format, tools_to_schema};
-use crate::tool::Tool;
+use toolwright_core::Tool;
+use toolwright_formats::schema::{Format, tools_to_schema};
 
 /// The tools offered to the model for one turn, fixed when the offer is made: export their
 /// schemas with [`schemas`](Self::schemas) and run the model's calls with

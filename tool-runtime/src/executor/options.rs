@@ -7,11 +7,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval::ApprovalHandler;
 use super::limits::CallCounts;
-use crate::client::ClientPowers;
-use crate::context::{Progress, ProgressReporter};
-use crate::file_change::Preview;
 use crate::registry::ToolFilter;
-use crate::safety::SafetyLevel;
+use toolwright_core::ClientPowers;
+use toolwright_core::Preview;
+use toolwright_core::Progress;
+use toolwright_core::SafetyLevel;
+
+/// Where a call's progress reports go.
+pub(super) type ProgressReporter = Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// Options for one call: its own timeout and a cancellation token.
 ///

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::call::ToolResult;
-use crate::tool::Tool;
+use toolwright_core::Tool;
+use toolwright_core::ToolResult;
 
 /// How a call ended. The executor decides it once; metrics count it, and front ends (an MCP
 /// server, a command line) answer by it instead of reading the error text.

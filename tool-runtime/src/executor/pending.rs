@@ -12,8 +12,9 @@ use serde_json::Value;
 use sha2::Sha256;
 
 use super::approval::ApprovalRequest;
-use crate::call::{PendingApproval, ToolCall};
-use crate::safety::SafetyLevel;
+use toolwright_core::PendingApproval;
+use toolwright_core::SafetyLevel;
+use toolwright_core::ToolCall;
 
 /// How long a deferred call waits for a decision unless the executor says otherwise
 /// ([`ExecutorBuilder::pending_approval_ttl`](crate::ExecutorBuilder::pending_approval_ttl)):
@@ -319,7 +320,7 @@ impl PendingCalls {
         };
         pending.mac = self.key.sign(&pending)?;
         calls.insert(token.clone(), pending);
-        Some(PendingApproval { token, expires_at })
+        Some(PendingApproval::new(token, expires_at))
     }
 
     /// The waiting calls that have not expired, oldest expiry first.

@@ -15,15 +15,16 @@ use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::run::{AbortOnDrop, cancelled, failed};
 use super::{CallRecord, Executor, REDACTED, lenient, no_runtime};
-use crate::approval_rule::ApprovalNeed;
-use crate::args::summarize_value;
-use crate::call::ToolCall;
-use crate::context::ToolContext;
-use crate::file_change::{ApprovedChange, Preview};
-use crate::output::ToolOutput;
 use crate::registry::{Lookup, ToolFilter};
-use crate::safety::SafetyLevel;
-use crate::tool::Tool;
+use toolwright_core::__runtime::summarize_value;
+use toolwright_core::ApprovalNeed;
+use toolwright_core::Preview;
+use toolwright_core::SafetyLevel;
+use toolwright_core::Tool;
+use toolwright_core::ToolCall;
+use toolwright_core::ToolContext;
+use toolwright_core::ToolOutput;
+use toolwright_core::file_change::ApprovedChange;
 
 impl Executor {
     /// Everything between receiving a call and having its output: the registry read, the

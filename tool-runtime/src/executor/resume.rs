@@ -7,8 +7,8 @@ use super::approval::ApprovalDecision;
 use super::options::CallOptions;
 use super::outcome::{CallReport, Outcome};
 use super::pending::{PendingCall, ResumeError};
-use crate::call::ToolResult;
-use crate::file_change::Preview;
+use toolwright_core::Preview;
+use toolwright_core::ToolResult;
 
 impl Executor {
     /// The calls waiting for approval (deferred by the approval handler and not yet resumed,

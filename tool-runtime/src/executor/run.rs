@@ -17,11 +17,12 @@ use super::Executor;
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::pool::{JobHandle, Pool};
-use crate::context::ToolContext;
-use crate::error::ToolError;
-use crate::file_change::ApprovedChange;
-use crate::output::ToolOutput;
-use crate::tool::{BoxFuture, Tool};
+use toolwright_core::BoxFuture;
+use toolwright_core::Tool;
+use toolwright_core::ToolContext;
+use toolwright_core::ToolError;
+use toolwright_core::ToolOutput;
+use toolwright_core::file_change::ApprovedChange;
 
 /// Where a call is, for the message of a timeout.
 const STAGE_RUNNING: u8 = 0;

@@ -1,0 +1,441 @@
+//! Tools defined at run time: a name, a JSON Schema and a closure, checked like `#[tool]`.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::panic::Location;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::approval_rule::{ApprovalNeed, ApprovalRule};
+use crate::args::SchemaChecker;
+use crate::context::{StateType, ToolContext};
+use crate::definition::{ToolDefinitionError, check_meta, check_schema, params_of};
+use crate::error::ToolError;
+use crate::file_change::Preview;
+use crate::meta::{TaskSupport, ToolMeta, ToolSource};
+use crate::output::IntoToolOutput;
+use crate::safety::SafetyLevel;
+use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas};
+
+/// Builds a tool at run time from a JSON Schema and a closure over the argument object.
+///
+/// Made by [`Tool::builder`]. The arguments a model sends are validated against the input
+/// schema before the handler runs; problems are reported like those of `#[tool]` functions.
+/// With the `schema-validation` feature that is full JSON Schema validation; without it
+/// (the default), the subset of JSON Schema tools' arguments use is checked: types,
+/// `required`, `additionalProperties`, `enum` / `const`, bounds and lengths, items and
+/// nested objects, `anyOf` / `oneOf` / `allOf`, local `$ref`s, but not `pattern` (see the
+/// `toolwright` crate's "Cargo features", `toolwright/docs/features.md`).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use serde_json::{json, Map, Value};
+/// use toolwright_core::{SafetyLevel, Tool, ToolError};
+///
+/// let tool = Tool::builder("lookup_city")
+///     .description("Look up a city.")
+///     .input_schema(json!({"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}))
+///     .safety(SafetyLevel::Safe)
+///     .version("1.0.0")
+///     .handler(|args: Map<String, Value>| async move { Ok::<_, ToolError>(json!(args["q"])) })
+///     .build()
+///     .unwrap();
+///
+/// let args = json!({"q": "Paris"}).as_object().unwrap().clone();
+/// assert_eq!(tool.call(args).await.unwrap().content, "\"Paris\"");
+/// let err = tool.call(Map::new()).await.unwrap_err();
+/// assert_eq!(err.to_string(), "invalid arguments for tool `lookup_city`: missing required parameter `q` (expected string)");
+/// # }
+/// ```
+#[must_use = "a builder does nothing until `.build()`"]
+pub struct ToolBuilder {
+    meta: ToolMeta,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    source: ToolSource,
+    handler: Option<Handler>,
+    preview: Option<PreviewHandler>,
+    approval: Option<ApprovalRule>,
+    state: Vec<StateType>,
+}
+
+impl Tool {
+    /// Starts a tool defined at run time; see [`ToolBuilder`].
+    #[track_caller]
+    pub fn builder(name: impl Into<String>) -> ToolBuilder {
+        let caller = Location::caller();
+        ToolBuilder {
+            meta: ToolMeta::new(name.into(), ""),
+            input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            output_schema: None,
+            source: ToolSource {
+                crate_name: Cow::Borrowed("(runtime)"),
+                module_path: Cow::Borrowed(""),
+                file: Cow::Owned(caller.file().to_owned()),
+                line: caller.line(),
+            },
+            handler: None,
+            preview: None,
+            approval: None,
+            state: Vec::new(),
+        }
+    }
+}
+
+impl ToolBuilder {
+    /// What the tool does and when to use it (required).
+    ///
+    /// ```
+    /// # use toolwright_core::Tool;
+    /// let tool = Tool::builder("ping").description("Check that the service answers.")
+    ///     .handler(|_| async { "pong" }).build().unwrap();
+    /// assert_eq!(tool.description(), "Check that the service answers.");
+    /// ```
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.meta.description = Cow::Owned(description.into());
+        self
+    }
+
+    /// The JSON Schema of the argument object (default: no parameters).
+    ///
+    /// ```
+    /// # use toolwright_core::Tool;
+    /// let tool = Tool::builder("greet").description("Greet someone.")
+    ///     .input_schema(serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}))
+    ///     .handler(|args| async move { format!("hi {}", args["name"]) }).build().unwrap();
+    /// assert_eq!(tool.required(), ["name"]);
+    /// ```
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = schema;
+        self
+    }
+
+    /// The JSON Schema of the structured output.
+    ///
+    /// ```
+    /// # use toolwright_core::Tool;
+    /// let tool = Tool::builder("stats").description("Count things.")
+    ///     .output_schema(serde_json::json!({"type": "object", "properties": {"count": {"type": "integer"}}}))
+    ///     .handler(|_| async { serde_json::json!({"count": 3}) }).build().unwrap();
+    /// assert!(tool.output_schema().is_some());
+    /// ```
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// How much the tool may change the world (default: safe).
+    ///
+    /// ```
+    /// # use toolwright_core::{SafetyLevel, Tool};
+    /// let tool = Tool::builder("purge").description("Delete old records.").safety(SafetyLevel::Dangerous)
+    ///     .handler(|_| async { "purged" }).build().unwrap();
+    /// assert_eq!(tool.safety(), SafetyLevel::Dangerous);
+    /// ```
+    pub fn safety(mut self, safety: SafetyLevel) -> Self {
+        self.meta.safety = safety;
+        self
+    }
+
+    /// Categories for filtering.
+    ///
+    /// ```
+    /// # use toolwright_core::Tool;
+    /// let tool = Tool::builder("add").description("Add numbers.").categories(["math"])
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.categories(), ["math"]);
+    /// ```
+    pub fn categories<I, S>(mut self, categories: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.meta.categories = labels(categories);
+        self
+    }
+
+    /// Tags for filtering and search.
+    ///
+    /// ```
+    /// # use toolwright_core::Tool;
+    /// let tool = Tool::builder("add").description("Add numbers.").tags(["arithmetic"])
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.tags(), ["arithmetic"]);
+    /// ```
+    pub fn tags<I, S>(mut self, tags: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.meta.tags = labels(tags);
+        self
+    }
+
+    /// The tool's version.
+    ///
+    /// ```
+    /// # use toolwright_core::Tool;
+    /// let tool = Tool::builder("add").description("Add numbers.").version("2.1.0")
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.version(), Some("2.1.0"));
+    /// ```
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.meta.version = Some(Cow::Owned(version.into()));
+        self
+    }
+
+    /// The priority in listings, higher first (default: [`priority::COMMUNITY`](crate::priority::COMMUNITY)).
+    ///
+    /// ```
+    /// # use toolwright_core::{priority, Tool};
+    /// let tool = Tool::builder("add").description("Add numbers.").priority(priority::BUILTIN)
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.priority(), 100);
+    /// ```
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.meta.priority = priority;
+        self
+    }
+
+    /// Where the tool is defined (default: the `Tool::builder` call).
+    ///
+    /// ```
+    /// # use toolwright_core::{Tool, ToolSource};
+    /// let tool = Tool::builder("add").description("Add numbers.")
+    ///     .source(ToolSource::new("plugins", "plugins::math", "math.toml", 3))
+    ///     .handler(|_| async { "0" }).build().unwrap();
+    /// assert_eq!(tool.source().file, "math.toml");
+    /// ```
+    pub fn source(mut self, source: ToolSource) -> Self {
+        self.source = source;
+        self
+    }
+
+    /// An async handler over the validated argument object. It may return anything
+    /// [`IntoToolOutput`], such as `Result<serde_json::Value, ToolError>`.
+    pub fn handler<F, Fut, T>(mut self, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = T> + Send + 'static,
+        T: IntoToolOutput + 'static,
+    {
+        self.handler = Some(Handler::Async(Arc::new(move |_ctx: ToolContext, args| {
+            let future = handler(args);
+            Box::pin(async move { future.await.into_tool_output() })
+        })));
+        self
+    }
+
+    /// An async handler that also receives the call's [`ToolContext`].
+    pub fn handler_with_context<F, Fut, T>(mut self, handler: F) -> Self
+    where
+        F: Fn(ToolContext, Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = T> + Send + 'static,
+        T: IntoToolOutput + 'static,
+    {
+        self.handler = Some(Handler::Async(Arc::new(move |ctx, args| {
+            let future = handler(ctx, args);
+            Box::pin(async move { future.await.into_tool_output() })
+        })));
+        self
+    }
+
+    /// A blocking handler; the executor runs it on a blocking thread.
+    pub fn sync_handler<F, T>(mut self, handler: F) -> Self
+    where
+        F: Fn(&ToolContext, Map<String, Value>) -> T + Send + Sync + 'static,
+        T: IntoToolOutput,
+    {
+        self.handler = Some(Handler::Sync(Arc::new(move |ctx, args| {
+            handler(ctx, args).into_tool_output()
+        })));
+        self
+    }
+
+    /// Declares that the handler reads a `T` from the executor's state
+    /// ([`ToolContext::require_state`]), so an executor without one is refused when it is
+    /// built (`ExecutorBuilder::try_build`)
+    /// rather than when a model first calls the tool.
+    ///
+    /// ```
+    /// use toolwright_core::{StateType, Tool};
+    ///
+    /// struct Pool;
+    /// let tool = Tool::builder("count_rows")
+    ///     .description("Count the rows of the table.")
+    ///     .needs_state::<Pool>()
+    ///     .handler_with_context(|ctx, _| async move { ctx.require_state::<Pool>().map(|_| 0) })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(tool.required_state(), [StateType::of::<Pool>()]);
+    /// ```
+    pub fn needs_state<T: Send + Sync + 'static>(mut self) -> Self {
+        let state = StateType::of::<T>();
+        if !self.state.contains(&state) {
+            self.state.push(state);
+        }
+        self
+    }
+
+    /// What a call would do, shown to the person approving a dangerous call (a diff, a
+    /// summary, or a [`Preview`] with a file change's hunks). A preview that fails fails the
+    /// call without asking.
+    pub fn preview<F, P>(mut self, preview: F) -> Self
+    where
+        F: Fn(&ToolContext, &Map<String, Value>) -> Result<P, ToolError> + Send + Sync + 'static,
+        P: Into<Preview>,
+    {
+        self.preview = Some(Arc::new(move |context, arguments| {
+            preview(context, arguments).map(Into::into)
+        }));
+        self
+    }
+
+    /// The tool's own rule for whether a call needs approval, over the call's JSON arguments
+    /// (as the model sent them; the handler sees them checked against the input schema). A
+    /// rule that fails fails the call without asking; see [`Tool::approval`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolwright_core::{ApprovalNeed, SafetyLevel, Tool, ToolContext};
+    ///
+    /// let tool = Tool::builder("drop_table")
+    ///     .description("Drop a table.")
+    ///     .safety(SafetyLevel::Dangerous)
+    ///     .input_schema(json!({"type": "object", "properties": {"table": {"type": "string"}}, "required": ["table"]}))
+    ///     .approval(|_ctx, args| {
+    ///         let scratch = args.get("table").and_then(|t| t.as_str()).is_some_and(|t| t.starts_with("tmp_"));
+    ///         Ok(if scratch { ApprovalNeed::NotRequired } else { ApprovalNeed::Required })
+    ///     })
+    ///     .handler(|_| async { "dropped" })
+    ///     .build()
+    ///     .unwrap();
+    /// let args = json!({"table": "tmp_import"}).as_object().unwrap().clone();
+    /// assert_eq!(tool.approval(&ToolContext::new(), &args).map(Result::unwrap), Some(ApprovalNeed::NotRequired));
+    /// ```
+    pub fn approval<F>(mut self, rule: F) -> Self
+    where
+        F: Fn(&ToolContext, &Map<String, Value>) -> Result<ApprovalNeed, ToolError>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.approval = Some(Arc::new(rule));
+        self
+    }
+
+    /// How long one call may run (default: the executor's timeout). A zero duration is a
+    /// [`ToolDefinitionError`] at [`build`](Self::build).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use toolwright_core::Tool;
+    /// let tool = Tool::builder("crawl").description("Crawl a site.").timeout(Duration::from_secs(90))
+    ///     .handler(|_| async { "done" }).build().unwrap();
+    /// assert_eq!(tool.timeout(), Some(Duration::from_secs(90)));
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.meta.timeout = Some(timeout);
+        self
+    }
+
+    /// The most calls of the tool allowed (default: no limit of its own). Zero is a
+    /// [`ToolDefinitionError`] at [`build`](Self::build).
+    ///
+    /// ```
+    /// # use toolwright_core::Tool;
+    /// let tool = Tool::builder("deploy").description("Deploy the site.").max_calls(2)
+    ///     .handler(|_| async { "deployed" }).build().unwrap();
+    /// assert_eq!(tool.max_calls(), Some(2));
+    /// ```
+    pub fn max_calls(mut self, max_calls: u32) -> Self {
+        self.meta.max_calls = Some(max_calls);
+        self
+    }
+
+    /// Whether a call of the tool may run as a task the client polls (default
+    /// [`TaskSupport::Forbidden`]): what `#[tool(task = "...")]` says for a `#[tool]`.
+    ///
+    /// ```
+    /// # use toolwright_core::{TaskSupport, Tool};
+    /// let tool = Tool::builder("export_all").description("Export every record.")
+    ///     .task_support(TaskSupport::Required)
+    ///     .handler(|_| async { "exported" }).build().unwrap();
+    /// assert_eq!(tool.task_support(), TaskSupport::Required);
+    /// ```
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.meta.task_support = support;
+        self
+    }
+
+    /// Checks the definition like `#[tool]` does at compile time, and builds the tool.
+    pub fn build(mut self) -> Result<Tool, ToolDefinitionError> {
+        let trimmed = self.meta.description.trim();
+        if trimmed.len() != self.meta.description.len() {
+            self.meta.description = Cow::Owned(trimmed.to_owned());
+        }
+        check_meta(&self.meta)?;
+        let tool = self.meta.name.to_string();
+        let invalid = |which, message: String| ToolDefinitionError::InvalidSchema {
+            tool: tool.clone(),
+            which,
+            message,
+        };
+        check_schema(&self.input_schema).map_err(|m| invalid("input", m))?;
+        if let Some(output) = &self.output_schema {
+            check_schema(output).map_err(|m| invalid("output", m))?;
+        }
+        let params = params_of(&tool, &self.input_schema)?;
+        let checker = SchemaChecker::new(&tool, &self.input_schema, &params)
+            .map_err(|message| invalid("input", message))?;
+        let handler = self
+            .handler
+            .ok_or_else(|| ToolDefinitionError::MissingHandler { tool: tool.clone() })?;
+        Ok(Tool::from_parts(ToolParts {
+            meta: self.meta,
+            source: self.source,
+            handler: checked(Arc::new(checker), handler),
+            preview: self.preview,
+            approval: self.approval,
+            schemas: Schemas::Ready(ToolSchemas {
+                input_schema: self.input_schema,
+                output_schema: self.output_schema,
+                params,
+            }),
+            state: Cow::Owned(self.state),
+            origin: None,
+        }))
+    }
+}
+
+/// Labels as the metadata keeps them.
+fn labels<I, S>(labels: I) -> Cow<'static, [Cow<'static, str>]>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    Cow::Owned(
+        labels
+            .into_iter()
+            .map(|label| Cow::Owned(label.into()))
+            .collect(),
+    )
+}
+
+/// `handler`, run only on arguments that pass `checker`.
+fn checked(checker: Arc<SchemaChecker>, handler: Handler) -> Handler {
+    match handler {
+        Handler::Sync(inner) => Handler::Sync(Arc::new(move |ctx, args| {
+            let args = checker.check(args)?;
+            inner(ctx, args)
+        })),
+        Handler::Async(inner) => {
+            Handler::Async(Arc::new(move |ctx, args| match checker.check(args) {
+                Ok(args) => inner(ctx, args),
+                Err(error) => Box::pin(std::future::ready(Err(error.into()))),
+            }))
+        }
+    }
+}

@@ -1,0 +1,151 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+// The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
+// safety, priority, param, meta, args, content, error, file_change, output, call, client,
+// catalog, context, approval_rule, input_schema, tool, macro_support, tool_set, definition,
+// builder.
+mod approval_rule;
+mod args;
+mod builder;
+mod call;
+mod catalog;
+pub mod client;
+mod content;
+mod context;
+mod definition;
+mod error;
+pub mod file_change;
+mod input_schema;
+mod macro_support;
+mod meta;
+mod output;
+mod param;
+pub mod priority;
+mod safety;
+mod tool;
+mod tool_set;
+
+pub use approval_rule::ApprovalNeed;
+pub use args::{ArgumentError, InvalidArguments, ToolParam};
+pub use builder::ToolBuilder;
+pub use call::{PendingApproval, ResultMetadata, ToolCall, ToolResult};
+pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
+pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
+pub use content::{Audio, Content, EmbeddedResource, Image, ResourceData, ResourceLink, Text};
+pub use context::{Progress, StateType, ToolContext, ToolState};
+pub use definition::ToolDefinitionError;
+pub use error::ToolError;
+pub use file_change::Preview;
+pub use macro_support::linked_tools;
+pub use meta::{ParseTaskSupportError, TaskSupport, ToolMeta, ToolSource};
+pub use output::{IntoToolOutput, Json, ToolOutput};
+pub use param::ParamInfo;
+pub use safety::{ParseSafetyLevelError, SafetyLevel};
+pub use tool::{BoxFuture, Tool, ToolSpec};
+pub use tool_set::ToolSet;
+
+pub use tokio_util::sync::CancellationToken;
+
+/// The `schemars` this crate uses (1.x): argument and output types derive its `JsonSchema`.
+/// Depend on the same version, or derive through this re-export without a dependency of
+/// your own: `#[derive(toolwright_core::schemars::JsonSchema)] #[schemars(crate =
+/// "toolwright_core::schemars")]`.
+///
+/// ```
+/// use toolwright_core::schemars::{self, JsonSchema};
+///
+/// #[derive(JsonSchema)]
+/// #[schemars(crate = "toolwright_core::schemars")]
+/// struct Point { x: f64, y: f64 }
+///
+/// let schema = schemars::schema_for!(Point);
+/// assert_eq!(schema.as_value()["properties"]["x"]["type"], "number");
+/// ```
+pub use schemars;
+/// The `serde` this crate uses, with its derives (`#[serde(crate = "toolwright_core::serde")]`).
+///
+/// ```
+/// #[derive(toolwright_core::serde::Deserialize)]
+/// #[serde(crate = "toolwright_core::serde")]
+/// struct Point { x: f64 }
+///
+/// let p: Point = toolwright_core::serde_json::from_str(r#"{"x": 1.5}"#).unwrap();
+/// assert_eq!(p.x, 1.5);
+/// ```
+pub use serde;
+/// The `serde_json` this crate uses: arguments and structured outputs are its `Value`s.
+///
+/// ```
+/// let args = toolwright_core::serde_json::json!({"path": "README.md"});
+/// assert!(args.is_object());
+/// ```
+pub use serde_json;
+
+/// Turns a function into a tool a language model can call: its description from the doc
+/// comment, the JSON Schema of its parameters from their types, a handler that reads the
+/// model's JSON arguments into typed values. The options are documented on
+/// `toolwright_core::tool` (the same macro), whose examples run tools with the executor.
+///
+/// ```
+/// use toolwright_core::{tool, SafetyLevel};
+///
+/// /// Add two integers.
+/// #[tool(safety = "safe")]
+/// fn add_integers(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// let tool = toolwright_core::linked_tools().find(|t| t.name() == "add_integers").unwrap();
+/// assert_eq!(tool.safety(), SafetyLevel::Safe);
+/// assert_eq!(tool.required(), ["a", "b"]);
+/// assert_eq!(add_integers(2, 3), 5); // still a plain function
+/// ```
+pub use toolwright_macros::tool;
+
+/// Turns the methods of an `impl` block into tools that share one instance (`&self`); see
+/// [`ToolSet`] and `toolwright_core::tool_set`.
+pub use toolwright_macros::tool_set;
+
+// For toolwright-formats and toolwright-runtime; not part of the API. (The other items
+// they share are hidden methods: `Tool::origin`, `Tool::cache`, `ToolContext::with_progress`,
+// `ToolContext::with_client_limit`, `ToolContext::with_question_signal`.)
+#[doc(hidden)]
+pub mod __runtime {
+    pub use crate::args::{ValueChecker, summarize_value};
+    pub use crate::input_schema::is_meaningful_bound;
+}
+
+// Not public API: the items generated code names (toolwright-runtime and the facade
+// re-export this module).
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::approval_rule::IntoApproval;
+    pub use crate::args::Arguments;
+    pub use crate::file_change::IntoPreview;
+    pub use crate::macro_support::{
+        ApprovalRuleFn, AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize,
+        LinkedTool, ParamOps, PreviewHandlerFn, SetApprovalFn, SetHandler, SetPreviewFn, SetTool,
+        StaticHandler, SyncHandlerFn, ToolDef, ToolFactory, assert_send, failed_future,
+        missing_value, param, param_ops, state_of,
+    };
+    pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
+    pub use crate::tool_set::{instance_of, shared_instance_of};
+    pub use crate::{
+        ApprovalNeed, BoxFuture, IntoToolOutput, ParamInfo, Preview, SafetyLevel, StateType,
+        TaskSupport, ToolContext, ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
+    };
+    pub use inventory;
+    pub use schemars::{Schema, SchemaGenerator};
+    pub use serde_json::{Map, Value};
+    pub use std::borrow::Cow;
+    pub use std::boxed::Box;
+    pub use std::option::Option::{self, None, Some};
+    pub use std::result::Result::{self, Err, Ok};
+    pub use std::string::String;
+    pub use std::sync::Arc;
+    pub use std::time::Duration;
+    pub use std::vec::Vec;
+}

@@ -1,0 +1,8 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+// Both modules stand on toolwright-core alone; neither uses the other.
+pub mod providers;
+pub mod schema;
