@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Cold build: a new crate with one two-integer tool, built from nothing (debug), written
-# with `toolwright-runtime` and with rmcp. Not run in CI (its numbers depend on the machine).
+# with the `toolwright` facade (what a user adds) and with rmcp. Not run in CI (its numbers depend on the machine).
 # Usage:
 #   bash benches/cold_build.sh [--features LIST] [--keep]
-#     --features LIST   extra features of toolwright-runtime for the first crate (comma-separated,
-#                       e.g. `schema-validation`); default: toolwright-runtime's default features
+#     --features LIST   features of the toolwright facade for the first crate (comma-separated,
+#                       e.g. `schema-validation`, `mcp`); default: none
 #     --keep            keep the temporary directory (crates, target directories, logs)
 #
 # It writes two crates in a temporary directory outside the workspace:
-# - `cold_ours`: `toolwright-runtime` (path dependency on this checkout), tokio
-#   (`rt-multi-thread`, `macros`) and serde_json; one `#[tool]` function adding two
+# - `cold_ours`: the `toolwright` facade (path dependency on this checkout) and tokio
+#   (`rt-multi-thread`, `macros`); one `#[tool]` function adding two
 #   integers, and a main that registers every tool and calls it as a model would;
-# - `cold_rmcp`: rmcp 3.9 (`server`, `macros`), schemars, serde and tokio (same features);
+# - `cold_rmcp`: rmcp 3.11 (`server`, `macros`), schemars, serde and tokio (same features);
 #   the same tool in a `#[tool_router]` impl, and a main that lists the router's tools
 #   and calls the function.
 # Both start from a copy of this workspace's Cargo.lock, so the crates they share (tokio,
@@ -19,7 +19,7 @@
 # with `cargo build` in its own fresh CARGO_TARGET_DIR, one after the other (no other
 # build should run meanwhile). Printed for each: crates compiled (cargo's "Compiling"
 # lines, build scripts and proc macros included), wall and CPU (user + system) seconds,
-# and the binary's size; then the ratios toolwright-runtime / rmcp, and a markdown table.
+# and the binary's size; then the ratios toolwright / rmcp, and a markdown table.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -72,13 +72,12 @@ mkdir -p "$work/cold_ours/src" "$work/cold_rmcp/src"
     package cold_ours
     cat <<TOML
 [dependencies]
-toolwright-runtime = { path = "$here/tool-runtime"$feature_list }
+toolwright = { path = "$here/toolwright"$feature_list }
 tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
-serde_json = "1"
 TOML
 } > "$work/cold_ours/Cargo.toml"
 cat > "$work/cold_ours/src/main.rs" <<'RUST'
-use toolwright_runtime::{register_all_tools, tool};
+use toolwright::{register_all_tools, serde_json, tool};
 
 /// Add two integers.
 #[tool]
@@ -107,7 +106,7 @@ RUST
     package cold_rmcp
     cat <<'TOML'
 [dependencies]
-rmcp = { version = "3.9", default-features = false, features = ["server", "macros"] }
+rmcp = { version = "3.11", default-features = false, features = ["server", "macros"] }
 schemars = "1"
 serde = { version = "1", features = ["derive"] }
 tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
@@ -158,7 +157,7 @@ done
 # Builds crate $1 from nothing; sets crates, wall, cpu, size.
 measure() {
     local name="$1" dir="$work/$1"
-    note "building $name from nothing${features:+ (toolwright-runtime features: $features)}"
+    note "building $name from nothing${features:+ (toolwright features: $features)}"
     rm -rf "$dir/target"
     (cd "$dir" && CARGO_TARGET_DIR="$dir/target" \
         /usr/bin/time -f '%e %U %S' -o "$dir/time.txt" \
@@ -178,14 +177,14 @@ rmcp_crates=$crates rmcp_wall=$wall rmcp_cpu=$cpu rmcp_size=$size
 
 mb() { echo "scale=1; $1 / 1000000" | bc -l; }
 ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
-label="toolwright-runtime${features:+ ($features)}"
+label="toolwright${features:+ ($features)}"
 md_label="\`toolwright-runtime\`${features:+ (\`$features\`)}"
 
 echo
 printf '%-40s %8s %10s %10s %12s\n' "crate" "crates" "wall s" "CPU s" "binary MB"
 printf '%-40s %8s %10.1f %10.1f %12s\n' "$label" "$ours_crates" "$ours_wall" "$ours_cpu" "$(mb "$ours_size")"
-printf '%-40s %8s %10.1f %10.1f %12s\n' "rmcp 3.9 (server, macros)" "$rmcp_crates" "$rmcp_wall" "$rmcp_cpu" "$(mb "$rmcp_size")"
-printf '%-40s %8s %10s %10s %12s\n' "ratio toolwright-runtime / rmcp" \
+printf '%-40s %8s %10.1f %10.1f %12s\n' "rmcp 3.11 (server, macros)" "$rmcp_crates" "$rmcp_wall" "$rmcp_cpu" "$(mb "$rmcp_size")"
+printf '%-40s %8s %10s %10s %12s\n' "ratio toolwright / rmcp" \
     "$(ratio "$ours_crates" "$rmcp_crates")" "$(ratio "$ours_wall" "$rmcp_wall")" \
     "$(ratio "$ours_cpu" "$rmcp_cpu")" "$(ratio "$ours_size" "$rmcp_size")"
 
@@ -193,7 +192,7 @@ echo
 echo "| one two-integer tool, cold debug build | crates compiled | wall | CPU | binary |"
 echo "| --- | --- | --- | --- | --- |"
 printf '| %s + tokio | %s | %.0f s | %.0f s | %s MB |\n' "$md_label" "$ours_crates" "$ours_wall" "$ours_cpu" "$(mb "$ours_size")"
-printf '| rmcp 3.9 (`server`, `macros`) + schemars + tokio | %s | %.0f s | %.0f s | %s MB |\n' "$rmcp_crates" "$rmcp_wall" "$rmcp_cpu" "$(mb "$rmcp_size")"
+printf '| rmcp 3.11 (`server`, `macros`) + schemars + tokio | %s | %.0f s | %.0f s | %s MB |\n' "$rmcp_crates" "$rmcp_wall" "$rmcp_cpu" "$(mb "$rmcp_size")"
 printf '| ratio | %sx | %sx | %sx | %sx |\n' \
     "$(ratio "$ours_crates" "$rmcp_crates")" "$(ratio "$ours_wall" "$rmcp_wall")" \
     "$(ratio "$ours_cpu" "$rmcp_cpu")" "$(ratio "$ours_size" "$rmcp_size")"

@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, GetExtensions,
+    ElicitRequestParams, ElicitationSchema, GetExtensions,
     LoggingLevel, LoggingMessageNotificationParam, RequestId, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
@@ -244,7 +244,7 @@ impl ClientPowers for McpClient {
         let peer = self.peer.clone();
         Box::pin(async move {
             match peer.send_request(request).await {
-                Ok(ClientResult::ElicitResult(result)) => Ok(elicitation_of(result)),
+                Ok(ClientResult::ElicitResult(result)) => Ok(crate::answers::elicitation_of(result)),
                 Ok(_) => Err(ClientError::Protocol(
                     "the client answered the elicitation request with something else".to_owned(),
                 )),
@@ -432,27 +432,6 @@ fn from_rmcp(level: LoggingLevel) -> LogLevel {
         LoggingLevel::Alert => LogLevel::Alert,
         LoggingLevel::Emergency => LogLevel::Emergency,
     }
-}
-
-/// What a tool reads of the client's answer to its elicitation: accepted (with the form's
-/// content, `{}` when the client sent none), declined, or cancelled.
-pub(crate) fn elicitation_of(result: ElicitResult) -> Elicitation<Value> {
-    match result.action {
-        ElicitationAction::Accept => {
-            Elicitation::Accepted(result.content.unwrap_or_else(|| Value::Object(Map::new())))
-        }
-        ElicitationAction::Decline => Elicitation::Declined,
-        _ => Elicitation::Cancelled,
-    }
-}
-
-/// An answer that came back as JSON (an `inputResponses` entry, a `tasks/update`), read as
-/// an elicitation result.
-pub(crate) fn read_elicitation(answer: Value) -> Result<Elicitation<Value>, ClientError> {
-    let result: ElicitResult = serde_json::from_value(answer).map_err(|error| {
-        ClientError::InvalidAnswer(format!("the answer is not an elicitation result ({error})"))
-    })?;
-    Ok(elicitation_of(result))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 // The server's core, for every transport.
+mod answers;
 mod approval;
 mod caller;
 mod client;

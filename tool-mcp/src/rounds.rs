@@ -312,7 +312,7 @@ impl Round {
         let answer = self
             .answer_or_ask("elicit", request)
             .ok_or(ClientError::InputRequired)?;
-        crate::client::read_elicitation(answer)
+        crate::answers::read_elicitation(answer)
     }
 
     /// A tool's sampling request: the client's message, or the question for the caller.

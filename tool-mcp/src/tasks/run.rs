@@ -393,7 +393,7 @@ impl ClientPowers for TaskClient {
                 printable(&tool)
             );
             match handle.request_input("elicitation", question, waiting).await {
-                Ok(answer) => crate::client::read_elicitation(answer),
+                Ok(answer) => crate::answers::read_elicitation(answer),
                 Err(Interrupted::Cancelled | Interrupted::Gone) => Err(ClientError::Cancelled),
                 Err(Interrupted::Store(error)) => Err(ClientError::Protocol(error.to_string())),
                 Err(Interrupted::Unaskable(error)) => Err(ClientError::Protocol(error)),
@@ -438,19 +438,19 @@ mod tests {
     #[test]
     fn answers_are_read_as_elicitation_results() {
         let accepted =
-            crate::client::read_elicitation(json!({"action": "accept", "content": {"x": 1}}))
+            crate::answers::read_elicitation(json!({"action": "accept", "content": {"x": 1}}))
                 .unwrap();
         assert!(matches!(accepted, Elicitation::Accepted(content) if content["x"] == 1));
         assert!(matches!(
-            crate::client::read_elicitation(json!({"action": "decline"})).unwrap(),
+            crate::answers::read_elicitation(json!({"action": "decline"})).unwrap(),
             Elicitation::Declined
         ));
         assert!(matches!(
-            crate::client::read_elicitation(json!({"action": "cancel"})).unwrap(),
+            crate::answers::read_elicitation(json!({"action": "cancel"})).unwrap(),
             Elicitation::Cancelled
         ));
         assert!(matches!(
-            crate::client::read_elicitation(json!("yes")),
+            crate::answers::read_elicitation(json!("yes")),
             Err(ClientError::InvalidAnswer(_))
         ));
     }
