@@ -708,7 +708,31 @@ async fn list_changed_from_our_own_server_as_upstream() {
             .collect::<Vec<_>>(),
         ["ours_shout"]
     );
+
+    // Followed: the next change refreshes on its own.
+    let mount = Arc::new(mount);
+    let (reports, mut received) = mpsc::unbounded_channel();
+    let following = mount.follow(move |report| {
+        let _ = reports.send(report);
+    });
+    assert!(upstream_registry.remove("shout").is_some());
+    let report = within("the followed refresh", received.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        report
+            .removed
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["ours_shout"]
+    );
+    assert!(registry.get("ours_shout").is_none());
     upstream.close().await;
+    within("following ends with the connection", following)
+        .await
+        .unwrap();
     let result = Executor::builder(registry.clone())
         .build()
         .execute(call("ours_echo", json!({"text": "hi"})))

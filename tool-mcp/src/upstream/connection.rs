@@ -181,6 +181,8 @@ struct Shared {
     progress: Mutex<ProgressRoutes>,
     /// Counts `notifications/tools/list_changed`.
     changes: watch::Sender<u64>,
+    /// Cancelled when the connection is closed.
+    closed: tokio_util::sync::CancellationToken,
 }
 
 /// Where each call's progress goes, by token.
@@ -229,14 +231,19 @@ impl ClientHandler for UpstreamHandler {
 #[derive(Debug)]
 pub struct ToolListChanges {
     receiver: watch::Receiver<u64>,
+    closed: tokio_util::sync::CancellationToken,
 }
 
 impl ToolListChanges {
     /// Returns once the upstream said its tool list changed since this watcher was made or
-    /// last returned (several notifications in between count as one); `false` when the
-    /// connection is gone.
+    /// last returned (several notifications in between count as one); `false` once the
+    /// connection is closed ([`Upstream::close`]).
     pub async fn changed(&mut self) -> bool {
-        self.receiver.changed().await.is_ok()
+        tokio::select! {
+            biased;
+            () = self.closed.cancelled() => false,
+            changed = self.receiver.changed() => changed.is_ok(),
+        }
     }
 }
 
@@ -457,12 +464,16 @@ impl Upstream {
     pub fn tool_list_changes(&self) -> ToolListChanges {
         let mut receiver = self.inner.shared.changes.subscribe();
         receiver.mark_unchanged();
-        ToolListChanges { receiver }
+        ToolListChanges {
+            receiver,
+            closed: self.inner.shared.closed.clone(),
+        }
     }
 
     /// Closes the connection (a child process is asked to exit, then killed). Calls in
     /// flight fail; later calls fail at once.
     pub async fn close(&self) {
+        self.inner.shared.closed.cancel();
         let service = self.inner.service.lock().await.take();
         if let Some(service) = service {
             drop(service.cancel().await);

@@ -24,8 +24,8 @@
 //! - **Fingerprints.** Each tool's [`Fingerprint`] (SHA-256 of the canonical JSON of its
 //!   name, description, schemas and annotations) is kept; a tool whose pinned fingerprint
 //!   ([`MountOptions::pin`]) differs is registered disabled and reported.
-//!   [`Mount::refresh`] lists again (after [`Upstream::tool_list_changes`] says so):
-//!   new tools added, vanished ones removed, changed ones reported.
+//!   [`Mount::refresh`] lists again: new tools added, vanished ones removed, changed ones
+//!   reported; [`Mount::follow`] does after each `notifications/tools/list_changed`.
 //! - **Descriptions.** A mounted tool's description starts with where it comes from
 //!   (`[Tool `x` of the upstream MCP server `s`, mounted as `ns`.]`), then the upstream's
 //!   own with the characters a reader must not see raw escaped; its preview (what an

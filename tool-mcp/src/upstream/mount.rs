@@ -409,6 +409,23 @@ impl Mount {
         self.tools.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Follows the upstream's `notifications/tools/list_changed` in a task of its own: after
+    /// each, [`refresh`](Self::refresh), and `on_report` gets what it did (or why it
+    /// failed). The task ends when the upstream is [closed](Upstream::close), or when it is
+    /// aborted.
+    pub fn follow<F>(self: &Arc<Self>, mut on_report: F) -> tokio::task::JoinHandle<()>
+    where
+        F: FnMut(Result<MountReport, UpstreamError>) + Send + 'static,
+    {
+        let mount = self.clone();
+        let mut changes = mount.upstream.tool_list_changes();
+        tokio::spawn(async move {
+            while changes.changed().await {
+                on_report(mount.refresh().await);
+            }
+        })
+    }
+
     /// Removes every mounted tool from the registry (the connection stays open).
     pub fn unmount(&self) -> Vec<MountedTool> {
         let tools = std::mem::take(&mut *self.lock());
