@@ -638,6 +638,23 @@ async fn pinned_fingerprints_and_refresh() {
     );
     assert_eq!(enabled("f_alpha"), Some(false));
     assert_eq!(enabled("f_gamma"), Some(true));
+    // A new definition the builder refuses takes the old one out of the registry.
+    tools.lock().unwrap()[0] = raw_tool("alpha", "First.", json!({"type": "string"}));
+    let report = within("refresh", mount.refresh()).await.unwrap();
+    assert_eq!(
+        report
+            .removed
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["f_alpha"]
+    );
+    assert!(matches!(
+        report.skipped[0].reason,
+        SkipReason::InvalidDefinition(_)
+    ));
+    assert!(registry.get("f_alpha").is_none());
+    assert_eq!(mount.upstream_name("f_alpha"), None);
     // No list_changed was sent by this upstream for a direct edit; the watcher has none.
     assert!(
         tokio::time::timeout(Duration::ZERO, changes.changed())

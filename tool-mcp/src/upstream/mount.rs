@@ -227,7 +227,8 @@ pub struct MountReport {
     /// Tools whose fingerprint differs from their pin or from the last listing (each
     /// registered again with the new definition: disabled when pinned).
     pub changed: Vec<FingerprintChange>,
-    /// Tools the upstream no longer lists, removed from the registry.
+    /// Tools removed from the registry: the upstream no longer lists them, or their new
+    /// definition was refused (then also in `skipped`).
     pub removed: Vec<MountedTool>,
     /// Upstream tools not mounted, each with its reason.
     pub skipped: Vec<Skipped>,
@@ -490,9 +491,10 @@ impl Mount {
             let tool = match self.build(&plan, safety) {
                 Ok(tool) => tool,
                 Err(reason) => {
-                    if previous.is_some() {
-                        tools.remove(&plan.name);
+                    // The old definition does not stay behind the new one's back.
+                    if let Some(previous) = tools.remove(&plan.name) {
                         drop(self.registry.remove(&plan.name));
+                        report.removed.push(previous);
                     }
                     report.skipped.push(Skipped {
                         upstream_name: plan.tool.name.to_string(),
