@@ -17,6 +17,9 @@ mod rounds;
 mod server;
 mod stdio;
 pub mod tasks;
+#[cfg(feature = "upstream")]
+#[cfg_attr(docsrs, doc(cfg(feature = "upstream")))]
+pub mod upstream;
 
 // The streamable HTTP server (feature `http`) and what it may add.
 #[cfg(feature = "auth")]
@@ -65,6 +68,9 @@ pub use session_store::{
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use tasks::RedisTaskStore;
 pub use tasks::{MemoryTaskStore, TaskStore};
+#[cfg(feature = "upstream")]
+#[cfg_attr(docsrs, doc(cfg(feature = "upstream")))]
+pub use upstream::{Mount, MountOptions, MountReport, MountUpstream, Upstream, UpstreamError};
 
 #[cfg(feature = "http")]
 use std::net::SocketAddr;

@@ -99,7 +99,8 @@ pub mod runtime {
 }
 
 /// The MCP server: serve an executor's tools over stdio, or over streamable HTTP with the
-/// feature `mcp-http` (authentication: `mcp-auth`; Prometheus metrics: `mcp-metrics`)
+/// feature `mcp-http` (authentication: `mcp-auth`; Prometheus metrics: `mcp-metrics`);
+/// mount another MCP server's tools into a registry with `mcp-upstream` (`mcp::upstream`)
 /// (`toolwright-mcp`).
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

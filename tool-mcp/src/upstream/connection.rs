@@ -1,0 +1,714 @@
+//! The connection to an upstream MCP server: rmcp's client over a child process's stdio or
+//! streamable HTTP (or any rmcp transport, for tests), the paginated `tools/list` within
+//! bounds, `tools/call` forwarded with its cancellation and progress, and
+//! `notifications/tools/list_changed` turned into a counter a mount can wait on.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    ListToolsRequest, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, RequestId,
+    ServerResult, Tool as McpTool,
+};
+use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::transport::IntoTransport;
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Map, Value};
+use tokio::sync::{mpsc, watch};
+use toolwright_runtime::{ToolContext, ToolError, ToolOutput};
+
+/// Progress notifications kept for a token no call has claimed yet (one that arrives before
+/// the call that sent the token subscribes); the oldest go first.
+const EARLY_PROGRESS: usize = 32;
+
+/// Progress notifications queued for one call before newer ones are dropped.
+const PROGRESS_QUEUE: usize = 32;
+
+/// The longest server name shown in descriptions and reports, in characters.
+const MAX_SERVER_NAME: usize = 64;
+
+/// Something went wrong between us and an upstream MCP server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum UpstreamError {
+    /// The upstream's command could not be started.
+    #[error("could not start the upstream MCP server `{command}`: {source}")]
+    Spawn {
+        /// The command, escaped.
+        command: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The bearer token for an HTTP upstream could not be read.
+    #[error("could not read the bearer token for upstream `{upstream}` from {from}: {reason}")]
+    Token {
+        /// The upstream's URL.
+        upstream: String,
+        /// `the file <path>` or `the environment variable <name>`.
+        from: String,
+        /// Why.
+        reason: String,
+    },
+    /// The MCP handshake (`initialize`) failed.
+    #[error("the MCP handshake with upstream `{upstream}` failed: {reason}")]
+    Handshake {
+        /// The upstream.
+        upstream: String,
+        /// Why.
+        reason: String,
+    },
+    /// A request to the upstream failed (the transport closed, an error reply, a timeout).
+    #[error("upstream `{upstream}`: `{method}` failed: {reason}")]
+    Request {
+        /// The upstream.
+        upstream: String,
+        /// The MCP method.
+        method: &'static str,
+        /// Why, escaped.
+        reason: String,
+    },
+    /// The upstream answered a request with a result of another kind.
+    #[error("upstream `{upstream}` answered `{method}` with an unexpected kind of result")]
+    UnexpectedResult {
+        /// The upstream.
+        upstream: String,
+        /// The MCP method.
+        method: &'static str,
+    },
+    /// The namespace of a mount is not one.
+    #[error("mount namespace `{namespace}` is invalid: {reason}")]
+    Namespace {
+        /// The namespace given, escaped.
+        namespace: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Why a `tools/list` stopped before the upstream's last page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ListCut {
+    /// The upstream listed more tools than [`MountOptions::max_tools`](super::MountOptions::max_tools).
+    TooManyTools {
+        /// The limit: the tools read.
+        limit: usize,
+    },
+    /// The upstream still had a `nextCursor` after
+    /// [`MountOptions::max_pages`](super::MountOptions::max_pages) pages.
+    TooManyPages {
+        /// The limit: the pages read.
+        limit: usize,
+    },
+    /// The upstream sent a cursor it had sent before (a loop).
+    RepeatedCursor {
+        /// The page (from 1) that repeated it.
+        page: usize,
+    },
+}
+
+impl std::fmt::Display for ListCut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ListCut::TooManyTools { limit } => {
+                write!(
+                    f,
+                    "the upstream lists more than {limit} tools; the rest were not read"
+                )
+            }
+            ListCut::TooManyPages { limit } => write!(
+                f,
+                "the upstream's tool list goes on after {limit} pages; the rest were not read"
+            ),
+            ListCut::RepeatedCursor { page } => write!(
+                f,
+                "the upstream repeated a cursor on page {page}; the list was read up to there"
+            ),
+        }
+    }
+}
+
+/// The bounds of one `tools/list`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListLimits {
+    pub(crate) max_tools: usize,
+    pub(crate) max_pages: usize,
+    pub(crate) timeout: Duration,
+}
+
+/// The tools an upstream listed, and why the list stopped early if it did.
+pub(crate) struct Listing {
+    pub(crate) tools: Vec<McpTool>,
+    pub(crate) cut: Option<ListCut>,
+}
+
+/// A connection to an upstream MCP server, cheap to clone (one connection, shared).
+///
+/// Made by [`Upstream::stdio`] (a command started as a child process) or, with the
+/// `upstream-http` feature, [`Upstream::http`]; mounted into a registry with
+/// [`MountUpstream::mount`](super::MountUpstream::mount).
+#[derive(Clone)]
+pub struct Upstream {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// What we were told to connect to: the command or URL, escaped.
+    label: String,
+    /// The name the server announced, escaped and bounded (the label without one).
+    server_name: String,
+    peer: Peer<RoleClient>,
+    shared: Arc<Shared>,
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, UpstreamHandler>>>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("label", &self.inner.label)
+            .field("server_name", &self.inner.server_name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the client handler shares with the connection.
+#[derive(Default)]
+struct Shared {
+    progress: Mutex<ProgressRoutes>,
+    /// Counts `notifications/tools/list_changed`.
+    changes: watch::Sender<u64>,
+    /// Cancelled when the connection is closed.
+    closed: tokio_util::sync::CancellationToken,
+}
+
+/// Where each call's progress goes, by token.
+#[derive(Default)]
+struct ProgressRoutes {
+    routes: HashMap<ProgressToken, mpsc::Sender<ProgressNotificationParam>>,
+    early: VecDeque<ProgressNotificationParam>,
+}
+
+/// rmcp's client handler for an upstream: progress to the call that sent the token, the
+/// tool list's changes to the counter.
+struct UpstreamHandler {
+    shared: Arc<Shared>,
+}
+
+impl ClientHandler for UpstreamHandler {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let mut routes = self
+            .shared
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match routes.routes.get(&params.progress_token) {
+            // Progress is a hint: a call that does not keep up loses some.
+            Some(sender) => drop(sender.try_send(params)),
+            None => {
+                if routes.early.len() >= EARLY_PROGRESS {
+                    routes.early.pop_front();
+                }
+                routes.early.push_back(params);
+            }
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+}
+
+/// Waits for an upstream's `notifications/tools/list_changed`; made by
+/// [`Upstream::tool_list_changes`].
+#[derive(Debug)]
+pub struct ToolListChanges {
+    receiver: watch::Receiver<u64>,
+    closed: tokio_util::sync::CancellationToken,
+}
+
+impl ToolListChanges {
+    /// Returns once the upstream said its tool list changed since this watcher was made or
+    /// last returned (several notifications in between count as one); `false` once the
+    /// connection is closed ([`Upstream::close`]).
+    pub async fn changed(&mut self) -> bool {
+        tokio::select! {
+            biased;
+            () = self.closed.cancelled() => false,
+            changed = self.receiver.changed() => changed.is_ok(),
+        }
+    }
+}
+
+/// An upstream started as a child process, speaking MCP over its stdin and stdout; made by
+/// [`Upstream::stdio`]. Its stderr is the parent's.
+#[derive(Debug, Clone)]
+pub struct StdioUpstream {
+    command: OsString,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    cwd: Option<PathBuf>,
+}
+
+impl StdioUpstream {
+    /// Sets an environment variable of the child (the rest are inherited).
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// The child's working directory (default: ours).
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Starts the command and makes the MCP handshake.
+    ///
+    /// # Errors
+    ///
+    /// [`UpstreamError::Spawn`] when the command does not start,
+    /// [`UpstreamError::Handshake`] when it does not answer `initialize`.
+    pub async fn connect(self) -> Result<Upstream, UpstreamError> {
+        let label = std::iter::once(&self.command)
+            .chain(&self.args)
+            .map(|part| part.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let label = toolwright_names::escape::escape(&label).into_owned();
+        let mut command = tokio::process::Command::new(&self.command);
+        command.args(&self.args);
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        if let Some(dir) = &self.cwd {
+            command.current_dir(dir);
+        }
+        let transport = rmcp::transport::TokioChildProcess::new(command).map_err(|source| {
+            UpstreamError::Spawn {
+                command: label.clone(),
+                source,
+            }
+        })?;
+        Upstream::connect_transport(label, transport).await
+    }
+}
+
+/// An upstream over streamable HTTP; made by [`Upstream::http`].
+#[cfg(feature = "upstream-http")]
+#[derive(Debug, Clone)]
+pub struct HttpUpstream {
+    url: String,
+    token: Option<TokenSource>,
+}
+
+#[cfg(feature = "upstream-http")]
+#[derive(Debug, Clone)]
+enum TokenSource {
+    File(PathBuf),
+    Env(String),
+}
+
+#[cfg(feature = "upstream-http")]
+impl HttpUpstream {
+    /// Sends `Authorization: Bearer <token>` with the token read from `path` (surrounding
+    /// whitespace trimmed) when connecting.
+    pub fn bearer_token_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.token = Some(TokenSource::File(path.into()));
+        self
+    }
+
+    /// Sends `Authorization: Bearer <token>` with the token read from the environment
+    /// variable `name` when connecting.
+    pub fn bearer_token_env(mut self, name: impl Into<String>) -> Self {
+        self.token = Some(TokenSource::Env(name.into()));
+        self
+    }
+
+    /// Reads the token, if any, and makes the MCP handshake.
+    ///
+    /// # Errors
+    ///
+    /// [`UpstreamError::Token`] when the token cannot be read or is empty,
+    /// [`UpstreamError::Handshake`] when the server does not answer `initialize`.
+    pub async fn connect(self) -> Result<Upstream, UpstreamError> {
+        use rmcp::transport::StreamableHttpClientTransport;
+        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+        let label = toolwright_names::escape::escape(&self.url).into_owned();
+        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.clone());
+        if let Some(source) = &self.token {
+            let (from, read) = match source {
+                TokenSource::File(path) => (
+                    format!("the file {}", path.display()),
+                    std::fs::read_to_string(path).map_err(|e| e.to_string()),
+                ),
+                TokenSource::Env(name) => (
+                    format!("the environment variable {name}"),
+                    std::env::var(name).map_err(|e| e.to_string()),
+                ),
+            };
+            let token = read
+                .and_then(|token| {
+                    let token = token.trim().to_owned();
+                    if token.is_empty() {
+                        Err("it is empty".to_owned())
+                    } else {
+                        Ok(token)
+                    }
+                })
+                .map_err(|reason| UpstreamError::Token {
+                    upstream: label.clone(),
+                    from: toolwright_names::escape::escape(&from).into_owned(),
+                    reason,
+                })?;
+            config = config.auth_header(token);
+        }
+        let transport = StreamableHttpClientTransport::from_config(config);
+        Upstream::connect_transport(label, transport).await
+    }
+}
+
+impl Upstream {
+    /// An upstream started as `command args...` (found on `PATH` as `std::process::Command`
+    /// finds it); set its environment and directory on the [`StdioUpstream`], then
+    /// [`connect`](StdioUpstream::connect).
+    pub fn stdio<I, S>(command: impl Into<OsString>, args: I) -> StdioUpstream
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        StdioUpstream {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+            cwd: None,
+        }
+    }
+
+    /// An upstream at a streamable HTTP `url` (`https://host/mcp`); give it a bearer token
+    /// on the [`HttpUpstream`], then [`connect`](HttpUpstream::connect).
+    #[cfg(feature = "upstream-http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "upstream-http")))]
+    pub fn http(url: impl Into<String>) -> HttpUpstream {
+        HttpUpstream {
+            url: url.into(),
+            token: None,
+        }
+    }
+
+    /// Connects over any rmcp client transport (an in-process duplex stream in tests).
+    /// `label` names the upstream in errors. Not part of the API.
+    #[doc(hidden)]
+    pub async fn connect_transport<T, E, A>(
+        label: impl Into<String>,
+        transport: T,
+    ) -> Result<Upstream, UpstreamError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let label = label.into();
+        let shared = Arc::new(Shared::default());
+        let handler = UpstreamHandler {
+            shared: shared.clone(),
+        };
+        let service = handler
+            .serve(transport)
+            .await
+            .map_err(|error| UpstreamError::Handshake {
+                upstream: label.clone(),
+                reason: toolwright_names::escape::escape(&error.to_string()).into_owned(),
+            })?;
+        let server_name = service
+            .peer_info()
+            .and_then(|info| info.server_info.as_ref().map(|i| i.name.clone()))
+            .filter(|name| !name.trim().is_empty())
+            .map(|name| {
+                let bounded: String = name.chars().take(MAX_SERVER_NAME).collect();
+                toolwright_names::escape::escape(&bounded).into_owned()
+            })
+            .unwrap_or_else(|| label.clone());
+        let peer = service.peer().clone();
+        Ok(Upstream {
+            inner: Arc::new(Inner {
+                label,
+                server_name,
+                peer,
+                shared,
+                service: tokio::sync::Mutex::new(Some(service)),
+            }),
+        })
+    }
+
+    /// What we connected to: the command line or the URL, escaped.
+    pub fn label(&self) -> &str {
+        &self.inner.label
+    }
+
+    /// The name the server announced in its handshake (escaped, at most 64 characters), or
+    /// the [`label`](Self::label) when it gave none.
+    pub fn server_name(&self) -> &str {
+        &self.inner.server_name
+    }
+
+    /// A watcher of the upstream's `notifications/tools/list_changed`: after it returns,
+    /// [`Mount::refresh`](super::Mount::refresh) reads the list again.
+    pub fn tool_list_changes(&self) -> ToolListChanges {
+        let mut receiver = self.inner.shared.changes.subscribe();
+        receiver.mark_unchanged();
+        ToolListChanges {
+            receiver,
+            closed: self.inner.shared.closed.clone(),
+        }
+    }
+
+    /// Closes the connection (a child process is asked to exit, then killed). Calls in
+    /// flight fail; later calls fail at once.
+    pub async fn close(&self) {
+        self.inner.shared.closed.cancel();
+        let service = self.inner.service.lock().await.take();
+        if let Some(service) = service {
+            drop(service.cancel().await);
+        }
+    }
+
+    fn request_error(&self, method: &'static str, error: impl std::fmt::Display) -> UpstreamError {
+        UpstreamError::Request {
+            upstream: self.inner.label.clone(),
+            method,
+            reason: toolwright_names::escape::escape(&error.to_string()).into_owned(),
+        }
+    }
+
+    /// Every page of `tools/list`, within `limits`.
+    pub(crate) async fn list_tools(&self, limits: ListLimits) -> Result<Listing, UpstreamError> {
+        const METHOD: &str = "tools/list";
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        let mut page = 0;
+        loop {
+            if page == limits.max_pages {
+                return Ok(Listing {
+                    tools,
+                    cut: Some(ListCut::TooManyPages {
+                        limit: limits.max_pages,
+                    }),
+                });
+            }
+            page += 1;
+            let request = ClientRequest::ListToolsRequest(ListToolsRequest {
+                method: Default::default(),
+                params: Some(PaginatedRequestParams::default().with_cursor(cursor.take())),
+                extensions: Default::default(),
+            });
+            let options = PeerRequestOptions::with_timeout(limits.timeout);
+            let handle = self
+                .inner
+                .peer
+                .send_request_with_option(request, options)
+                .await
+                .map_err(|e| self.request_error(METHOD, e))?;
+            let result = match handle.await_response().await {
+                Ok(ServerResult::ListToolsResult(result)) => result,
+                Ok(_) => {
+                    return Err(UpstreamError::UnexpectedResult {
+                        upstream: self.inner.label.clone(),
+                        method: METHOD,
+                    });
+                }
+                Err(e) => return Err(self.request_error(METHOD, e)),
+            };
+            let room = limits.max_tools.saturating_sub(tools.len());
+            let more_than_room = result.tools.len() > room;
+            tools.extend(result.tools.into_iter().take(room));
+            if more_than_room {
+                return Ok(Listing {
+                    tools,
+                    cut: Some(ListCut::TooManyTools {
+                        limit: limits.max_tools,
+                    }),
+                });
+            }
+            match result.next_cursor {
+                None => return Ok(Listing { tools, cut: None }),
+                Some(next) => {
+                    if !seen.insert(next.clone()) {
+                        return Ok(Listing {
+                            tools,
+                            cut: Some(ListCut::RepeatedCursor { page }),
+                        });
+                    }
+                    cursor = Some(next);
+                }
+            }
+        }
+    }
+
+    /// Calls `name` upstream with `arguments`: progress to `ctx`, and a cancelled `ctx` (or
+    /// a dropped call) cancels the upstream request.
+    pub(crate) async fn call(
+        &self,
+        ctx: &ToolContext,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<ToolOutput, ToolError> {
+        let failed = |reason: String| {
+            ToolError::new(format!(
+                "the upstream MCP server `{}` could not run `{}`: {reason}",
+                self.inner.server_name,
+                toolwright_names::escape::escape(name)
+            ))
+        };
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = self
+            .inner
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| failed(escaped(&e)))?;
+        let mut cancel = CancelOnDrop {
+            peer: Some(self.inner.peer.clone()),
+            id: handle.id.clone(),
+        };
+        let mut progress = self.subscribe_progress(handle.progress_token.clone());
+        let response = handle.await_response();
+        tokio::pin!(response);
+        let cancelled = ctx.cancellation_token().clone();
+        let result = loop {
+            tokio::select! {
+                result = &mut response => break result,
+                Some(update) = progress.receiver.recv() => {
+                    ctx.report_progress(
+                        update.progress,
+                        update.total,
+                        update.message.as_deref().map(escaped_str).unwrap_or_default(),
+                    );
+                }
+                () = cancelled.cancelled() => {
+                    // `cancel` sends notifications/cancelled as it drops.
+                    return Err(ToolError::new("the call was cancelled"));
+                }
+            }
+        };
+        cancel.peer = None;
+        // Progress sent just before the result.
+        while let Ok(update) = progress.receiver.try_recv() {
+            ctx.report_progress(
+                update.progress,
+                update.total,
+                update
+                    .message
+                    .as_deref()
+                    .map(escaped_str)
+                    .unwrap_or_default(),
+            );
+        }
+        match result {
+            Ok(ServerResult::CallToolResult(result)) => crate::content::from_upstream(result)
+                .map_err(|reason| {
+                    ToolError::new(format!(
+                        "`{}` of the upstream MCP server `{}`: {reason}",
+                        toolwright_names::escape::escape(name),
+                        self.inner.server_name
+                    ))
+                }),
+            Ok(ServerResult::InputRequiredResult(_)) => Err(failed(
+                "it asked for input, which mounted tools do not forward yet".to_owned(),
+            )),
+            Ok(ServerResult::CreateTaskResult(_)) => Err(failed(
+                "it answered with a task, which mounted tools do not follow yet".to_owned(),
+            )),
+            Ok(_) => Err(failed(
+                "it answered with an unexpected kind of result".to_owned(),
+            )),
+            Err(e) => Err(failed(escaped(&e))),
+        }
+    }
+
+    fn subscribe_progress(&self, token: ProgressToken) -> ProgressSubscription {
+        let (sender, receiver) = mpsc::channel(PROGRESS_QUEUE);
+        let mut routes = self
+            .inner
+            .shared
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let early = std::mem::take(&mut routes.early);
+        for update in early {
+            if update.progress_token == token {
+                drop(sender.try_send(update));
+            } else {
+                routes.early.push_back(update);
+            }
+        }
+        routes.routes.insert(token.clone(), sender);
+        ProgressSubscription {
+            shared: self.inner.shared.clone(),
+            token,
+            receiver,
+        }
+    }
+}
+
+fn escaped(error: &impl std::fmt::Display) -> String {
+    toolwright_names::escape::escape(&error.to_string()).into_owned()
+}
+
+fn escaped_str(text: &str) -> String {
+    toolwright_names::escape::escape(text).into_owned()
+}
+
+/// A call's progress; unrouted when dropped.
+struct ProgressSubscription {
+    shared: Arc<Shared>,
+    token: ProgressToken,
+    receiver: mpsc::Receiver<ProgressNotificationParam>,
+}
+
+impl Drop for ProgressSubscription {
+    fn drop(&mut self) {
+        let removed = self
+            .shared
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .routes
+            .remove(&self.token);
+        drop(removed);
+    }
+}
+
+/// Sends `notifications/cancelled` for a request when dropped while armed (the call was
+/// cancelled, timed out or dropped before its answer).
+struct CancelOnDrop {
+    peer: Option<Peer<RoleClient>>,
+    id: RequestId,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let params = CancelledNotificationParam::new(
+            Some(self.id.clone()),
+            Some("cancelled by the caller".to_owned()),
+        );
+        runtime.spawn(async move {
+            drop(peer.notify_cancelled(params).await);
+        });
+    }
+}

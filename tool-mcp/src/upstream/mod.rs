@@ -1,0 +1,53 @@
+//! Mounting another MCP server's tools into a [`ToolRegistry`](toolwright_runtime::ToolRegistry),
+//! under our policy (feature `upstream`).
+//!
+//! [`Upstream`] is a connection to an MCP server (rmcp's client): a command started as a
+//! child process ([`Upstream::stdio`]) or, with `upstream-http`, a streamable HTTP URL
+//! ([`Upstream::http`]). [`MountUpstream::mount`] lists its tools (every page, within
+//! [`MountOptions::max_tools`] and [`MountOptions::max_pages`]) and registers each as a
+//! runtime tool whose handler forwards the call upstream. Then every layer of the
+//! executor applies to it as to our own tools: ceilings, guardrails, approval, limits,
+//! timeouts, hooks, metrics.
+//!
+//! - **Names.** A tool is registered as `{namespace}_{normalise(name)}` ([`normalise`],
+//!   [`mounted_name`]): `github` + `searchRepositories` -> `github_search_repositories`.
+//!   Two upstream names that come out the same, or a name another tool has, are reported
+//!   in the [`MountReport`] and not mounted; [`Mount`] keeps the mapping both ways, and the
+//!   upstream's own name is what the forward call uses.
+//! - **Safety.** Upstream tools are `dangerous` unless [`MountOptions::safety`] says
+//!   otherwise (an exact name or a `*` glob). Annotations are someone else's hints: only
+//!   for an upstream marked [`trusted`](MountOptions::trusted) does `readOnlyHint: true`
+//!   lower a tool to `safe` and `destructiveHint: false` to `cautious`.
+//! - **Schemas.** The upstream's `inputSchema` and `outputSchema` are the tool's, checked by
+//!   the tool builder as any runtime tool's; one it refuses (an input schema that is not an
+//!   object schema, say) leaves the tool unmounted, reported with the builder's reason.
+//! - **Fingerprints.** Each tool's [`Fingerprint`] (SHA-256 of the canonical JSON of its
+//!   name, description, schemas and annotations) is kept; a tool whose pinned fingerprint
+//!   ([`MountOptions::pin`]) differs is registered disabled and reported.
+//!   [`Mount::refresh`] lists again: new tools added, vanished ones removed, changed ones
+//!   reported; [`Mount::follow`] does after each `notifications/tools/list_changed`.
+//! - **Descriptions.** A mounted tool's description starts with where it comes from
+//!   (`[Tool `x` of the upstream MCP server `s`, mounted as `ns`.]`), then the upstream's
+//!   own with the characters a reader must not see raw escaped; its preview (what an
+//!   approval shows) names the upstream, the tool and the arguments.
+//! - **Calls.** Structured content and content blocks (text, image, audio, resource links,
+//!   embedded resources) come back as they were sent; `isError: true` is a tool error with
+//!   the upstream's text; a cancelled call cancels the upstream request; the upstream's
+//!   progress is the call's progress. The upstream's own requests (elicitation, sampling)
+//!   are not forwarded yet.
+
+mod connection;
+mod fingerprint;
+mod mount;
+mod names;
+
+#[cfg(feature = "upstream-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "upstream-http")))]
+pub use connection::HttpUpstream;
+pub use connection::{ListCut, StdioUpstream, ToolListChanges, Upstream, UpstreamError};
+pub use fingerprint::{Fingerprint, FingerprintParseError};
+pub use mount::{
+    FingerprintChange, Mount, MountOptions, MountReport, MountUpstream, MountedTool, SkipReason,
+    Skipped,
+};
+pub use names::{mounted_name, normalise};
