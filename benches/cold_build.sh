@@ -178,7 +178,7 @@ rmcp_crates=$crates rmcp_wall=$wall rmcp_cpu=$cpu rmcp_size=$size
 mb() { echo "scale=1; $1 / 1000000" | bc -l; }
 ratio() { echo "scale=2; $1 / $2" | bc -l | sed 's/^\./0./'; }
 label="toolwright${features:+ ($features)}"
-md_label="\`toolwright-runtime\`${features:+ (\`$features\`)}"
+md_label="\`toolwright\` (facade)${features:+ (\`$features\`)}"
 
 echo
 printf '%-40s %8s %10s %10s %12s\n' "crate" "crates" "wall s" "CPU s" "binary MB"

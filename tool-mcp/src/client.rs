@@ -13,8 +13,8 @@ use std::sync::{Arc, OnceLock};
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
-    ElicitRequestParams, ElicitationSchema, GetExtensions,
-    LoggingLevel, LoggingMessageNotificationParam, RequestId, ServerRequest,
+    ElicitRequestParams, ElicitationSchema, GetExtensions, LoggingLevel,
+    LoggingMessageNotificationParam, RequestId, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
 use serde_json::{Map, Value, json};
@@ -244,7 +244,9 @@ impl ClientPowers for McpClient {
         let peer = self.peer.clone();
         Box::pin(async move {
             match peer.send_request(request).await {
-                Ok(ClientResult::ElicitResult(result)) => Ok(crate::answers::elicitation_of(result)),
+                Ok(ClientResult::ElicitResult(result)) => {
+                    Ok(crate::answers::elicitation_of(result))
+                }
                 Ok(_) => Err(ClientError::Protocol(
                     "the client answered the elicitation request with something else".to_owned(),
                 )),
