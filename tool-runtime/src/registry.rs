@@ -638,7 +638,6 @@ struct State {
 pub struct ToolRegistry {
     state: RwLock<State>,
     clock: Clock,
-    changes: tokio::sync::watch::Sender<u64>,
     events: tokio::sync::broadcast::Sender<RegistryChange>,
 }
 
@@ -673,25 +672,8 @@ impl ToolRegistry {
         ToolRegistry {
             state: RwLock::default(),
             clock,
-            changes: tokio::sync::watch::Sender::new(0),
             events: tokio::sync::broadcast::Sender::new(CHANGE_CAPACITY),
         }
-    }
-
-    /// A receiver that sees a new value whenever the registry changes: a tool registered,
-    /// replaced or removed, enabled or disabled, its priority changed. The value is the
-    /// [`generation`](Self::generation) of the latest change. It says only *that* something
-    /// changed; [`subscribe_changes`](Self::subscribe_changes) says what.
-    ///
-    /// ```
-    /// # use toolwright_runtime::{Tool, ToolRegistry};
-    /// let registry = ToolRegistry::new();
-    /// let mut changes = registry.subscribe();
-    /// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
-    /// assert!(changes.has_changed().unwrap());
-    /// ```
-    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.changes.subscribe()
     }
 
     /// A receiver of every change from now on, one [`RegistryChange`] per tool that changed,
@@ -760,7 +742,6 @@ impl ToolRegistry {
                 after,
             });
         }
-        self.changes.send_replace(generation);
     }
 
     fn read(&self) -> RwLockReadGuard<'_, State> {
