@@ -32,7 +32,7 @@ const PROGRESS_QUEUE: usize = 32;
 const MAX_SERVER_NAME: usize = 64;
 
 /// Something went wrong between us and an upstream MCP server.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum UpstreamError {
     /// The upstream's command could not be started.
@@ -87,6 +87,14 @@ pub enum UpstreamError {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// `Debug` shows the message, as `Display` does: what `fn main() -> Result<(), E>` and
+/// `anyhow` print is then the explanation, not the variant's fields.
+impl std::fmt::Debug for UpstreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 /// Why a `tools/list` stopped before the upstream's last page.
