@@ -16,21 +16,21 @@ mod hunks;
 use crate::shown::visible_lines;
 
 use crate::cli::CallArgs;
-use crate::ending::{Outcome, Stop, UsageError, print, registry};
+use crate::ending::{Outcome, Stop, UsageError, print};
 use crate::prompt::Terminal;
 use crate::spinner::Spinner;
 use crate::workspace::workspace;
 
 pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
-    let registry = registry()?;
     let arguments = read_arguments(args.arguments.as_deref())?;
     let workspace = workspace(&args.workspace)?;
+    let (registry, _mounts) = crate::gateway::registry(args.config.as_deref()).await?;
     let stdin_taken = args.arguments.as_deref() == Some("-");
     // While the user is asked, the spinner keeps quiet.
     let asking = Arc::new(AtomicBool::new(false));
     let asking_flag = Arc::clone(&asking);
     let yes = args.yes;
-    let executor = Executor::builder(Arc::new(registry))
+    let executor = Executor::builder(registry)
         .max_safety(SafetyLevel::Dangerous)
         .state(workspace)
         .approval(move |request: ApprovalRequest| {

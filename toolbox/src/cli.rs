@@ -63,6 +63,11 @@ pub(crate) struct ManArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
+    /// A gateway configuration (TOML): other MCP servers whose tools are mounted beside the
+    /// standard tools, each under its namespace and policy (see the book, "Mounting other
+    /// MCP servers")
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub(crate) json: bool,
@@ -83,6 +88,11 @@ pub(crate) struct ListArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct SchemaArgs {
+    /// A gateway configuration (TOML): other MCP servers whose tools are mounted beside the
+    /// standard tools, each under its namespace and policy (see the book, "Mounting other
+    /// MCP servers")
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
     /// The format: openai, openai-responses, anthropic, gemini or mcp.
     #[arg(long, value_name = "FORMAT")]
     pub(crate) format: Format,
@@ -125,6 +135,11 @@ pub(crate) struct WorkspaceArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct CallArgs {
+    /// A gateway configuration (TOML): other MCP servers whose tools are mounted beside the
+    /// standard tools, each under its namespace and policy (see the book, "Mounting other
+    /// MCP servers")
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
     /// The tool to call.
     pub(crate) name: String,
     /// The arguments: JSON text, `@file` to read them from a file, or `-` for stdin
@@ -146,6 +161,11 @@ pub(crate) struct CallArgs {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("jwks").args(["jwks_file", "jwks_url"]).requires("jwt_issuer")))]
 pub(crate) struct ServeArgs {
+    /// A gateway configuration (TOML): other MCP servers whose tools are mounted beside the
+    /// standard tools, each under its namespace and policy (see the book, "Mounting other
+    /// MCP servers")
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080). A
     /// non-loopback address needs authentication (or --insecure-no-auth).
     #[arg(long, value_name = "ADDR")]

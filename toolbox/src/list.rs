@@ -7,10 +7,10 @@ use toolwright_runtime::schema::{SchemaOptions, tools_to_schema_with};
 use toolwright_runtime::{Tool, ToolFilter};
 
 use crate::cli::{ListArgs, SchemaArgs};
-use crate::ending::{Outcome, Stop, print, registry};
+use crate::ending::{Outcome, Stop, print};
 
-pub(crate) fn list(args: ListArgs) -> Result<Outcome, Stop> {
-    let registry = registry()?;
+pub(crate) async fn list(args: ListArgs) -> Result<Outcome, Stop> {
+    let (registry, _mounts) = crate::gateway::registry(args.config.as_deref()).await?;
     let mut filter = ToolFilter::new();
     if let Some(level) = args.max_safety {
         filter = filter.max_safety(level);
@@ -150,8 +150,8 @@ fn one_line(description: &str) -> String {
     description.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-pub(crate) fn schema(args: SchemaArgs) -> Result<Outcome, Stop> {
-    let registry = registry()?;
+pub(crate) async fn schema(args: SchemaArgs) -> Result<Outcome, Stop> {
+    let (registry, _mounts) = crate::gateway::registry(args.config.as_deref()).await?;
     let mut filter = ToolFilter::new();
     if let Some(level) = args.max_safety {
         filter = filter.max_safety(level);

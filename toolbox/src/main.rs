@@ -4,6 +4,7 @@ mod call;
 mod cli;
 mod docs;
 mod ending;
+mod gateway;
 mod list;
 mod prompt;
 mod serve;
@@ -37,8 +38,8 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
-            Command::List(args) => list::list(args),
-            Command::Schema(args) => list::schema(args),
+            Command::List(args) => list::list(args).await,
+            Command::Schema(args) => list::schema(args).await,
             Command::Call(args) => call::call(args).await,
             Command::Serve(args) => serve::serve(*args).await.map_err(Stop::from),
             Command::Completions(args) => docs::completions(&args),

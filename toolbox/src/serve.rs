@@ -34,6 +34,20 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             refuse_exposed_secret(&workspace, what, path)?;
         }
     }
+    // The gateway configuration names commands, their environments (API keys) and token
+    // files: a tool that could read it could read them.
+    let gateway = args
+        .config
+        .as_deref()
+        .map(|path| {
+            refuse_exposed_secret(&workspace, "gateway configuration (--config)", path)?;
+            let config = crate::gateway::load(path)?;
+            for file in crate::gateway::secret_files(&config) {
+                refuse_exposed_secret(&workspace, "upstream token file (in --config)", &file)?;
+            }
+            Ok::<_, UsageError>(config)
+        })
+        .transpose()?;
     let (options, claims, task_store) = match args.http {
         Some(addr) => {
             let (options, claims, tasks) = http_options(&args.http_options, addr).await?;
@@ -42,10 +56,15 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         None => (None, None, None),
     };
     let state_key = request_state_key(&args.http_options)?;
-    let registry = registry()?;
+    let registry = Arc::new(registry()?);
+    let mounts = match &gateway {
+        Some(config) => crate::gateway::mount_all(config, &registry).await?,
+        None => Vec::new(),
+    };
+    crate::gateway::follow(&mounts);
     let root = workspace.root().display().to_string();
     let metrics = Arc::new(PrometheusMetrics::new());
-    let executor = Executor::builder(Arc::new(registry))
+    let executor = Executor::builder(Arc::clone(&registry))
         .max_safety(args.max_safety.unwrap_or(SafetyLevel::Dangerous))
         .state(workspace)
         .timeout(Duration::from_secs(args.timeout))

@@ -65,6 +65,27 @@ impl MountOptions {
         &self.namespace
     }
 
+    /// Checks the options without connecting to anything (as [`MountUpstream::mount`]
+    /// does first), so a configuration is refused before any server starts.
+    ///
+    /// ```
+    /// use toolwright_mcp::upstream::MountOptions;
+    /// assert!(MountOptions::new("github").check().is_ok());
+    /// let error = MountOptions::new("Git-Hub").check().unwrap_err();
+    /// assert!(error.to_string().contains("not snake_case"));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`UpstreamError::Namespace`] when the namespace is not a snake_case name of at most
+    /// 32 characters that does not end in `_`.
+    pub fn check(&self) -> Result<(), UpstreamError> {
+        check_namespace(&self.namespace).map_err(|reason| UpstreamError::Namespace {
+            namespace: toolwright_names::escape::escape(&self.namespace).into_owned(),
+            reason,
+        })
+    }
+
     /// The safety of a tool no override names (default: dangerous).
     pub fn default_safety(mut self, level: SafetyLevel) -> Self {
         self.default_safety = level;
@@ -349,10 +370,7 @@ impl MountUpstream for Arc<ToolRegistry> {
         upstream: &Upstream,
         options: MountOptions,
     ) -> Result<Mount, UpstreamError> {
-        check_namespace(&options.namespace).map_err(|reason| UpstreamError::Namespace {
-            namespace: toolwright_names::escape::escape(&options.namespace).into_owned(),
-            reason,
-        })?;
+        options.check()?;
         let mut mount = Mount {
             registry: self.clone(),
             upstream: upstream.clone(),

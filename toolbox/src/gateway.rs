@@ -1,0 +1,256 @@
+//! `--config FILE`: other MCP servers whose tools `toolwright` lists, calls and serves under
+//! its own policy, each mounted into the registry under a namespace
+//! (`toolwright_mcp::upstream`). The file is TOML:
+//!
+//! ```toml
+//! [[upstream]]
+//! namespace = "everything"          # tools are named everything_<tool>
+//! command = "npx"                   # a stdio server, started by toolwright ...
+//! args = ["-y", "@modelcontextprotocol/server-everything"]
+//! env = { NODE_ENV = "production" }
+//! # url = "https://mcp.example.com/mcp"   # ... or a streamable HTTP one
+//! # token_file = "/etc/toolwright/example.token"   (or token_env = "VAR")
+//! safety = "dangerous"              # its tools' level unless `tools` says (the default)
+//! trusted = false                   # only a trusted server's readOnlyHint lowers a level
+//! tools = { "echo" = "safe", "get*" = "cautious" }
+//! pins = { "echo" = "<64 hex digits of the fingerprint>" }
+//! ```
+//!
+//! Every mistake is reported before anything starts, with the file and line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use toolwright_mcp::upstream::{
+    Fingerprint, Mount, MountOptions, MountReport, MountUpstream, Upstream,
+};
+use toolwright_runtime::{SafetyLevel, ToolRegistry};
+
+use crate::ending::UsageError;
+
+/// The configuration file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GatewayConfig {
+    #[serde(default)]
+    upstream: Vec<toml::Spanned<UpstreamConfig>>,
+}
+
+/// One upstream server.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpstreamConfig {
+    namespace: String,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    token_file: Option<PathBuf>,
+    token_env: Option<String>,
+    safety: Option<SafetyLevel>,
+    #[serde(default)]
+    trusted: bool,
+    #[serde(default)]
+    tools: BTreeMap<String, SafetyLevel>,
+    #[serde(default)]
+    pins: BTreeMap<String, String>,
+}
+
+/// The configuration at `path`, checked: every upstream has one way to reach it and a
+/// usable namespace, pins are fingerprints.
+pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        UsageError(format!(
+            "cannot read the configuration `{}`: {error}",
+            path.display()
+        ))
+    })?;
+    let config: GatewayConfig = toml::from_str(&text).map_err(|error| {
+        let place = error
+            .span()
+            .map(|span| format!(":{}", line_of(&text, span.start)))
+            .unwrap_or_default();
+        UsageError(format!(
+            "{}{place}: {}",
+            path.display(),
+            error.message().trim_end()
+        ))
+    })?;
+    let mut namespaces = BTreeMap::new();
+    for upstream in &config.upstream {
+        let at = format!(
+            "{}:{}",
+            path.display(),
+            line_of(&text, upstream.span().start)
+        );
+        let config = upstream.get_ref();
+        if let Some(first) = namespaces.insert(config.namespace.clone(), at.clone()) {
+            return Err(UsageError(format!(
+                "{at}: the namespace `{}` is already used at {first}; give each upstream its own",
+                config.namespace
+            )));
+        }
+        match (&config.command, &config.url) {
+            (Some(_), None) => {
+                if config.token_file.is_some() || config.token_env.is_some() {
+                    return Err(UsageError(format!(
+                        "{at}: `token_file` and `token_env` are for an HTTP upstream (`url`); a \
+                         stdio upstream (`command`) gets its secrets through `env`"
+                    )));
+                }
+            }
+            (None, Some(_)) => {
+                if !config.args.is_empty() || !config.env.is_empty() || config.cwd.is_some() {
+                    return Err(UsageError(format!(
+                        "{at}: `args`, `env` and `cwd` are for a stdio upstream (`command`), not \
+                         an HTTP one (`url`)"
+                    )));
+                }
+                if config.token_file.is_some() && config.token_env.is_some() {
+                    return Err(UsageError(format!(
+                        "{at}: give the upstream's token in `token_file` or `token_env`, not both"
+                    )));
+                }
+            }
+            (Some(_), Some(_)) => {
+                return Err(UsageError(format!(
+                    "{at}: an upstream is a `command` (stdio) or a `url` (HTTP), not both"
+                )));
+            }
+            (None, None) => {
+                return Err(UsageError(format!(
+                    "{at}: the upstream `{}` needs a `command` (a stdio server) or a `url` (a \
+                     streamable HTTP server)",
+                    config.namespace
+                )));
+            }
+        }
+        options(config).map_err(|message| UsageError(format!("{at}: {message}")))?;
+    }
+    Ok(config)
+}
+
+/// The line (from 1) of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset).map_or(1, |before| {
+        before.bytes().filter(|b| *b == b'\n').count() + 1
+    })
+}
+
+/// How to mount one upstream, or what is wrong with its settings.
+fn options(config: &UpstreamConfig) -> Result<MountOptions, String> {
+    let mut options = MountOptions::new(config.namespace.clone())
+        .default_safety(config.safety.unwrap_or(SafetyLevel::Dangerous))
+        .trusted(config.trusted);
+    for (pattern, level) in &config.tools {
+        options = options.safety(pattern.clone(), *level);
+    }
+    options.check().map_err(|error| error.to_string())?;
+    for (name, fingerprint) in &config.pins {
+        let fingerprint: Fingerprint = fingerprint
+            .parse()
+            .map_err(|error| format!("the pin of `{name}`: {error}"))?;
+        options = options.pin(name.clone(), fingerprint);
+    }
+    Ok(options)
+}
+
+/// Connects to every upstream of `config` and mounts its tools into `registry`; what could
+/// not be mounted is said on stderr. The mounts must be kept: dropping one closes nothing,
+/// but [`follow`] needs them.
+pub(crate) async fn mount_all(
+    config: &GatewayConfig,
+    registry: &Arc<ToolRegistry>,
+) -> Result<Vec<Arc<Mount>>, UsageError> {
+    let mut mounts = Vec::new();
+    for upstream in &config.upstream {
+        let config = upstream.get_ref();
+        let connected = connect(config).await.map_err(|error| {
+            UsageError(format!(
+                "the upstream `{}` did not start: {error}",
+                config.namespace
+            ))
+        })?;
+        let options = options(config).map_err(UsageError)?;
+        let mount = registry.mount(&connected, options).await.map_err(|error| {
+            UsageError(format!(
+                "the upstream `{}` could not be mounted: {error}",
+                config.namespace
+            ))
+        })?;
+        tell(&config.namespace, mount.report());
+        mounts.push(Arc::new(mount));
+    }
+    Ok(mounts)
+}
+
+/// Keeps each mount's tools in step with its upstream's `tools/list_changed`, for as long as
+/// the program serves.
+pub(crate) fn follow(mounts: &[Arc<Mount>]) {
+    for mount in mounts {
+        let namespace = mount.options().namespace().to_owned();
+        mount.follow(move |report| match report {
+            Ok(report) => tell(&namespace, &report),
+            Err(error) => tracing::warn!(upstream = %namespace, %error, "re-listing failed"),
+        });
+    }
+}
+
+async fn connect(config: &UpstreamConfig) -> Result<Upstream, toolwright_mcp::UpstreamError> {
+    if let Some(url) = &config.url {
+        let mut upstream = Upstream::http(url.clone());
+        if let Some(file) = &config.token_file {
+            upstream = upstream.bearer_token_file(file.clone());
+        }
+        if let Some(var) = &config.token_env {
+            upstream = upstream.bearer_token_env(var.clone());
+        }
+        return upstream.connect().await;
+    }
+    let command = config.command.clone().unwrap_or_default();
+    let mut upstream = Upstream::stdio(command, config.args.clone());
+    for (key, value) in &config.env {
+        upstream = upstream.env(key, value);
+    }
+    if let Some(cwd) = &config.cwd {
+        upstream = upstream.cwd(cwd.clone());
+    }
+    upstream.connect().await
+}
+
+/// What a mount did not do, on stderr (a clean mount says nothing).
+fn tell(namespace: &str, report: &MountReport) {
+    if !report.is_clean() {
+        eprintln!("upstream `{namespace}`: {report}");
+    }
+}
+
+/// The standard tools, and with `config` every upstream it names mounted beside them (the
+/// configuration is read and checked before anything connects). The mounts are returned so
+/// a server can [`follow`] them.
+pub(crate) async fn registry(
+    config: Option<&Path>,
+) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
+    let config = config.map(load).transpose()?;
+    let registry = Arc::new(crate::ending::registry()?);
+    let mounts = match &config {
+        Some(config) => mount_all(config, &registry).await?,
+        None => Vec::new(),
+    };
+    Ok((registry, mounts))
+}
+
+/// The files of `config` whose contents are secrets (tokens), for `serve` to refuse when the
+/// tools could read them.
+pub(crate) fn secret_files(config: &GatewayConfig) -> Vec<PathBuf> {
+    config
+        .upstream
+        .iter()
+        .filter_map(|upstream| upstream.get_ref().token_file.clone())
+        .collect()
+}

@@ -1,0 +1,294 @@
+//! `--config`: another MCP server's tools (here: a second `toolwright serve`, over stdio)
+//! mounted beside the standard tools, listed, called and served under our policy.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolwright");
+
+/// A configuration mounting `toolwright serve --root <upstream_root>` as `inner`, written
+/// outside `dir` (the workspace of the outer toolwright, which its tools may read).
+fn gateway(config_dir: &Path, upstream_root: &Path, extra: &str) -> PathBuf {
+    let path = config_dir.join("gateway.toml");
+    let text = format!(
+        "[[upstream]]\nnamespace = \"inner\"\ncommand = {}\nargs = [\"serve\", \"--root\", {}]\n{extra}",
+        toml_string(BIN),
+        toml_string(&upstream_root.display().to_string()),
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn toml_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}
+
+fn run(args: &[&str], root: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("HOME", root)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+struct Dirs {
+    _keep: [tempfile::TempDir; 3],
+    config: PathBuf,
+    upstream: PathBuf,
+    workspace: PathBuf,
+}
+
+fn dirs() -> Dirs {
+    let config = tempfile::tempdir().unwrap();
+    let upstream = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(upstream.path().join("note.txt"), "from the upstream\n").unwrap();
+    Dirs {
+        config: config.path().to_owned(),
+        upstream: upstream.path().to_owned(),
+        workspace: workspace.path().to_owned(),
+        _keep: [config, upstream, workspace],
+    }
+}
+
+#[test]
+fn list_shows_the_upstreams_tools_namespaced_and_dangerous_unless_configured() {
+    let d = dirs();
+    let config = gateway(
+        &d.config,
+        &d.upstream,
+        "tools = { \"read_*\" = \"safe\" }\n",
+    );
+    let output = run(
+        &["list", "--json", "--config", config.to_str().unwrap()],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let tools: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let safety = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["safety"].as_str().unwrap().to_owned())
+    };
+    // Our own tools, and the upstream's under the namespace.
+    assert_eq!(safety("read_file").as_deref(), Some("safe"));
+    assert_eq!(safety("inner_read_file").as_deref(), Some("safe"));
+    // What the configuration does not lower stays dangerous, whatever the upstream says.
+    assert_eq!(safety("inner_calculate").as_deref(), Some("dangerous"));
+    assert_eq!(safety("inner_list_directory").as_deref(), Some("dangerous"));
+}
+
+#[test]
+fn call_runs_an_upstream_tool_only_when_approved() {
+    let d = dirs();
+    let config = gateway(&d.config, &d.upstream, "");
+    let config = config.to_str().unwrap();
+    let root = d.workspace.to_str().unwrap();
+    let refused = run(
+        &[
+            "call",
+            "inner_read_file",
+            r#"{"path": "note.txt"}"#,
+            "--config",
+            config,
+            "--root",
+            root,
+        ],
+        &d.workspace,
+    );
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("approval denied"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!String::from_utf8_lossy(&refused.stdout).contains("from the upstream"));
+
+    let approved = run(
+        &[
+            "call",
+            "inner_read_file",
+            r#"{"path": "note.txt"}"#,
+            "--config",
+            config,
+            "--root",
+            root,
+            "--yes",
+        ],
+        &d.workspace,
+    );
+    assert_eq!(approved.status.code(), Some(0), "{}", stderr(&approved));
+    assert!(String::from_utf8_lossy(&approved.stdout).contains("from the upstream"));
+}
+
+#[test]
+fn configuration_mistakes_are_refused_with_their_line_before_anything_starts() {
+    let d = dirs();
+    let cases = [
+        (
+            "[[upstream]]\nnamespace = \"a\"\ncomand = \"x\"\n",
+            ":3: unknown field `comand`",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\n\n[[upstream]]\nnamespace = \"b\"\ncommand = \"y\"\nurl = \"http://127.0.0.1:9/mcp\"\n",
+            ":5: an upstream is a `command` (stdio) or a `url` (HTTP), not both",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\n",
+            ":1: the upstream `a` needs a `command`",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"Git-Hub\"\ncommand = \"x\"\n",
+            "did you mean `git_hub`?",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\n[[upstream]]\nnamespace = \"a\"\ncommand = \"y\"\n",
+            ":4: the namespace `a` is already used at",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\ntoken_env = \"T\"\n",
+            "`token_file` and `token_env` are for an HTTP upstream",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\npins = { t = \"zz\" }\n",
+            "is not a tool fingerprint",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\nsafety = \"harmless\"\n",
+            ":4: unknown variant `harmless`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let path = d.config.join("bad.toml");
+        std::fs::write(&path, text).unwrap();
+        // `x` and `y` would not start: a refusal must come from the file, not the spawn.
+        let output = run(&["list", "--config", path.to_str().unwrap()], &d.workspace);
+        assert_eq!(output.status.code(), Some(2), "{text}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains(expected),
+            "{text}: {}",
+            stderr(&output)
+        );
+        assert!(stderr(&output).contains("bad.toml"), "{}", stderr(&output));
+    }
+    let missing = run(
+        &["list", "--config", "/nonexistent/gateway.toml"],
+        &d.workspace,
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("cannot read the configuration"));
+}
+
+#[test]
+fn an_upstream_that_does_not_start_is_named() {
+    let d = dirs();
+    let path = d.config.join("gateway.toml");
+    std::fs::write(
+        &path,
+        "[[upstream]]\nnamespace = \"ghost\"\ncommand = \"/nonexistent/mcp-server\"\n",
+    )
+    .unwrap();
+    let output = run(&["list", "--config", path.to_str().unwrap()], &d.workspace);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("the upstream `ghost` did not start"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn serve_refuses_a_configuration_its_tools_could_read() {
+    let d = dirs();
+    // The configuration names commands and their environment (API keys): inside the
+    // workspace, a model could read them with read_file.
+    let config = gateway(
+        &d.workspace,
+        &d.upstream,
+        "env = { API_KEY = \"secret\" }\n",
+    );
+    let output = run(
+        &[
+            "serve",
+            "--root",
+            d.workspace.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("gateway configuration (--config)"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[tokio::test]
+async fn serve_offers_the_mounted_tools_to_an_mcp_client_under_our_policy() {
+    let d = dirs();
+    let config = gateway(
+        &d.config,
+        &d.upstream,
+        "tools = { \"read_file\" = \"safe\" }\n",
+    );
+    let root = d.workspace.clone();
+    let transport =
+        TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|command| {
+            command
+                .arg("serve")
+                .arg("--root")
+                .arg(&root)
+                .arg("--config")
+                .arg(&config);
+        }))
+        .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert!(names.contains(&"inner_read_file"), "{names:?}");
+    assert!(names.contains(&"inner_write_file"), "{names:?}");
+
+    let read = client
+        .call_tool(
+            CallToolRequestParams::new("inner_read_file")
+                .with_arguments(json!({"path": "note.txt"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_ne!(read.is_error, Some(true), "{read:?}");
+    assert!(
+        serde_json::to_string(&read.content)
+            .unwrap()
+            .contains("from the upstream")
+    );
+
+    // Dangerous by default: this client cannot approve (no elicitation), so it is refused
+    // and nothing is written upstream.
+    let write = client
+        .call_tool(
+            CallToolRequestParams::new("inner_write_file").with_arguments(
+                json!({"path": "pwned.txt", "content": "x"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(write.is_error, Some(true), "{write:?}");
+    assert!(!d.upstream.join("pwned.txt").exists());
+    client.cancel().await.unwrap();
+}
