@@ -331,7 +331,7 @@ impl AuthConfig {
     /// # fn main() -> Result<(), toolwright_mcp::AuthError> {
     /// use toolwright_mcp::{AuthConfig, JwtConfig};
     /// let auth = AuthConfig::new().jwt(JwtConfig::from_jwks_file(
-    ///     "/etc/toolbox/jwks.json", "https://login.example.com", "https://tools.example.com")?);
+    ///     "/etc/toolwright/jwks.json", "https://login.example.com", "https://tools.example.com")?);
     /// assert!(!auth.is_empty());
     /// # Ok(())
     /// # }
@@ -527,7 +527,7 @@ impl JwtConfig {
     /// ```no_run
     /// # fn main() -> Result<(), toolwright_mcp::AuthError> {
     /// let jwt = toolwright_mcp::JwtConfig::from_jwks_file(
-    ///     "/etc/toolbox/jwks.json", "https://login.example.com", "https://tools.example.com")?;
+    ///     "/etc/toolwright/jwks.json", "https://login.example.com", "https://tools.example.com")?;
     /// # let _ = jwt;
     /// # Ok(())
     /// # }

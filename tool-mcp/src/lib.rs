@@ -133,7 +133,7 @@ pub async fn serve_http(executor: Executor, addr: SocketAddr) -> Result<HttpServ
 /// use toolwright_mcp::{AuthConfig, HttpOptions, JwtConfig};
 ///
 /// let jwt = JwtConfig::from_jwks_file(
-///     "/etc/toolbox/jwks.json", "https://login.example.com", "https://tools.example.com")?;
+///     "/etc/toolwright/jwks.json", "https://login.example.com", "https://tools.example.com")?;
 /// let options = HttpOptions::new()
 ///     .auth(AuthConfig::new().jwt(jwt))
 ///     .resource_url("https://tools.example.com")

@@ -319,7 +319,7 @@ impl McpServer {
     /// use toolwright_mcp::{AuthConfig, HttpOptions, McpServer};
     ///
     /// let options = HttpOptions::new()
-    ///     .auth(AuthConfig::new().tokens_from_file("/etc/toolbox/tokens")?)
+    ///     .auth(AuthConfig::new().tokens_from_file("/etc/toolwright/tokens")?)
     ///     .resource_url("https://tools.example.com")
     ///     .allow_host("tools.example.com");
     /// let server = McpServer::new(executor)

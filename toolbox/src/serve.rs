@@ -157,7 +157,7 @@ fn refuse_exposed_secret(
     Err(UsageError(format!(
         "refusing to serve: the {what} {} is readable by the tools it protects ({place}); \
          move it outside the workspace and outside the directories commands may read (for \
-         example to /etc/toolbox/ or ~/.config/toolbox/, mode 600)",
+         example to /etc/toolwright/ or ~/.config/toolwright/, mode 600)",
         path.display()
     )))
 }
