@@ -30,7 +30,12 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     let asking = Arc::new(AtomicBool::new(false));
     let asking_flag = Arc::clone(&asking);
     let yes = args.yes;
-    let executor = Executor::builder(registry)
+    let audit = crate::audit::open(args.audit_log.as_deref())?;
+    let mut executor = Executor::builder(registry);
+    if let Some(audit) = audit {
+        executor = executor.hook(audit);
+    }
+    let executor = executor
         .max_safety(SafetyLevel::Dangerous)
         .state(workspace)
         .approval(move |request: ApprovalRequest| {

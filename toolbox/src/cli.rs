@@ -156,6 +156,10 @@ pub(crate) struct CallArgs {
     /// Seconds before the call is stopped.
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<u64>,
+    /// Append a JSON line for the call to FILE when the tool is cautious or dangerous: the
+    /// tool, its arguments, the approval, the outcome and the error.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) audit_log: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -175,6 +179,10 @@ pub(crate) struct ServeArgs {
     /// Only serve tools at or below this safety level (default: all).
     #[arg(long, value_name = "LEVEL")]
     pub(crate) max_safety: Option<SafetyLevel>,
+    /// Append a JSON line to FILE for every cautious and dangerous call: the tool, its
+    /// arguments, the approval, the outcome and the error.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) audit_log: Option<PathBuf>,
     /// Run dangerous tools without approval when the client cannot ask its user (MCP
     /// elicitation), or when its token lacks the tools:approve scope; without it they are
     /// refused.

@@ -14,6 +14,11 @@
 //! trusted = false                   # only a trusted server's readOnlyHint lowers a level
 //! tools = { "echo" = "safe", "get*" = "cautious" }
 //! pins = { "echo" = "<64 hex digits of the fingerprint>" }
+//! # A stdio server runs confined, as run_command's commands do (toolwright-std's
+//! # `Sandbox`): it sees the system's programs and libraries and only these paths
+//! # (relative ones are taken from the file's directory), and no network unless allowed.
+//! sandbox = { read = ["/opt/servers/everything"], write = ["/srv/shared"], network = false }
+//! # unconfined = true               # ... or runs as we do, seeing all we see
 //! ```
 //!
 //! Every mistake is reported before anything starts, with the file and line.
@@ -27,6 +32,7 @@ use toolwright_mcp::upstream::{
     Fingerprint, Mount, MountOptions, MountReport, MountUpstream, Upstream,
 };
 use toolwright_runtime::{SafetyLevel, ToolRegistry};
+use toolwright_std::sandbox::Sandbox;
 
 use crate::ending::UsageError;
 
@@ -36,6 +42,21 @@ use crate::ending::UsageError;
 pub(crate) struct GatewayConfig {
     #[serde(default)]
     upstream: Vec<toml::Spanned<UpstreamConfig>>,
+}
+
+/// What a confined stdio upstream may reach.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SandboxConfig {
+    /// Paths it may read (and execute).
+    #[serde(default)]
+    read: Vec<PathBuf>,
+    /// Paths it may read and write.
+    #[serde(default)]
+    write: Vec<PathBuf>,
+    /// Whether it may use the network.
+    #[serde(default)]
+    network: bool,
 }
 
 /// One upstream server.
@@ -59,6 +80,9 @@ struct UpstreamConfig {
     tools: BTreeMap<String, SafetyLevel>,
     #[serde(default)]
     pins: BTreeMap<String, String>,
+    sandbox: Option<SandboxConfig>,
+    #[serde(default)]
+    unconfined: bool,
 }
 
 /// The configuration at `path`, checked: every upstream has one way to reach it and a
@@ -70,7 +94,7 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
             path.display()
         ))
     })?;
-    let config: GatewayConfig = toml::from_str(&text).map_err(|error| {
+    let mut config: GatewayConfig = toml::from_str(&text).map_err(|error| {
         let place = error
             .span()
             .map(|span| format!(":{}", line_of(&text, span.start)))
@@ -81,14 +105,18 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
             error.message().trim_end()
         ))
     })?;
+    let base = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut namespaces = BTreeMap::new();
-    for upstream in &config.upstream {
+    for upstream in &mut config.upstream {
         let at = format!(
             "{}:{}",
             path.display(),
             line_of(&text, upstream.span().start)
         );
-        let config = upstream.get_ref();
+        let config = upstream.get_mut();
         if let Some(first) = namespaces.insert(config.namespace.clone(), at.clone()) {
             return Err(UsageError(format!(
                 "{at}: the namespace `{}` is already used at {first}; give each upstream its own",
@@ -105,10 +133,15 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
                 }
             }
             (None, Some(_)) => {
-                if !config.args.is_empty() || !config.env.is_empty() || config.cwd.is_some() {
+                if !config.args.is_empty()
+                    || !config.env.is_empty()
+                    || config.cwd.is_some()
+                    || config.sandbox.is_some()
+                    || config.unconfined
+                {
                     return Err(UsageError(format!(
-                        "{at}: `args`, `env` and `cwd` are for a stdio upstream (`command`), not \
-                         an HTTP one (`url`)"
+                        "{at}: `args`, `env`, `cwd`, `sandbox` and `unconfined` are for a stdio \
+                         upstream (`command`), not an HTTP one (`url`)"
                     )));
                 }
                 if config.token_file.is_some() && config.token_env.is_some() {
@@ -130,9 +163,47 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
                 )));
             }
         }
+        if config.command.is_some() {
+            resolve_sandbox(config, base)
+                .map_err(|message| UsageError(format!("{at}: {message}")))?;
+        }
         options(config).map_err(|message| UsageError(format!("{at}: {message}")))?;
     }
     Ok(config)
+}
+
+/// Checks a stdio upstream's confinement and makes its paths absolute (relative ones are
+/// taken from `base`, the configuration's directory): every path exists and is not `/`.
+fn resolve_sandbox(config: &mut UpstreamConfig, base: &Path) -> Result<(), String> {
+    if config.unconfined {
+        if config.sandbox.is_some() {
+            return Err(
+                "an upstream has a `sandbox` or is `unconfined = true`, not both".to_owned(),
+            );
+        }
+        return Ok(());
+    }
+    let sandbox = config.sandbox.get_or_insert_with(SandboxConfig::default);
+    for (key, paths) in [("read", &mut sandbox.read), ("write", &mut sandbox.write)] {
+        for path in paths.iter_mut() {
+            let resolved = base.join(&*path);
+            let canonical = std::fs::canonicalize(&resolved).map_err(|error| {
+                format!(
+                    "`sandbox.{key}` names `{}`, which cannot be granted: {error}",
+                    resolved.display()
+                )
+            })?;
+            if canonical.parent().is_none() {
+                return Err(format!(
+                    "`sandbox.{key}` names `{}`, the whole file system; name the directories \
+                     the server needs",
+                    path.display()
+                ));
+            }
+            *path = canonical;
+        }
+    }
+    Ok(())
 }
 
 /// The line (from 1) of byte `offset` in `text`.
@@ -219,6 +290,17 @@ async fn connect(config: &UpstreamConfig) -> Result<Upstream, toolwright_mcp::Up
     }
     if let Some(cwd) = &config.cwd {
         upstream = upstream.cwd(cwd.clone());
+    }
+    if let Some(settings) = &config.sandbox {
+        let mut sandbox = Sandbox::new().network(settings.network);
+        for path in &settings.read {
+            sandbox = sandbox.read(path.clone());
+        }
+        for path in &settings.write {
+            sandbox = sandbox.write(path.clone());
+        }
+        upstream = upstream
+            .prepare(move |command| sandbox.confine(command).map_err(std::io::Error::other));
     }
     upstream.connect().await
 }

@@ -64,7 +64,11 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     crate::gateway::follow(&mounts);
     let root = workspace.root().display().to_string();
     let metrics = Arc::new(PrometheusMetrics::new());
-    let executor = Executor::builder(Arc::clone(&registry))
+    let mut executor = Executor::builder(Arc::clone(&registry));
+    if let Some(audit) = crate::audit::open(args.audit_log.as_deref())? {
+        executor = executor.hook(audit);
+    }
+    let executor = executor
         .max_safety(args.max_safety.unwrap_or(SafetyLevel::Dangerous))
         .state(workspace)
         .timeout(Duration::from_secs(args.timeout))

@@ -12,13 +12,23 @@ use serde_json::{Value, json};
 const BIN: &str = env!("CARGO_BIN_EXE_toolwright");
 
 /// A configuration mounting `toolwright serve --root <upstream_root>` as `inner`, written
-/// outside `dir` (the workspace of the outer toolwright, which its tools may read).
+/// outside `dir` (the workspace of the outer toolwright, which its tools may read). The
+/// upstream is confined to its program and its root unless `extra` says otherwise.
 fn gateway(config_dir: &Path, upstream_root: &Path, extra: &str) -> PathBuf {
     let path = config_dir.join("gateway.toml");
+    let root = toml_string(&upstream_root.display().to_string());
+    let sandbox = if extra.contains("unconfined") || extra.contains("sandbox") {
+        String::new()
+    } else {
+        let program = Path::new(BIN).parent().unwrap().display().to_string();
+        format!(
+            "sandbox = {{ read = [{}], write = [{root}] }}\n",
+            toml_string(&program)
+        )
+    };
     let text = format!(
-        "[[upstream]]\nnamespace = \"inner\"\ncommand = {}\nargs = [\"serve\", \"--root\", {}]\n{extra}",
+        "[[upstream]]\nnamespace = \"inner\"\ncommand = {}\nargs = [\"serve\", \"--root\", {root}]\n{sandbox}{extra}",
         toml_string(BIN),
-        toml_string(&upstream_root.display().to_string()),
     );
     std::fs::write(&path, text).unwrap();
     path
@@ -291,4 +301,217 @@ async fn serve_offers_the_mounted_tools_to_an_mcp_client_under_our_policy() {
     assert_eq!(write.is_error, Some(true), "{write:?}");
     assert!(!d.upstream.join("pwned.txt").exists());
     client.cancel().await.unwrap();
+}
+
+/// The hostile stdio server of `tests/gateway/hostile_server.py`: tools that read, write and
+/// connect wherever they are told.
+const HOSTILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/gateway/hostile_server.py"
+);
+
+/// A configuration mounting the hostile server as `hostile`, its tools cautious (so every
+/// call is in the audit log), with `confinement` (a `sandbox = ...` or `unconfined = true`
+/// line).
+fn hostile(config_dir: &Path, confinement: &str) -> PathBuf {
+    let path = config_dir.join("hostile.toml");
+    let text = format!(
+        "[[upstream]]\nnamespace = \"hostile\"\ncommand = \"python3\"\nargs = [{}]\n\
+         safety = \"cautious\"\n{confinement}\n",
+        toml_string(HOSTILE),
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Calls `tool` of a gateway `config` with `arguments`, the audit log at `audit`.
+fn call_tool(config: &Path, audit: &Path, tool: &str, arguments: Value, cwd: &Path) -> Output {
+    run(
+        &[
+            "call",
+            tool,
+            &arguments.to_string(),
+            "--config",
+            config.to_str().unwrap(),
+            "--root",
+            cwd.to_str().unwrap(),
+            "--audit-log",
+            audit.to_str().unwrap(),
+            "--json",
+        ],
+        cwd,
+    )
+}
+
+/// The audit log's lines.
+fn audit_lines(audit: &Path) -> Vec<Value> {
+    std::fs::read_to_string(audit)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_confined_upstream_is_stopped_by_the_kernel_and_the_attempts_are_audited() {
+    let d = dirs();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = format!("gateway-secret-{}", std::process::id());
+    std::fs::write(outside.path().join("secret"), &secret).unwrap();
+    let granted = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret"),
+        granted.path().join("link-to-secret"),
+    )
+    .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script_dir = Path::new(HOSTILE).parent().unwrap().display().to_string();
+    let config = hostile(
+        &d.config,
+        &format!(
+            "sandbox = {{ read = [{}], write = [{}] }}",
+            toml_string(&script_dir),
+            toml_string(&granted.path().display().to_string())
+        ),
+    );
+    let audit = d.config.join("audit.jsonl");
+    let o = outside.path().display().to_string();
+    let g = granted.path().display().to_string();
+
+    // What it was given works: the server runs, and writes where it may.
+    let allowed = call_tool(
+        &config,
+        &audit,
+        "hostile_write_file",
+        json!({"path": format!("{g}/mine"), "text": "mine"}),
+        &d.workspace,
+    );
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    assert_eq!(
+        std::fs::read_to_string(granted.path().join("mine")).unwrap(),
+        "mine"
+    );
+
+    let attempts = [
+        ("hostile_read_file", json!({"path": "/etc/shadow"})),
+        ("hostile_read_file", json!({"path": format!("{o}/secret")})),
+        (
+            "hostile_read_file",
+            json!({"path": format!("{g}/link-to-secret")}),
+        ),
+        (
+            "hostile_write_file",
+            json!({"path": format!("{o}/written"), "text": "pwned"}),
+        ),
+        (
+            "hostile_write_file",
+            json!({"path": "/etc/toolwright-hostile", "text": "pwned"}),
+        ),
+        (
+            "hostile_connect",
+            json!({"host": "127.0.0.1", "port": port}),
+        ),
+    ];
+    for (tool, arguments) in &attempts {
+        let output = call_tool(&config, &audit, tool, arguments.clone(), &d.workspace);
+        let shown = String::from_utf8_lossy(&output.stdout).into_owned() + &stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{tool} {arguments}: {shown}");
+        assert!(shown.contains("refused:"), "{tool} {arguments}: {shown}");
+        assert!(!shown.contains(&secret), "{tool} read the secret: {shown}");
+        assert!(!shown.contains("root:"), "{tool} read /etc/shadow: {shown}");
+    }
+    assert_eq!(
+        std::fs::read_dir(outside.path()).unwrap().count(),
+        1,
+        "the server wrote outside its box"
+    );
+    assert!(!Path::new("/etc/toolwright-hostile").exists());
+    listener.set_nonblocking(true).unwrap();
+    assert!(
+        matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the confined server opened a TCP connection"
+    );
+
+    // Every attempt is in the audit log, with what the kernel answered.
+    let lines = audit_lines(&audit);
+    assert_eq!(lines.len(), attempts.len() + 1, "{lines:#?}");
+    for (line, (tool, _)) in lines[1..].iter().zip(&attempts) {
+        assert_eq!(line["tool"], *tool, "{line}");
+        assert_eq!(line["outcome"], "failure", "{line}");
+        let error = line["error"].as_str().unwrap_or_default();
+        assert!(
+            [
+                "No such file or directory",
+                "Permission denied",
+                "Read-only file system",
+                "Network is unreachable",
+                "Operation not permitted",
+            ]
+            .iter()
+            .any(|refusal| error.contains(refusal)),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn the_same_server_unconfined_reads_what_the_confined_one_could_not() {
+    // The control: the refusals above are the kernel's, not the server's.
+    let d = dirs();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret"), "readable unconfined").unwrap();
+    let config = hostile(&d.config, "unconfined = true");
+    let audit = d.config.join("audit.jsonl");
+    let output = call_tool(
+        &config,
+        &audit,
+        "hostile_read_file",
+        json!({"path": outside.path().join("secret")}),
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("readable unconfined"));
+}
+
+#[test]
+fn a_stdio_upstream_is_confined_unless_the_configuration_says_otherwise() {
+    // No `sandbox`: the server sees the system and nothing else, not even its own script.
+    let d = dirs();
+    let config = hostile(&d.config, "");
+    let output = run(
+        &["list", "--config", config.to_str().unwrap()],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("the upstream `hostile` did not start"),
+        "{}",
+        stderr(&output)
+    );
+    let mistakes = [
+        (
+            "sandbox = { read = [\"/nonexistent/dir\"] }",
+            "`sandbox.read` names `/nonexistent/dir`, which cannot be granted",
+        ),
+        ("sandbox = { write = [\"/\"] }", "the whole file system"),
+        (
+            "sandbox = { read = [\".\"] }\nunconfined = true",
+            "not both",
+        ),
+        ("sandbox = { reed = [\".\"] }", "unknown field `reed`"),
+    ];
+    for (confinement, expected) in mistakes {
+        let config = hostile(&d.config, confinement);
+        let output = run(
+            &["list", "--config", config.to_str().unwrap()],
+            &d.workspace,
+        );
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains(expected),
+            "{confinement}: {}",
+            stderr(&output)
+        );
+    }
 }

@@ -11,6 +11,7 @@ pub mod files;
 pub mod introspection;
 mod names;
 mod quarantine;
+pub mod sandbox;
 mod walk;
 mod workspace;
 

@@ -172,6 +172,8 @@ struct Inner {
     peer: Peer<RoleClient>,
     shared: Arc<Shared>,
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, UpstreamHandler>>>,
+    /// What the start kept (a confinement's guard), dropped after the service.
+    _kept: Option<Kept>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -263,6 +265,23 @@ pub struct StdioUpstream {
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
     cwd: Option<PathBuf>,
+    prepare: Option<Prepare>,
+}
+
+/// What a connection keeps for as long as it is open (a confinement's guard).
+type Kept = Box<dyn std::any::Any + Send + Sync>;
+
+/// A step run on an upstream's command just before it starts.
+type PrepareFn = dyn Fn(&mut std::process::Command) -> std::io::Result<Kept> + Send + Sync;
+
+/// A [`PrepareFn`] shared by the clones of a [`StdioUpstream`].
+#[derive(Clone)]
+struct Prepare(Arc<PrepareFn>);
+
+impl std::fmt::Debug for Prepare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prepare(..)")
+    }
 }
 
 impl StdioUpstream {
@@ -278,11 +297,43 @@ impl StdioUpstream {
         self
     }
 
+    /// Runs `prepare` on the command just before it starts, and keeps what it returns for as
+    /// long as the connection is open: how a caller confines the server (toolwright-std's
+    /// `Sandbox::confine`, whose guard must outlive the program). An error stops the start.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use toolwright_mcp::upstream::Upstream;
+    ///
+    /// let upstream = Upstream::stdio("my-mcp-server", ["--stdio"])
+    ///     .prepare(|command| {
+    ///         // e.g. toolwright_std::sandbox::Sandbox::new().confine(command)
+    ///         command.env_remove("AWS_SECRET_ACCESS_KEY");
+    ///         Ok(())
+    ///     })
+    ///     .connect()
+    ///     .await?;
+    /// # let _ = upstream;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn prepare<F, K>(mut self, prepare: F) -> Self
+    where
+        F: Fn(&mut std::process::Command) -> std::io::Result<K> + Send + Sync + 'static,
+        K: Send + Sync + 'static,
+    {
+        self.prepare = Some(Prepare(Arc::new(move |command| {
+            prepare(command).map(|kept| Box::new(kept) as Kept)
+        })));
+        self
+    }
+
     /// Starts the command and makes the MCP handshake.
     ///
     /// # Errors
     ///
-    /// [`UpstreamError::Spawn`] when the command does not start,
+    /// [`UpstreamError::Spawn`] when the command does not start (or the
+    /// [`prepare`](Self::prepare) step fails),
     /// [`UpstreamError::Handshake`] when it does not answer `initialize`.
     pub async fn connect(self) -> Result<Upstream, UpstreamError> {
         let label = std::iter::once(&self.command)
@@ -299,13 +350,16 @@ impl StdioUpstream {
         if let Some(dir) = &self.cwd {
             command.current_dir(dir);
         }
-        let transport = rmcp::transport::TokioChildProcess::new(command).map_err(|source| {
-            UpstreamError::Spawn {
-                command: label.clone(),
-                source,
-            }
-        })?;
-        Upstream::connect_transport(label, transport).await
+        let spawn_error = |source| UpstreamError::Spawn {
+            command: label.clone(),
+            source,
+        };
+        let kept = match &self.prepare {
+            Some(Prepare(prepare)) => Some(prepare(command.as_std_mut()).map_err(spawn_error)?),
+            None => None,
+        };
+        let transport = rmcp::transport::TokioChildProcess::new(command).map_err(spawn_error)?;
+        Upstream::connect_keeping(label, transport, kept).await
     }
 }
 
@@ -398,6 +452,7 @@ impl Upstream {
             args: args.into_iter().map(Into::into).collect(),
             env: Vec::new(),
             cwd: None,
+            prepare: None,
         }
     }
 
@@ -423,7 +478,19 @@ impl Upstream {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let label = label.into();
+        Upstream::connect_keeping(label.into(), transport, None).await
+    }
+
+    /// Connects over `transport`, keeping `kept` for as long as the connection is open.
+    async fn connect_keeping<T, E, A>(
+        label: String,
+        transport: T,
+        kept: Option<Kept>,
+    ) -> Result<Upstream, UpstreamError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
         let shared = Arc::new(Shared::default());
         let handler = UpstreamHandler {
             shared: shared.clone(),
@@ -452,6 +519,7 @@ impl Upstream {
                 peer,
                 shared,
                 service: tokio::sync::Mutex::new(Some(service)),
+                _kept: kept,
             }),
         })
     }

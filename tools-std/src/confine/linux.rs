@@ -44,6 +44,32 @@ pub(crate) struct Confinement {
     hook: Option<Hook>,
 }
 
+/// Why a confinement could not be prepared.
+#[derive(Debug)]
+pub(crate) enum PrepareError {
+    /// The kernel has no Landlock and running unconfined was not allowed.
+    NotConfinable,
+    /// A part of it could not be built.
+    Failed(String),
+}
+
+/// What a confined program may reach, beyond the system's programs and libraries.
+pub(crate) struct Spec {
+    /// The directories and files it sees, each with what it may do there.
+    pub(crate) binds: Vec<(PathBuf, Access)>,
+    /// Whether the Rust toolchain is in its view.
+    pub(crate) toolchain: bool,
+    /// Whether it may use the network.
+    pub(crate) network: bool,
+    /// Whether it runs where the kernel cannot confine it (no Landlock).
+    pub(crate) unconfined_allowed: bool,
+    /// Without a mount namespace, this root is writable only in its top-level entries but
+    /// `.git` (a workspace whose `.git` is protected).
+    pub(crate) protect_root_git: Option<PathBuf>,
+    /// The prefix of its temporary directories' names.
+    pub(crate) prefix: &'static str,
+}
+
 impl Confinement {
     /// Builds everything the child needs (which allocates, so must happen before the fork).
     /// `git`: the workspace's `.git` entries, bound read-only in the command's view.
@@ -57,41 +83,67 @@ impl Confinement {
         cwd: &Path,
         git: &[PathBuf],
     ) -> Result<Confinement, ToolError> {
-        let failed = |what: &str, error: &dyn std::fmt::Display| {
-            ToolError::new(format!("cannot confine the command: {what}: {error}"))
-        };
-        let temp_dir = |prefix: &str| {
-            tempfile::Builder::new()
-                .prefix(prefix)
-                .tempdir()
-                .map_err(|e| failed("cannot create its temporary directory", &e))
-        };
-        let temp = temp_dir("run_command-")?;
-        let stage = temp_dir("run_command-view-")?;
         let git = if ws.git_writes_allowed() {
             &[][..]
         } else {
             git
         };
-        let items = view::items(ws, Some(temp.path()), git);
-        let ruleset =
-            landlock_ruleset(ws, &items, Writable::Root).map_err(|e| failed("Landlock", &e))?;
+        let root_git = ws.root().join(".git");
+        let spec = Spec {
+            binds: Vec::new(),
+            toolchain: true,
+            network: ws.network_allowed(),
+            unconfined_allowed: ws.unconfined_allowed(),
+            protect_root_git: git.contains(&root_git).then(|| ws.root().to_path_buf()),
+            prefix: "run_command-",
+        };
+        Confinement::prepare_spec(spec, cwd, |temp| view::workspace_binds(ws, Some(temp), git))
+            .map_err(|error| match error {
+                PrepareError::NotConfinable => ToolError::new(NOT_CONFINED),
+                PrepareError::Failed(message) => {
+                    ToolError::new(format!("cannot confine the command: {message}"))
+                }
+            })
+    }
+
+    /// Builds the confinement `spec` describes, the program starting in `cwd` (a directory
+    /// of its view); `more_binds` adds what needs the private temporary directory's path.
+    pub(crate) fn prepare_spec(
+        mut spec: Spec,
+        cwd: &Path,
+        more_binds: impl FnOnce(&Path) -> Vec<(PathBuf, Access)>,
+    ) -> Result<Confinement, PrepareError> {
+        let failed = |what: &str, error: &dyn std::fmt::Display| {
+            PrepareError::Failed(format!("{what}: {error}"))
+        };
+        let temp_dir = |suffix: &str| {
+            tempfile::Builder::new()
+                .prefix(&format!("{}{suffix}", spec.prefix))
+                .tempdir()
+                .map_err(|e| failed("cannot create its temporary directory", &e))
+        };
+        let temp = temp_dir("")?;
+        let stage = temp_dir("view-")?;
+        spec.binds.extend(more_binds(temp.path()));
+        let items = view::items(&spec.binds, spec.toolchain);
+        let ruleset = landlock_ruleset(&items, spec.network, Writable::Items)
+            .map_err(|e| failed("Landlock", &e))?;
         let confined = ruleset.is_some();
-        if !confined && !ws.unconfined_allowed() {
-            return Err(ToolError::new(NOT_CONFINED));
+        if !confined && !spec.unconfined_allowed {
+            return Err(PrepareError::NotConfinable);
         }
         // Without a mount namespace (no user namespaces), Landlock alone keeps the root's
         // `.git` read-only: every top-level entry but `.git` is writable, the root is not.
-        let root_git = ws.root().join(".git");
-        let fallback = if confined && git.contains(&root_git) {
-            landlock_ruleset(ws, &items, Writable::TopLevelExceptGit)
-                .map_err(|e| failed("Landlock", &e))?
-        } else {
-            None
+        let fallback = match &spec.protect_root_git {
+            Some(root) if confined => {
+                landlock_ruleset(&items, spec.network, Writable::TopLevelExceptGit(root))
+                    .map_err(|e| failed("Landlock", &e))?
+            }
+            _ => None,
         };
-        let seccomp = match syscalls::filters(ws.network_allowed()) {
+        let seccomp = match syscalls::filters(spec.network) {
             Ok(programs) => programs,
-            Err(_) if ws.unconfined_allowed() && !confined => Vec::new(),
+            Err(_) if spec.unconfined_allowed && !confined => Vec::new(),
             Err(e) => return Err(failed("seccomp", &e)),
         };
         let plan = Plan::new(stage.path(), &items)
@@ -108,7 +160,7 @@ impl Confinement {
             | libc::CLONE_NEWIPC
             | libc::CLONE_NEWUTS
             | libc::CLONE_NEWCGROUP;
-        if !ws.network_allowed() {
+        if !spec.network {
             // Only a loopback, down: no route anywhere, and no abstract UNIX socket of
             // the host (they belong to a network namespace).
             namespaces |= libc::CLONE_NEWNET;
@@ -179,13 +231,14 @@ fn raw_pid(pid: u32) -> Option<rustix::process::Pid> {
         .and_then(rustix::process::Pid::from_raw)
 }
 
-/// Where the workspace may be written.
+/// Where a writable bind may be written.
 #[derive(Clone, Copy, PartialEq)]
-enum Writable {
-    /// All of it.
-    Root,
-    /// Every top-level entry but `.git`, as they are now (the root itself read-only).
-    TopLevelExceptGit,
+enum Writable<'a> {
+    /// All of each.
+    Items,
+    /// All of each but this root: there, every top-level entry but `.git`, as they are now
+    /// (the root itself read-only).
+    TopLevelExceptGit(&'a Path),
 }
 
 /// The Landlock ruleset for a command, from its view's `items`, or `None` when the kernel
@@ -195,15 +248,15 @@ enum Writable {
 /// report from `restrict_self` is `NotEnforced` exactly when it created no kernel ruleset,
 /// which is known here, before the fork: no file descriptor.
 fn landlock_ruleset(
-    ws: &Workspace,
     items: &[Item],
-    writable: Writable,
+    network: bool,
+    writable: Writable<'_>,
 ) -> Result<Option<OwnedFd>, RulesetError> {
     let all = AccessFs::from_all(FS_ABI);
     let read_exec = AccessFs::from_read(FS_ABI);
     let device = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
     let mut ruleset = Ruleset::default().handle_access(all)?;
-    if !ws.network_allowed() {
+    if !network {
         // Handled with no rule: every TCP bind and connect is denied.
         ruleset = ruleset.handle_access(AccessNet::from_all(ABI::V4))?;
     }
@@ -214,7 +267,7 @@ fn landlock_ruleset(
         let Item::Bind { source, access, .. } = item else {
             continue;
         };
-        if source == ws.root() {
+        if matches!(writable, Writable::TopLevelExceptGit(root) if source == root) {
             continue;
         }
         let rights = match access {
@@ -225,32 +278,29 @@ fn landlock_ruleset(
         };
         ruleset = grant(ruleset, source, rights)?;
     }
-    match writable {
-        Writable::Root => ruleset = grant(ruleset, ws.root(), all)?,
-        Writable::TopLevelExceptGit => {
-            ruleset = grant(ruleset, ws.root(), read_exec)?;
-            let entries = std::fs::read_dir(ws.root()).into_iter().flatten().flatten();
-            for entry in entries {
-                if entry.file_name() == OsStr::new(".git") {
-                    continue;
-                }
-                // Not followed: a symbolic link's target keeps its own rules.
-                let Some(file) = open_no_follow(&entry.path()) else {
-                    continue;
-                };
-                let Ok(kind) = file.metadata().map(|m| m.file_type()) else {
-                    continue;
-                };
-                if kind.is_symlink() {
-                    continue;
-                }
-                let access = if kind.is_dir() {
-                    all
-                } else {
-                    AccessFs::from_file(FS_ABI)
-                };
-                ruleset = ruleset.add_rule(PathBeneath::new(file, access))?;
+    if let Writable::TopLevelExceptGit(root) = writable {
+        ruleset = grant(ruleset, root, read_exec)?;
+        let entries = std::fs::read_dir(root).into_iter().flatten().flatten();
+        for entry in entries {
+            if entry.file_name() == OsStr::new(".git") {
+                continue;
             }
+            // Not followed: a symbolic link's target keeps its own rules.
+            let Some(file) = open_no_follow(&entry.path()) else {
+                continue;
+            };
+            let Ok(kind) = file.metadata().map(|m| m.file_type()) else {
+                continue;
+            };
+            if kind.is_symlink() {
+                continue;
+            }
+            let access = if kind.is_dir() {
+                all
+            } else {
+                AccessFs::from_file(FS_ABI)
+            };
+            ruleset = ruleset.add_rule(PathBeneath::new(file, access))?;
         }
     }
     Ok(ruleset.into())

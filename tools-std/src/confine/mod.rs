@@ -74,9 +74,20 @@ mod syscalls;
 mod view;
 
 #[cfg(target_os = "linux")]
-pub(crate) use linux::{Confinement, kill, stop};
+pub(crate) use linux::{Confinement, PrepareError, Spec, kill, stop};
 #[cfg(not(target_os = "linux"))]
-pub(crate) use other::{Confinement, kill, stop};
+pub(crate) use other::{Confinement, PrepareError, Spec, kill, stop};
+#[cfg(target_os = "linux")]
+pub(crate) use view::Access;
+
+/// What a program may do with a granted path (outside Linux, nothing is confined).
+#[cfg(not(target_os = "linux"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Execute,
+    Read,
+    Write,
+}
 
 /// Whether a confined command of `ws` could read `path`: the directory or file of its view
 /// that lets it, or `None`. Always `None` where commands are not confined.

@@ -13,6 +13,25 @@ pub(crate) struct Confinement {
     temp: TempDir,
 }
 
+/// Why a confinement could not be prepared.
+#[derive(Debug)]
+pub(crate) enum PrepareError {
+    /// There is no kernel confinement here and running unconfined was not allowed.
+    NotConfinable,
+    /// A part of it could not be built.
+    Failed(String),
+}
+
+/// What a confined program may do where there is no confinement: only whether it may run.
+pub(crate) struct Spec {
+    pub(crate) binds: Vec<(PathBuf, super::Access)>,
+    pub(crate) toolchain: bool,
+    pub(crate) network: bool,
+    pub(crate) unconfined_allowed: bool,
+    pub(crate) protect_root_git: Option<PathBuf>,
+    pub(crate) prefix: &'static str,
+}
+
 impl Confinement {
     pub(crate) fn prepare(
         ws: &Workspace,
@@ -34,6 +53,25 @@ impl Confinement {
                 ToolError::new(format!(
                     "cannot create the command's temporary directory: {e}"
                 ))
+            })?;
+        Ok(Confinement { temp })
+    }
+
+    /// Without kernel confinement: a private temporary directory, when `spec` allows
+    /// running unconfined.
+    pub(crate) fn prepare_spec(
+        spec: Spec,
+        _cwd: &Path,
+        _more_binds: impl FnOnce(&Path) -> Vec<(PathBuf, super::Access)>,
+    ) -> Result<Confinement, PrepareError> {
+        if !spec.unconfined_allowed {
+            return Err(PrepareError::NotConfinable);
+        }
+        let temp = tempfile::Builder::new()
+            .prefix(spec.prefix)
+            .tempdir()
+            .map_err(|e| {
+                PrepareError::Failed(format!("cannot create its temporary directory: {e}"))
             })?;
         Ok(Confinement { temp })
     }

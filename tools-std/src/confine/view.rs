@@ -145,9 +145,24 @@ const DEV_LINKS: &[(&str, &str)] = &[
 /// The parts of cargo's home a build reads; never its `credentials*` or `config*` files.
 const CARGO_HOME_DIRS: &[&str] = &["bin", "registry", "git"];
 
-/// Everything the view of a command in `ws` holds, parents before children. `temp` is the
-/// command's temporary directory; `git` the workspace's `.git` entries to bind read-only.
-pub(crate) fn items(ws: &Workspace, temp: Option<&Path>, git: &[PathBuf]) -> Vec<Item> {
+/// What the view of a command in `ws` binds beyond the system: the workspace (writable),
+/// the command's temporary directory `temp`, and the workspace's `.git` entries `git`
+/// (read-only).
+pub(crate) fn workspace_binds(
+    ws: &Workspace,
+    temp: Option<&Path>,
+    git: &[PathBuf],
+) -> Vec<(PathBuf, Access)> {
+    let mut binds = vec![(ws.root().to_path_buf(), Access::Write)];
+    binds.extend(temp.map(|temp| (temp.to_path_buf(), Access::Write)));
+    binds.extend(git.iter().map(|entry| (entry.clone(), Access::Read)));
+    binds
+}
+
+/// Everything a view holds, parents before children: the system's programs and libraries,
+/// the allowed `/etc`, the devices, empty `/proc`, `/run` and `/tmp`, the Rust toolchain
+/// when `toolchain`, and each of `binds` (a path that does not exist is left out).
+pub(crate) fn items(binds: &[(PathBuf, Access)], toolchain: bool) -> Vec<Item> {
     let mut items = Vec::new();
     for dir in SYSTEM_DIRS {
         system_item(&mut items, Path::new(dir));
@@ -158,8 +173,10 @@ pub(crate) fn items(ws: &Workspace, temp: Option<&Path>, git: &[PathBuf]) -> Vec
     for name in etc_entries() {
         bind_existing(&mut items, &Path::new("/etc").join(name), Access::Read);
     }
-    for (dir, access) in toolchain_dirs() {
-        bind_existing(&mut items, &dir, access);
+    if toolchain {
+        for (dir, access) in toolchain_dirs() {
+            bind_existing(&mut items, &dir, access);
+        }
     }
     items.push(Item::Empty {
         path: PathBuf::from("/dev"),
@@ -179,20 +196,12 @@ pub(crate) fn items(ws: &Workspace, temp: Option<&Path>, git: &[PathBuf]) -> Vec
         });
     }
     bind_existing(&mut items, Path::new("/sys"), Access::Read);
-    items.push(Item::Bind {
-        path: ws.root().to_path_buf(),
-        source: ws.root().to_path_buf(),
-        access: Access::Write,
-        dir: true,
-    });
-    if let Some(temp) = temp {
-        bind_existing(&mut items, temp, Access::Write);
-    }
-    for entry in git {
-        bind_existing(&mut items, entry, Access::Read);
+    for (path, access) in binds {
+        bind_existing(&mut items, path, *access);
     }
     // Parents before children: a path sorts after each of its ancestors. Of two items at one
-    // path (a workspace at `/tmp`), the bind wins over an empty directory or a link.
+    // path (a workspace at `/tmp`), the bind wins over an empty directory or a link; of two
+    // binds at one path, the first given.
     items.sort_by(|a, b| a.path().cmp(b.path()).then(a.rank().cmp(&b.rank())));
     items.dedup_by(|later, first| later.path() == first.path());
     items
@@ -277,7 +286,7 @@ fn bind_existing(items: &mut Vec<Item>, path: &Path, access: Access) {
 /// rules where there is no view): the item that lets it, or `None`.
 pub(crate) fn readable_by_commands(ws: &Workspace, path: &Path) -> Option<PathBuf> {
     let path = std::fs::canonicalize(path).ok()?;
-    items(ws, None, &[])
+    items(&workspace_binds(ws, None, &[]), true)
         .into_iter()
         .find_map(|item| match item {
             Item::Bind { source, .. } if path.starts_with(&source) => Some(source),
@@ -657,7 +666,7 @@ mod tests {
     fn the_view_holds_no_secret_of_etc_and_no_cargo_credentials() {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
-        let items = items(&ws, None, &[]);
+        let items = items(&workspace_binds(&ws, None, &[]), true);
         let paths: Vec<&Path> = items.iter().map(Item::path).collect();
         for secret in ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh"] {
             assert!(!paths.contains(&Path::new(secret)), "{secret} in the view");
@@ -685,7 +694,7 @@ mod tests {
     #[test]
     fn a_workspace_where_the_view_has_an_empty_directory_is_bound() {
         let ws = Workspace::new("/tmp").unwrap();
-        let items = items(&ws, None, &[]);
+        let items = items(&workspace_binds(&ws, None, &[]), true);
         let at_tmp: Vec<&Item> = items
             .iter()
             .filter(|item| item.path() == Path::new("/tmp"))

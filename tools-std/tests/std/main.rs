@@ -13,5 +13,6 @@ mod hunks;
 mod ignores;
 mod introspection;
 mod links;
+mod programs;
 mod safety;
 mod sandbox;

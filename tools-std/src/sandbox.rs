@@ -1,0 +1,278 @@
+//! Confining a program you start yourself the way `run_command` confines its commands: an
+//! MCP server of someone else's, a plugin, a converter.
+//!
+//! [`Sandbox`] names what the program may reach; [`Sandbox::confine`] prepares a
+//! [`std::process::Command`] so that, when it is spawned, the program starts behind the same
+//! kernel walls as `run_command` (see the crate's security model): new namespaces and a
+//! private view of the file system that holds the system's programs and libraries, an
+//! allow-list of `/etc`, a few devices, its own `/proc`, a private temporary directory and
+//! exactly the paths granted here; no capabilities; Landlock rules over the same list (TCP
+//! denied without the network); and the system-call policy. A path that is not granted does
+//! not exist for the program, whatever link or `..` it follows: the kernel resolves every
+//! path inside the view.
+//!
+//! The program gets a clean environment: the variables set on the command before
+//! [`confine`](Sandbox::confine), `PATH`, `LANG`, `LC_ALL`, `LC_CTYPE` and `TZ` from ours, and
+//! `HOME` and `TMPDIR` set to its private temporary directory. Nothing else of ours, so no
+//! token of ours in the environment reaches it.
+//!
+//! The returned [`Confined`] must live as long as the program (it holds the temporary
+//! directory). Killing the process [`spawn`](std::process::Command::spawn) returned kills
+//! the program and everything it started.
+//!
+//! ```no_run
+//! use std::process::Command;
+//! use toolwright_std::sandbox::Sandbox;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut command = Command::new("node");
+//! command.arg("/opt/servers/files/index.js").arg("/srv/shared");
+//! let confined = Sandbox::new()
+//!     .read("/opt/servers/files")
+//!     .write("/srv/shared")
+//!     .confine(&mut command)?;
+//! let status = command.status()?;
+//! drop(confined);
+//! # let _ = status;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Outside Linux there is no kernel confinement: [`Sandbox::confine`] fails unless
+//! [`Sandbox::allow_unconfined`] says to run the program anyway.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::confine::{Access, Confinement, PrepareError, Spec};
+
+/// Variables of ours a confined program keeps: where programs are, and the locale and time
+/// zone. Nothing that could hold a secret.
+const KEPT_ENV: &[&str] = &["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"];
+
+/// What a confined program may reach: directories (or files) to read, to write, and
+/// whether it may use the network. Build it, then [`confine`](Sandbox::confine) a command.
+///
+/// ```
+/// use toolwright_std::sandbox::Sandbox;
+///
+/// let sandbox = Sandbox::new().read("/usr/share/doc").network(false);
+/// assert_eq!(sandbox.readable(), [std::path::PathBuf::from("/usr/share/doc")]);
+/// assert!(!sandbox.network_allowed());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Sandbox {
+    read: Vec<PathBuf>,
+    write: Vec<PathBuf>,
+    network: bool,
+    unconfined: bool,
+    cwd: Option<PathBuf>,
+}
+
+/// Why a program could not be confined.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SandboxError {
+    /// A granted path does not exist or cannot be resolved.
+    #[error("`{path}` cannot be granted to the sandbox: {source}; grant paths that exist")]
+    Path {
+        /// The path as it was given.
+        path: PathBuf,
+        /// What resolving it said.
+        source: std::io::Error,
+    },
+    /// `/` was granted, which would be the whole file system.
+    #[error(
+        "granting `{0}` would give the program the whole file system; grant the directories it \
+         needs"
+    )]
+    WholeFileSystem(PathBuf),
+    /// The working directory is not one of the granted paths.
+    #[error(
+        "the program would start in `{0}`, which it cannot see; start it in a granted \
+         directory (`Sandbox::cwd`)"
+    )]
+    WorkingDirectory(PathBuf),
+    /// The kernel cannot confine programs here and running unconfined was not allowed.
+    #[error(
+        "this system cannot confine programs (on Linux: Landlock is not available or not \
+         enabled), so the program is not started; to run it unconfined anyway, allow it with \
+         `Sandbox::allow_unconfined(true)`"
+    )]
+    NotConfinable,
+    /// A part of the confinement could not be built.
+    #[error("cannot confine the program: {0}")]
+    Failed(String),
+}
+
+/// The confinement of a program, from [`Sandbox::confine`]: keep it as long as the program
+/// runs (it holds the program's temporary directory, removed when this is dropped).
+#[derive(Debug)]
+pub struct Confined {
+    confinement: Confinement,
+}
+
+impl std::fmt::Debug for Confinement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Confinement")
+            .field("confined", &self.confined())
+            .field("temp_dir", &self.temp_dir())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Confined {
+    /// Whether the kernel confines the program (false only where it cannot and
+    /// [`Sandbox::allow_unconfined`] let the program run anyway).
+    pub fn is_confined(&self) -> bool {
+        self.confinement.confined()
+    }
+
+    /// The program's private temporary directory (its `TMPDIR` and `HOME`), writable by it.
+    pub fn temp_dir(&self) -> &Path {
+        self.confinement.temp_dir()
+    }
+}
+
+impl Sandbox {
+    /// A sandbox that grants nothing beyond the system's programs and libraries, and no
+    /// network.
+    pub fn new() -> Sandbox {
+        Sandbox::default()
+    }
+
+    /// Lets the program read (and execute) `path` and everything beneath it; not write.
+    pub fn read(mut self, path: impl Into<PathBuf>) -> Sandbox {
+        self.read.push(path.into());
+        self
+    }
+
+    /// Lets the program read and write `path` and everything beneath it.
+    pub fn write(mut self, path: impl Into<PathBuf>) -> Sandbox {
+        self.write.push(path.into());
+        self
+    }
+
+    /// Whether the program may use the network (default: no; the kernel then refuses it
+    /// IP sockets and TCP connections, and it has no network but a loopback that is down).
+    pub fn network(mut self, allowed: bool) -> Sandbox {
+        self.network = allowed;
+        self
+    }
+
+    /// Whether the program runs where the kernel cannot confine it (default: no, and
+    /// [`confine`](Sandbox::confine) fails there).
+    pub fn allow_unconfined(mut self, allowed: bool) -> Sandbox {
+        self.unconfined = allowed;
+        self
+    }
+
+    /// Where the program starts (default: the command's own working directory if it set one,
+    /// else the first directory granted to write, else the first to read, else `/`). It must
+    /// be beneath a granted path.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Sandbox {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// The paths granted to read, as given.
+    pub fn readable(&self) -> &[PathBuf] {
+        &self.read
+    }
+
+    /// The paths granted to write, as given.
+    pub fn writable(&self) -> &[PathBuf] {
+        &self.write
+    }
+
+    /// Whether the network is allowed.
+    pub fn network_allowed(&self) -> bool {
+        self.network
+    }
+
+    /// Prepares `command` to start confined: its environment is replaced (see the
+    /// [module](self)), its working directory set, and the kernel walls installed for when it
+    /// is spawned. Keep the returned [`Confined`] until the program has exited.
+    ///
+    /// # Errors
+    ///
+    /// [`SandboxError::Path`] for a granted path that does not exist,
+    /// [`SandboxError::WholeFileSystem`] for `/`, [`SandboxError::WorkingDirectory`] when
+    /// the program would start where it cannot see, [`SandboxError::NotConfinable`] where
+    /// the kernel cannot confine and that was not allowed.
+    pub fn confine(&self, command: &mut std::process::Command) -> Result<Confined, SandboxError> {
+        let mut binds = Vec::new();
+        for (paths, access) in [(&self.read, Access::Execute), (&self.write, Access::Write)] {
+            for path in paths {
+                let canonical =
+                    std::fs::canonicalize(path).map_err(|source| SandboxError::Path {
+                        path: path.clone(),
+                        source,
+                    })?;
+                if canonical.parent().is_none() {
+                    return Err(SandboxError::WholeFileSystem(path.clone()));
+                }
+                binds.push((canonical, access));
+            }
+        }
+        let cwd = self
+            .cwd
+            .clone()
+            .or_else(|| command.get_current_dir().map(Path::to_path_buf))
+            .or_else(|| self.write.first().cloned())
+            .or_else(|| self.read.first().cloned())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let cwd = std::fs::canonicalize(&cwd).map_err(|source| SandboxError::Path {
+            path: cwd.clone(),
+            source,
+        })?;
+        let visible = cwd == Path::new("/") || binds.iter().any(|(path, _)| cwd.starts_with(path));
+        if !visible {
+            return Err(SandboxError::WorkingDirectory(cwd));
+        }
+        let spec = Spec {
+            binds,
+            toolchain: false,
+            network: self.network,
+            unconfined_allowed: self.unconfined,
+            protect_root_git: None,
+            prefix: "toolwright-sandbox-",
+        };
+        let mut confinement =
+            Confinement::prepare_spec(spec, &cwd, |temp| vec![(temp.to_path_buf(), Access::Write)])
+                .map_err(|error| match error {
+                    PrepareError::NotConfinable => SandboxError::NotConfinable,
+                    PrepareError::Failed(message) => SandboxError::Failed(message),
+                })?;
+        let explicit: Vec<(OsString, OsString)> = command
+            .get_envs()
+            .filter_map(|(key, value)| Some((key.to_owned(), value?.to_owned())))
+            .collect();
+        command.env_clear();
+        for name in KEPT_ENV {
+            if let Some(value) = std::env::var_os(name) {
+                command.env(name, value);
+            }
+        }
+        command
+            .env("HOME", confinement.temp_dir())
+            .env("TMPDIR", confinement.temp_dir())
+            .envs(explicit)
+            .current_dir(&cwd);
+        confinement.install(command);
+        Ok(Confined { confinement })
+    }
+}
+
+/// Whether this system can confine programs: `false` where a [`Sandbox`] would need
+/// [`Sandbox::allow_unconfined`] to run anything.
+///
+/// ```
+/// let _ = toolwright_std::sandbox::supported();
+/// ```
+pub fn supported() -> bool {
+    let mut command = std::process::Command::new("true");
+    Sandbox::new()
+        .confine(&mut command)
+        .is_ok_and(|confined| confined.is_confined())
+}

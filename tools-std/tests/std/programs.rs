@@ -1,0 +1,247 @@
+//! `toolwright_std::sandbox`: a program one starts oneself (an MCP server of someone else's)
+//! behind the kernel walls of `run_command`, seeing exactly the paths it was granted. The
+//! attacks are made by the program itself, with every path trick it likes.
+
+use std::io::ErrorKind;
+use std::net::TcpListener;
+use std::os::unix::fs::symlink;
+use std::process::{Command, Output};
+
+use toolwright_std::sandbox::{Sandbox, SandboxError};
+
+use crate::harness::processes_with_argument;
+
+/// Runs `script` with `sh -c` in `sandbox`; the program must be confined.
+fn sh(sandbox: &Sandbox, script: &str) -> Output {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(script);
+    let confined = sandbox.confine(&mut command).unwrap();
+    assert!(
+        confined.is_confined(),
+        "the kernel must confine the program"
+    );
+    let output = command.output().unwrap();
+    drop(confined);
+    output
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A directory the program is given, one it is not (with a secret in it), and a link from
+/// the first to the second's secret.
+struct Dirs {
+    granted: tempfile::TempDir,
+    outside: tempfile::TempDir,
+    secret: String,
+}
+
+fn dirs() -> Dirs {
+    let granted = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = format!("top-secret-{}", std::process::id());
+    std::fs::write(outside.path().join("secret"), &secret).unwrap();
+    std::fs::write(granted.path().join("mine"), "mine\n").unwrap();
+    symlink(
+        outside.path().join("secret"),
+        granted.path().join("link-to-secret"),
+    )
+    .unwrap();
+    symlink(outside.path(), granted.path().join("link-to-outside")).unwrap();
+    Dirs {
+        granted,
+        outside,
+        secret,
+    }
+}
+
+#[test]
+fn a_program_reads_what_it_was_granted_and_nothing_else_whatever_path_it_takes() {
+    let d = dirs();
+    let g = d.granted.path().display().to_string();
+    let o = d.outside.path().display().to_string();
+    let sandbox = Sandbox::new().read(d.granted.path());
+    let out = sh(&sandbox, &format!("cat {g}/mine"));
+    assert_eq!(text(&out.stdout), "mine\n", "{out:?}");
+    for attempt in [
+        "cat /etc/shadow".to_owned(),
+        format!("cat {o}/secret"),
+        format!("cat {g}/link-to-secret"),
+        format!("cat {g}/link-to-outside/secret"),
+        format!("cat {g}/../$(basename {o})/secret"),
+        format!("cd {g} && cat ../$(basename {o})/secret"),
+        "cat /proc/1/root/etc/shadow".to_owned(),
+        format!("ls /root /home {o}"),
+    ] {
+        let out = sh(&sandbox, &attempt);
+        assert!(!out.status.success(), "{attempt}: {out:?}");
+        let shown = text(&out.stdout) + &text(&out.stderr);
+        assert!(!shown.contains(&d.secret), "{attempt} read the secret");
+        assert!(!shown.contains("root:"), "{attempt} read /etc/shadow");
+    }
+}
+
+#[test]
+fn a_program_writes_only_where_it_was_granted_to() {
+    let d = dirs();
+    let readable = tempfile::tempdir().unwrap();
+    let g = d.granted.path().display().to_string();
+    let o = d.outside.path().display().to_string();
+    let r = readable.path().display().to_string();
+    let sandbox = Sandbox::new().write(d.granted.path()).read(readable.path());
+    let out = sh(&sandbox, &format!("echo new > {g}/new && cat {g}/new"));
+    assert_eq!(text(&out.stdout), "new\n", "{out:?}");
+    for attempt in [
+        format!("echo pwned > {o}/written"),
+        format!("echo pwned > {g}/link-to-outside/written"),
+        format!("echo pwned > {g}/link-to-secret"),
+        format!("echo pwned > {r}/written"),
+        "echo pwned > /tmp/written-by-a-sandboxed-program".to_owned(),
+        "echo pwned > /etc/written-by-a-sandboxed-program".to_owned(),
+        format!("mkdir {o}/dir"),
+    ] {
+        let out = sh(&sandbox, &attempt);
+        assert!(!out.status.success(), "{attempt}: {out:?}");
+    }
+    let names: Vec<_> = std::fs::read_dir(d.outside.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["secret"], "something was written outside");
+    assert_eq!(
+        std::fs::read_to_string(d.outside.path().join("secret")).unwrap(),
+        d.secret
+    );
+    assert_eq!(std::fs::read_dir(readable.path()).unwrap().count(), 0);
+    assert!(!std::path::Path::new("/tmp/written-by-a-sandboxed-program").exists());
+    assert!(!std::path::Path::new("/etc/written-by-a-sandboxed-program").exists());
+}
+
+#[test]
+fn a_program_without_the_network_cannot_connect_and_the_listener_sees_nobody() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let sandbox = Sandbox::new();
+    // bash's /dev/tcp makes a real socket and connect(2).
+    let mut command = Command::new("bash");
+    command
+        .arg("-c")
+        .arg(format!("echo hello > /dev/tcp/127.0.0.1/{port}"));
+    let confined = sandbox.confine(&mut command).unwrap();
+    assert!(confined.is_confined());
+    let out = command.output().unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    // The program has exited: a connection it made would be waiting in the backlog.
+    listener.set_nonblocking(true).unwrap();
+    let accepted = listener.accept();
+    assert!(
+        matches!(&accepted, Err(e) if e.kind() == ErrorKind::WouldBlock),
+        "a confined program connected: {accepted:?}"
+    );
+}
+
+#[test]
+fn a_program_with_the_network_can_connect() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut command = Command::new("bash");
+    command
+        .arg("-c")
+        .arg(format!("echo hello > /dev/tcp/127.0.0.1/{port}"));
+    let confined = Sandbox::new().network(true).confine(&mut command).unwrap();
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    drop(confined);
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_ok(), "the connection was not made");
+}
+
+#[test]
+fn a_program_sees_a_clean_environment_and_its_own_temporary_directory() {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("env | cut -d= -f1 | sort; echo made > \"$TMPDIR/file\" && cat \"$HOME/file\"")
+        .env("GIVEN", "yes");
+    let confined = Sandbox::new().confine(&mut command).unwrap();
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let names: Vec<String> = text(&out.stdout).lines().map(str::to_owned).collect();
+    for name in &names {
+        assert!(
+            [
+                "GIVEN", "HOME", "TMPDIR", "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PWD",
+                "SHLVL", "_", "made"
+            ]
+            .contains(&name.as_str()),
+            "`{name}` reached the program: {names:?}"
+        );
+    }
+    assert!(names.iter().any(|n| n == "GIVEN"), "{names:?}");
+    assert!(names.iter().any(|n| n == "made"), "{names:?}");
+    assert!(confined.temp_dir().join("file").exists());
+}
+
+#[test]
+fn what_cannot_be_granted_is_refused_before_anything_runs() {
+    let mut command = Command::new("true");
+    let missing = Sandbox::new()
+        .read("/no/such/directory")
+        .confine(&mut command);
+    assert!(
+        matches!(missing, Err(SandboxError::Path { .. })),
+        "{missing:?}"
+    );
+    let message = missing.unwrap_err().to_string();
+    assert!(message.contains("/no/such/directory"), "{message}");
+    let root = Sandbox::new().read("/").confine(&mut command);
+    assert!(
+        matches!(root, Err(SandboxError::WholeFileSystem(_))),
+        "{root:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = Sandbox::new().cwd(dir.path()).confine(&mut command);
+    assert!(
+        matches!(elsewhere, Err(SandboxError::WorkingDirectory(_))),
+        "{elsewhere:?}"
+    );
+}
+
+#[test]
+fn killing_the_spawned_process_ends_the_program_and_what_it_started() {
+    let marker = format!("{}{}", 200_000, std::process::id());
+    let mut command = Command::new("sh");
+    // The program starts a child of its own that tries to outlive it, then waits.
+    command
+        .arg("-c")
+        .arg(format!("setsid sleep {marker} & echo started; wait"));
+    command.stdout(std::process::Stdio::piped());
+    let confined = Sandbox::new().confine(&mut command).unwrap();
+    let mut child = command.spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 8];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    assert_eq!(&first, b"started\n");
+    wait_until(
+        || processes_with_argument(&marker).len() == 1,
+        "the child to start",
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(confined);
+    // The kernel kills a PID namespace's processes when its first one dies.
+    wait_until(
+        || processes_with_argument(&marker).is_empty(),
+        "the program's child to end with it",
+    );
+}
+
+/// Waits for `done`, failing the test after a minute.
+fn wait_until(done: impl Fn() -> bool, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "waited for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
