@@ -19,6 +19,9 @@
 //! # (relative ones are taken from the file's directory), and no network unless allowed.
 //! sandbox = { read = ["/opt/servers/everything"], write = ["/srv/shared"], network = false }
 //! # unconfined = true               # ... or runs as we do, seeing all we see
+//!
+//! [serve]                           # serve's own options (`serve_config`)
+//! max_safety = "cautious"
 //! ```
 //!
 //! Every mistake is reported before anything starts, with the file and line.
@@ -42,6 +45,9 @@ use crate::ending::UsageError;
 pub(crate) struct GatewayConfig {
     #[serde(default)]
     upstream: Vec<toml::Spanned<UpstreamConfig>>,
+    /// `serve`'s own options, read by `serve_config` (ignored by `list` and `call`).
+    #[serde(default, rename = "serve")]
+    _serve: Option<toml::Table>,
 }
 
 /// What a confined stdio upstream may reach.
@@ -207,7 +213,7 @@ fn resolve_sandbox(config: &mut UpstreamConfig, base: &Path) -> Result<(), Strin
 }
 
 /// The line (from 1) of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     text.get(..offset).map_or(1, |before| {
         before.bytes().filter(|b| *b == b'\n').count() + 1
     })

@@ -9,6 +9,7 @@ mod gateway;
 mod list;
 mod prompt;
 mod serve;
+mod serve_config;
 mod shown;
 mod spinner;
 mod workspace;
@@ -22,7 +23,21 @@ use cli::{Cli, Command, LogFormat};
 use ending::{Outcome, Stop};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    // `serve --config FILE`: the file's `[serve]` options join the command line's.
+    if let Command::Serve(args) = &cli.command
+        && let Some(config) = &args.config
+    {
+        let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        match serve_config::reparse(&argv, config) {
+            Ok(Some(with_file)) => cli = with_file,
+            Ok(None) => {}
+            Err(error) => {
+                let _ = writeln!(std::io::stderr(), "error: {}", error.0);
+                return ExitCode::from(2);
+            }
+        }
+    }
     init_logging(cli.verbose, cli.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

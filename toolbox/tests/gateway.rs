@@ -515,3 +515,99 @@ fn a_stdio_upstream_is_confined_unless_the_configuration_says_otherwise() {
         );
     }
 }
+
+/// `serve --config FILE` with `FILE`'s `[serve]` options, and `extra` arguments after
+/// them; the tools an MCP client is offered.
+async fn served_tools(config: &Path, root: &Path, extra: &[&str]) -> Vec<String> {
+    let (config, root) = (config.to_owned(), root.to_owned());
+    let extra: Vec<String> = extra.iter().map(|arg| (*arg).to_owned()).collect();
+    let transport =
+        TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|command| {
+            command
+                .arg("serve")
+                .arg("--root")
+                .arg(&root)
+                .arg("--config")
+                .arg(&config)
+                .args(&extra);
+        }))
+        .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    client.cancel().await.unwrap();
+    tools.iter().map(|t| t.name.to_string()).collect()
+}
+
+#[tokio::test]
+async fn serve_takes_its_options_from_the_configuration_and_the_command_line_wins() {
+    let d = dirs();
+    let config = gateway(
+        &d.config,
+        &d.upstream,
+        "tools = { \"read_file\" = \"safe\" }\n\n[serve]\nmax_safety = \"safe\"\n",
+    );
+    let tools = served_tools(&config, &d.workspace, &[]).await;
+    assert!(tools.iter().any(|t| t == "inner_read_file"), "{tools:?}");
+    assert!(
+        !tools
+            .iter()
+            .any(|t| t == "inner_write_file" || t == "run_command"),
+        "the file's max_safety = safe was not applied: {tools:?}"
+    );
+    let tools = served_tools(&config, &d.workspace, &["--max-safety", "dangerous"]).await;
+    assert!(
+        tools.iter().any(|t| t == "inner_write_file"),
+        "the command line did not win: {tools:?}"
+    );
+}
+
+#[test]
+fn serve_options_in_the_configuration_are_checked_with_their_line() {
+    let d = dirs();
+    let cases = [
+        (
+            "[serve]\nmax_safety = \"harmless\"\n",
+            ":2: `[serve]` `max_safety`: invalid value 'harmless'",
+        ),
+        (
+            "\n[serve]\nhtp = \"127.0.0.1:0\"\n",
+            ":3: `serve` has no option `htp`; did you mean `http`?",
+        ),
+        (
+            "[serve]\nallow_dangerous = \"yes\"\n",
+            ":2: `allow_dangerous` takes true or false, not a string",
+        ),
+        (
+            "[serve]\ntimeout = [1, 2]\n",
+            ":2: `timeout` takes one value, not a list",
+        ),
+        (
+            "[serve]\nconfig = \"other.toml\"\n",
+            ":2: `[serve]` cannot name another configuration",
+        ),
+        (
+            "[serve]\nallow_origin = [\"https://a\"]\n",
+            "required arguments were not provided: --http",
+        ),
+    ];
+    for (text, expected) in cases {
+        let path = d.config.join("serve.toml");
+        std::fs::write(&path, text).unwrap();
+        let output = run(
+            &[
+                "serve",
+                "--config",
+                path.to_str().unwrap(),
+                "--root",
+                d.workspace.to_str().unwrap(),
+            ],
+            &d.workspace,
+        );
+        assert_eq!(output.status.code(), Some(2), "{text}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains(expected) && stderr(&output).contains("serve.toml"),
+            "{text}: {}",
+            stderr(&output)
+        );
+    }
+}

@@ -1,0 +1,211 @@
+//! `[serve]` of a gateway configuration (`--config`): `serve`'s own options in the file,
+//! named as on the command line without the dashes, so one file describes the whole
+//! server. Options given on the command line win over the file's.
+//!
+//! ```toml
+//! [serve]
+//! http = "127.0.0.1:8080"
+//! max_safety = "cautious"
+//! allow_origin = ["https://app.example.com"]   # repeated options take lists
+//! insecure_no_auth = false                     # flags are true or false
+//! ```
+//!
+//! The file's options become command-line arguments, checked by the same parser; a mistake
+//! names the file and the line of its key.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::Path;
+
+use clap::{CommandFactory, FromArgMatches};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::cli::Cli;
+use crate::ending::UsageError;
+use crate::gateway::line_of;
+
+/// The `[serve]` table of a configuration, each key with its place.
+#[derive(Deserialize)]
+struct ServeSection {
+    #[serde(default)]
+    serve: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+}
+
+/// One option of the file, as arguments, with the line of its key.
+struct FileOption {
+    key: String,
+    long: String,
+    line: usize,
+    args: Vec<OsString>,
+}
+
+/// The command line `argv` of `toolwright serve --config FILE ...` with the options of
+/// `FILE`'s `[serve]` table added, parsed again; `None` when `argv` is not such a command
+/// or the table is empty or missing.
+///
+/// # Errors
+///
+/// A key `serve` does not take, a value of the wrong kind, or an option's value the parser
+/// refuses, each named with the file and line.
+pub(crate) fn reparse(argv: &[OsString], config: &Path) -> Result<Option<Cli>, UsageError> {
+    let text = std::fs::read_to_string(config).map_err(|error| {
+        UsageError(format!(
+            "cannot read the configuration `{}`: {error}",
+            config.display()
+        ))
+    })?;
+    // The rest of the file is checked by the gateway's own loading.
+    let Ok(section) = toml::from_str::<ServeSection>(&text) else {
+        return Ok(None);
+    };
+    if section.serve.is_empty() {
+        return Ok(None);
+    }
+    let command = Cli::command();
+    let Some(serve) = command.find_subcommand("serve") else {
+        return Ok(None);
+    };
+    let mut options = Vec::new();
+    for (key, value) in &section.serve {
+        let line = line_of(&text, key.span().start);
+        let at = format!("{}:{line}", config.display());
+        let name = key.get_ref().replace('-', "_");
+        let long = name.replace('_', "-");
+        if name == "config" {
+            return Err(UsageError(format!(
+                "{at}: `[serve]` cannot name another configuration (`config`)"
+            )));
+        }
+        let Some(arg) = serve
+            .get_arguments()
+            .find(|arg| arg.get_long() == Some(long.as_str()))
+        else {
+            let known: Vec<String> = serve
+                .get_arguments()
+                .filter_map(|arg| arg.get_long())
+                .filter(|long| *long != "config" && *long != "help")
+                .map(|long| long.replace('-', "_"))
+                .collect();
+            let hint = toolwright_names::did_you_mean(&name, known.iter().map(String::as_str))
+                .map(|close| format!("; did you mean `{close}`?"))
+                .unwrap_or_default();
+            return Err(UsageError(format!(
+                "{at}: `serve` has no option `{name}`{hint} (see `toolwright serve --help`)"
+            )));
+        };
+        let takes_value = arg.get_action().takes_values();
+        let repeated = matches!(arg.get_action(), clap::ArgAction::Append);
+        let flag = format!("--{long}");
+        let wrong = |expected: &str| {
+            UsageError(format!(
+                "{at}: `{name}` takes {expected}, not {}",
+                describe(value.get_ref())
+            ))
+        };
+        let scalar = |value: &toml::Value| match value {
+            toml::Value::String(text) => Some(OsString::from(text)),
+            toml::Value::Integer(n) => Some(OsString::from(n.to_string())),
+            toml::Value::Float(x) => Some(OsString::from(x.to_string())),
+            _ => None,
+        };
+        let args = match (value.get_ref(), takes_value) {
+            (toml::Value::Boolean(on), false) => {
+                if *on {
+                    vec![OsString::from(&flag)]
+                } else {
+                    Vec::new()
+                }
+            }
+            (_, false) => return Err(wrong("true or false")),
+            (toml::Value::Array(items), true) if repeated => {
+                let mut args = Vec::new();
+                for item in items {
+                    let item = scalar(item).ok_or_else(|| wrong("a list of values"))?;
+                    args.push(OsString::from(&flag));
+                    args.push(item);
+                }
+                args
+            }
+            (value, true) => {
+                let single = scalar(value).ok_or_else(|| {
+                    wrong(if repeated {
+                        "a value or a list of values"
+                    } else {
+                        "one value"
+                    })
+                })?;
+                vec![OsString::from(&flag), single]
+            }
+        };
+        options.push(FileOption {
+            key: name,
+            long,
+            line,
+            args,
+        });
+    }
+    let Some(at) = argv.iter().skip(1).position(|arg| arg == "serve") else {
+        return Ok(None);
+    };
+    let mut args: Vec<OsString> = argv[..at + 2].to_vec();
+    for option in &options {
+        args.extend(option.args.iter().cloned());
+    }
+    args.extend(argv[at + 2..].iter().cloned());
+    let matches = Cli::command()
+        .args_override_self(true)
+        .try_get_matches_from(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    match matches {
+        Ok(cli) => Ok(Some(cli)),
+        Err(error) => {
+            let rendered = error.render().to_string();
+            // The error's paragraph, without the usage that follows it.
+            let message = rendered
+                .lines()
+                .take_while(|line| !line.trim().is_empty())
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
+                .trim_start_matches("error: ")
+                .to_owned();
+            // The option clap names, as `--max-safety <LEVEL>`.
+            let named = match error.get(clap::error::ContextKind::InvalidArg) {
+                Some(clap::error::ContextValue::String(arg)) => Some(arg.clone()),
+                Some(clap::error::ContextValue::Strings(args)) => args.first().cloned(),
+                _ => None,
+            };
+            let named = named
+                .as_deref()
+                .and_then(|arg| arg.split(' ').next())
+                .unwrap_or_default()
+                .to_owned();
+            let culprit = options
+                .iter()
+                .find(|option| named == format!("--{}", option.long));
+            Err(UsageError(match culprit {
+                Some(option) => format!(
+                    "{}:{}: `[serve]` `{}`: {message}",
+                    config.display(),
+                    option.line,
+                    option.key
+                ),
+                None => format!("{}: with `[serve]`'s options: {message}", config.display()),
+            }))
+        }
+    }
+}
+
+/// A TOML value's kind, for messages.
+fn describe(value: &toml::Value) -> &'static str {
+    match value {
+        toml::Value::String(_) => "a string",
+        toml::Value::Integer(_) => "a number",
+        toml::Value::Float(_) => "a number",
+        toml::Value::Boolean(_) => "true or false",
+        toml::Value::Datetime(_) => "a date",
+        toml::Value::Array(_) => "a list",
+        toml::Value::Table(_) => "a table",
+    }
+}
