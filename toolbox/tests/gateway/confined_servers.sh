@@ -70,3 +70,22 @@ writes = [l for l in lines if l["tool"] == "files_write_file"]
 assert [w["outcome"] for w in writes] == ["success", "failure"], writes
 print(f"confined server-filesystem: {len(lines)} audited calls, the alias and the link refused by the kernel")
 PY
+
+# The book's example configuration (book/src/gateway.md, its first TOML block), with its
+# directories here: the server it names is listed and called as the book says.
+python3 - "$(dirname "$0")/../../../book/src/gateway.md" "$work" > "$work/book.toml" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+block = text.split("```toml\n", 1)[1].split("```", 1)[0]
+work = sys.argv[2]
+for host, here in [("/opt/mcp", f"{work}/npm"), ("/srv/shared", f"{work}/shared"),
+                   ("/var/log/toolwright", work)]:
+    block = block.replace(host, here)
+print(block)
+PY
+"$bin" list --config "$work/book.toml" 2>"$work/stderr" | grep -q "^files_read_text_file *safe" \
+    || fail "the book's configuration: $(cat "$work/stderr")"
+out="$("$bin" call files_list_directory "{\"path\": \"$work/shared\"}" --config "$work/book.toml" 2>"$work/stderr")" \
+    || fail "the book's configuration, list_directory: $(cat "$work/stderr")"
+grep -q "note.txt" <<<"$out" || fail "the book's configuration listed: $out"
+echo "the book's example configuration: listed and called"
