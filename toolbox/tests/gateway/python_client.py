@@ -1,10 +1,14 @@
 """The official Python MCP SDK (`mcp` on PyPI, its `Client` in default mode: MCP 2026-07-28)
 against `toolwright serve --config`, over streamable HTTP with a bearer token, in front of
-`@modelcontextprotocol/server-everything` from npm.
+`@modelcontextprotocol/server-everything` and `@modelcontextprotocol/server-memory` from npm
+and `mcp-server-time` from PyPI.
 
 Usage: python python_client.py PATH/TO/toolwright
+(`mcp-server-time` is taken from beside this Python: the virtual environment .ci/run makes
+installs it.)
 
-Checks: no token is refused (401); the upstream's tools are listed under their namespace;
+Checks: no token is refused (401); the three upstreams' tools are listed under their
+namespaces;
 a safe call; a dangerous call refused to a client that cannot approve and approved through
 elicitation by one that can (an image comes back as an image); a cautious call that reports
 progress, forwarded from the upstream; a slow call cancelled by the client, after which the
@@ -12,6 +16,7 @@ server still answers.
 """
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -55,8 +60,13 @@ async def exercise(url: str) -> None:
 
     async with client(url) as session:
         names = {tool.name for tool in (await session.list_tools()).tools}
-        for name in ("everything_echo", "everything_get_tiny_image", "everything_trigger_long_running_operation", "read_file"):
+        for name in ("everything_echo", "everything_get_tiny_image", "everything_trigger_long_running_operation",
+                     "memory_read_graph", "memory_create_entities", "time_get_current_time", "time_convert_time",
+                     "read_file"):
             check(name in names, f"{name} not listed: {sorted(names)}")
+        for namespace in ("everything", "memory", "time"):
+            mounted = sorted(name for name in names if name.startswith(f"{namespace}_"))
+            print(f"{namespace}: {len(mounted)} tools: {', '.join(mounted)}")
         result = await session.call_tool("everything_echo", {"message": "hello gateway"})
         check(result.is_error is False and "hello gateway" in result.content[0].text, f"echo: {result}")
         result = await session.call_tool("everything_get_tiny_image", {})
@@ -110,11 +120,18 @@ def main() -> None:
             f.write(f"{TOKEN} tools:safe tools:cautious tools:dangerous tools:approve\n")
         os.chmod(tokens, 0o600)
         config = os.path.join(secrets, "gateway.toml")
+        time_server = os.path.join(os.path.dirname(sys.executable), "mcp-server-time")
+        check(os.access(time_server, os.X_OK), f"no {time_server}: pip install mcp-server-time==2026.10.19")
         with open(config, "w") as f:
             f.write(
                 '[[upstream]]\nnamespace = "everything"\ncommand = "npx"\n'
                 'args = ["-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"]\n'
                 'tools = { "echo" = "safe", "trigger-long-running-operation" = "cautious" }\n'
+                '\n[[upstream]]\nnamespace = "memory"\ncommand = "npx"\n'
+                'args = ["-y", "@modelcontextprotocol/server-memory@2026.8.31"]\n'
+                f'env = {{ MEMORY_FILE_PATH = {json.dumps(os.path.join(secrets, "memory.jsonl"))} }}\n'
+                f'\n[[upstream]]\nnamespace = "time"\ncommand = {json.dumps(time_server)}\n'
+                'args = ["--local-timezone", "UTC"]\n'
             )
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Real MCP servers no one here wrote, installed from npm, mounted with `toolwright --config`:
-# their tools listed under a namespace, a safe read, a sum, an image that comes back as an
-# image, and a dangerous call refused without approval (and run with it).
-# Usage: toolbox/tests/gateway/real_servers.sh path/to/toolwright
+# Real MCP servers no one here wrote, installed from npm and PyPI, mounted with
+# `toolwright --config`: their tools listed under a namespace, a safe read, a sum, an image
+# that comes back as an image, a dangerous call refused without approval (and run with it),
+# and the Python time server's answer and its error for an unknown time zone.
+# Usage: toolbox/tests/gateway/real_servers.sh path/to/toolwright path/to/mcp-server-time
+#   (mcp-server-time: the command `pip install mcp-server-time==2026.10.19` installs; .ci/run
+#   puts it in its virtual environment)
 set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: $0 path/to/toolwright path/to/mcp-server-time" >&2; exit 2; }
 bin="$1"
+time_server="$2"
 work="$(mktemp -d "${TMPDIR:-/tmp}/toolwright-gateway.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "real_servers.sh: $*" >&2; exit 1; }
@@ -25,6 +30,16 @@ tools = { "read_graph" = "safe", "search_*" = "safe" }
 TOML
 # The memory server keeps its graph where it is told (not in npm's cache).
 printf 'env = { MEMORY_FILE_PATH = "%s" }\n' "$work/memory.jsonl" >> "$work/gateway.toml"
+# A Python server from PyPI (mcp-server-time, on the official Python SDK): its local time
+# zone fixed, so nothing depends on the machine's.
+cat >> "$work/gateway.toml" <<TOML
+
+[[upstream]]
+namespace = "time"
+command = "$time_server"
+args = ["--local-timezone", "UTC"]
+tools = { "get_current_time" = "safe" }
+TOML
 run() { "$bin" "$@" --config "$work/gateway.toml" 2>"$work/stderr"; }
 
 run list --json > "$work/tools.json" || fail "list failed: $(cat "$work/stderr")"
@@ -34,10 +49,11 @@ tools = {t["name"]: t["safety"] for t in json.load(open(sys.argv[1]))}
 expect = {"everything_echo": "safe", "everything_get_sum": "safe",
           "everything_get_env": "dangerous", "everything_get_tiny_image": "dangerous",
           "memory_read_graph": "safe", "memory_create_entities": "dangerous",
+          "time_get_current_time": "safe", "time_convert_time": "dangerous",
           "read_file": "safe"}
 for name, safety in expect.items():
     assert tools.get(name) == safety, f"{name}: {tools.get(name)!r}, expected {safety!r}"
-print(f"listed {len(tools)} tools, {sum(n.startswith(('everything_', 'memory_')) for n in tools)} mounted")
+print(f"listed {len(tools)} tools, {sum(n.startswith(('everything_', 'memory_', 'time_')) for n in tools)} mounted")
 PY
 
 out="$(run call everything_echo '{"message": "hello gateway"}')" || fail "echo: $(cat "$work/stderr")"
@@ -63,4 +79,31 @@ PY
 out="$(run call memory_create_entities '{"entities": [{"name": "toolwright", "entityType": "project", "observations": ["mounted"]}]}' --yes)" \
     || fail "create_entities: $(cat "$work/stderr")"
 grep -q '"toolwright"' "$work/memory.jsonl" || fail "the approved write did not reach the memory server"
+
+# The time server: a time for UTC, in the shape it documents (no assertion on the value).
+run call time_get_current_time '{"timezone": "UTC"}' --json > "$work/time.json" \
+    || fail "get_current_time: $(cat "$work/stderr")"
+python3 - "$work/time.json" <<'PY'
+import json, re, sys
+result = json.load(open(sys.argv[1]))
+assert result["success"] is True, result
+answer = json.loads(result["content"])
+assert result.get("structured_content") == answer, result
+assert answer["timezone"] == "UTC", answer
+assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", answer["datetime"]), answer
+assert answer["is_dst"] is False, answer
+print("time_get_current_time answered:", sorted(answer))
+PY
+# An unknown time zone: the upstream's own error, as a tool error (exit status 1, the tool
+# failed; not 2, a usage error), with the upstream's words.
+status=0
+run call time_get_current_time '{"timezone": "Not/AZone"}' --json > "$work/bad.json" || status=$?
+[ "$status" -eq 1 ] || fail "an unknown time zone: exit status $status: $(cat "$work/bad.json" "$work/stderr")"
+python3 - "$work/bad.json" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+assert result["success"] is False, result
+assert "Invalid timezone" in result["error"] and "Not/AZone" in result["error"], result["error"]
+print("time_get_current_time of an unknown zone failed with the upstream's error")
+PY
 echo "real servers through --config: ok"
