@@ -122,16 +122,35 @@ def main() -> None:
         config = os.path.join(secrets, "gateway.toml")
         time_server = os.path.join(os.path.dirname(sys.executable), "mcp-server-time")
         check(os.access(time_server, os.X_OK), f"no {time_server}: pip install mcp-server-time==2026.10.19")
+        # Each server installed once and run confined (the CLI's default): it sees the
+        # system, its installation and what its `sandbox` grants.
+        npm = os.path.join(secrets, "npm")
+        subprocess.run(
+            ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", npm,
+             "@modelcontextprotocol/server-everything@2026.8.31",
+             "@modelcontextprotocol/server-memory@2026.8.31"],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+        memory = os.path.join(secrets, "memory")
+        os.mkdir(memory)
+        venv = os.path.dirname(os.path.dirname(time_server))
+        with open(os.path.join(venv, "pyvenv.cfg")) as cfg:
+            home = next(l.split("=", 1)[1].strip() for l in cfg if l.startswith("home"))
+        q = json.dumps
         with open(config, "w") as f:
             f.write(
-                '[[upstream]]\nnamespace = "everything"\ncommand = "npx"\n'
-                'args = ["-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"]\n'
+                '[[upstream]]\nnamespace = "everything"\n'
+                f'command = {q(os.path.join(npm, "node_modules/.bin/mcp-server-everything"))}\n'
+                'args = ["stdio"]\n'
                 'tools = { "echo" = "safe", "trigger-long-running-operation" = "cautious" }\n'
-                '\n[[upstream]]\nnamespace = "memory"\ncommand = "npx"\n'
-                'args = ["-y", "@modelcontextprotocol/server-memory@2026.8.31"]\n'
-                f'env = {{ MEMORY_FILE_PATH = {json.dumps(os.path.join(secrets, "memory.jsonl"))} }}\n'
-                f'\n[[upstream]]\nnamespace = "time"\ncommand = {json.dumps(time_server)}\n'
+                f'sandbox = {{ read = [{q(npm)}] }}\n'
+                '\n[[upstream]]\nnamespace = "memory"\n'
+                f'command = {q(os.path.join(npm, "node_modules/.bin/mcp-server-memory"))}\n'
+                f'env = {{ MEMORY_FILE_PATH = {q(os.path.join(memory, "memory.jsonl"))} }}\n'
+                f'sandbox = {{ read = [{q(npm)}], write = [{q(memory)}] }}\n'
+                f'\n[[upstream]]\nnamespace = "time"\ncommand = {q(time_server)}\n'
                 'args = ["--local-timezone", "UTC"]\n'
+                f'sandbox = {{ read = [{q(venv)}, {q(os.path.dirname(home))}] }}\n'
             )
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))

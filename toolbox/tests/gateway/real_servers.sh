@@ -14,31 +14,41 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/toolwright-gateway.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "real_servers.sh: $*" >&2; exit 1; }
 
-# Pinned versions: the test must not change when the registry does.
-cat > "$work/gateway.toml" <<'TOML'
+# Pinned versions: the test must not change when the registry does. Installed once, each
+# server runs confined (the CLI's default): it sees the system, its installation (read-only)
+# and what its `sandbox` grants, and no network.
+npm install --silent --no-audit --no-fund --prefix "$work/npm" \
+    @modelcontextprotocol/server-everything@2026.8.31 \
+    @modelcontextprotocol/server-memory@2026.8.31 >/dev/null
+mkdir -p "$work/memory"
+# The Python server runs from its virtual environment (the program's directory's parent)
+# on the interpreter the environment was made from (`home` in its pyvenv.cfg).
+venv="$(dirname "$(dirname "$time_server")")"
+python_home="$(dirname "$(sed -n 's/^home *= *//p' "$venv/pyvenv.cfg")")"
+cat > "$work/gateway.toml" <<TOML
 [[upstream]]
 namespace = "everything"
-command = "npx"
-args = ["-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"]
+command = "$work/npm/node_modules/.bin/mcp-server-everything"
+args = ["stdio"]
 tools = { "echo" = "safe", "get-sum" = "safe" }
+sandbox = { read = ["$work/npm"] }
 
 [[upstream]]
 namespace = "memory"
-command = "npx"
-args = ["-y", "@modelcontextprotocol/server-memory@2026.8.31"]
+command = "$work/npm/node_modules/.bin/mcp-server-memory"
 tools = { "read_graph" = "safe", "search_*" = "safe" }
-TOML
-# The memory server keeps its graph where it is told (not in npm's cache).
-printf 'env = { MEMORY_FILE_PATH = "%s" }\n' "$work/memory.jsonl" >> "$work/gateway.toml"
+# The memory server keeps its graph where it is told, the one place it may write.
+env = { MEMORY_FILE_PATH = "$work/memory/memory.jsonl" }
+sandbox = { read = ["$work/npm"], write = ["$work/memory"] }
+
 # A Python server from PyPI (mcp-server-time, on the official Python SDK): its local time
 # zone fixed, so nothing depends on the machine's.
-cat >> "$work/gateway.toml" <<TOML
-
 [[upstream]]
 namespace = "time"
 command = "$time_server"
 args = ["--local-timezone", "UTC"]
 tools = { "get_current_time" = "safe" }
+sandbox = { read = ["$venv", "$python_home"] }
 TOML
 run() { "$bin" "$@" --config "$work/gateway.toml" 2>"$work/stderr"; }
 
@@ -78,7 +88,7 @@ print("image block passed through:", kinds)
 PY
 out="$(run call memory_create_entities '{"entities": [{"name": "toolwright", "entityType": "project", "observations": ["mounted"]}]}' --yes)" \
     || fail "create_entities: $(cat "$work/stderr")"
-grep -q '"toolwright"' "$work/memory.jsonl" || fail "the approved write did not reach the memory server"
+grep -q '"toolwright"' "$work/memory/memory.jsonl" || fail "the approved write did not reach the memory server"
 
 # The time server: a time for UTC, in the shape it documents (no assertion on the value).
 run call time_get_current_time '{"timezone": "UTC"}' --json > "$work/time.json" \
