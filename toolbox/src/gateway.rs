@@ -175,7 +175,61 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
         }
         options(config).map_err(|message| UsageError(format!("{at}: {message}")))?;
     }
+    // A confined server must not see the file that holds the others' environments and
+    // tokens, nor a token file.
+    let mut secrets = vec![("gateway configuration".to_owned(), path.to_path_buf())];
+    secrets.extend(
+        secret_files(&config)
+            .into_iter()
+            .map(|file| ("upstream token file".to_owned(), file)),
+    );
+    for (what, file) in &secrets {
+        refuse_exposed_to_upstreams(&config, what, file)?;
+    }
     Ok(config)
+}
+
+/// Refuses when a confined upstream of `config` could read `file` (its `sandbox` grants a
+/// directory that holds it, or it is in a directory every confined program sees).
+pub(crate) fn refuse_exposed_to_upstreams(
+    config: &GatewayConfig,
+    what: &str,
+    file: &Path,
+) -> Result<(), UsageError> {
+    for upstream in &config.upstream {
+        let upstream = upstream.get_ref();
+        let Some(sandbox) = sandbox_of(upstream) else {
+            continue;
+        };
+        if let Some(through) = sandbox.readable_through(file) {
+            return Err(UsageError(format!(
+                "the {what} {} is readable by the upstream `{}` (through {}, which its \
+                 confinement shows it); move the file out of the directories it is granted, \
+                 and out of /usr, /opt and /etc (for example to ~/.config/toolwright/, mode \
+                 600)",
+                file.display(),
+                upstream.namespace,
+                through.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The confinement of a stdio upstream, or `None` for an HTTP or unconfined one.
+fn sandbox_of(config: &UpstreamConfig) -> Option<Sandbox> {
+    if config.command.is_none() || config.unconfined {
+        return None;
+    }
+    let settings = config.sandbox.as_ref()?;
+    let mut sandbox = Sandbox::new().network(settings.network);
+    for path in &settings.read {
+        sandbox = sandbox.read(path.clone());
+    }
+    for path in &settings.write {
+        sandbox = sandbox.write(path.clone());
+    }
+    Some(sandbox)
 }
 
 /// Checks a stdio upstream's confinement and makes its paths absolute (relative ones are

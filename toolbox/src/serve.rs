@@ -29,7 +29,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             &args.http_options.request_state_key_file,
         ),
     ];
-    for (what, path) in secrets {
+    for (what, path) in &secrets {
         if let Some(path) = path {
             refuse_exposed_secret(&workspace, what, path)?;
         }
@@ -44,6 +44,12 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             let config = crate::gateway::load(path)?;
             for file in crate::gateway::secret_files(&config) {
                 refuse_exposed_secret(&workspace, "upstream token file (in --config)", &file)?;
+            }
+            // Nor may a confined upstream read what decides who may call.
+            for (what, path) in &secrets {
+                if let Some(path) = path {
+                    crate::gateway::refuse_exposed_to_upstreams(&config, what, path)?;
+                }
             }
             Ok::<_, UsageError>(config)
         })

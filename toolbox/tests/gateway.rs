@@ -611,3 +611,55 @@ fn serve_options_in_the_configuration_are_checked_with_their_line() {
         );
     }
 }
+
+#[test]
+fn a_confined_upstream_may_not_be_granted_the_configuration_or_a_token_file() {
+    let d = dirs();
+    let granted = tempfile::tempdir().unwrap();
+    let g = toml_string(&granted.path().display().to_string());
+    let script_dir = toml_string(&Path::new(HOSTILE).parent().unwrap().display().to_string());
+    // The configuration itself inside a directory the server may read.
+    let config = hostile(
+        granted.path(),
+        &format!("sandbox = {{ read = [{script_dir}, {g}] }}"),
+    );
+    let output = run(
+        &["list", "--config", config.to_str().unwrap()],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("gateway configuration")
+            && stderr(&output).contains("readable by the upstream `hostile`"),
+        "{}",
+        stderr(&output)
+    );
+    // serve's own token file, where the server may write.
+    let config = hostile(
+        &d.config,
+        &format!("sandbox = {{ read = [{script_dir}], write = [{g}] }}"),
+    );
+    let tokens = granted.path().join("tokens");
+    std::fs::write(&tokens, "t0ken tools:safe\n").unwrap();
+    let output = run(
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--auth-token-file",
+            tokens.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--root",
+            d.workspace.to_str().unwrap(),
+        ],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("token file (--auth-token-file)")
+            && stderr(&output).contains("readable by the upstream `hostile`"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -44,7 +44,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::confine::{Access, Confinement, PrepareError, Spec};
+use crate::confine::{self, Access, Confinement, PrepareError, Spec};
 
 /// Variables of ours a confined program keeps: where programs are, and the locale and time
 /// zone. Nothing that could hold a secret.
@@ -188,6 +188,34 @@ impl Sandbox {
     /// Whether the network is allowed.
     pub fn network_allowed(&self) -> bool {
         self.network
+    }
+
+    /// The directory or file through which a program confined by this sandbox could read
+    /// `path` (one of the system's directories, an allowed `/etc` file, a granted path), or
+    /// `None`: the question to ask before granting a directory that may hold a secret.
+    /// Where the system cannot confine programs, `Some("/")`.
+    ///
+    /// ```
+    /// use toolwright_std::sandbox::Sandbox;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let secret = dir.path().join("token");
+    /// std::fs::write(&secret, "s3cret")?;
+    /// # #[cfg(target_os = "linux")]
+    /// assert_eq!(Sandbox::new().readable_through(&secret), None);
+    /// # #[cfg(target_os = "linux")]
+    /// assert!(Sandbox::new().read(dir.path()).readable_through(&secret).is_some());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn readable_through(&self, path: impl AsRef<Path>) -> Option<PathBuf> {
+        let binds: Vec<(PathBuf, Access)> = self
+            .read
+            .iter()
+            .map(|path| (path, Access::Execute))
+            .chain(self.write.iter().map(|path| (path, Access::Write)))
+            .filter_map(|(path, access)| Some((std::fs::canonicalize(path).ok()?, access)))
+            .collect();
+        confine::readable_through(&binds, path.as_ref())
     }
 
     /// Prepares `command` to start confined: its environment is replaced (see the

@@ -89,6 +89,21 @@ pub(crate) enum Access {
     Write,
 }
 
+/// Whether a program confined with `binds` could read `path`: the directory or file of its
+/// view that lets it, or `None`. Outside Linux (no confinement) everything.
+pub(crate) fn readable_through(
+    binds: &[(std::path::PathBuf, Access)],
+    path: &std::path::Path,
+) -> Option<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    return view::readable_through(binds, false, path);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (binds, path);
+        Some(std::path::PathBuf::from("/"))
+    }
+}
+
 /// Whether a confined command of `ws` could read `path`: the directory or file of its view
 /// that lets it, or `None`. Always `None` where commands are not confined.
 pub(crate) fn readable_by_commands(

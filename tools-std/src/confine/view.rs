@@ -285,8 +285,18 @@ fn bind_existing(items: &mut Vec<Item>, path: &Path, access: Access) {
 /// Whether a confined command of `ws` could read `path` (through its view, or Landlock's
 /// rules where there is no view): the item that lets it, or `None`.
 pub(crate) fn readable_by_commands(ws: &Workspace, path: &Path) -> Option<PathBuf> {
+    readable_through(&workspace_binds(ws, None, &[]), true, path)
+}
+
+/// Whether a program whose view holds `binds` (and the toolchain when `toolchain`) could
+/// read `path`: the bound directory or file that lets it, or `None`.
+pub(crate) fn readable_through(
+    binds: &[(PathBuf, Access)],
+    toolchain: bool,
+    path: &Path,
+) -> Option<PathBuf> {
     let path = std::fs::canonicalize(path).ok()?;
-    items(&workspace_binds(ws, None, &[]), true)
+    items(binds, toolchain)
         .into_iter()
         .find_map(|item| match item {
             Item::Bind { source, .. } if path.starts_with(&source) => Some(source),
