@@ -592,15 +592,17 @@ impl Executor {
         token: CancellationToken,
         options: &CallOptions,
     ) -> ToolContext {
+        let ceiling = self.ceiling(options);
         let mut context = ToolContext::new()
             .with_call_id(id)
             .with_tool_name(tool)
             .with_state(Arc::clone(&self.inner.state))
-            .with_max_safety(self.ceiling(options))
+            .with_max_safety(ceiling)
+            // A view, not a listing: the tools are read only if the tool asks.
             .with_catalog(
                 self.inner
                     .registry
-                    .call_catalog(self.ceiling(options), options.allowed.as_ref()),
+                    .call_catalog(ceiling, options.allowed.as_ref()),
             )
             .with_cancellation(token);
         if let Some(reporter) = &options.progress {
