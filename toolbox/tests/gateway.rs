@@ -180,17 +180,8 @@ fn configuration_mistakes_are_refused_with_their_line_before_anything_starts() {
         ),
     ];
     for (text, expected) in cases {
-        let path = d.config.join("bad.toml");
-        std::fs::write(&path, text).unwrap();
         // `x` and `y` would not start: a refusal must come from the file, not the spawn.
-        let output = run(&["list", "--config", path.to_str().unwrap()], &d.workspace);
-        assert_eq!(output.status.code(), Some(2), "{text}: {}", stderr(&output));
-        assert!(
-            stderr(&output).contains(expected),
-            "{text}: {}",
-            stderr(&output)
-        );
-        assert!(stderr(&output).contains("bad.toml"), "{}", stderr(&output));
+        assert_refused(&d, "bad.toml", text, &["list"], expected);
     }
     let missing = run(
         &["list", "--config", "/nonexistent/gateway.toml"],
@@ -590,26 +581,30 @@ fn serve_options_in_the_configuration_are_checked_with_their_line() {
             "required arguments were not provided: --http",
         ),
     ];
+    let root = d.workspace.to_str().unwrap().to_owned();
     for (text, expected) in cases {
-        let path = d.config.join("serve.toml");
-        std::fs::write(&path, text).unwrap();
-        let output = run(
-            &[
-                "serve",
-                "--config",
-                path.to_str().unwrap(),
-                "--root",
-                d.workspace.to_str().unwrap(),
-            ],
-            &d.workspace,
-        );
-        assert_eq!(output.status.code(), Some(2), "{text}: {}", stderr(&output));
-        assert!(
-            stderr(&output).contains(expected) && stderr(&output).contains("serve.toml"),
-            "{text}: {}",
-            stderr(&output)
+        assert_refused(
+            &d,
+            "serve.toml",
+            text,
+            &["serve", "--root", &root],
+            expected,
         );
     }
+}
+
+/// Writes `text` to the configuration `file` and runs `args --config file`: a usage error
+/// (exit code 2) that names the file and says `expected`.
+fn assert_refused(d: &Dirs, file: &str, text: &str, args: &[&str], expected: &str) {
+    let path = d.config.join(file);
+    std::fs::write(&path, text).unwrap();
+    let mut args = args.to_vec();
+    args.extend(["--config", path.to_str().unwrap()]);
+    let output = run(&args, &d.workspace);
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}: {said}");
+    assert!(said.contains(expected), "{text}: {said}");
+    assert!(said.contains(file), "{said}");
 }
 
 #[test]
