@@ -442,6 +442,11 @@ impl Upstream {
     /// An upstream started as `command args...` (found on `PATH` as `std::process::Command`
     /// finds it); set its environment and directory on the [`StdioUpstream`], then
     /// [`connect`](StdioUpstream::connect).
+    ///
+    /// The server runs with this process's rights and environment unless
+    /// [`StdioUpstream::prepare`] confines it: with toolwright-std's `Sandbox` it gets
+    /// `run_command`'s walls and sees only what it is granted (the CLI does this for every
+    /// stdio upstream that its configuration does not mark `unconfined`).
     pub fn stdio<I, S>(command: impl Into<OsString>, args: I) -> StdioUpstream
     where
         I: IntoIterator<Item = S>,
