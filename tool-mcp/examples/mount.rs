@@ -2,7 +2,7 @@
 //! Gemini formats, under our policy.
 //!
 //! ```text
-//! # the toolwright command's standard tools, in a temporary directory:
+//! # the toolwright command's standard tools, in a temporary directory, confined:
 //! TOOLWRIGHT_BIN=target/debug/toolwright cargo run -p toolwright-mcp --features upstream --example mount
 //! # without it, an upstream in this process (our own McpServer over a duplex stream):
 //! cargo run -p toolwright-mcp --features upstream --example mount
@@ -27,7 +27,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "--root".into(),
                 root.path().into(),
             ];
-            let upstream = Upstream::stdio(bin, args).connect().await?;
+            // Confined as `run_command`'s commands are: the server sees the system, its
+            // program (read-only) and its root, and has no network.
+            let program = std::fs::canonicalize(&bin)?;
+            let sandbox = toolwright_std::sandbox::Sandbox::new()
+                .read(program.parent().unwrap_or(&program))
+                .write(root.path());
+            let upstream = Upstream::stdio(program, args)
+                .prepare(move |command| sandbox.confine(command).map_err(std::io::Error::other))
+                .connect()
+                .await?;
             (upstream, "std")
         }
         None => (in_process().await?, "demo"),
