@@ -1,7 +1,12 @@
 //! The connection to an upstream MCP server: rmcp's client over a child process's stdio or
 //! streamable HTTP (or any rmcp transport, for tests), the paginated `tools/list` within
 //! bounds, `tools/call` forwarded with its cancellation and progress, and
-//! `notifications/tools/list_changed` turned into a counter a mount can wait on.
+//! `notifications/tools/list_changed` turned into a counter a mount can wait on; the
+//! upstream's own requests and log messages handed to `forward`.
+
+// rmcp marks logging and sampling deprecated (SEP-2577, a protocol version clients do not
+// speak yet); they are what the protocol versions in use offer.
+#![allow(deprecated)]
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
@@ -10,16 +15,23 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    ListToolsRequest, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, RequestId,
-    ServerResult, Tool as McpTool,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, ClientRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ListToolsRequest,
+    LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, RequestId, ServerResult, Tool as McpTool,
 };
-use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::service::{
+    InboundStreamOrigin, NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient,
+    RunningService,
+};
 use rmcp::transport::IntoTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
 use toolwright_runtime::{ToolContext, ToolError, ToolOutput};
+
+use super::forward::{self, Calls};
 
 /// Progress notifications kept for a token no call has claimed yet (one that arrives before
 /// the call that sent the token subscribes); the oldest go first.
@@ -187,6 +199,12 @@ impl std::fmt::Debug for Upstream {
 #[derive(Default)]
 struct Shared {
     progress: Mutex<ProgressRoutes>,
+    /// The mounted tools' calls in flight, to which the upstream's own requests and log
+    /// messages go.
+    calls: Calls,
+    /// The upstream's name as questions and log messages show it (the label until the
+    /// handshake names it).
+    server_name: Mutex<Arc<str>>,
     /// Counts `notifications/tools/list_changed`.
     changes: watch::Sender<u64>,
     /// Cancelled when the connection is closed.
@@ -200,13 +218,68 @@ struct ProgressRoutes {
     early: VecDeque<ProgressNotificationParam>,
 }
 
+impl Shared {
+    fn server_name(&self) -> Arc<str> {
+        self.server_name
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
 /// rmcp's client handler for an upstream: progress to the call that sent the token, the
-/// tool list's changes to the counter.
+/// tool list's changes to the counter, questions, sampling and log messages to the client
+/// of the call they belong to (`forward`).
 struct UpstreamHandler {
     shared: Arc<Shared>,
 }
 
 impl ClientHandler for UpstreamHandler {
+    /// Elicitation (forms) and sampling, which `forward` passes on to the client of the
+    /// call that asks; nothing else (no roots, no URL elicitation, no sampling with tools).
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.capabilities = ClientCapabilities::builder()
+            .enable_elicitation()
+            .enable_sampling()
+            .build();
+        info
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        let server = self.shared.server_name();
+        tokio::select! {
+            answer = forward::elicit(&self.shared.calls, &server, request, origin) => answer,
+            () = context.ct.cancelled() => Ok(ElicitResult::new(ElicitationAction::Cancel)),
+        }
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, rmcp::ErrorData> {
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        let server = self.shared.server_name();
+        tokio::select! {
+            answer = forward::sample(&self.shared.calls, &server, params, origin) => answer,
+            () = context.ct.cancelled() => Err(rmcp::ErrorData::invalid_request("cancelled by the upstream", None)),
+        }
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        forward::log(&self.shared.calls, &self.shared.server_name(), params);
+    }
+
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
@@ -425,6 +498,10 @@ impl Upstream {
     {
         let label = label.into();
         let shared = Arc::new(Shared::default());
+        *shared
+            .server_name
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::from(label.as_str());
         let handler = UpstreamHandler {
             shared: shared.clone(),
         };
@@ -445,6 +522,12 @@ impl Upstream {
             })
             .unwrap_or_else(|| label.clone());
         let peer = service.peer().clone();
+        // Requests during the handshake named the upstream by its label; later ones by
+        // its name.
+        *shared
+            .server_name
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::from(server_name.as_str());
         Ok(Upstream {
             inner: Arc::new(Inner {
                 label,
@@ -578,12 +661,17 @@ impl Upstream {
         };
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        // The upstream may ask a question as soon as it has the request: the call is
+        // registered before the gate lets a question be routed.
+        let gate = self.inner.shared.calls.gate().await;
         let handle = self
             .inner
             .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| failed(escaped(&e)))?;
+        let _registered = self.inner.shared.calls.register(handle.id.clone(), ctx);
+        drop(gate);
         let mut cancel = CancelOnDrop {
             peer: Some(self.inner.peer.clone()),
             id: handle.id.clone(),

@@ -38,6 +38,7 @@
 
 mod connection;
 mod fingerprint;
+mod forward;
 mod mount;
 mod names;
 
