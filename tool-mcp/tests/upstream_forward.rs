@@ -417,3 +417,112 @@ async fn upstream_log_messages_reach_the_callers_client_escaped() {
     let result = within("the call", running).await.unwrap();
     assert_eq!(result.content, "logged");
 }
+
+/// A raw upstream over newline-delimited JSON-RPC that answers `tools/call` with MCP
+/// 2026-07-28's input requests (which rmcp's server sends only to a client of that
+/// revision): `book` asks for a name once, then answers with what it got; `again` asks for
+/// ever.
+async fn connect_rounds() -> Upstream {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_io);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: Value = serde_json::from_str(&line).unwrap();
+            let Some(id) = message.get("id").cloned() else {
+                continue;
+            };
+            let params = &message["params"];
+            let result = match message["method"].as_str().unwrap_or_default() {
+                "initialize" => json!({
+                    "protocolVersion": params["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "rounds", "version": "1"}
+                }),
+                "tools/list" => json!({"tools": [
+                    {"name": "book", "inputSchema": {"type": "object"}},
+                    {"name": "again", "inputSchema": {"type": "object"}}
+                ]}),
+                "tools/call"
+                    if params["name"] == "book" && params.get("inputResponses").is_some() =>
+                {
+                    json!({"content": [{"type": "text", "text": json!({
+                        "state": params["requestState"],
+                        "responses": params["inputResponses"]
+                    }).to_string()}]})
+                }
+                "tools/call" => json!({
+                    "resultType": "input_required",
+                    "inputRequests": {"who": {
+                        "method": "elicitation/create",
+                        "params": {"mode": "form", "message": "Name?\u{1b}[2K",
+                                   "requestedSchema": {"type": "object",
+                                       "properties": {"name": {"type": "string"}}}}
+                    }},
+                    "requestState": "s1"
+                }),
+                _ => json!({}),
+            };
+            let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
+            let mut bytes = serde_json::to_vec(&reply).unwrap();
+            bytes.push(b'\n');
+            if write.write_all(&bytes).await.is_err() {
+                break;
+            }
+        }
+    });
+    within(
+        "the handshake",
+        Upstream::connect_transport("in-process", tokio::io::split(client_io)),
+    )
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn input_requests_are_answered_by_the_callers_person_and_the_call_repeated() {
+    let upstream = connect_rounds().await;
+    let registry = Arc::new(ToolRegistry::new());
+    within("mount", registry.mount(&upstream, MountOptions::new("r")))
+        .await
+        .unwrap();
+    let executor = Executor::builder(registry)
+        .approval(|_| async { ApprovalDecision::Approved })
+        .build();
+    let person = Person {
+        answer: json!({"name": "Ada"}),
+        ..Person::default()
+    };
+    let result = run(&executor, "r_book", "", Some(&person)).await;
+    assert_eq!(
+        answer_of(&result),
+        json!({"state": "s1", "responses": {"who": {"action": "accept", "content": {"name": "Ada"}}}})
+    );
+    let questions = person.questions.lock().unwrap().clone();
+    assert_eq!(questions.len(), 1);
+    assert_eq!(
+        questions[0].message,
+        "The upstream MCP server `rounds` asks: Name?\\u{1b}[2K"
+    );
+
+    // Without a client to ask, the call fails with why.
+    let result = run(&executor, "r_book", "", None).await;
+    assert!(!result.success);
+    assert!(
+        result.content.contains("elicitation is not available"),
+        "{}",
+        result.content
+    );
+
+    // An upstream that never stops asking: the rounds are bounded. The person's client
+    // allows 10 questions a call, more than the 8 rounds.
+    let result = run(&executor, "r_again", "", Some(&person)).await;
+    assert!(!result.success);
+    assert!(
+        result.content.contains("after 8 rounds"),
+        "{}",
+        result.content
+    );
+}

@@ -40,6 +40,10 @@ const EARLY_PROGRESS: usize = 32;
 /// Progress notifications queued for one call before newer ones are dropped.
 const PROGRESS_QUEUE: usize = 32;
 
+/// The most rounds of input requests (MCP 2026-07-28's multi round-trip requests) one call
+/// of a mounted tool answers before it fails.
+pub(crate) const MAX_INPUT_ROUNDS: usize = 8;
+
 /// The longest server name shown in descriptions and reports, in characters.
 const MAX_SERVER_NAME: usize = 64;
 
@@ -645,7 +649,10 @@ impl Upstream {
     }
 
     /// Calls `name` upstream with `arguments`: progress to `ctx`, and a cancelled `ctx` (or
-    /// a dropped call) cancels the upstream request.
+    /// a dropped call) cancels the upstream request. An upstream that answers with input
+    /// requests (MCP 2026-07-28's multi round-trip requests) has them answered through
+    /// `ctx`'s client and the call repeated with the answers, at most
+    /// [`MAX_INPUT_ROUNDS`] times.
     pub(crate) async fn call(
         &self,
         ctx: &ToolContext,
@@ -659,7 +666,60 @@ impl Upstream {
                 toolwright_names::escape::escape(name)
             ))
         };
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let mut rounds = 0;
+        loop {
+            let result = self.call_once(ctx, params.clone(), &failed).await?;
+            match result {
+                Ok(ServerResult::CallToolResult(result)) => {
+                    return crate::content::from_upstream(result).map_err(|reason| {
+                        ToolError::new(format!(
+                            "`{}` of the upstream MCP server `{}`: {reason}",
+                            toolwright_names::escape::escape(name),
+                            self.inner.server_name
+                        ))
+                    });
+                }
+                Ok(ServerResult::InputRequiredResult(asked)) => {
+                    rounds += 1;
+                    if rounds > MAX_INPUT_ROUNDS {
+                        return Err(failed(format!(
+                            "it still asked for input after {MAX_INPUT_ROUNDS} rounds of \
+                             answers, the most a mounted tool's call forwards"
+                        )));
+                    }
+                    let responses = forward::answer_input_requests(
+                        ctx,
+                        &self.inner.server_name,
+                        asked.input_requests.unwrap_or_default(),
+                    )
+                    .await
+                    .map_err(|reason| failed(format!("it asked for input: {reason}")))?;
+                    params.input_responses = Some(responses);
+                    params.request_state = asked.request_state;
+                }
+                Ok(ServerResult::CreateTaskResult(_)) => {
+                    return Err(failed(
+                        "it answered with a task, which mounted tools do not follow yet".to_owned(),
+                    ));
+                }
+                Ok(_) => {
+                    return Err(failed(
+                        "it answered with an unexpected kind of result".to_owned(),
+                    ));
+                }
+                Err(e) => return Err(failed(escaped(&e))),
+            }
+        }
+    }
+
+    /// One `tools/call` upstream, registered for the upstream's requests while it runs.
+    async fn call_once(
+        &self,
+        ctx: &ToolContext,
+        params: CallToolRequestParams,
+        failed: &impl Fn(String) -> ToolError,
+    ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         // The upstream may ask a question as soon as it has the request: the call is
         // registered before the gate lets a question be routed.
@@ -709,26 +769,7 @@ impl Upstream {
                     .unwrap_or_default(),
             );
         }
-        match result {
-            Ok(ServerResult::CallToolResult(result)) => crate::content::from_upstream(result)
-                .map_err(|reason| {
-                    ToolError::new(format!(
-                        "`{}` of the upstream MCP server `{}`: {reason}",
-                        toolwright_names::escape::escape(name),
-                        self.inner.server_name
-                    ))
-                }),
-            Ok(ServerResult::InputRequiredResult(_)) => Err(failed(
-                "it asked for input, which mounted tools do not forward yet".to_owned(),
-            )),
-            Ok(ServerResult::CreateTaskResult(_)) => Err(failed(
-                "it answered with a task, which mounted tools do not follow yet".to_owned(),
-            )),
-            Ok(_) => Err(failed(
-                "it answered with an unexpected kind of result".to_owned(),
-            )),
-            Err(e) => Err(failed(escaped(&e))),
-        }
+        Ok(result)
     }
 
     fn subscribe_progress(&self, token: ProgressToken) -> ProgressSubscription {

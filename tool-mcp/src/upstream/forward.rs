@@ -1,7 +1,8 @@
 //! What an upstream asks of us while our mounted tools' calls run on its connection: its
 //! `elicitation/create` and `sampling/createMessage` requests go to the client of the call
 //! they belong to (through that call's `ToolContext`), its `notifications/message` to
-//! `tracing` and to that call's client.
+//! `tracing` and to that call's client. The input requests of a multi round-trip request
+//! (MCP 2026-07-28) go to the client of the call that got them, answered the same way.
 //!
 //! Which call a request belongs to: the one whose `tools/call` response stream it arrived on
 //! (streamable HTTP marks it, SEP-2260); else, when exactly one mounted call is in flight on
@@ -24,8 +25,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationAction, LoggingLevel, LoggingMessageNotificationParam, RequestId, Role,
-    SamplingMessage as McpSamplingMessage, SamplingMessageContentBlock,
+    ElicitationAction, InputRequest, InputRequests, InputResponses, LoggingLevel,
+    LoggingMessageNotificationParam, RequestId, Role, SamplingMessage as McpSamplingMessage,
+    SamplingMessageContentBlock,
 };
 use rmcp::service::InboundStreamOrigin;
 use serde_json::Value;
@@ -41,6 +43,9 @@ const MAX_SCHEMA_BYTES: usize = 32 * 1024;
 
 /// The most text, in bytes, of the messages of one sampling request forwarded.
 const MAX_SAMPLING_BYTES: usize = 256 * 1024;
+
+/// The most input requests of one round of a multi round-trip request answered.
+const MAX_INPUT_REQUESTS: usize = 16;
 
 /// The most log messages of an upstream forwarded to the client of one call; later ones
 /// go to `tracing` only.
@@ -409,6 +414,55 @@ fn sampling_result(reply: SampledMessage) -> CreateMessageResult {
     let mut result = CreateMessageResult::new(message, reply.model);
     result.stop_reason = reply.stop_reason;
     result
+}
+
+/// The upstream's input requests of one round of a multi round-trip request (MCP
+/// 2026-07-28), answered through `ctx`'s client: the responses to send with the repeated
+/// call, or why they cannot be given.
+pub(super) async fn answer_input_requests(
+    ctx: &ToolContext,
+    server: &str,
+    requests: InputRequests,
+) -> Result<InputResponses, String> {
+    if requests.len() > MAX_INPUT_REQUESTS {
+        return Err(format!(
+            "{} input requests in one round; at most {MAX_INPUT_REQUESTS} are answered",
+            requests.len()
+        ));
+    }
+    let mut responses = InputResponses::new();
+    for (key, request) in requests {
+        let key_shown = bounded(&key, 64);
+        let unreadable = |e: serde_json::Error| format!("could not write the answer: {e}");
+        let answer = match request {
+            InputRequest::Elicitation(request) => match request.params {
+                ElicitRequestParams::FormElicitationParams {
+                    message,
+                    requested_schema,
+                    ..
+                } => {
+                    let schema = serde_json::to_value(&requested_schema).map_err(unreadable)?;
+                    let answer = answer_elicitation(ctx, server, &message, schema)
+                        .await
+                        .map_err(|e| format!("`{key_shown}`: {}", e.message))?;
+                    serde_json::to_value(answer).map_err(unreadable)?
+                }
+                _ => serde_json::to_value(ElicitResult::new(ElicitationAction::Decline))
+                    .map_err(unreadable)?,
+            },
+            InputRequest::CreateMessage(request) => {
+                let answer = answer_sampling(ctx, request.params)
+                    .await
+                    .map_err(|e| format!("`{key_shown}`: {}", e.message))?;
+                serde_json::to_value(answer).map_err(unreadable)?
+            }
+            // No roots are declared: an empty list.
+            InputRequest::ListRoots(_) => serde_json::json!({"roots": []}),
+            _ => return Err(format!("`{key_shown}` is a kind of request not forwarded")),
+        };
+        responses.insert(key, answer);
+    }
+    Ok(responses)
 }
 
 /// The upstream's `notifications/message`: to `tracing` (naming the upstream, at the
