@@ -1,7 +1,12 @@
 //! The connection to an upstream MCP server: rmcp's client over a child process's stdio or
 //! streamable HTTP (or any rmcp transport, for tests), the paginated `tools/list` within
 //! bounds, `tools/call` forwarded with its cancellation and progress, and
-//! `notifications/tools/list_changed` turned into a counter a mount can wait on.
+//! `notifications/tools/list_changed` turned into a counter a mount can wait on; the
+//! upstream's own requests and log messages handed to `forward`.
+
+// rmcp marks logging and sampling deprecated (SEP-2577, a protocol version clients do not
+// speak yet); they are what the protocol versions in use offer.
+#![allow(deprecated)]
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
@@ -10,16 +15,23 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    ListToolsRequest, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, RequestId,
-    ServerResult, Tool as McpTool,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, ClientRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ListToolsRequest,
+    LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, RequestId, ServerResult, Tool as McpTool,
 };
-use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::service::{
+    InboundStreamOrigin, NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient,
+    RunningService,
+};
 use rmcp::transport::IntoTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
 use toolwright_runtime::{ToolContext, ToolError, ToolOutput};
+
+use super::forward::{self, Calls};
 
 /// Progress notifications kept for a token no call has claimed yet (one that arrives before
 /// the call that sent the token subscribes); the oldest go first.
@@ -27,6 +39,10 @@ const EARLY_PROGRESS: usize = 32;
 
 /// Progress notifications queued for one call before newer ones are dropped.
 const PROGRESS_QUEUE: usize = 32;
+
+/// The most rounds of input requests (MCP 2026-07-28's multi round-trip requests) one call
+/// of a mounted tool answers before it fails.
+pub(crate) const MAX_INPUT_ROUNDS: usize = 8;
 
 /// The longest server name shown in descriptions and reports, in characters.
 const MAX_SERVER_NAME: usize = 64;
@@ -189,6 +205,12 @@ impl std::fmt::Debug for Upstream {
 #[derive(Default)]
 struct Shared {
     progress: Mutex<ProgressRoutes>,
+    /// The mounted tools' calls in flight, to which the upstream's own requests and log
+    /// messages go.
+    calls: Calls,
+    /// The upstream's name as questions and log messages show it (the label until the
+    /// handshake names it).
+    server_name: Mutex<Arc<str>>,
     /// Counts `notifications/tools/list_changed`.
     changes: watch::Sender<u64>,
     /// Cancelled when the connection is closed.
@@ -202,13 +224,68 @@ struct ProgressRoutes {
     early: VecDeque<ProgressNotificationParam>,
 }
 
+impl Shared {
+    fn server_name(&self) -> Arc<str> {
+        self.server_name
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
 /// rmcp's client handler for an upstream: progress to the call that sent the token, the
-/// tool list's changes to the counter.
+/// tool list's changes to the counter, questions, sampling and log messages to the client
+/// of the call they belong to (`forward`).
 struct UpstreamHandler {
     shared: Arc<Shared>,
 }
 
 impl ClientHandler for UpstreamHandler {
+    /// Elicitation (forms) and sampling, which `forward` passes on to the client of the
+    /// call that asks; nothing else (no roots, no URL elicitation, no sampling with tools).
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.capabilities = ClientCapabilities::builder()
+            .enable_elicitation()
+            .enable_sampling()
+            .build();
+        info
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        let server = self.shared.server_name();
+        tokio::select! {
+            answer = forward::elicit(&self.shared.calls, &server, request, origin) => answer,
+            () = context.ct.cancelled() => Ok(ElicitResult::new(ElicitationAction::Cancel)),
+        }
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, rmcp::ErrorData> {
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        let server = self.shared.server_name();
+        tokio::select! {
+            answer = forward::sample(&self.shared.calls, &server, params, origin) => answer,
+            () = context.ct.cancelled() => Err(rmcp::ErrorData::invalid_request("cancelled by the upstream", None)),
+        }
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        forward::log(&self.shared.calls, &self.shared.server_name(), params);
+    }
+
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
@@ -497,6 +574,10 @@ impl Upstream {
         E: std::error::Error + Send + Sync + 'static,
     {
         let shared = Arc::new(Shared::default());
+        *shared
+            .server_name
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::from(label.as_str());
         let handler = UpstreamHandler {
             shared: shared.clone(),
         };
@@ -517,6 +598,12 @@ impl Upstream {
             })
             .unwrap_or_else(|| label.clone());
         let peer = service.peer().clone();
+        // Requests during the handshake named the upstream by its label; later ones by
+        // its name.
+        *shared
+            .server_name
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::from(server_name.as_str());
         Ok(Upstream {
             inner: Arc::new(Inner {
                 label,
@@ -635,7 +722,10 @@ impl Upstream {
     }
 
     /// Calls `name` upstream with `arguments`: progress to `ctx`, and a cancelled `ctx` (or
-    /// a dropped call) cancels the upstream request.
+    /// a dropped call) cancels the upstream request. An upstream that answers with input
+    /// requests (MCP 2026-07-28's multi round-trip requests) has them answered through
+    /// `ctx`'s client and the call repeated with the answers, at most
+    /// [`MAX_INPUT_ROUNDS`] times.
     pub(crate) async fn call(
         &self,
         ctx: &ToolContext,
@@ -649,14 +739,72 @@ impl Upstream {
                 toolwright_names::escape::escape(name)
             ))
         };
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let mut rounds = 0;
+        loop {
+            let result = self.call_once(ctx, params.clone(), &failed).await?;
+            match result {
+                Ok(ServerResult::CallToolResult(result)) => {
+                    return crate::content::from_upstream(result).map_err(|reason| {
+                        ToolError::new(format!(
+                            "`{}` of the upstream MCP server `{}`: {reason}",
+                            toolwright_names::escape::escape(name),
+                            self.inner.server_name
+                        ))
+                    });
+                }
+                Ok(ServerResult::InputRequiredResult(asked)) => {
+                    rounds += 1;
+                    if rounds > MAX_INPUT_ROUNDS {
+                        return Err(failed(format!(
+                            "it still asked for input after {MAX_INPUT_ROUNDS} rounds of \
+                             answers, the most a mounted tool's call forwards"
+                        )));
+                    }
+                    let responses = forward::answer_input_requests(
+                        ctx,
+                        &self.inner.server_name,
+                        asked.input_requests.unwrap_or_default(),
+                    )
+                    .await
+                    .map_err(|reason| failed(format!("it asked for input: {reason}")))?;
+                    params.input_responses = Some(responses);
+                    params.request_state = asked.request_state;
+                }
+                Ok(ServerResult::CreateTaskResult(_)) => {
+                    return Err(failed(
+                        "it answered with a task, which mounted tools do not follow yet".to_owned(),
+                    ));
+                }
+                Ok(_) => {
+                    return Err(failed(
+                        "it answered with an unexpected kind of result".to_owned(),
+                    ));
+                }
+                Err(e) => return Err(failed(escaped(&e))),
+            }
+        }
+    }
+
+    /// One `tools/call` upstream, registered for the upstream's requests while it runs.
+    async fn call_once(
+        &self,
+        ctx: &ToolContext,
+        params: CallToolRequestParams,
+        failed: &impl Fn(String) -> ToolError,
+    ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        // The upstream may ask a question as soon as it has the request: the call is
+        // registered before the gate lets a question be routed.
+        let gate = self.inner.shared.calls.gate().await;
         let handle = self
             .inner
             .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| failed(escaped(&e)))?;
+        let _registered = self.inner.shared.calls.register(handle.id.clone(), ctx);
+        drop(gate);
         let mut cancel = CancelOnDrop {
             peer: Some(self.inner.peer.clone()),
             id: handle.id.clone(),
@@ -694,26 +842,7 @@ impl Upstream {
                     .unwrap_or_default(),
             );
         }
-        match result {
-            Ok(ServerResult::CallToolResult(result)) => crate::content::from_upstream(result)
-                .map_err(|reason| {
-                    ToolError::new(format!(
-                        "`{}` of the upstream MCP server `{}`: {reason}",
-                        toolwright_names::escape::escape(name),
-                        self.inner.server_name
-                    ))
-                }),
-            Ok(ServerResult::InputRequiredResult(_)) => Err(failed(
-                "it asked for input, which mounted tools do not forward yet".to_owned(),
-            )),
-            Ok(ServerResult::CreateTaskResult(_)) => Err(failed(
-                "it answered with a task, which mounted tools do not follow yet".to_owned(),
-            )),
-            Ok(_) => Err(failed(
-                "it answered with an unexpected kind of result".to_owned(),
-            )),
-            Err(e) => Err(failed(escaped(&e))),
-        }
+        Ok(result)
     }
 
     fn subscribe_progress(&self, token: ProgressToken) -> ProgressSubscription {

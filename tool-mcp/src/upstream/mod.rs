@@ -33,11 +33,21 @@
 //! - **Calls.** Structured content and content blocks (text, image, audio, resource links,
 //!   embedded resources) come back as they were sent; `isError: true` is a tool error with
 //!   the upstream's text; a cancelled call cancels the upstream request; the upstream's
-//!   progress is the call's progress. The upstream's own requests (elicitation, sampling)
-//!   are not forwarded yet.
+//!   progress is the call's progress.
+//! - **The upstream's own requests.** Its elicitation (forms) and sampling requests go to
+//!   the client of the call they belong to, through the call's
+//!   [`ToolContext`](toolwright_runtime::ToolContext): the call whose response stream they
+//!   arrived on (streamable HTTP marks it), else the only mounted call in flight on the
+//!   connection; with none, or several and nothing to tell them apart, a question is
+//!   declined and sampling refused, never sent to another call's client. A question says
+//!   which upstream asks and is bounded and escaped. Log messages go to `tracing` and to
+//!   the only running call's client. Input requests of an MCP 2026-07-28 upstream are
+//!   answered the same way and the call repeated, at most eight rounds. Only elicitation
+//!   and sampling are declared to the upstream.
 
 mod connection;
 mod fingerprint;
+mod forward;
 mod mount;
 mod names;
 
