@@ -283,6 +283,56 @@ fn serve_refuses_a_configuration_its_tools_could_read() {
 }
 
 #[test]
+fn an_oauth_upstream_without_a_token_is_named_and_its_secret_is_not() {
+    let d = dirs();
+    let secret = d.config.join("client.secret");
+    std::fs::write(&secret, "client-secret-0123456789\n").unwrap();
+    let config = d.config.join("gateway.toml");
+    // Nothing listens on port 9: no metadata, no token.
+    std::fs::write(
+        &config,
+        format!(
+            "[[upstream]]\nnamespace = \"web\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = {{ client_id = \"toolwright\", client_secret_file = {} }}\n\
+             [[upstream]]\nnamespace = \"other\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = {{ client_id = \"toolwright\", client_secret_env = \"TOOLWRIGHT_TEST_UNSET\" }}\n",
+            toml_string(&secret.display().to_string())
+        ),
+    )
+    .unwrap();
+    let output = run(
+        &["list", "--config", config.to_str().unwrap()],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains("the upstream `web` did not start"), "{text}");
+    assert!(
+        text.contains("OAuth client credentials for upstream `http://127.0.0.1:9/mcp`"),
+        "{text}"
+    );
+    assert!(!text.contains("client-secret-0123456789"), "{text}");
+
+    // The second upstream alone: its variable is not set.
+    let text = std::fs::read_to_string(&config).unwrap();
+    let second = &text[text.rfind("[[upstream]]").unwrap()..];
+    std::fs::write(&config, second).unwrap();
+    let output = run(
+        &["list", "--config", config.to_str().unwrap()],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "could not read the OAuth client secret for upstream `http://127.0.0.1:9/mcp` from \
+             the environment variable TOOLWRIGHT_TEST_UNSET"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn serve_refuses_an_oauth_client_secret_its_tools_could_read() {
     let d = dirs();
     let secret = d.workspace.join("client.secret");
