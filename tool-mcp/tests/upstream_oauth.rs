@@ -415,6 +415,17 @@ async fn a_token_url_is_used_and_needed_without_metadata() {
     assert!(error.to_string().contains("token_url"), "{error}");
     assert_eq!(auth.token_requests().len(), 0, "no secret sent to a guess");
 
+    // A token URL the secret would cross the network to in clear: refused, unasked.
+    let error = Upstream::http(http.url())
+        .client_credentials(
+            ClientCredentials::secret_file(CLIENT_ID, &secret).token_url("http://192.0.2.1/token"),
+        )
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
+    assert!(error.to_string().contains("not an https:// URL"), "{error}");
+
     // With the token URL given, the JWT server takes the token.
     let jwt_server = mcp_server(&auth.issuer).await;
     let upstream = within(

@@ -4,11 +4,11 @@
 //! [`Upstream`] is a connection to an MCP server (rmcp's client): a command started as a
 //! child process ([`Upstream::stdio`]) or, with `upstream-http`, a streamable HTTP URL
 //! ([`Upstream::http`]: a bearer token or, with `upstream-oauth`, OAuth 2.0 client
-//! credentials, [`HttpUpstream::client_credentials`]). [`MountUpstream::mount`] lists its
+//! credentials, `HttpUpstream::client_credentials`). [`MountUpstream::mount`] lists its
 //! tools (every page, within [`MountOptions::max_tools`] and [`MountOptions::max_pages`])
-//! and registers each as a runtime tool whose handler forwards the call upstream. Then every layer of the
-//! executor applies to it as to our own tools: ceilings, guardrails, approval, limits,
-//! timeouts, hooks, metrics.
+//! and registers each as a runtime tool whose handler forwards the call upstream. Then
+//! every layer of the executor applies to it as to our own tools: ceilings, guardrails,
+//! approval, limits, timeouts, hooks, metrics.
 //!
 //! - **Names.** A tool is registered as `{namespace}_{normalise(name)}` ([`normalise`],
 //!   [`mounted_name`]): `github` + `searchRepositories` -> `github_search_repositories`.

@@ -149,6 +149,8 @@ impl ClientCredentials {
     /// The authorization server's token endpoint, for an MCP server that does not publish
     /// where it is (no RFC 9728 or RFC 8414 metadata). Without it, an upstream whose
     /// metadata cannot be found is refused rather than sent the secret at a guessed URL.
+    /// Whichever it is, the token endpoint must be `https://` (`http://` only on this
+    /// machine: `localhost` or a loopback address).
     pub fn token_url(mut self, url: impl Into<String>) -> Self {
         self.token_url = Some(url.into());
         self
@@ -223,6 +225,7 @@ pub(crate) async fn authorise(
             resolution.metadata
         }
     };
+    check_token_endpoint(&metadata.token_endpoint).map_err(|reason| oauth_error(label, reason))?;
     manager.set_metadata(metadata);
     manager
         .validate_client_credentials_metadata(&config)
@@ -248,6 +251,28 @@ pub(crate) async fn authorise(
             config,
         }),
     })
+}
+
+/// The secret goes to `endpoint` only over TLS, or to this machine.
+fn check_token_endpoint(endpoint: &str) -> Result<(), String> {
+    let url = reqwest::Url::parse(endpoint)
+        .map_err(|e| format!("the token endpoint `{endpoint}` is not a URL: {e}"))?;
+    let loopback = url.host_str().is_some_and(|host| {
+        host.eq_ignore_ascii_case("localhost")
+            || host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|address| address.is_loopback())
+    });
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err(format!(
+            "the token endpoint `{endpoint}` is not an https:// URL (http:// only on this \
+             machine): the client secret would cross the network readable"
+        )),
+    }
 }
 
 /// rmcp's reqwest client for streamable HTTP, with a client credentials token on every
