@@ -9,7 +9,10 @@
 //! args = ["-y", "@modelcontextprotocol/server-everything"]
 //! env = { NODE_ENV = "production" }
 //! # url = "https://mcp.example.com/mcp"   # ... or a streamable HTTP one
-//! # token_file = "/etc/toolwright/example.token"   (or token_env = "VAR")
+//! # token_file = "/etc/toolwright/example.token"   (or token_env = "VAR"), or OAuth 2.0
+//! # client credentials (the token endpoint found from the server's metadata):
+//! # oauth = { client_id = "toolwright", client_secret_file = "/etc/toolwright/client.secret",
+//! #           scopes = ["tools:read"] }   (or client_secret_env = "VAR"; resource, token_url)
 //! safety = "dangerous"              # its tools' level unless `tools` says (the default)
 //! trusted = false                   # only a trusted server's readOnlyHint lowers a level
 //! tools = { "echo" = "safe", "get*" = "cautious" }
@@ -32,7 +35,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use toolwright_mcp::upstream::{
-    Fingerprint, Mount, MountOptions, MountReport, MountUpstream, Upstream,
+    ClientCredentials, Fingerprint, Mount, MountOptions, MountReport, MountUpstream, Upstream,
 };
 use toolwright_runtime::{SafetyLevel, ToolRegistry};
 use toolwright_std::sandbox::Sandbox;
@@ -65,6 +68,19 @@ struct SandboxConfig {
     network: bool,
 }
 
+/// OAuth 2.0 client credentials of an HTTP upstream.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OAuthConfig {
+    client_id: String,
+    client_secret_file: Option<PathBuf>,
+    client_secret_env: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    resource: Option<String>,
+    token_url: Option<String>,
+}
+
 /// One upstream server.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -79,6 +95,7 @@ struct UpstreamConfig {
     url: Option<String>,
     token_file: Option<PathBuf>,
     token_env: Option<String>,
+    oauth: Option<toml::Spanned<OAuthConfig>>,
     safety: Option<SafetyLevel>,
     #[serde(default)]
     trusted: bool,
@@ -131,10 +148,13 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
         }
         match (&config.command, &config.url) {
             (Some(_), None) => {
-                if config.token_file.is_some() || config.token_env.is_some() {
+                if config.token_file.is_some()
+                    || config.token_env.is_some()
+                    || config.oauth.is_some()
+                {
                     return Err(UsageError(format!(
-                        "{at}: `token_file` and `token_env` are for an HTTP upstream (`url`); a \
-                         stdio upstream (`command`) gets its secrets through `env`"
+                        "{at}: `token_file`, `token_env` and `oauth` are for an HTTP upstream \
+                         (`url`); a stdio upstream (`command`) gets its secrets through `env`"
                     )));
                 }
             }
@@ -150,10 +170,21 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
                          upstream (`command`), not an HTTP one (`url`)"
                     )));
                 }
-                if config.token_file.is_some() && config.token_env.is_some() {
+                let ways = [
+                    config.token_file.is_some(),
+                    config.token_env.is_some(),
+                    config.oauth.is_some(),
+                ];
+                if ways.into_iter().filter(|given| *given).count() > 1 {
                     return Err(UsageError(format!(
-                        "{at}: give the upstream's token in `token_file` or `token_env`, not both"
+                        "{at}: give the upstream's credentials in one of `token_file`, \
+                         `token_env` or `oauth`, not several"
                     )));
+                }
+                if let Some(oauth) = &config.oauth {
+                    let at = format!("{}:{}", path.display(), line_of(&text, oauth.span().start));
+                    check_oauth(oauth.get_ref())
+                        .map_err(|message| UsageError(format!("{at}: {message}")))?;
                 }
             }
             (Some(_), Some(_)) => {
@@ -211,6 +242,52 @@ pub(crate) fn refuse_exposed_to_upstreams(
                 upstream.namespace,
                 through.display()
             )));
+        }
+    }
+    Ok(())
+}
+
+/// What is wrong with an upstream's `oauth`, if anything.
+fn check_oauth(oauth: &OAuthConfig) -> Result<(), String> {
+    if oauth.client_id.trim().is_empty() {
+        return Err("`oauth.client_id` is empty".to_owned());
+    }
+    match (&oauth.client_secret_file, &oauth.client_secret_env) {
+        (Some(_), Some(_)) => {
+            return Err("give the client secret in `oauth.client_secret_file` or \
+                 `oauth.client_secret_env`, not both"
+                .to_owned());
+        }
+        (None, None) => {
+            return Err(
+                "`oauth` needs the client secret's file (`client_secret_file`) or \
+                 environment variable (`client_secret_env`)"
+                    .to_owned(),
+            );
+        }
+        _ => {}
+    }
+    if let Some(scope) = oauth
+        .scopes
+        .iter()
+        .find(|scope| scope.is_empty() || scope.chars().any(char::is_whitespace))
+    {
+        return Err(format!(
+            "`oauth.scopes` has `{}`, which is not one scope (no spaces, not empty)",
+            crate::shown::visible(scope)
+        ));
+    }
+    for (key, value) in [
+        ("resource", &oauth.resource),
+        ("token_url", &oauth.token_url),
+    ] {
+        if let Some(value) = value
+            && !(value.starts_with("https://") || value.starts_with("http://"))
+        {
+            return Err(format!(
+                "`oauth.{key}` is `{}`, not an http:// or https:// URL",
+                crate::shown::visible(value)
+            ));
         }
     }
     Ok(())
@@ -341,6 +418,23 @@ async fn connect(config: &UpstreamConfig) -> Result<Upstream, toolwright_mcp::Up
         if let Some(var) = &config.token_env {
             upstream = upstream.bearer_token_env(var.clone());
         }
+        if let Some(oauth) = &config.oauth {
+            let oauth = oauth.get_ref();
+            let mut credentials = match (&oauth.client_secret_file, &oauth.client_secret_env) {
+                (Some(file), _) => ClientCredentials::secret_file(&oauth.client_id, file),
+                (None, Some(var)) => ClientCredentials::secret_env(&oauth.client_id, var),
+                // `load` refuses an `oauth` without its secret.
+                (None, None) => ClientCredentials::secret_env(&oauth.client_id, ""),
+            }
+            .scopes(oauth.scopes.iter().cloned());
+            if let Some(resource) = &oauth.resource {
+                credentials = credentials.resource(resource);
+            }
+            if let Some(token_url) = &oauth.token_url {
+                credentials = credentials.token_url(token_url);
+            }
+            upstream = upstream.client_credentials(credentials);
+        }
         return upstream.connect().await;
     }
     let command = config.command.clone().unwrap_or_default();
@@ -387,12 +481,22 @@ pub(crate) async fn registry(
     Ok((registry, mounts))
 }
 
-/// The files of `config` whose contents are secrets (tokens), for `serve` to refuse when the
-/// tools could read them.
-pub(crate) fn secret_files(config: &GatewayConfig) -> Vec<PathBuf> {
-    config
-        .upstream
-        .iter()
-        .filter_map(|upstream| upstream.get_ref().token_file.clone())
-        .collect()
+/// The files of `config` whose contents are secrets (tokens, OAuth client secrets), each
+/// with what it is, for `serve` to refuse when the tools could read them.
+pub(crate) fn secret_files(config: &GatewayConfig) -> Vec<(&'static str, PathBuf)> {
+    let mut files = Vec::new();
+    for upstream in &config.upstream {
+        let upstream = upstream.get_ref();
+        if let Some(file) = &upstream.token_file {
+            files.push(("upstream token file (in --config)", file.clone()));
+        }
+        if let Some(file) = upstream
+            .oauth
+            .as_ref()
+            .and_then(|oauth| oauth.get_ref().client_secret_file.clone())
+        {
+            files.push(("upstream OAuth client secret file (in --config)", file));
+        }
+    }
+    files
 }

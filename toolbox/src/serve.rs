@@ -42,8 +42,8 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         .map(|path| {
             refuse_exposed_secret(&workspace, "gateway configuration (--config)", path)?;
             let config = crate::gateway::load(path)?;
-            for file in crate::gateway::secret_files(&config) {
-                refuse_exposed_secret(&workspace, "upstream token file (in --config)", &file)?;
+            for (what, file) in crate::gateway::secret_files(&config) {
+                refuse_exposed_secret(&workspace, what, &file)?;
             }
             // Nor may a confined upstream read what decides who may call.
             for (what, path) in &secrets {

@@ -168,7 +168,43 @@ fn configuration_mistakes_are_refused_with_their_line_before_anything_starts() {
         ),
         (
             "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\ntoken_env = \"T\"\n",
-            "`token_file` and `token_env` are for an HTTP upstream",
+            ":1: `token_file`, `token_env` and `oauth` are for an HTTP upstream",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\n\
+             oauth = { client_id = \"c\", client_secret_env = \"S\" }\n",
+            ":1: `token_file`, `token_env` and `oauth` are for an HTTP upstream",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             token_env = \"T\"\noauth = { client_id = \"c\", client_secret_env = \"S\" }\n",
+            ":1: give the upstream's credentials in one of `token_file`, `token_env` or `oauth`",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = { client_id = \"c\", client_secret_env = \"S\", client_secret_file = \"f\" }\n",
+            ":4: give the client secret in `oauth.client_secret_file` or `oauth.client_secret_env`, not both",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\nurl = \"http://127.0.0.1:9/mcp\"\n\n\
+             [upstream.oauth]\nclient_id = \"c\"\n",
+            ":5: `oauth` needs the client secret's file (`client_secret_file`) or environment \
+             variable (`client_secret_env`)",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = { client_id = \"c\", client_secret = \"hunter2\" }\n",
+            ":4: unknown field `client_secret`",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = { client_id = \"c\", client_secret_env = \"S\", scopes = [\"a b\"] }\n",
+            ":4: `oauth.scopes` has `a b`, which is not one scope",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = { client_id = \"c\", client_secret_env = \"S\", token_url = \"/token\" }\n",
+            ":4: `oauth.token_url` is `/token`, not an http:// or https:// URL",
         ),
         (
             "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\npins = { t = \"zz\" }\n",
@@ -235,6 +271,90 @@ fn serve_refuses_a_configuration_its_tools_could_read() {
         "{}",
         stderr(&output)
     );
+}
+
+#[test]
+fn an_oauth_upstream_without_a_token_is_named_and_its_secret_is_not() {
+    let d = dirs();
+    let secret = d.config.join("client.secret");
+    std::fs::write(&secret, "client-secret-0123456789\n").unwrap();
+    let config = d.config.join("gateway.toml");
+    // Nothing listens on port 9: no metadata, no token.
+    std::fs::write(
+        &config,
+        format!(
+            "[[upstream]]\nnamespace = \"web\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = {{ client_id = \"toolwright\", client_secret_file = {} }}\n\
+             [[upstream]]\nnamespace = \"other\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = {{ client_id = \"toolwright\", client_secret_env = \"TOOLWRIGHT_TEST_UNSET\" }}\n",
+            toml_string(&secret.display().to_string())
+        ),
+    )
+    .unwrap();
+    let output = run(
+        &["list", "--config", config.to_str().unwrap()],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains("the upstream `web` did not start"), "{text}");
+    assert!(
+        text.contains("OAuth client credentials for upstream `http://127.0.0.1:9/mcp`"),
+        "{text}"
+    );
+    assert!(!text.contains("client-secret-0123456789"), "{text}");
+
+    // The second upstream alone: its variable is not set.
+    let text = std::fs::read_to_string(&config).unwrap();
+    let second = &text[text.rfind("[[upstream]]").unwrap()..];
+    std::fs::write(&config, second).unwrap();
+    let output = run(
+        &["list", "--config", config.to_str().unwrap()],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "could not read the OAuth client secret for upstream `http://127.0.0.1:9/mcp` from \
+             the environment variable TOOLWRIGHT_TEST_UNSET"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn serve_refuses_an_oauth_client_secret_its_tools_could_read() {
+    let d = dirs();
+    let secret = d.workspace.join("client.secret");
+    std::fs::write(&secret, "client-secret-0123456789\n").unwrap();
+    let config = d.config.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[upstream]]\nnamespace = \"web\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = {{ client_id = \"toolwright\", client_secret_file = {} }}\n",
+            toml_string(&secret.display().to_string())
+        ),
+    )
+    .unwrap();
+    let output = run(
+        &[
+            "serve",
+            "--root",
+            d.workspace.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ],
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("the upstream OAuth client secret file (in --config)"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!stderr(&output).contains("client-secret-0123456789"));
 }
 
 #[tokio::test]

@@ -69,6 +69,27 @@ pub enum UpstreamError {
         /// Why.
         reason: String,
     },
+    /// The OAuth client secret for an HTTP upstream could not be read.
+    #[error(
+        "could not read the OAuth client secret for upstream `{upstream}` from {from}: {reason}"
+    )]
+    ClientSecret {
+        /// The upstream's URL.
+        upstream: String,
+        /// `the file <path>` or `the environment variable <name>`.
+        from: String,
+        /// Why.
+        reason: String,
+    },
+    /// No OAuth token for an HTTP upstream: its authorization server could not be found,
+    /// does not take client credentials, or refused them. The secret is never part of it.
+    #[error("OAuth client credentials for upstream `{upstream}`: {reason}")]
+    OAuth {
+        /// The upstream's URL.
+        upstream: String,
+        /// Why, escaped.
+        reason: String,
+    },
     /// The MCP handshake (`initialize`) failed.
     #[error("the MCP handshake with upstream `{upstream}` failed: {reason}")]
     Handshake {
@@ -446,6 +467,8 @@ impl StdioUpstream {
 pub struct HttpUpstream {
     url: String,
     token: Option<TokenSource>,
+    #[cfg(feature = "upstream-oauth")]
+    credentials: Option<super::oauth::ClientCredentials>,
 }
 
 #[cfg(feature = "upstream-http")]
@@ -461,6 +484,10 @@ impl HttpUpstream {
     /// whitespace trimmed) when connecting.
     pub fn bearer_token_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.token = Some(TokenSource::File(path.into()));
+        #[cfg(feature = "upstream-oauth")]
+        {
+            self.credentials = None;
+        }
         self
     }
 
@@ -468,6 +495,41 @@ impl HttpUpstream {
     /// variable `name` when connecting.
     pub fn bearer_token_env(mut self, name: impl Into<String>) -> Self {
         self.token = Some(TokenSource::Env(name.into()));
+        #[cfg(feature = "upstream-oauth")]
+        {
+            self.credentials = None;
+        }
+        self
+    }
+
+    /// Authorises with an OAuth 2.0 client credentials grant instead of a static token
+    /// (feature `upstream-oauth`): when connecting, the secret is read, the token endpoint
+    /// found (the MCP server's RFC 9728 metadata, then its authorization server's RFC 8414
+    /// metadata, or [`ClientCredentials::token_url`](super::ClientCredentials::token_url))
+    /// and a token fetched; every request carries it. A token that has expired, or that the
+    /// server answers with 401, is replaced by a new one from the same credentials (once per
+    /// request). Replaces a bearer token set before, as they replace this.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolwright_mcp::upstream::UpstreamError> {
+    /// use toolwright_mcp::upstream::{ClientCredentials, Upstream};
+    ///
+    /// let upstream = Upstream::http("https://tools.example.com/mcp")
+    ///     .client_credentials(
+    ///         ClientCredentials::secret_file("toolwright-gateway", "/run/secrets/tools-client")
+    ///             .scopes(["tools:read", "tools:write"]),
+    ///     )
+    ///     .connect()
+    ///     .await?;
+    /// # let _ = upstream;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "upstream-oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "upstream-oauth")))]
+    pub fn client_credentials(mut self, credentials: super::oauth::ClientCredentials) -> Self {
+        self.token = None;
+        self.credentials = Some(credentials);
         self
     }
 
@@ -476,13 +538,21 @@ impl HttpUpstream {
     /// # Errors
     ///
     /// [`UpstreamError::Token`] when the token cannot be read or is empty,
-    /// [`UpstreamError::Handshake`] when the server does not answer `initialize`.
+    /// [`UpstreamError::ClientSecret`] and [`UpstreamError::OAuth`] when client credentials
+    /// give no token, [`UpstreamError::Handshake`] when the server does not answer
+    /// `initialize`.
     pub async fn connect(self) -> Result<Upstream, UpstreamError> {
         use rmcp::transport::StreamableHttpClientTransport;
         use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
         let label = toolwright_names::escape::escape(&self.url).into_owned();
         let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.clone());
+        #[cfg(feature = "upstream-oauth")]
+        if let Some(credentials) = &self.credentials {
+            let client = super::oauth::authorise(&self.url, &label, credentials).await?;
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            return Upstream::connect_transport(label, transport).await;
+        }
         if let Some(source) = &self.token {
             let (from, read) = match source {
                 TokenSource::File(path) => (
@@ -546,6 +616,8 @@ impl Upstream {
         HttpUpstream {
             url: url.into(),
             token: None,
+            #[cfg(feature = "upstream-oauth")]
+            credentials: None,
         }
     }
 

@@ -3,11 +3,12 @@
 //!
 //! [`Upstream`] is a connection to an MCP server (rmcp's client): a command started as a
 //! child process ([`Upstream::stdio`]) or, with `upstream-http`, a streamable HTTP URL
-//! ([`Upstream::http`]). [`MountUpstream::mount`] lists its tools (every page, within
-//! [`MountOptions::max_tools`] and [`MountOptions::max_pages`]) and registers each as a
-//! runtime tool whose handler forwards the call upstream. Then every layer of the
-//! executor applies to it as to our own tools: ceilings, guardrails, approval, limits,
-//! timeouts, hooks, metrics.
+//! ([`Upstream::http`]: a bearer token or, with `upstream-oauth`, OAuth 2.0 client
+//! credentials, `HttpUpstream::client_credentials`). [`MountUpstream::mount`] lists its
+//! tools (every page, within [`MountOptions::max_tools`] and [`MountOptions::max_pages`])
+//! and registers each as a runtime tool whose handler forwards the call upstream. Then
+//! every layer of the executor applies to it as to our own tools: ceilings, guardrails,
+//! approval, limits, timeouts, hooks, metrics.
 //!
 //! - **Names.** A tool is registered as `{namespace}_{normalise(name)}` ([`normalise`],
 //!   [`mounted_name`]): `github` + `searchRepositories` -> `github_search_repositories`.
@@ -50,6 +51,8 @@ mod fingerprint;
 mod forward;
 mod mount;
 mod names;
+#[cfg(feature = "upstream-oauth")]
+mod oauth;
 
 #[cfg(feature = "upstream-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "upstream-http")))]
@@ -61,3 +64,6 @@ pub use mount::{
     Skipped,
 };
 pub use names::{mounted_name, normalise};
+#[cfg(feature = "upstream-oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "upstream-oauth")))]
+pub use oauth::ClientCredentials;

@@ -1,0 +1,480 @@
+//! OAuth 2.0 client credentials for an HTTP upstream (feature `upstream-oauth`): the secret
+//! read from a file or an environment variable, the authorization server found from the MCP
+//! server's metadata by rmcp (or a token URL given), the token fetched by rmcp's
+//! `AuthorizationManager`, and [`CredentialsHttpClient`], rmcp's HTTP client with the token on
+//! every request, fetched again when it has expired or the server rejects it.
+//!
+//! rmcp's own `AuthClient` refreshes with a refresh token only, which a client credentials
+//! grant does not give: once its token expired it would send requests without one. Here a
+//! new token is asked for with the same credentials instead.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationMetadataSource,
+    ClientCredentialsConfig,
+};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use tokio::sync::Mutex;
+
+use super::connection::UpstreamError;
+
+/// OAuth 2.0 client credentials (RFC 6749 §4.4) for an HTTP upstream, given to
+/// [`HttpUpstream::client_credentials`](super::HttpUpstream::client_credentials).
+///
+/// The client id is given; the secret is read from a file or an environment variable when
+/// connecting, never from the command line, and never shown: `Debug` names where it comes
+/// from, not what it is. The token endpoint is the one the MCP server's metadata names
+/// (RFC 9728 protected resource metadata, then the authorization server's RFC 8414
+/// metadata), or [`token_url`](Self::token_url). The secret is sent in the request body
+/// (`client_secret_post`), or with HTTP Basic when the authorization server offers only
+/// `client_secret_basic`.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), toolwright_mcp::upstream::UpstreamError> {
+/// use toolwright_mcp::upstream::{ClientCredentials, Upstream};
+///
+/// let upstream = Upstream::http("https://tools.example.com/mcp")
+///     .client_credentials(
+///         ClientCredentials::secret_env("toolwright-gateway", "TOOLS_CLIENT_SECRET")
+///             .scopes(["tools:read"]),
+///     )
+///     .connect()
+///     .await?;
+/// # let _ = upstream;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ClientCredentials {
+    client_id: String,
+    secret: SecretSource,
+    scopes: Vec<String>,
+    resource: Option<String>,
+    token_url: Option<String>,
+}
+
+/// Where the client secret is read from.
+#[derive(Clone)]
+enum SecretSource {
+    File(PathBuf),
+    Env(String),
+}
+
+impl std::fmt::Debug for ClientCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientCredentials")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &format_args!("<{}>", self.secret.describe()),
+            )
+            .field("scopes", &self.scopes)
+            .field("resource", &self.resource)
+            .field("token_url", &self.token_url)
+            .finish()
+    }
+}
+
+impl SecretSource {
+    fn describe(&self) -> String {
+        match self {
+            SecretSource::File(path) => format!("the file {}", path.display()),
+            SecretSource::Env(name) => format!("the environment variable {name}"),
+        }
+    }
+
+    /// The secret, trimmed; why not.
+    fn read(&self) -> Result<String, String> {
+        let read = match self {
+            SecretSource::File(path) => std::fs::read_to_string(path).map_err(|e| e.to_string()),
+            SecretSource::Env(name) => std::env::var(name).map_err(|e| e.to_string()),
+        };
+        let secret = read?.trim().to_owned();
+        if secret.is_empty() {
+            Err("it is empty".to_owned())
+        } else {
+            Ok(secret)
+        }
+    }
+}
+
+impl ClientCredentials {
+    /// The client `client_id`, whose secret is the content of the file at `path` (without
+    /// the surrounding whitespace), read when connecting.
+    pub fn secret_file(client_id: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        ClientCredentials::with_secret(client_id.into(), SecretSource::File(path.into()))
+    }
+
+    /// The client `client_id`, whose secret is the value of the environment variable `name`,
+    /// read when connecting.
+    pub fn secret_env(client_id: impl Into<String>, name: impl Into<String>) -> Self {
+        ClientCredentials::with_secret(client_id.into(), SecretSource::Env(name.into()))
+    }
+
+    fn with_secret(client_id: String, secret: SecretSource) -> Self {
+        ClientCredentials {
+            client_id,
+            secret,
+            scopes: Vec::new(),
+            resource: None,
+            token_url: None,
+        }
+    }
+
+    /// The scopes to ask for (none by default: the authorization server's choice).
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The resource indicator (RFC 8707) of the token request; by default the upstream's
+    /// URL, as the MCP authorization specification asks.
+    pub fn resource(mut self, resource: impl Into<String>) -> Self {
+        self.resource = Some(resource.into());
+        self
+    }
+
+    /// The authorization server's token endpoint, for an MCP server that does not publish
+    /// where it is (no RFC 9728 or RFC 8414 metadata). Without it, an upstream whose
+    /// metadata cannot be found is refused rather than sent the secret at a guessed URL.
+    /// Whichever it is, the token endpoint must be `https://` (`http://` only on this
+    /// machine: `localhost` or a loopback address).
+    pub fn token_url(mut self, url: impl Into<String>) -> Self {
+        self.token_url = Some(url.into());
+        self
+    }
+
+    /// The client id.
+    pub fn client_id(&self) -> &str {
+        &self.client_id
+    }
+}
+
+/// An [`UpstreamError::OAuth`] for `upstream`.
+fn oauth_error(upstream: &str, reason: impl std::fmt::Display) -> UpstreamError {
+    UpstreamError::OAuth {
+        upstream: upstream.to_owned(),
+        reason: toolwright_names::escape::escape(&reason.to_string()).into_owned(),
+    }
+}
+
+/// Reads the secret, finds the token endpoint and fetches the first token; the client that
+/// then authorises every request. `label` is the upstream's escaped URL.
+pub(crate) async fn authorise(
+    url: &str,
+    label: &str,
+    credentials: &ClientCredentials,
+) -> Result<CredentialsHttpClient, UpstreamError> {
+    let secret = credentials
+        .secret
+        .read()
+        .map_err(|reason| UpstreamError::ClientSecret {
+            upstream: label.to_owned(),
+            from: toolwright_names::escape::escape(&credentials.secret.describe()).into_owned(),
+            reason,
+        })?;
+    let config = ClientCredentialsConfig::ClientSecret {
+        client_id: credentials.client_id.clone(),
+        client_secret: secret,
+        scopes: credentials.scopes.clone(),
+        resource: Some(
+            credentials
+                .resource
+                .clone()
+                .unwrap_or_else(|| url.to_owned()),
+        ),
+    };
+
+    let mut manager = AuthorizationManager::new(url)
+        .await
+        .map_err(|e| oauth_error(label, e))?;
+    let metadata = match &credentials.token_url {
+        Some(token_url) => {
+            let mut metadata = AuthorizationMetadata::default();
+            metadata.token_endpoint = token_url.clone();
+            // Required by rmcp's OAuth client, never used by this grant.
+            metadata.authorization_endpoint = token_url.clone();
+            metadata
+        }
+        None => {
+            let resolution = manager.resolve_metadata().await.map_err(|e| {
+                oauth_error(
+                    label,
+                    format!("could not find its authorization server: {e}"),
+                )
+            })?;
+            if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+                return Err(oauth_error(
+                    label,
+                    "it publishes no OAuth metadata (RFC 9728 or RFC 8414) naming its \
+                     authorization server; give the token endpoint (`token_url`)",
+                ));
+            }
+            resolution.metadata
+        }
+    };
+    check_token_endpoint(&metadata.token_endpoint).map_err(|reason| oauth_error(label, reason))?;
+    manager.set_metadata(metadata);
+    manager
+        .validate_client_credentials_metadata(&config)
+        .map_err(|e| oauth_error(label, e))?;
+    manager
+        .configure_client_credentials(&config)
+        .map_err(|e| oauth_error(label, e))?;
+    manager
+        .exchange_client_credentials(&config)
+        .await
+        .map_err(|e| oauth_error(label, format!("the token request was refused: {e}")))?;
+
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        // A request carrying the token goes where it was sent, nowhere else.
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| oauth_error(label, e))?;
+    Ok(CredentialsHttpClient {
+        http,
+        tokens: Arc::new(Tokens {
+            manager: Mutex::new(manager),
+            config,
+        }),
+    })
+}
+
+/// The secret goes to `endpoint` only over TLS, or to this machine.
+fn check_token_endpoint(endpoint: &str) -> Result<(), String> {
+    let url = reqwest::Url::parse(endpoint)
+        .map_err(|e| format!("the token endpoint `{endpoint}` is not a URL: {e}"))?;
+    let loopback = url.host_str().is_some_and(|host| {
+        host.eq_ignore_ascii_case("localhost")
+            || host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|address| address.is_loopback())
+    });
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err(format!(
+            "the token endpoint `{endpoint}` is not an https:// URL (http:// only on this \
+             machine): the client secret would cross the network readable"
+        )),
+    }
+}
+
+/// rmcp's reqwest client for streamable HTTP, with a client credentials token on every
+/// request. Not part of the API.
+#[derive(Clone)]
+pub(crate) struct CredentialsHttpClient {
+    http: reqwest::Client,
+    tokens: Arc<Tokens>,
+}
+
+/// The token, held by rmcp's manager, and the credentials to ask for a new one.
+struct Tokens {
+    manager: Mutex<AuthorizationManager>,
+    config: ClientCredentialsConfig,
+}
+
+impl Tokens {
+    /// The current token, or a new one when it has expired (no refresh token comes with
+    /// this grant).
+    async fn current(&self) -> Result<String, AuthError> {
+        let manager = self.manager.lock().await;
+        match manager.get_access_token().await {
+            Err(AuthError::AuthorizationRequired) => {
+                tracing::debug!("the upstream's OAuth token expired; asking for a new one");
+                Self::fetch(&manager, &self.config).await
+            }
+            other => other,
+        }
+    }
+
+    /// A token other than `rejected`, which the server refused: the one another request
+    /// already fetched, or a new one.
+    async fn instead_of(&self, rejected: &str) -> Result<String, AuthError> {
+        let manager = self.manager.lock().await;
+        if let Ok(token) = manager.get_access_token().await
+            && token != rejected
+        {
+            return Ok(token);
+        }
+        tracing::debug!("the upstream refused its OAuth token; asking for a new one");
+        Self::fetch(&manager, &self.config).await
+    }
+
+    async fn fetch(
+        manager: &AuthorizationManager,
+        config: &ClientCredentialsConfig,
+    ) -> Result<String, AuthError> {
+        use oauth2::TokenResponse as _;
+        let response = manager.exchange_client_credentials(config).await?;
+        Ok(response.access_token().secret().clone())
+    }
+}
+
+impl CredentialsHttpClient {
+    /// Runs `call` with the token; when the server answers 401, once more with a new one.
+    async fn authorised<T, F, Fut>(&self, call: F) -> Result<T, StreamableHttpError<reqwest::Error>>
+    where
+        F: Fn(Option<String>) -> Fut,
+        Fut: Future<Output = Result<T, StreamableHttpError<reqwest::Error>>>,
+    {
+        let token = self.tokens.current().await?;
+        match call(Some(token.clone())).await {
+            Err(StreamableHttpError::AuthRequired(challenge)) => {
+                let fresh = self.tokens.instead_of(&token).await?;
+                if fresh == token {
+                    Err(StreamableHttpError::AuthRequired(challenge))
+                } else {
+                    call(Some(fresh)).await
+                }
+            }
+            result => result,
+        }
+    }
+}
+
+type SseStream = futures_core::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
+
+/// Each method is reqwest's, with our token instead of the transport's (it has none).
+impl StreamableHttpClient for CredentialsHttpClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.authorised(|token| {
+            self.http.post_message(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                token,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.authorised(|token| {
+            self.http.post_message_with_max_sse_event_size(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                token,
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.authorised(|token| {
+            self.http.post_message_with_response_limits(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                token,
+                custom_headers.clone(),
+                limits,
+            )
+        })
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<Self::Error>> {
+        self.authorised(|token| {
+            self.http.delete_session(
+                uri.clone(),
+                session_id.clone(),
+                token,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
+        self.authorised(|token| {
+            self.http.get_stream(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                token,
+                custom_headers.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
+        self.authorised(|token| {
+            self.http.get_stream_with_max_sse_event_size(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                token,
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
+    }
+}

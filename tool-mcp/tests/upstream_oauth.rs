@@ -1,0 +1,445 @@
+//! An upstream over streamable HTTP authorised by OAuth 2.0 client credentials (feature
+//! `upstream-oauth`): an authorization server in process (its RFC 8414 metadata and a
+//! `/token` endpoint that checks the grant and the client, and issues JWTs signed with the
+//! test key of `tests/data`), and our own `McpServer` accepting those JWTs, which points to
+//! it in its RFC 9728 metadata. The token endpoint counts its requests: a token the server
+//! refuses, and one that has expired, are replaced by a new one (no timing: the first token
+//! is signed by a key the server does not know; `expires_in: 0` is expired at once).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{Map, Value, json};
+use toolwright_mcp::upstream::{
+    ClientCredentials, MountOptions, MountUpstream, Upstream, UpstreamError,
+};
+use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
+use toolwright_runtime::{Executor, Tool, ToolCall, ToolRegistry};
+
+const CLIENT_ID: &str = "toolwright-gateway";
+const SECRET: &str = "client-secret-0123456789abcdef";
+const AUDIENCE: &str = "https://tools.example.test";
+const DEADLINE: Duration = Duration::from_secs(60);
+
+async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(DEADLINE, future).await {
+        Ok(value) => value,
+        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
+    }
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// How the authorization server answers.
+#[derive(Clone, Copy, Default)]
+struct Behaviour {
+    /// The first token is signed with a key the MCP server does not know.
+    first_token_refused: bool,
+    /// `expires_in` of each token (3600 when `None`).
+    expires_in: Option<u64>,
+}
+
+#[derive(Clone)]
+struct AuthServerState {
+    issuer: String,
+    behaviour: Behaviour,
+    /// The form of each token request.
+    requests: Arc<Mutex<Vec<HashMap<String, String>>>>,
+    issued: Arc<AtomicUsize>,
+}
+
+struct AuthServer {
+    issuer: String,
+    state: AuthServerState,
+}
+
+impl AuthServer {
+    async fn start(behaviour: Behaviour) -> AuthServer {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .unwrap();
+        let issuer = format!("http://{}", listener.local_addr().unwrap());
+        let state = AuthServerState {
+            issuer: issuer.clone(),
+            behaviour,
+            requests: Arc::default(),
+            issued: Arc::default(),
+        };
+        let app = axum::Router::new()
+            .route("/.well-known/oauth-authorization-server", get(metadata))
+            .route("/token", post(token))
+            .with_state(state.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        AuthServer { issuer, state }
+    }
+
+    fn token_requests(&self) -> Vec<HashMap<String, String>> {
+        self.state.requests.lock().unwrap().clone()
+    }
+}
+
+/// A JSON answer (axum's `json` feature is not on).
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+async fn metadata(State(state): State<AuthServerState>) -> Response {
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "issuer": state.issuer,
+            "authorization_endpoint": format!("{}/authorize", state.issuer),
+            "token_endpoint": format!("{}/token", state.issuer),
+            "grant_types_supported": ["client_credentials"],
+            "token_endpoint_auth_methods_supported": ["client_secret_post"],
+        }),
+    )
+}
+
+async fn token(State(state): State<AuthServerState>, body: String) -> Response {
+    let form = parse_form(&body);
+    state.requests.lock().unwrap().push(form.clone());
+    if form.get("grant_type").map(String::as_str) != Some("client_credentials") {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            &json!({"error": "unsupported_grant_type"}),
+        );
+    }
+    if form.get("client_id").map(String::as_str) != Some(CLIENT_ID)
+        || form.get("client_secret").map(String::as_str) != Some(SECRET)
+    {
+        return json_response(
+            StatusCode::UNAUTHORIZED,
+            &json!({"error": "invalid_client", "error_description": "unknown client"}),
+        );
+    }
+    let n = state.issued.fetch_add(1, Ordering::SeqCst);
+    let (key_file, kid) = if n == 0 && state.behaviour.first_token_refused {
+        ("ec-2-not-in-jwks.pem", "ec-2")
+    } else {
+        ("ec-1.pem", "ec-1")
+    };
+    let now = jsonwebtoken::get_current_timestamp();
+    let claims = json!({
+        "iss": state.issuer,
+        "aud": AUDIENCE,
+        "sub": CLIENT_ID,
+        "iat": now,
+        "exp": now + 3600,
+        "scope": "tools:safe",
+        // Each token differs from the one before.
+        "jti": format!("token-{n}"),
+    });
+    let mut header = Header::new(Algorithm::ES256);
+    header.kid = Some(kid.to_owned());
+    let key = EncodingKey::from_ec_pem(&std::fs::read(data(key_file)).unwrap()).unwrap();
+    let access_token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "access_token": access_token,
+            "token_type": "Bearer",
+            "expires_in": state.behaviour.expires_in.unwrap_or(3600),
+            "scope": "tools:safe",
+        }),
+    )
+}
+
+/// `application/x-www-form-urlencoded`, decoded.
+fn parse_form(body: &str) -> HashMap<String, String> {
+    fn decode(text: &str) -> String {
+        let bytes = text.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'+' => out.push(b' '),
+                b'%' if i + 2 < bytes.len() => {
+                    let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
+                    out.push(u8::from_str_radix(hex, 16).unwrap());
+                    i += 2;
+                }
+                byte => out.push(byte),
+            }
+            i += 1;
+        }
+        String::from_utf8(out).unwrap()
+    }
+    body.split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            (decode(name), decode(value))
+        })
+        .collect()
+}
+
+fn registry() -> Arc<ToolRegistry> {
+    let registry = Arc::new(ToolRegistry::new());
+    registry
+        .register(
+            Tool::builder("echo")
+                .description("Echo the text.")
+                .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+                .handler(|args: Map<String, Value>| async move {
+                    args["text"].as_str().unwrap_or_default().to_owned()
+                })
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    registry
+}
+
+/// Our MCP server, accepting the authorization server's JWTs (and naming it in its
+/// protected resource metadata).
+async fn mcp_server(issuer: &str) -> HttpServer {
+    let jwt = JwtConfig::from_jwks_file(data("jwks.json"), issuer, AUDIENCE).unwrap();
+    McpServer::new(Executor::builder(registry()).build())
+        .serve_http_with(
+            ([127, 0, 0, 1], 0).into(),
+            HttpOptions::new().auth(AuthConfig::new().jwt(jwt)),
+        )
+        .await
+        .unwrap()
+}
+
+fn secret_file(dir: &Path, secret: &str) -> PathBuf {
+    let path = dir.join("client-secret");
+    std::fs::write(&path, format!("{secret}\n")).unwrap();
+    path
+}
+
+/// Mounts the upstream and calls its `echo`.
+async fn mount_and_call(upstream: &Upstream) {
+    let registry = Arc::new(ToolRegistry::new());
+    within(
+        "mount",
+        registry.mount(
+            upstream,
+            MountOptions::new("web").safety("echo", toolwright_runtime::SafetyLevel::Safe),
+        ),
+    )
+    .await
+    .unwrap();
+    let result = within(
+        "call",
+        Executor::builder(registry.clone())
+            .build()
+            .execute(ToolCall::new(
+                "1",
+                "web_echo",
+                json!({"text": "with oauth"}),
+            )),
+    )
+    .await;
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.content, "with oauth");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounts_with_client_credentials_found_from_the_metadata() {
+    let auth = AuthServer::start(Behaviour::default()).await;
+    let http = mcp_server(&auth.issuer).await;
+    let dir = tempfile::tempdir().unwrap();
+    let credentials = ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
+        .scopes(["tools:safe"]);
+    let shown = format!("{credentials:?}");
+    assert!(shown.contains("client-secret>"), "{shown}");
+    assert!(!shown.contains(SECRET), "{shown}");
+
+    let upstream = within(
+        "connect",
+        Upstream::http(http.url())
+            .client_credentials(credentials)
+            .connect(),
+    )
+    .await
+    .unwrap();
+    mount_and_call(&upstream).await;
+    upstream.close().await;
+
+    let requests = auth.token_requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    let request = &requests[0];
+    assert_eq!(request["grant_type"], "client_credentials");
+    assert_eq!(request["client_id"], CLIENT_ID);
+    assert_eq!(request["scope"], "tools:safe");
+    assert_eq!(request["resource"], http.url());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_the_server_refuses_is_replaced_once() {
+    let auth = AuthServer::start(Behaviour {
+        first_token_refused: true,
+        ..Behaviour::default()
+    })
+    .await;
+    let http = mcp_server(&auth.issuer).await;
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = within(
+        "connect",
+        Upstream::http(http.url())
+            .client_credentials(ClientCredentials::secret_file(
+                CLIENT_ID,
+                secret_file(dir.path(), SECRET),
+            ))
+            .connect(),
+    )
+    .await
+    .unwrap();
+    // The handshake's first request was refused (401) and sent again with a new token.
+    assert_eq!(auth.token_requests().len(), 2);
+    mount_and_call(&upstream).await;
+    assert_eq!(auth.token_requests().len(), 2, "the second token is kept");
+    upstream.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_token_is_not_sent_again() {
+    let auth = AuthServer::start(Behaviour {
+        expires_in: Some(0),
+        ..Behaviour::default()
+    })
+    .await;
+    let http = mcp_server(&auth.issuer).await;
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = within(
+        "connect",
+        Upstream::http(http.url())
+            .client_credentials(ClientCredentials::secret_file(
+                CLIENT_ID,
+                secret_file(dir.path(), SECRET),
+            ))
+            .connect(),
+    )
+    .await
+    .unwrap();
+    let after_connect = auth.token_requests().len();
+    assert!(after_connect >= 2, "{after_connect} token requests");
+    mount_and_call(&upstream).await;
+    let after_call = auth.token_requests().len();
+    assert!(after_call > after_connect, "{after_call} token requests");
+    upstream.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_or_missing_credentials_are_refused_without_the_secret() {
+    let auth = AuthServer::start(Behaviour::default()).await;
+    let http = mcp_server(&auth.issuer).await;
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = "wrong-secret-9876543210";
+    let error = within(
+        "connect with a wrong secret",
+        Upstream::http(http.url())
+            .client_credentials(ClientCredentials::secret_file(
+                CLIENT_ID,
+                secret_file(dir.path(), wrong),
+            ))
+            .connect(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
+    let message = error.to_string();
+    assert!(message.contains(&http.url()), "{message}");
+    assert!(message.contains("invalid_client"), "{message}");
+    assert!(!message.contains(wrong), "{message}");
+    assert_eq!(auth.token_requests().len(), 1);
+
+    // A variable that is not set: said so, before any request.
+    let error = Upstream::http(http.url())
+        .client_credentials(ClientCredentials::secret_env(
+            CLIENT_ID,
+            "TOOLWRIGHT_UPSTREAM_TEST_NO_SUCH_SECRET",
+        ))
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, UpstreamError::ClientSecret { .. }),
+        "{error}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("the environment variable TOOLWRIGHT_UPSTREAM_TEST_NO_SUCH_SECRET"),
+        "{error}"
+    );
+    assert_eq!(auth.token_requests().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_url_is_used_and_needed_without_metadata() {
+    let auth = AuthServer::start(Behaviour::default()).await;
+    // A server that takes static tokens only names no authorization server.
+    let http = McpServer::new(Executor::builder(registry()).build())
+        .serve_http_with(
+            ([127, 0, 0, 1], 0).into(),
+            HttpOptions::new().auth(
+                AuthConfig::new()
+                    .token("static-token-0123456789abcdef", ["tools:safe"])
+                    .unwrap(),
+            ),
+        )
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let secret = secret_file(dir.path(), SECRET);
+    let error = within(
+        "connect without metadata",
+        Upstream::http(http.url())
+            .client_credentials(ClientCredentials::secret_file(CLIENT_ID, &secret))
+            .connect(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
+    assert!(error.to_string().contains("token_url"), "{error}");
+    assert_eq!(auth.token_requests().len(), 0, "no secret sent to a guess");
+
+    // A token URL the secret would cross the network to in clear: refused, unasked.
+    let error = Upstream::http(http.url())
+        .client_credentials(
+            ClientCredentials::secret_file(CLIENT_ID, &secret).token_url("http://192.0.2.1/token"),
+        )
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
+    assert!(error.to_string().contains("not an https:// URL"), "{error}");
+
+    // With the token URL given, the JWT server takes the token.
+    let jwt_server = mcp_server(&auth.issuer).await;
+    let upstream = within(
+        "connect with a token URL",
+        Upstream::http(jwt_server.url())
+            .client_credentials(
+                ClientCredentials::secret_file(CLIENT_ID, &secret)
+                    .token_url(format!("{}/token", auth.issuer)),
+            )
+            .connect(),
+    )
+    .await
+    .unwrap();
+    mount_and_call(&upstream).await;
+    assert_eq!(auth.token_requests().len(), 1);
+    upstream.close().await;
+}
