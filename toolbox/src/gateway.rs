@@ -204,6 +204,20 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
             resolve_sandbox(config, base)
                 .map_err(|message| UsageError(format!("{at}: {message}")))?;
         }
+        // Every path of the file is taken from the file's directory.
+        if let Some(dir) = &mut config.cwd {
+            *dir = base.join(&*dir);
+        }
+        if let Some(file) = &mut config.token_file {
+            *file = base.join(&*file);
+        }
+        if let Some(file) = config
+            .oauth
+            .as_mut()
+            .and_then(|oauth| oauth.get_mut().client_secret_file.as_mut())
+        {
+            *file = base.join(&*file);
+        }
         options(config).map_err(|message| UsageError(format!("{at}: {message}")))?;
     }
     // A confined server must not see the file that holds the others' environments and
@@ -212,7 +226,7 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
     secrets.extend(
         secret_files(&config)
             .into_iter()
-            .map(|file| ("upstream token file".to_owned(), file)),
+            .map(|(what, file)| (what.to_owned(), file)),
     );
     for (what, file) in &secrets {
         refuse_exposed_to_upstreams(&config, what, file)?;
