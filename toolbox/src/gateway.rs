@@ -307,6 +307,44 @@ fn check_oauth(oauth: &OAuthConfig) -> Result<(), String> {
     Ok(())
 }
 
+/// For a confined upstream that did not start: what it could see, and how to give it more.
+fn confinement_hint(config: &UpstreamConfig) -> String {
+    let Some(settings) = config
+        .sandbox
+        .as_ref()
+        .filter(|_| sandbox_of(config).is_some())
+    else {
+        return String::new();
+    };
+    let list = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|path| format!("`{}`", path.display()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let read = if settings.read.is_empty() {
+        "only the system's programs and libraries".to_owned()
+    } else {
+        format!(
+            "the system's programs and libraries and {}",
+            list(&settings.read)
+        )
+    };
+    let write = if settings.write.is_empty() {
+        "nothing".to_owned()
+    } else {
+        list(&settings.write)
+    };
+    let network = if settings.network { "with" } else { "without" };
+    format!(
+        "\n  it ran confined: it could read {read}, write {write}, {network} the network; if it \
+         needs more (its installation, a cache, a download: `npx` fetches packages), grant it \
+         in its `sandbox` (read, write, network) or set `unconfined = true` (see the book, \
+         \"Confined stdio servers\")"
+    )
+}
+
 /// The confinement of a stdio upstream, or `None` for an HTTP or unconfined one.
 fn sandbox_of(config: &UpstreamConfig) -> Option<Sandbox> {
     if config.command.is_none() || config.unconfined {
@@ -394,8 +432,9 @@ pub(crate) async fn mount_all(
         let config = upstream.get_ref();
         let connected = connect(config).await.map_err(|error| {
             UsageError(format!(
-                "the upstream `{}` did not start: {error}",
-                config.namespace
+                "the upstream `{}` did not start: {error}{}",
+                config.namespace,
+                confinement_hint(config)
             ))
         })?;
         let options = options(config).map_err(UsageError)?;

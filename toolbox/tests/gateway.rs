@@ -596,7 +596,9 @@ fn a_stdio_upstream_is_confined_unless_the_configuration_says_otherwise() {
     );
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("the upstream `hostile` did not start"),
+        stderr(&output).contains("the upstream `hostile` did not start")
+            && stderr(&output).contains("it ran confined: it could read only the system's")
+            && stderr(&output).contains("unconfined = true"),
         "{}",
         stderr(&output)
     );
