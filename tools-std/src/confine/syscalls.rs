@@ -6,8 +6,10 @@
 //! or the host, and the attack surface build toolchains never need. An allow-list that keeps
 //! cargo, rustc, cc, git, python and node working is long and differs by libc version and
 //! architecture; one system call missing breaks a build in ways nobody can diagnose from the
-//! error. The denied calls fail with `EPERM` (`clone3` with `ENOSYS`, so that the C library
-//! falls back to `clone`, whose flags the filter can see). A system call of another
+//! error. The denied calls fail with `EPERM` (`clone3` and `openat2` with `ENOSYS`, so that
+//! the C library falls back to `clone` and `openat`, whose arguments the filter can see).
+//! No file the command writes gets a set-user-id or set-group-id bit: `chmod`, `mknod` and
+//! a creating `open` with one fail, as systemd's `RestrictSUIDSGID` does. A system call of another
 //! architecture (32-bit `int 0x80`) kills the process, as seccompiler's filters do.
 
 use std::collections::BTreeMap;
@@ -76,6 +78,38 @@ const DENIED: &[libc::c_long] = &[
 /// console's `TIOCLINUX` (which can also push input) and changing the line discipline.
 const DENIED_IOCTLS: &[libc::c_ulong] = &[libc::TIOCSTI, libc::TIOCLINUX, libc::TIOCSETD];
 
+/// The mode bits that make a program run as its file's owner or group: a confined program may
+/// not set them on a file it writes, which a person or a service of the host could later run
+/// (outside the view, where the workspace or a granted directory is not mounted `nosuid`).
+const SET_ID_BITS: &[libc::mode_t] = &[libc::S_ISUID, libc::S_ISGID];
+
+/// The `open` flags that create a file with a mode: `O_CREAT`, and `O_TMPFILE`'s own bit
+/// (`O_TMPFILE` is that bit and `O_DIRECTORY`).
+const CREATING_FLAGS: &[libc::c_int] = &[libc::O_CREAT, libc::O_TMPFILE & !libc::O_DIRECTORY];
+
+/// System calls that set a mode, with the index of the mode argument and, for the `open`
+/// family, of the flags argument (the mode counts only when the flags create a file).
+#[cfg(target_arch = "x86_64")]
+const MODE_SETTERS: &[(libc::c_long, u8, Option<u8>)] = &[
+    (libc::SYS_chmod, 1, None),
+    (libc::SYS_fchmod, 1, None),
+    (libc::SYS_fchmodat, 2, None),
+    (libc::SYS_fchmodat2, 2, None),
+    (libc::SYS_mknod, 1, None),
+    (libc::SYS_mknodat, 2, None),
+    (libc::SYS_creat, 1, None),
+    (libc::SYS_open, 2, Some(1)),
+    (libc::SYS_openat, 3, Some(2)),
+];
+#[cfg(not(target_arch = "x86_64"))]
+const MODE_SETTERS: &[(libc::c_long, u8, Option<u8>)] = &[
+    (libc::SYS_fchmod, 1, None),
+    (libc::SYS_fchmodat, 2, None),
+    (libc::SYS_fchmodat2, 2, None),
+    (libc::SYS_mknodat, 2, None),
+    (libc::SYS_openat, 3, Some(2)),
+];
+
 /// `clone` flags that make new namespaces (where the command would hold capabilities again).
 const NAMESPACE_FLAGS: &[libc::c_int] = &[
     libc::CLONE_NEWNS,
@@ -87,7 +121,8 @@ const NAMESPACE_FLAGS: &[libc::c_int] = &[
     libc::CLONE_NEWNET,
 ];
 
-/// The filters of a command, installed in this order: the main policy, then `clone3`'s.
+/// The filters of a command, installed in this order: the main policy, then the one that
+/// answers `ENOSYS` (`clone3`, `openat2`).
 /// `network`: whether IP sockets may be created.
 pub(crate) fn filters(network: bool) -> Result<Vec<BpfProgram>, seccompiler::Error> {
     let arch = TargetArch::try_from(std::env::consts::ARCH)?;
@@ -132,6 +167,45 @@ pub(crate) fn filters(network: bool) -> Result<Vec<BpfProgram>, seccompiler::Err
         })
         .collect::<Result<Vec<_>, _>>()?;
 
+    // A set-user-id or set-group-id bit in the mode of a call that sets one (and, for
+    // `open`, creates the file). `openat2` takes its mode in a structure the filter cannot
+    // read: it fails with `ENOSYS`, and the C library falls back to `openat`.
+    let set_id_rules =
+        |mode: u8, flags: Option<u8>| -> Result<Vec<SeccompRule>, seccompiler::Error> {
+            let mut rules = Vec::new();
+            for bit in SET_ID_BITS {
+                let bit = u64::from(*bit);
+                let mode = SeccompCondition::new(
+                    mode,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::MaskedEq(bit),
+                    bit,
+                )?;
+                match flags {
+                    None => rules.push(SeccompRule::new(vec![mode])?),
+                    Some(flags) => {
+                        for creating in CREATING_FLAGS {
+                            let creating = *creating as u64;
+                            rules.push(SeccompRule::new(vec![
+                                SeccompCondition::new(
+                                    flags,
+                                    SeccompCmpArgLen::Dword,
+                                    SeccompCmpOp::MaskedEq(creating),
+                                    creating,
+                                )?,
+                                mode.clone(),
+                            ])?);
+                        }
+                    }
+                }
+            }
+            Ok(rules)
+        };
+    let mut mode_setters = Vec::new();
+    for (call, mode, flags) in MODE_SETTERS {
+        mode_setters.push((*call, set_id_rules(*mode, *flags)?));
+    }
+
     // On x86_64 the x32 ABI reaches the same calls with bit 30 set.
     #[cfg(target_arch = "x86_64")]
     let abis: &[i64] = &[0, 0x4000_0000];
@@ -145,6 +219,10 @@ pub(crate) fn filters(network: bool) -> Result<Vec<BpfProgram>, seccompiler::Err
         rules.insert(libc::SYS_ioctl | abi, ioctls.clone());
         rules.insert(libc::SYS_clone | abi, new_namespace.clone());
         clone3.insert(libc::SYS_clone3 | abi, Vec::new());
+        clone3.insert(libc::SYS_openat2 | abi, Vec::new());
+        for (call, rules_of_call) in &mode_setters {
+            rules.insert(call | abi, rules_of_call.clone());
+        }
     }
     let program = |rules, errno: i32| -> Result<BpfProgram, seccompiler::Error> {
         let filter = SeccompFilter::new(

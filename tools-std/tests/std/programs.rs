@@ -245,3 +245,68 @@ fn wait_until(done: impl Fn() -> bool, what: &str) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+#[test]
+fn a_program_cannot_leave_a_set_user_id_file_for_the_host_to_run() {
+    // Outside the view a granted directory is an ordinary one: a set-user-id copy of a shell
+    // left there would run as its owner (as root, when the program runs as root) for
+    // whoever starts it.
+    let granted = tempfile::tempdir().unwrap();
+    let g = granted.path().display().to_string();
+    let sandbox = Sandbox::new().write(granted.path());
+    let out = sh(&sandbox, &format!("cp /bin/sh {g}/plain && echo copied"));
+    assert_eq!(text(&out.stdout), "copied\n", "{out:?}");
+    for attempt in [
+        format!("cp /bin/sh {g}/suid && chmod u+s {g}/suid"),
+        format!("cp /bin/sh {g}/sgid && chmod g+s {g}/sgid"),
+        format!("chmod 4755 {g}/plain"),
+        format!("chmod 2755 {g}/plain"),
+        format!("cp -p /bin/su {g}/su-copy 2>/dev/null || cp -p /usr/bin/su {g}/su-copy"),
+    ] {
+        let out = sh(&sandbox, &attempt);
+        assert!(!out.status.success(), "{attempt}: {out:?}");
+    }
+    // The system calls themselves, with every way of passing a mode.
+    let script = format!(
+        r#"
+import ctypes, os
+g = {g:?}
+libc = ctypes.CDLL(None, use_errno=True)
+made = []
+def attempt(name, call):
+    try:
+        call()
+        made.append(name)
+    except OSError:
+        pass
+attempt("open", lambda: os.close(os.open(g + "/open", os.O_CREAT | os.O_WRONLY, 0o4755)))
+attempt("open-sgid", lambda: os.close(os.open(g + "/open-sgid", os.O_CREAT | os.O_WRONLY, 0o2755)))
+attempt("tmpfile", lambda: os.close(os.open(g, os.O_TMPFILE | os.O_WRONLY, 0o4755)))
+attempt("mknod", lambda: os.mknod(g + "/mknod", 0o104755))
+fd = os.open(g + "/plain", os.O_RDONLY)
+attempt("fchmod", lambda: os.fchmod(fd, 0o4755))
+for nr, name in [(90, "chmod"), (268, "fchmodat"), (452, "fchmodat2"), (85, "creat")]:
+    if os.uname().machine != "x86_64":
+        break
+    path = (g + "/plain").encode()
+    args = {{"chmod": (path, 0o4755), "creat": ((g + "/creat").encode(), 0o4755),
+            "fchmodat": (-100, path, 0o4755), "fchmodat2": (-100, path, 0o4755, 0)}}[name]
+    if libc.syscall(nr, *args) >= 0:
+        made.append(name)
+print("made:", made)
+"#
+    );
+    let out = sh(&sandbox, &format!("python3 -c '{script}'"));
+    assert_eq!(text(&out.stdout), "made: []\n", "{out:?}");
+    for entry in std::fs::read_dir(granted.path()).unwrap() {
+        let entry = entry.unwrap();
+        let mode =
+            std::os::unix::fs::PermissionsExt::mode(&entry.metadata().unwrap().permissions());
+        assert_eq!(
+            mode & 0o6000,
+            0,
+            "{:?} has a set-id bit: {mode:o}",
+            entry.file_name()
+        );
+    }
+}
