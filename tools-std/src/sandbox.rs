@@ -17,8 +17,10 @@
 //! token of ours in the environment reaches it.
 //!
 //! The returned [`Confined`] must live as long as the program (it holds the temporary
-//! directory). Killing the process [`spawn`](std::process::Command::spawn) returned kills
-//! the program and everything it started.
+//! directory): dropping it kills the program. Killing the process
+//! [`spawn`](std::process::Command::spawn) returned kills the program and everything it
+//! started, and so does the end of our own process, however it ends (`SIGKILL` included):
+//! a program that ignores the end of its input does not outlive us.
 //!
 //! ```no_run
 //! use std::process::Command;
@@ -106,7 +108,8 @@ pub enum SandboxError {
 }
 
 /// The confinement of a program, from [`Sandbox::confine`]: keep it as long as the program
-/// runs (it holds the program's temporary directory, removed when this is dropped).
+/// runs (it holds the program's temporary directory, removed when this is dropped, and
+/// dropping it kills the program).
 #[derive(Debug)]
 pub struct Confined {
     confinement: Confinement,

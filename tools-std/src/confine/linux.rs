@@ -38,6 +38,9 @@ const NOT_CONFINED: &str = "this kernel cannot confine commands (Landlock is not
 /// command's view of the file system, and its private temporary directory (removed, with
 /// the view's empty stage, when this is dropped).
 pub(crate) struct Confinement {
+    /// The write end of the supervisor's lifeline: closed when this is dropped or when our
+    /// process ends, however it ends, which makes the kernel signal the supervisor.
+    _lifeline: Option<OwnedFd>,
     temp: TempDir,
     _stage: TempDir,
     confined: bool,
@@ -165,7 +168,10 @@ impl Confinement {
             // the host (they belong to a network namespace).
             namespaces |= libc::CLONE_NEWNET;
         }
+        let (lifeline_read, lifeline_write) =
+            lifeline().map_err(|e| failed("cannot make the supervisor's lifeline", &e))?;
         Ok(Confinement {
+            _lifeline: Some(lifeline_write),
             temp,
             _stage: stage,
             confined,
@@ -179,6 +185,7 @@ impl Confinement {
                 seccomp,
                 uid_map: format!("{uid} {uid} 1\n").into_bytes(),
                 gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+                lifeline: lifeline_read,
             }),
         })
     }
@@ -359,6 +366,10 @@ struct Hook {
     seccomp: Vec<BpfProgram>,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    /// The read end of the lifeline whose write end the [`Confinement`] holds in our
+    /// process: when that closes (our process killed with `SIGKILL` included), the kernel
+    /// sends the supervisor `SIGTERM`, and it kills the command.
+    lifeline: OwnedFd,
 }
 
 impl Hook {
@@ -392,6 +403,11 @@ impl Hook {
         // SAFETY: setting a default disposition; children must not be reaped
         // automatically (an inherited `SIG_IGN` would do that).
         unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
+        let parent_lifeline = {
+            use std::os::fd::AsRawFd;
+            self.lifeline.as_raw_fd()
+        };
+        watch_lifeline(parent_lifeline)?;
         // SAFETY: fork in a single-threaded child; both sides only make system calls.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
@@ -401,7 +417,7 @@ impl Hook {
             return self.become_command(&previous, [lifeline_read, lifeline_write], view, ruleset);
         }
         close(lifeline_read);
-        close_all_except(lifeline_write);
+        close_all_except(lifeline_write, parent_lifeline);
         supervise(pid)
     }
 
@@ -756,18 +772,48 @@ fn write_file(path: &CStr, data: &[u8]) -> io::Result<()> {
     }
 }
 
-/// Closes every descriptor but `keep`.
-fn close_all_except(keep: RawFd) {
-    let keep = keep as libc::c_uint;
-    // SAFETY: close_range with integer arguments.
-    let done = unsafe {
-        (keep == 0 || libc::syscall(libc::SYS_close_range, 0, keep - 1, 0) == 0)
-            && libc::syscall(libc::SYS_close_range, keep + 1, libc::c_uint::MAX, 0) == 0
+/// `F_SETSIG` (the same number on every architecture Linux's generic `fcntl.h` serves).
+const F_SETSIG: libc::c_int = 10;
+
+/// A pipe, both ends close-on-exec: (read, write).
+fn lifeline() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds: [RawFd; 2] = [-1; 2];
+    // SAFETY: `fds` has room for the two descriptors.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    // SAFETY: both were just opened, are valid, and nothing else owns them.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Makes the kernel send us `SIGTERM` when the last write end of the pipe whose read end is
+/// `lifeline` is closed (`O_ASYNC`, the signal `F_SETSIG` names). Our own copy, from the
+/// fork, goes with the other descriptors once the command is started: if the process that
+/// spawned us has died already, that close is the last, and the signal comes then.
+fn watch_lifeline(lifeline: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor this process holds, with integer arguments.
+    unsafe {
+        check(libc::fcntl(lifeline, libc::F_SETOWN, libc::getpid()))?;
+        check(libc::fcntl(lifeline, F_SETSIG, libc::SIGTERM))?;
+        let flags = libc::fcntl(lifeline, libc::F_GETFL);
+        check(flags)?;
+        check(libc::fcntl(lifeline, libc::F_SETFL, flags | libc::O_ASYNC))?;
+    }
+    Ok(())
+}
+
+/// Closes every descriptor but `a` and `b`.
+fn close_all_except(a: RawFd, b: RawFd) {
+    let (low, high) = (a.min(b) as libc::c_uint, a.max(b) as libc::c_uint);
+    let range = |first: libc::c_uint, last: libc::c_uint| {
+        // SAFETY: close_range with integer arguments.
+        first > last || unsafe { libc::syscall(libc::SYS_close_range, first, last, 0) } == 0
     };
+    let done = (low == 0 || range(0, low - 1))
+        && (high == low || range(low + 1, high - 1))
+        && range(high + 1, libc::c_uint::MAX);
     if !done {
         // Kernels before 5.9: one by one, up to a generous bound.
         for fd in 0..65_536 {
-            if fd != keep as RawFd {
+            if fd != a && fd != b {
                 close(fd);
             }
         }

@@ -310,3 +310,52 @@ print("made:", made)
         );
     }
 }
+
+/// Set for [`a_program_and_its_daemons_end_when_the_process_that_started_it_is_killed`]'s
+/// helper: the sleeps' argument, which marks the program's processes.
+const PARENT_MARKER: &str = "TOOLWRIGHT_TEST_CONFINING_PARENT";
+
+/// Not a test of its own: the process that confines and starts the program, for the test
+/// below to kill. It starts a program whose child leaves its session and ignores every
+/// signal it can, then waits forever.
+#[test]
+#[ignore = "a helper of a_program_and_its_daemons_end_when_the_process_that_started_it_is_killed"]
+fn confining_parent() {
+    let Ok(marker) = std::env::var(PARENT_MARKER) else {
+        return;
+    };
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(format!(
+        "trap '' HUP TERM INT; (trap '' HUP TERM INT; exec setsid sleep {marker}) & \
+         sleep {marker}"
+    ));
+    command.stdin(std::process::Stdio::null());
+    let confined = Sandbox::new().confine(&mut command).unwrap();
+    let _child = command.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3600));
+    drop(confined);
+}
+
+#[test]
+fn a_program_and_its_daemons_end_when_the_process_that_started_it_is_killed() {
+    // A server whose parent (a gateway) is killed with SIGKILL gets no chance to be stopped:
+    // nothing of it may outlive its parent.
+    let marker = format!("{}{}", 300_000, std::process::id());
+    let mut parent = Command::new(std::env::current_exe().unwrap())
+        .args(["programs::confining_parent", "--exact", "--ignored"])
+        .env(PARENT_MARKER, &marker)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until(
+        || processes_with_argument(&marker).len() == 2,
+        "the program and its daemon to start",
+    );
+    parent.kill().unwrap();
+    parent.wait().unwrap();
+    wait_until(
+        || processes_with_argument(&marker).is_empty(),
+        "the program and its daemon to end with their parent",
+    );
+}
