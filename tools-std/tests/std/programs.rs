@@ -359,3 +359,126 @@ fn a_program_and_its_daemons_end_when_the_process_that_started_it_is_killed() {
         "the program and its daemon to end with their parent",
     );
 }
+
+/// Runs `script` with the system's Python 3 in `sandbox`; its standard output.
+fn python(sandbox: &Sandbox, script: &str) -> String {
+    let mut command = Command::new("python3");
+    command.arg("-c").arg(script);
+    let confined = sandbox.confine(&mut command).unwrap();
+    assert!(confined.is_confined());
+    let out = command.output().unwrap();
+    drop(confined);
+    assert!(out.status.success(), "{out:?}");
+    text(&out.stdout)
+}
+
+/// What a program tries against the host's processes, its devices, the kernel's interfaces
+/// and our descriptors, each printed as `name: what happened`.
+const HOST_ATTACKS: &str = r#"
+import ctypes, errno, os, socket, sys
+parent, secret_fd, abstract = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, call):
+    try:
+        print(f"{name}: allowed {call()!r}")
+    except OSError as error:
+        print(f"{name}: refused {errno.errorcode.get(error.errno)}")
+def syscall(nr, *args):
+    if libc.syscall(nr, *args) < 0:
+        raise OSError(ctypes.get_errno(), "")
+attempt("signal our parent", lambda: os.kill(parent, 0))
+attempt("signal every process", lambda: os.kill(-1, 0))
+attempt("read our parent's environment", lambda: open(f"/proc/{parent}/environ").read())
+attempt("list processes", lambda: [p for p in os.listdir("/proc") if p.isdigit() and p != "1"] or os.kill(0, 12345))
+attempt("use our descriptor", lambda: os.read(secret_fd, 100))
+attempt("find our descriptor", lambda: [fd for fd in os.listdir("/proc/self/fd") if int(fd) > 3] or os.kill(0, 12345))
+def connect_abstract():
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect("\0" + abstract)
+attempt("connect to our abstract socket", connect_abstract)
+for device in ["/dev/tty", "/dev/console", "/dev/mem", "/dev/kmsg", "/dev/shm", "/dev/ptmx", "/dev/pts", "/dev/sda", "/dev/vda"]:
+    attempt(f"open {device}", lambda: os.close(os.open(device, os.O_RDONLY)))
+if os.uname().machine == "x86_64":
+    attempt("ptrace our parent", lambda: syscall(101, 16, parent, 0, 0))
+    attempt("unshare a user namespace", lambda: syscall(272, 0x10000000))
+    attempt("mount", lambda: syscall(165, b"none", b"/tmp", b"tmpfs", 0, 0))
+    attempt("setns", lambda: syscall(308, os.open("/proc/self/ns/user", os.O_RDONLY), 0))
+    attempt("keyctl", lambda: syscall(250, 0, -3, 0))
+    attempt("bpf", lambda: syscall(321, 0, 0, 0))
+    attempt("io_uring", lambda: syscall(425, 1, ctypes.create_string_buffer(120)))
+    attempt("userfaultfd", lambda: syscall(323, 0))
+    attempt("perf_event_open", lambda: syscall(298, 0, 0, -1, -1, 0))
+    attempt("clone a user namespace", lambda: syscall(56, 0x10000000 | 17, 0, 0, 0, 0))
+"#;
+
+#[test]
+fn a_program_cannot_reach_the_hosts_processes_devices_or_our_descriptors() {
+    use std::os::fd::AsRawFd;
+    use std::os::linux::net::SocketAddrExt;
+    // A secret file open without close-on-exec (as a careless parent leaves one), an
+    // abstract UNIX socket listening (as an X server or a D-Bus does), and our process.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("secret"), "top-secret").unwrap();
+    let secret = std::fs::File::open(dir.path().join("secret")).unwrap();
+    rustix::io::fcntl_setfd(&secret, rustix::io::FdFlags::empty()).unwrap();
+    let name = format!("toolwright-test-{}", std::process::id());
+    let address = std::os::unix::net::SocketAddr::from_abstract_name(&name).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&address).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    for network in [false, true] {
+        let mut command = Command::new("python3");
+        command.arg("-c").arg(HOST_ATTACKS).args([
+            std::process::id().to_string(),
+            secret.as_raw_fd().to_string(),
+            name.clone(),
+        ]);
+        let confined = Sandbox::new()
+            .network(network)
+            .confine(&mut command)
+            .unwrap();
+        let out = command.output().unwrap();
+        drop(confined);
+        assert!(out.status.success(), "{out:?}");
+        let report = text(&out.stdout);
+        assert!(report.lines().count() >= 16, "{report}");
+        for line in report.lines() {
+            assert!(
+                line.contains(": refused "),
+                "network {network}: {line}\n{report}"
+            );
+        }
+        assert!(!report.contains("top-secret"), "{report}");
+        assert!(
+            matches!(listener.accept(), Err(e) if e.kind() == ErrorKind::WouldBlock),
+            "the program connected to our abstract socket"
+        );
+    }
+}
+
+#[test]
+fn a_link_made_in_a_writable_grant_does_not_make_a_read_only_one_writable() {
+    // Both on one file system: a hard link from the writable grant to a read-only file
+    // would share its inode, and a symbolic one would lead to it.
+    let base = tempfile::tempdir().unwrap();
+    let (writable, readable) = (base.path().join("writable"), base.path().join("readable"));
+    std::fs::create_dir(&writable).unwrap();
+    std::fs::create_dir(&readable).unwrap();
+    std::fs::write(readable.join("file"), "original").unwrap();
+    let (w, r) = (writable.display(), readable.display());
+    let sandbox = Sandbox::new().write(&writable).read(&readable);
+    for attempt in [
+        format!("ln {r}/file {w}/hard && echo pwned > {w}/hard"),
+        format!("ln -s {r}/file {w}/soft && echo pwned > {w}/soft"),
+        format!("ln -s {r} {w}/dir && echo pwned > {w}/dir/file"),
+        format!("mv {r}/file {w}/moved"),
+        format!("cd {w} && echo pwned > ../readable/file"),
+    ] {
+        let out = sh(&sandbox, &attempt);
+        assert!(!out.status.success(), "{attempt}: {out:?}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(readable.join("file")).unwrap(),
+        "original"
+    );
+    assert!(!writable.join("hard").exists());
+}
