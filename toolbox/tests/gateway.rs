@@ -658,3 +658,144 @@ fn a_confined_upstream_may_not_be_granted_the_configuration_or_a_token_file() {
         stderr(&output)
     );
 }
+
+/// The hostile server confined to its script and nothing else.
+fn confined_hostile(config_dir: &Path, more: &str) -> PathBuf {
+    let script_dir = Path::new(HOSTILE).parent().unwrap().display().to_string();
+    hostile(
+        config_dir,
+        &format!(
+            "sandbox = {{ read = [{}] }}\n{more}",
+            toml_string(&script_dir)
+        ),
+    )
+}
+
+#[test]
+fn a_confined_upstream_sees_none_of_our_environment_but_its_own() {
+    let d = dirs();
+    let config = confined_hostile(&d.config, "env = { GIVEN = \"given-value\" }");
+    let audit = d.config.join("audit.jsonl");
+    let secret = format!("token-{}", std::process::id());
+    let output = Command::new(BIN)
+        .args(["call", "hostile_environ", "{}", "--config"])
+        .arg(&config)
+        .arg("--root")
+        .arg(&d.workspace)
+        .arg("--audit-log")
+        .arg(&audit)
+        .env("HOME", &d.workspace)
+        .env("TOOLWRIGHT_AUTH_TOKEN", &secret)
+        .env("GITHUB_TOKEN", &secret)
+        .env("AWS_SECRET_ACCESS_KEY", &secret)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&output.stdout).into_owned() + &stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{shown}");
+    assert!(shown.contains("given-value"), "{shown}");
+    assert!(
+        !shown.contains(&secret),
+        "our environment reached it: {shown}"
+    );
+    assert!(!shown.contains("TOOLWRIGHT_"), "{shown}");
+}
+
+#[test]
+fn an_upstream_cannot_write_escape_sequences_to_our_terminal() {
+    // Its stderr would be ours, a person's terminal: what it writes there reaches them
+    // escaped, a line at a time, named.
+    let d = dirs();
+    let config = confined_hostile(&d.config, "");
+    let audit = d.config.join("audit.jsonl");
+    let output = call_tool(&config, &audit, "hostile_terminal", json!({}), &d.workspace);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    for (name, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+        assert!(
+            !bytes
+                .iter()
+                .any(|b| *b == 0x1b || *b == 0x07 || *b == b'\r'),
+            "a raw control character on our {name}: {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    // (Whether the escaped line is shown before the gateway exits is not waited for: the
+    // gateway ends when it has the answer.)
+}
+
+/// The processes whose command line has `argument`.
+fn processes_with_argument(argument: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if cmdline
+            .split(|byte| *byte == 0)
+            .any(|part| part == argument.as_bytes())
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits for `done`, failing the test after a minute.
+fn wait_until(done: impl Fn() -> bool, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "waited for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn nothing_of_a_confined_upstream_outlives_the_gateway_however_it_ends() {
+    let d = dirs();
+    let config = confined_hostile(&d.config, "");
+    let audit = d.config.join("audit.jsonl");
+    // The gateway ends normally: the server's daemon goes with it.
+    let marker = format!("{}{}", 400_000, std::process::id());
+    let output = call_tool(
+        &config,
+        &audit,
+        "hostile_daemon",
+        json!({"marker": marker}),
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    wait_until(
+        || processes_with_argument(&marker).is_empty(),
+        "the daemon to end with the gateway",
+    );
+    // The gateway is killed with SIGKILL while the server works: the same.
+    let marker = format!("{}{}", 500_000, std::process::id());
+    let mut gateway = Command::new(BIN)
+        .args(["call", "hostile_daemon"])
+        .arg(json!({"marker": marker, "hang": true}).to_string())
+        .arg("--config")
+        .arg(&config)
+        .arg("--root")
+        .arg(&d.workspace)
+        .arg("--audit-log")
+        .arg(&audit)
+        .env("HOME", &d.workspace)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until(
+        || processes_with_argument(&marker).len() == 1,
+        "the daemon to start",
+    );
+    gateway.kill().unwrap();
+    gateway.wait().unwrap();
+    wait_until(
+        || processes_with_argument(&marker).is_empty(),
+        "the daemon to end with the killed gateway",
+    );
+}
