@@ -216,6 +216,22 @@ pub(crate) fn refuse_exposed_to_upstreams(
     Ok(())
 }
 
+/// Refuses when a confined upstream of `config` could see the audit log at `path` or the
+/// directory it is in: it would read every call's arguments (other servers' included), and
+/// could rewrite the log, or put a link where the log is written for us to append to the
+/// link's target.
+pub(crate) fn refuse_audit_log_exposed(
+    config: &GatewayConfig,
+    path: &Path,
+) -> Result<(), UsageError> {
+    refuse_exposed_to_upstreams(config, "audit log", path)?;
+    let dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    refuse_exposed_to_upstreams(config, "audit log's directory", dir)
+}
+
 /// The confinement of a stdio upstream, or `None` for an HTTP or unconfined one.
 fn sandbox_of(config: &UpstreamConfig) -> Option<Sandbox> {
     if config.command.is_none() || config.unconfined {
@@ -379,8 +395,16 @@ pub(crate) async fn registry(
     config: Option<&Path>,
 ) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
     let config = config.map(load).transpose()?;
+    registry_of(config.as_ref()).await
+}
+
+/// The standard tools, and with `config` (loaded) every upstream it names mounted beside
+/// them.
+pub(crate) async fn registry_of(
+    config: Option<&GatewayConfig>,
+) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
     let registry = Arc::new(crate::ending::registry()?);
-    let mounts = match &config {
+    let mounts = match config {
         Some(config) => mount_all(config, &registry).await?,
         None => Vec::new(),
     };

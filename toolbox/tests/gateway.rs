@@ -799,3 +799,34 @@ fn nothing_of_a_confined_upstream_outlives_the_gateway_however_it_ends() {
         "the daemon to end with the killed gateway",
     );
 }
+
+#[test]
+fn the_audit_log_may_not_be_where_a_confined_upstream_can_reach_it() {
+    // In its write grant, the server reads every call's arguments, rewrites the log, or
+    // leaves a link where it is (from an earlier run, or as it starts): we would append
+    // each call's line, its own error text in it, to the link's target (a `~/.bashrc`).
+    let d = dirs();
+    let granted = tempfile::tempdir().unwrap();
+    let victim = d.config.join("victim");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    let audit = granted.path().join("audit.jsonl");
+    std::os::unix::fs::symlink(&victim, &audit).unwrap();
+    let script_dir = toml_string(&Path::new(HOSTILE).parent().unwrap().display().to_string());
+    let g = toml_string(&granted.path().display().to_string());
+    let config = hostile(
+        &d.config,
+        &format!("sandbox = {{ read = [{script_dir}], write = [{g}] }}"),
+    );
+    for audit in [audit.clone(), granted.path().join("new.jsonl")] {
+        let output = call_tool(&config, &audit, "hostile_environ", json!({}), &d.workspace);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("audit log")
+                && stderr(&output).contains("readable by the upstream `hostile`"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+    assert!(!granted.path().join("new.jsonl").exists());
+}
