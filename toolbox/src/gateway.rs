@@ -175,6 +175,7 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
         }
         options(config).map_err(|message| UsageError(format!("{at}: {message}")))?;
     }
+    refuse_replaceable_paths(&config, path, &text)?;
     // A confined server must not see the file that holds the others' environments and
     // tokens, nor a token file.
     let mut secrets = vec![("gateway configuration".to_owned(), path.to_path_buf())];
@@ -187,6 +188,76 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
         refuse_exposed_to_upstreams(&config, what, file)?;
     }
     Ok(config)
+}
+
+/// Refuses a path of one upstream (a granted path, or the program of an unconfined one)
+/// that lies beneath a directory a confined upstream may write: that server could replace
+/// it, or a directory on its way, by a link to anything of ours (between two runs, or while
+/// the upstreams start one after the other), and the path checked here would lead there
+/// when the next server starts: to our secrets, or to a program of its own run unconfined.
+fn refuse_replaceable_paths(
+    config: &GatewayConfig,
+    path: &Path,
+    text: &str,
+) -> Result<(), UsageError> {
+    let writable: Vec<(&str, &Path)> = config
+        .upstream
+        .iter()
+        .map(toml::Spanned::get_ref)
+        .filter(|upstream| upstream.command.is_some() && !upstream.unconfined)
+        .filter_map(|upstream| Some((upstream, upstream.sandbox.as_ref()?)))
+        .flat_map(|(upstream, sandbox)| {
+            sandbox
+                .write
+                .iter()
+                .map(move |dir| (upstream.namespace.as_str(), dir.as_path()))
+        })
+        .collect();
+    for upstream in &config.upstream {
+        let at = format!(
+            "{}:{}",
+            path.display(),
+            line_of(text, upstream.span().start)
+        );
+        let upstream = upstream.get_ref();
+        let mut paths: Vec<(&str, PathBuf)> = Vec::new();
+        if let Some(sandbox) = upstream.sandbox.as_ref().filter(|_| !upstream.unconfined) {
+            paths.extend(sandbox.read.iter().map(|p| ("sandbox.read", p.clone())));
+            paths.extend(sandbox.write.iter().map(|p| ("sandbox.write", p.clone())));
+        }
+        if upstream.unconfined {
+            let program = upstream
+                .command
+                .as_deref()
+                .filter(|command| command.contains('/'))
+                .and_then(|command| std::fs::canonicalize(command).ok());
+            paths.extend(program.map(|program| ("command", program)));
+        }
+        if let Some(cwd) = upstream
+            .cwd
+            .as_ref()
+            .and_then(|cwd| std::fs::canonicalize(cwd).ok())
+        {
+            paths.push(("cwd", cwd));
+        }
+        for (key, granted) in &paths {
+            let Some((writer, dir)) = writable
+                .iter()
+                .find(|(_, dir)| granted.starts_with(dir) && granted != dir)
+            else {
+                continue;
+            };
+            return Err(UsageError(format!(
+                "{at}: `{key}` names `{}`, inside `{}`, which the upstream `{writer}` may \
+                 write: it could replace it by a link to anything of ours before the server \
+                 starts; grant directories side by side, not one inside another that a \
+                 server may write",
+                granted.display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses when a confined upstream of `config` could read `file` (its `sandbox` grants a

@@ -830,3 +830,67 @@ fn the_audit_log_may_not_be_where_a_confined_upstream_can_reach_it() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
     assert!(!granted.path().join("new.jsonl").exists());
 }
+
+#[test]
+fn a_path_inside_a_directory_a_confined_upstream_may_write_is_refused() {
+    // The writer could replace `data` by a link to anything of ours (as it starts, before
+    // the next server is confined, or between two runs): the next server would be granted
+    // that, or an unconfined one would run the writer's program.
+    let d = dirs();
+    let shared = tempfile::tempdir().unwrap();
+    std::fs::create_dir(shared.path().join("data")).unwrap();
+    std::fs::write(shared.path().join("server"), "#!/bin/sh\n").unwrap();
+    let script_dir = toml_string(&Path::new(HOSTILE).parent().unwrap().display().to_string());
+    let s = toml_string(&shared.path().display().to_string());
+    let data = toml_string(&shared.path().join("data").display().to_string());
+    let server = toml_string(&shared.path().join("server").display().to_string());
+    let writer = format!(
+        "[[upstream]]\nnamespace = \"writer\"\ncommand = \"python3\"\nargs = [{}]\n\
+         sandbox = {{ read = [{script_dir}], write = [{s}] }}\n",
+        toml_string(HOSTILE)
+    );
+    for (other, expected) in [
+        (
+            format!("sandbox = {{ read = [{script_dir}, {data}] }}"),
+            "`sandbox.read` names",
+        ),
+        (
+            format!("sandbox = {{ read = [{script_dir}], write = [{data}] }}"),
+            "`sandbox.write` names",
+        ),
+        (
+            format!("cwd = {data}\nsandbox = {{ read = [{data}] }}"),
+            "names",
+        ),
+    ] {
+        let text = format!(
+            "{writer}\n[[upstream]]\nnamespace = \"reader\"\ncommand = \"python3\"\n\
+             args = [{}]\n{other}\n",
+            toml_string(HOSTILE)
+        );
+        assert_refused(&d, "nested.toml", &text, &["list"], expected);
+        assert_refused(
+            &d,
+            "nested.toml",
+            &text,
+            &["list"],
+            "which the upstream `writer` may write",
+        );
+    }
+    let unconfined = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = {server}\nunconfined = true\n"
+    );
+    assert_refused(&d, "nested.toml", &unconfined, &["list"], "`command` names");
+    // Side by side is fine (the configuration is accepted: the servers start).
+    let side = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"reader\"\ncommand = \"python3\"\nargs = [{}]\n\
+         sandbox = {{ read = [{script_dir}, {}] }}\n",
+        toml_string(HOSTILE),
+        toml_string(&side.path().display().to_string())
+    );
+    let path = d.config.join("side.toml");
+    std::fs::write(&path, text).unwrap();
+    let output = run(&["list", "--config", path.to_str().unwrap()], &d.workspace);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
