@@ -48,6 +48,10 @@ use std::path::{Path, PathBuf};
 
 use crate::confine::{self, Access, Confinement, PrepareError, Spec};
 
+/// How many processes and threads a confined program may have at once: plenty for a
+/// server (node runs about a dozen threads), and a fork bomb stops there.
+pub const MAX_TASKS: u64 = 1024;
+
 /// Variables of ours a confined program keeps: where programs are, and the locale and time
 /// zone. Nothing that could hold a secret.
 const KEPT_ENV: &[&str] = &["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"];
@@ -268,6 +272,7 @@ impl Sandbox {
             unconfined_allowed: self.unconfined,
             protect_root_git: None,
             prefix: "toolwright-sandbox-",
+            max_tasks: Some(MAX_TASKS),
         };
         let mut confinement =
             Confinement::prepare_spec(spec, &cwd, |temp| vec![(temp.to_path_buf(), Access::Write)])

@@ -71,6 +71,9 @@ pub(crate) struct Spec {
     pub(crate) protect_root_git: Option<PathBuf>,
     /// The prefix of its temporary directories' names.
     pub(crate) prefix: &'static str,
+    /// How many processes and threads it may have at once (`RLIMIT_NPROC`, counted in its
+    /// own user namespace, so only its own), or no limit of ours.
+    pub(crate) max_tasks: Option<u64>,
 }
 
 impl Confinement {
@@ -99,6 +102,7 @@ impl Confinement {
             unconfined_allowed: ws.unconfined_allowed(),
             protect_root_git: git.contains(&root_git).then(|| ws.root().to_path_buf()),
             prefix: "run_command-",
+            max_tasks: None,
         };
         Confinement::prepare_spec(spec, cwd, |temp| view::workspace_binds(ws, Some(temp), git))
             .map_err(|error| match error {
@@ -186,6 +190,7 @@ impl Confinement {
                 uid_map: format!("{uid} {uid} 1\n").into_bytes(),
                 gid_map: format!("{gid} {gid} 1\n").into_bytes(),
                 lifeline: lifeline_read,
+                max_tasks: spec.max_tasks,
             }),
         })
     }
@@ -366,6 +371,7 @@ struct Hook {
     seccomp: Vec<BpfProgram>,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    max_tasks: Option<u64>,
     /// The read end of the lifeline whose write end the [`Confinement`] holds in our
     /// process: when that closes (our process killed with `SIGKILL` included), the kernel
     /// sends the supervisor `SIGTERM`, and it kills the command.
@@ -378,7 +384,7 @@ impl Hook {
     fn run(&self) -> io::Result<()> {
         // Where the kernel gives us namespaces, the view is not optional: a failure to build
         // it fails the command.
-        let view = self.enter_namespaces()?;
+        let (view, own_users) = self.enter_namespaces()?;
         if view {
             if !make_mounts_private() {
                 return Err(io::Error::last_os_error());
@@ -414,7 +420,13 @@ impl Hook {
             return Err(io::Error::last_os_error());
         }
         if pid == 0 {
-            return self.become_command(&previous, [lifeline_read, lifeline_write], view, ruleset);
+            return self.become_command(
+                &previous,
+                [lifeline_read, lifeline_write],
+                view,
+                own_users,
+                ruleset,
+            );
         }
         close(lifeline_read);
         close_all_except(lifeline_write, parent_lifeline);
@@ -423,23 +435,24 @@ impl Hook {
 
     /// Leaves the tool's namespaces: always into a new user namespace (also as root, so the
     /// command holds no capability over anything of the host), where our ids map to
-    /// themselves. `Ok(false)` when the kernel allows no namespaces at all.
-    fn enter_namespaces(&self) -> io::Result<bool> {
+    /// themselves. `Ok((false, _))` when the kernel allows no namespaces at all; the second
+    /// is whether the user namespace is our own.
+    fn enter_namespaces(&self) -> io::Result<(bool, bool)> {
         // SAFETY: unshare takes flags only.
         if unsafe { libc::unshare(self.namespaces) } == 0 {
             // Older kernels have no `setgroups` file, and need none.
             let _ = write_file(c"/proc/self/setgroups", b"deny");
             write_file(c"/proc/self/uid_map", &self.uid_map)?;
             write_file(c"/proc/self/gid_map", &self.gid_map)?;
-            return Ok(true);
+            return Ok((true, true));
         }
         // No user namespaces (a kernel or policy that forbids them): with the privilege,
         // the same namespaces without one; the command drops every capability anyway.
         // SAFETY: as above.
         if unsafe { libc::unshare(self.namespaces & !libc::CLONE_NEWUSER) } == 0 {
-            return Ok(true);
+            return Ok((true, false));
         }
-        Ok(false)
+        Ok((false, false))
     }
 
     /// In the command, PID 1 of its namespace, after the view is mounted: lets the ruleset
@@ -481,6 +494,7 @@ impl Hook {
         previous: &libc::sigset_t,
         [lifeline_read, lifeline_write]: [RawFd; 2],
         view: bool,
+        own_users: bool,
         ruleset: Option<&OwnedFd>,
     ) -> io::Result<()> {
         // SAFETY: `previous` is the mask the process had, initialised by sigprocmask.
@@ -519,6 +533,16 @@ impl Hook {
             if let Some(ruleset) = ruleset {
                 self.allow_private_proc(ruleset);
             }
+        }
+        // The limit counts the tasks of our user in its user namespace: only the
+        // command's, and only there (in the host's, it would count all of the user's).
+        if let (Some(max), true) = (self.max_tasks, own_users) {
+            let limit = libc::rlimit {
+                rlim_cur: max,
+                rlim_max: max,
+            };
+            // SAFETY: a valid `rlimit`.
+            check(unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &limit) })?;
         }
         drop_capabilities()?;
         // Descriptors the tool's process inherited (`exec 7<secret`) end at exec.

@@ -482,3 +482,37 @@ fn a_link_made_in_a_writable_grant_does_not_make_a_read_only_one_writable() {
     );
     assert!(!writable.join("hard").exists());
 }
+
+#[test]
+fn a_fork_bomb_stops_at_the_programs_own_limit() {
+    // Each child becomes a `sleep` at once; the parent counts until the kernel refuses a
+    // fork (or, were there no limit, stops itself at twice the limit).
+    let limit = toolwright_std::sandbox::MAX_TASKS;
+    let script = format!(
+        r#"
+import errno, os, resource
+print(*resource.getrlimit(resource.RLIMIT_NPROC))
+started = 0
+try:
+    while started < {twice}:
+        if os.fork() == 0:
+            os.execv("/bin/sleep", ["sleep", "1000"])
+        started += 1
+    print("none", started)
+except OSError as error:
+    print(errno.errorcode.get(error.errno), started)
+"#,
+        twice = 2 * limit
+    );
+    let out = python(&Sandbox::new(), &script);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], format!("{limit} {limit}"), "{out}");
+    // The kernel exempts root (of the host) from the limit.
+    let root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0;
+    if !root {
+        let (said, started) = lines[1].split_once(' ').unwrap();
+        let started: u64 = started.parse().unwrap();
+        assert_eq!(said, "EAGAIN", "{out}");
+        assert!(started < limit, "{out}");
+    }
+}
