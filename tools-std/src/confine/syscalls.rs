@@ -233,17 +233,90 @@ pub(crate) fn filters(network: bool) -> Result<Vec<BpfProgram>, seccompiler::Err
         )?;
         Ok(BpfProgram::try_from(filter)?)
     };
-    Ok(vec![
-        program(rules, libc::EPERM)?,
-        program(clone3, libc::ENOSYS)?,
-    ])
+    let mut programs = vec![program(rules, libc::EPERM)?, program(clone3, libc::ENOSYS)?];
+    #[cfg(target_arch = "x86_64")]
+    programs.push(no_x32());
+    Ok(programs)
+}
+
+/// `__X32_SYSCALL_BIT`: an x32 system call's number has it.
+#[cfg(target_arch = "x86_64")]
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+/// Every system call of the x32 ABI fails with `ENOSYS`. Its calls come with x86_64's
+/// architecture and its own numbers, and a dozen of them (`ioctl`, `execve`, `ptrace`,
+/// `setsockopt`, ... from 512 on) have no x86_64 twin the policy names: on a kernel built
+/// with x32, `ioctl` 514 would take `TIOCSTI` past the `ioctl` rules. Nothing a confined
+/// program needs is an x32 program.
+#[cfg(target_arch = "x86_64")]
+fn no_x32() -> BpfProgram {
+    use seccompiler::sock_filter;
+    const LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
+    const JEQ_K: u16 = 0x05 | 0x10;
+    const JGE_K: u16 = 0x05 | 0x30;
+    const RET_K: u16 = 0x06;
+    /// `AUDIT_ARCH_X86_64`.
+    const ARCH: u32 = 0xC000_003E;
+    const ALLOW: u32 = 0x7fff_0000;
+    const ERRNO: u32 = 0x0005_0000;
+    let op = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    vec![
+        // `seccomp_data.arch`; other architectures are the first program's business.
+        op(LD_W_ABS, 0, 0, 4),
+        op(JEQ_K, 0, 3, ARCH),
+        // `seccomp_data.nr`.
+        op(LD_W_ABS, 0, 0, 0),
+        op(JGE_K, 0, 1, X32_SYSCALL_BIT),
+        op(RET_K, 0, 0, ERRNO | libc::ENOSYS as u32),
+        op(RET_K, 0, 0, ALLOW),
+    ]
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn both_policies_compile() {
-        assert_eq!(super::filters(false).unwrap().len(), 2);
-        assert_eq!(super::filters(true).unwrap().len(), 2);
+    fn the_policies_compile() {
+        let expected = if cfg!(target_arch = "x86_64") { 3 } else { 2 };
+        assert_eq!(super::filters(false).unwrap().len(), expected);
+        assert_eq!(super::filters(true).unwrap().len(), expected);
+    }
+
+    /// What a classic BPF program of loads, jumps and returns answers for `nr` on `arch`.
+    #[cfg(target_arch = "x86_64")]
+    fn run(program: &[seccompiler::sock_filter], nr: u32, arch: u32) -> u32 {
+        let (mut pc, mut acc) = (0usize, 0u32);
+        loop {
+            let op = &program[pc];
+            pc += 1;
+            match op.code {
+                0x20 => acc = if op.k == 0 { nr } else { arch },
+                0x15 | 0x35 => {
+                    let taken = if op.code == 0x15 {
+                        acc == op.k
+                    } else {
+                        acc >= op.k
+                    };
+                    pc += usize::from(if taken { op.jt } else { op.jf });
+                }
+                0x06 => return op.k,
+                code => panic!("unexpected instruction {code:#x}"),
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn every_x32_system_call_fails() {
+        let program = super::no_x32();
+        let x86_64 = 0xC000_003E;
+        let enosys = 0x0005_0000 | libc::ENOSYS as u32;
+        // x32's own ioctl (514) and execve (520), and an x32 read.
+        for nr in [514, 520, 0] {
+            assert_eq!(run(&program, super::X32_SYSCALL_BIT | nr, x86_64), enosys);
+        }
+        for nr in [0, 16, 59, 435] {
+            assert_eq!(run(&program, nr, x86_64), 0x7fff_0000);
+        }
+        assert_eq!(run(&program, 0x4000_0202, 0x4000_0003), 0x7fff_0000);
     }
 }
