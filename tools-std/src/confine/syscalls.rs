@@ -251,9 +251,11 @@ const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 #[cfg(target_arch = "x86_64")]
 fn no_x32() -> BpfProgram {
     use seccompiler::sock_filter;
-    const LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
-    const JEQ_K: u16 = 0x05 | 0x10;
-    const JGE_K: u16 = 0x05 | 0x30;
+    // `BPF_LD | BPF_W | BPF_ABS`, `BPF_JMP | BPF_JEQ | BPF_K`, `BPF_JMP | BPF_JGE | BPF_K`,
+    // `BPF_RET | BPF_K`.
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JGE_K: u16 = 0x35;
     const RET_K: u16 = 0x06;
     /// `AUDIT_ARCH_X86_64`.
     const ARCH: u32 = 0xC000_003E;

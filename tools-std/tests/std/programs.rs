@@ -331,8 +331,8 @@ fn confining_parent() {
     ));
     command.stdin(std::process::Stdio::null());
     let confined = Sandbox::new().confine(&mut command).unwrap();
-    let _child = command.spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(3600));
+    // Waits until the test kills us: the program does not end by itself.
+    let _ = command.spawn().unwrap().wait();
     drop(confined);
 }
 
