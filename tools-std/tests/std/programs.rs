@@ -516,3 +516,46 @@ except OSError as error:
         assert!(started < limit, "{out}");
     }
 }
+
+#[test]
+fn a_program_cannot_write_the_kernels_settings() {
+    // As the host's root (a gateway run as root), a process without capabilities may still
+    // write `/proc/sys` and `/proc/sysrq-trigger`, which check only the user: a
+    // `core_pattern` of `|program` runs that program as root on the host. Each attempt
+    // writes what is there already (`h` only prints the help to the kernel's log), so
+    // nothing changes if it is allowed.
+    let script = r#"
+import errno
+for path, value in [
+    ("/proc/sys/kernel/core_pattern", None),
+    ("/proc/sys/kernel/hostname", None),
+    ("/proc/sys/vm/overcommit_memory", None),
+    ("/proc/sysrq-trigger", "h"),
+]:
+    try:
+        if value is None:
+            value = open(path).read()
+        with open(path, "w") as f:
+            f.write(value)
+        print(path, "written")
+    except OSError as error:
+        print(path, "refused", errno.errorcode.get(error.errno))
+"#;
+    for network in [false, true] {
+        let out = python(&Sandbox::new().network(network), script);
+        assert_eq!(out.lines().count(), 4, "{out}");
+        for line in out.lines() {
+            assert!(
+                [
+                    "refused EACCES",
+                    "refused EPERM",
+                    "refused EROFS",
+                    "refused ENOENT"
+                ]
+                .iter()
+                .any(|refused| line.ends_with(refused)),
+                "{line}\n{out}"
+            );
+        }
+    }
+}
