@@ -565,7 +565,15 @@ fn bind(
         )
     })?;
     match access {
-        Access::Device => Ok(()),
+        // Read-only as a mount (the device is still read and written: a mount's flag does
+        // not reach a device's data), so that its mode and times cannot change: as the
+        // host's root, its owner, a process needs no capability for `chmod 0 /dev/null`,
+        // and Landlock does not cover a file's metadata.
+        Access::Device => {
+            set_attributes(target, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, || {
+                remount_read_only(target, remount_flags)
+            })
+        }
         Access::Write => {
             // Best effort: no set-user-id programs or devices in the workspace.
             let _ = set_attributes(

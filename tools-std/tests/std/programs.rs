@@ -559,3 +559,23 @@ for path, value in [
         }
     }
 }
+
+#[test]
+fn a_program_cannot_change_the_hosts_devices() {
+    // The devices of the view are the host's: as the host's root, their owner, a process
+    // without capabilities may still change their mode (`chmod 0 /dev/null` breaks every
+    // program of the host) and times. Each attempt sets what is there already.
+    let mut script = String::new();
+    for device in ["/dev/null", "/dev/zero", "/dev/urandom"] {
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(device).unwrap().permissions(),
+        ) & 0o7777;
+        script.push_str(&format!(
+            "chmod {mode:o} {device} && echo changed {device}; \
+             touch -r {device} {device} && echo touched {device}; "
+        ));
+    }
+    script.push_str("echo hello > /dev/null && echo still-writable");
+    let out = sh(&Sandbox::new(), &script);
+    assert_eq!(text(&out.stdout), "still-writable\n", "{out:?}");
+}
