@@ -579,3 +579,28 @@ fn a_program_cannot_change_the_hosts_devices() {
     let out = sh(&Sandbox::new(), &script);
     assert_eq!(text(&out.stdout), "still-writable\n", "{out:?}");
 }
+
+#[test]
+fn a_grant_swapped_for_a_link_after_it_was_confined_does_not_lead_out() {
+    // Between `confine` and the spawn, something that can write the granted directory's
+    // parent replaces it by a link to a secret directory: the view, built from paths at the
+    // spawn, binds the secret, but Landlock's rules hold the directory that was granted.
+    let base = tempfile::tempdir().unwrap();
+    let granted = base.path().join("granted");
+    let secret_dir = base.path().join("secret");
+    std::fs::create_dir(&granted).unwrap();
+    std::fs::create_dir(&secret_dir).unwrap();
+    let secret = format!("swapped-secret-{}", std::process::id());
+    std::fs::write(secret_dir.join("secret"), &secret).unwrap();
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("cat {}/secret", granted.display()));
+    let confined = Sandbox::new().read(&granted).confine(&mut command).unwrap();
+    std::fs::rename(&granted, base.path().join("old")).unwrap();
+    symlink(&secret_dir, &granted).unwrap();
+    let out = command.output().unwrap();
+    drop(confined);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(!text(&out.stdout).contains(&secret), "{out:?}");
+}
