@@ -190,7 +190,8 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
     Ok(config)
 }
 
-/// Refuses a path of one upstream (a granted path, or the program of an unconfined one)
+/// Refuses a path of one upstream (a granted path, or the program or an argument that is a
+/// path of an unconfined one)
 /// that lies beneath a directory a confined upstream may write: that server could replace
 /// it, or a directory on its way, by a link to anything of ours (between two runs, or while
 /// the upstreams start one after the other), and the path checked here would lead there
@@ -232,6 +233,13 @@ fn refuse_replaceable_paths(
                 .filter(|command| command.contains('/'))
                 .and_then(|command| std::fs::canonicalize(command).ok());
             paths.extend(program.map(|program| ("command", program)));
+            // Its script, or anything else it is given that is a path.
+            let given = upstream
+                .args
+                .iter()
+                .filter(|arg| arg.contains('/'))
+                .filter_map(|arg| std::fs::canonicalize(arg).ok());
+            paths.extend(given.map(|path| ("args", path)));
         }
         if let Some(cwd) = upstream
             .cwd

@@ -881,6 +881,11 @@ fn a_path_inside_a_directory_a_confined_upstream_may_write_is_refused() {
         "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = {server}\nunconfined = true\n"
     );
     assert_refused(&d, "nested.toml", &unconfined, &["list"], "`command` names");
+    let script = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = \"sh\"\nargs = [{server}]\n\
+         unconfined = true\n"
+    );
+    assert_refused(&d, "nested.toml", &script, &["list"], "`args` names");
     // Side by side is fine (the configuration is accepted: the servers start).
     let side = tempfile::tempdir().unwrap();
     let text = format!(
