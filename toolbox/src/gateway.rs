@@ -248,6 +248,30 @@ fn refuse_replaceable_paths(
         {
             paths.push(("cwd", cwd));
         }
+        // A program named without a directory is looked up in `PATH`: none of its
+        // directories may be one a confined server writes, or lie in one.
+        let looked_up = upstream.unconfined
+            && upstream
+                .command
+                .as_deref()
+                .is_some_and(|command| !command.contains('/'));
+        if looked_up {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            for dir in std::env::split_paths(&path) {
+                let Ok(dir) = std::fs::canonicalize(&dir) else {
+                    continue;
+                };
+                if let Some((writer, _)) = writable.iter().find(|(_, w)| dir.starts_with(w)) {
+                    return Err(UsageError(format!(
+                        "{at}: `command` is looked up in PATH, whose `{}` the upstream \
+                         `{writer}` may write: it could put a program of that name there; \
+                         name the program with its directory, or take that directory out of \
+                         PATH",
+                        dir.display()
+                    )));
+                }
+            }
+        }
         for (key, granted) in &paths {
             let Some((writer, dir)) = writable
                 .iter()

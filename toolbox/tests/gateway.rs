@@ -886,6 +886,33 @@ fn a_path_inside_a_directory_a_confined_upstream_may_write_is_refused() {
          unconfined = true\n"
     );
     assert_refused(&d, "nested.toml", &script, &["list"], "`args` names");
+    // A program looked up in a PATH that holds the writer's directory.
+    let looked_up = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = \"server\"\n\
+         unconfined = true\n"
+    );
+    let path = d.config.join("looked-up.toml");
+    std::fs::write(&path, looked_up).unwrap();
+    let output = Command::new(BIN)
+        .args(["list", "--config", path.to_str().unwrap()])
+        .env("HOME", &d.workspace)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                shared.path().display(),
+                std::env::var("PATH").unwrap()
+            ),
+        )
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("looked up in PATH"),
+        "{}",
+        stderr(&output)
+    );
     // Side by side is fine (the configuration is accepted: the servers start).
     let side = tempfile::tempdir().unwrap();
     let text = format!(
