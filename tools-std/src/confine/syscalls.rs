@@ -75,8 +75,37 @@ const DENIED: &[libc::c_long] = &[
 ];
 
 /// `ioctl` requests that act on the person's terminal: pushing input (`TIOCSTI`), the
-/// console's `TIOCLINUX` (which can also push input) and changing the line discipline.
-const DENIED_IOCTLS: &[libc::c_ulong] = &[libc::TIOCSTI, libc::TIOCLINUX, libc::TIOCSETD];
+/// console's `TIOCLINUX` (which can also push input), changing the line discipline, and
+/// everything that changes a terminal the program inherited (its session has none of its
+/// own, and the view no `/dev/ptmx` to make one, so these reach only the person's): its
+/// modes (echo off, a password typed next shows), its size, its flow (output stopped), its
+/// queues (what the person typed thrown away), hanging it up, signalling its processes,
+/// redirecting the console to it, taking it as a controlling terminal.
+const DENIED_IOCTLS: &[libc::c_ulong] = &[
+    libc::TIOCSTI,
+    libc::TIOCLINUX,
+    libc::TIOCSETD,
+    libc::TCSETS,
+    libc::TCSETSW,
+    libc::TCSETSF,
+    libc::TCSETA,
+    libc::TCSETAW,
+    libc::TCSETAF,
+    libc::TCSETS2,
+    libc::TCSETSW2,
+    libc::TCSETSF2,
+    libc::TCSETX,
+    libc::TCSETXF,
+    libc::TCSETXW,
+    libc::TIOCSWINSZ,
+    libc::TCXONC,
+    libc::TCFLSH,
+    libc::TIOCVHANGUP,
+    libc::TIOCSIG,
+    libc::TIOCCONS,
+    libc::TIOCSCTTY,
+    libc::TIOCEXCL,
+];
 
 /// The mode bits that make a program run as its file's owner or group: a confined program may
 /// not set them on a file it writes, which a person or a service of the host could later run

@@ -604,3 +604,55 @@ fn a_grant_swapped_for_a_link_after_it_was_confined_does_not_lead_out() {
     assert!(!out.status.success(), "{out:?}");
     assert!(!text(&out.stdout).contains(&secret), "{out:?}");
 }
+
+#[test]
+fn a_program_cannot_change_a_terminal_it_inherits() {
+    // A program started with the person's terminal (`Command::status` passes ours) may
+    // write to it, but not turn its echo off, stop it, resize it, flush what was typed or
+    // push input.
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let controller = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&controller).unwrap();
+    unlockpt(&controller).unwrap();
+    let name = ptsname(&controller, Vec::new()).unwrap();
+    let terminal = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    let before = rustix::termios::tcgetattr(&terminal).unwrap();
+    let script = r#"
+import errno, fcntl, struct, termios
+def attempt(name, call):
+    try:
+        call()
+        print(name, "allowed")
+    except (OSError, termios.error) as error:
+        print(name, "refused", errno.errorcode.get(error.args[0]))
+def echo_off():
+    modes = termios.tcgetattr(0)
+    modes[3] &= ~termios.ECHO
+    termios.tcsetattr(0, termios.TCSANOW, modes)
+attempt("echo off", echo_off)
+attempt("stop output", lambda: termios.tcflow(0, termios.TCOOFF))
+attempt("flush input", lambda: termios.tcflush(0, termios.TCIFLUSH))
+attempt("resize", lambda: fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 1, 1, 0, 0)))
+attempt("push input", lambda: fcntl.ioctl(0, termios.TIOCSTI, b"x"))
+attempt("take it", lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 1))
+"#;
+    let mut command = Command::new("python3");
+    command
+        .arg("-c")
+        .arg(script)
+        .stdin(terminal.try_clone().unwrap());
+    let confined = Sandbox::new().confine(&mut command).unwrap();
+    let out = command.output().unwrap();
+    drop(confined);
+    let report = text(&out.stdout);
+    assert_eq!(report.lines().count(), 6, "{out:?}");
+    for line in report.lines() {
+        assert!(line.ends_with("refused EPERM"), "{line}\n{report}");
+    }
+    let after = rustix::termios::tcgetattr(&terminal).unwrap();
+    assert_eq!(before.local_modes, after.local_modes);
+}
