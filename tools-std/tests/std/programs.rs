@@ -656,3 +656,9 @@ attempt("take it", lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 1))
     let after = rustix::termios::tcgetattr(&terminal).unwrap();
     assert_eq!(before.local_modes, after.local_modes);
 }
+
+#[test]
+fn a_program_that_takes_all_memory_is_the_first_the_kernel_ends() {
+    let out = sh(&Sandbox::new(), "cat /proc/self/oom_score_adj");
+    assert_eq!(text(&out.stdout), "1000\n", "{out:?}");
+}
