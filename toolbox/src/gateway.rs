@@ -221,10 +221,22 @@ fn refuse_replaceable_paths(
             line_of(text, upstream.span().start)
         );
         let upstream = upstream.get_ref();
-        let mut paths: Vec<(&str, PathBuf)> = Vec::new();
+        // Each with whether the writable directory itself counts (where a server may add
+        // files), not only what lies inside it.
+        let mut paths: Vec<(&str, PathBuf, bool)> = Vec::new();
         if let Some(sandbox) = upstream.sandbox.as_ref().filter(|_| !upstream.unconfined) {
-            paths.extend(sandbox.read.iter().map(|p| ("sandbox.read", p.clone())));
-            paths.extend(sandbox.write.iter().map(|p| ("sandbox.write", p.clone())));
+            paths.extend(
+                sandbox
+                    .read
+                    .iter()
+                    .map(|p| ("sandbox.read", p.clone(), false)),
+            );
+            paths.extend(
+                sandbox
+                    .write
+                    .iter()
+                    .map(|p| ("sandbox.write", p.clone(), false)),
+            );
         }
         if upstream.unconfined {
             let program = upstream
@@ -232,21 +244,21 @@ fn refuse_replaceable_paths(
                 .as_deref()
                 .filter(|command| command.contains('/'))
                 .and_then(|command| std::fs::canonicalize(command).ok());
-            paths.extend(program.map(|program| ("command", program)));
+            paths.extend(program.map(|program| ("command", program, false)));
             // Its script, or anything else it is given that is a path.
             let given = upstream
                 .args
                 .iter()
                 .filter(|arg| arg.contains('/'))
                 .filter_map(|arg| std::fs::canonicalize(arg).ok());
-            paths.extend(given.map(|path| ("args", path)));
-        }
-        if let Some(cwd) = upstream
-            .cwd
-            .as_ref()
-            .and_then(|cwd| std::fs::canonicalize(cwd).ok())
-        {
-            paths.push(("cwd", cwd));
+            paths.extend(given.map(|path| ("args", path, false)));
+            // Where it starts: an interpreter loads modules from there (a confined server
+            // starts only where its grants let it see).
+            let cwd = upstream
+                .cwd
+                .as_ref()
+                .and_then(|cwd| std::fs::canonicalize(cwd).ok());
+            paths.extend(cwd.map(|cwd| ("cwd", cwd, true)));
         }
         // A program named without a directory is looked up in `PATH`: none of its
         // directories may be one a confined server writes, or lie in one.
@@ -272,10 +284,10 @@ fn refuse_replaceable_paths(
                 }
             }
         }
-        for (key, granted) in &paths {
+        for (key, granted, itself) in &paths {
             let Some((writer, dir)) = writable
                 .iter()
-                .find(|(_, dir)| granted.starts_with(dir) && granted != dir)
+                .find(|(_, dir)| granted.starts_with(dir) && (*itself || granted != dir))
             else {
                 continue;
             };

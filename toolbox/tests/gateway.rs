@@ -858,10 +858,6 @@ fn a_path_inside_a_directory_a_confined_upstream_may_write_is_refused() {
             format!("sandbox = {{ read = [{script_dir}], write = [{data}] }}"),
             "`sandbox.write` names",
         ),
-        (
-            format!("cwd = {data}\nsandbox = {{ read = [{data}] }}"),
-            "names",
-        ),
     ] {
         let text = format!(
             "{writer}\n[[upstream]]\nnamespace = \"reader\"\ncommand = \"python3\"\n\
@@ -886,6 +882,11 @@ fn a_path_inside_a_directory_a_confined_upstream_may_write_is_refused() {
          unconfined = true\n"
     );
     assert_refused(&d, "nested.toml", &script, &["list"], "`args` names");
+    let cwd = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = \"python3\"\n\
+         args = [\"-m\", \"server\"]\ncwd = {s}\nunconfined = true\n"
+    );
+    assert_refused(&d, "nested.toml", &cwd, &["list"], "`cwd` names");
     // A program looked up in a PATH that holds the writer's directory.
     let looked_up = format!(
         "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = \"server\"\n\
