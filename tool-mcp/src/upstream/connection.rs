@@ -412,7 +412,7 @@ impl StdioUpstream {
     ///
     /// [`UpstreamError::Spawn`] when the command does not start (or the
     /// [`prepare`](Self::prepare) step fails),
-    /// [`UpstreamError::Handshake`] when it does not answer `initialize`.
+    /// [`UpstreamError::Handshake`] when it does not answer `initialize` (within a minute).
     pub async fn connect(self) -> Result<Upstream, UpstreamError> {
         let label = std::iter::once(&self.command)
             .chain(&self.args)
@@ -446,6 +446,9 @@ impl StdioUpstream {
         Upstream::connect_keeping(label, transport, kept).await
     }
 }
+
+/// How long an upstream has to answer `initialize`.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The longest line of an upstream's stderr we pass on; the rest of a longer one is left out.
 const STDERR_LINE_LIMIT: usize = 4096;
@@ -632,9 +635,17 @@ impl Upstream {
         let handler = UpstreamHandler {
             shared: shared.clone(),
         };
-        let service = handler
-            .serve(transport)
+        // A server that never answers must not keep us from starting (the gateway starts
+        // its upstreams before it serves).
+        let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, handler.serve(transport))
             .await
+            .map_err(|_| UpstreamError::Handshake {
+                upstream: label.clone(),
+                reason: format!(
+                    "no answer to `initialize` within {} seconds",
+                    HANDSHAKE_TIMEOUT.as_secs()
+                ),
+            })?
             .map_err(|error| UpstreamError::Handshake {
                 upstream: label.clone(),
                 reason: toolwright_names::escape::escape(&error.to_string()).into_owned(),
