@@ -847,3 +847,29 @@ async fn a_command_that_does_not_start_is_an_error() {
         "{error}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_server_that_never_answers_initialize_is_given_up() {
+    // It reads what we send and answers nothing: connecting fails after the handshake's
+    // timeout (the clock is paused, so it advances as soon as everything waits) instead of
+    // keeping a gateway from ever starting.
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let silent = tokio::spawn(async move {
+        let mut server_io = server_io;
+        let mut sink = Vec::new();
+        let _ = tokio::io::AsyncReadExt::read_to_end(&mut server_io, &mut sink).await;
+    });
+    let connected = Upstream::connect_transport("silent", tokio::io::split(client_io)).await;
+    let Err(error) = connected else {
+        panic!("a server that never answered was connected");
+    };
+    assert!(
+        matches!(
+            error,
+            toolwright_mcp::upstream::UpstreamError::Handshake { .. }
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("initialize"), "{error}");
+    silent.abort();
+}

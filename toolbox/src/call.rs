@@ -24,13 +24,22 @@ use crate::workspace::workspace;
 pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     let arguments = read_arguments(args.arguments.as_deref())?;
     let workspace = workspace(&args.workspace)?;
-    let (registry, _mounts) = crate::gateway::registry(args.config.as_deref()).await?;
+    let config = args
+        .config
+        .as_deref()
+        .map(crate::gateway::load)
+        .transpose()?;
+    if let (Some(config), Some(audit)) = (&config, &args.audit_log) {
+        crate::gateway::refuse_audit_log_exposed(config, audit)?;
+    }
+    // Opened before any upstream starts.
+    let audit = crate::audit::open(args.audit_log.as_deref())?;
+    let (registry, _mounts) = crate::gateway::registry_of(config.as_ref()).await?;
     let stdin_taken = args.arguments.as_deref() == Some("-");
     // While the user is asked, the spinner keeps quiet.
     let asking = Arc::new(AtomicBool::new(false));
     let asking_flag = Arc::clone(&asking);
     let yes = args.yes;
-    let audit = crate::audit::open(args.audit_log.as_deref())?;
     let mut executor = Executor::builder(registry);
     if let Some(audit) = audit {
         executor = executor.hook(audit);

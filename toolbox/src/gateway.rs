@@ -220,6 +220,7 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
         }
         options(config).map_err(|message| UsageError(format!("{at}: {message}")))?;
     }
+    refuse_replaceable_paths(&config, path, &text)?;
     // A confined server must not see the file that holds the others' environments and
     // tokens, nor a token file.
     let mut secrets = vec![("gateway configuration".to_owned(), path.to_path_buf())];
@@ -232,6 +233,120 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
         refuse_exposed_to_upstreams(&config, what, file)?;
     }
     Ok(config)
+}
+
+/// Refuses a path of one upstream (a granted path, or the program or an argument that is a
+/// path of an unconfined one)
+/// that lies beneath a directory a confined upstream may write: that server could replace
+/// it, or a directory on its way, by a link to anything of ours (between two runs, or while
+/// the upstreams start one after the other), and the path checked here would lead there
+/// when the next server starts: to our secrets, or to a program of its own run unconfined.
+fn refuse_replaceable_paths(
+    config: &GatewayConfig,
+    path: &Path,
+    text: &str,
+) -> Result<(), UsageError> {
+    let writable: Vec<(&str, &Path)> = config
+        .upstream
+        .iter()
+        .map(toml::Spanned::get_ref)
+        .filter(|upstream| upstream.command.is_some() && !upstream.unconfined)
+        .filter_map(|upstream| Some((upstream, upstream.sandbox.as_ref()?)))
+        .flat_map(|(upstream, sandbox)| {
+            sandbox
+                .write
+                .iter()
+                .map(move |dir| (upstream.namespace.as_str(), dir.as_path()))
+        })
+        .collect();
+    for upstream in &config.upstream {
+        let at = format!(
+            "{}:{}",
+            path.display(),
+            line_of(text, upstream.span().start)
+        );
+        let upstream = upstream.get_ref();
+        // Each with whether the writable directory itself counts (where a server may add
+        // files), not only what lies inside it.
+        let mut paths: Vec<(&str, PathBuf, bool)> = Vec::new();
+        if let Some(sandbox) = upstream.sandbox.as_ref().filter(|_| !upstream.unconfined) {
+            paths.extend(
+                sandbox
+                    .read
+                    .iter()
+                    .map(|p| ("sandbox.read", p.clone(), false)),
+            );
+            paths.extend(
+                sandbox
+                    .write
+                    .iter()
+                    .map(|p| ("sandbox.write", p.clone(), false)),
+            );
+        }
+        if upstream.unconfined {
+            let program = upstream
+                .command
+                .as_deref()
+                .filter(|command| command.contains('/'))
+                .and_then(|command| std::fs::canonicalize(command).ok());
+            paths.extend(program.map(|program| ("command", program, false)));
+            // Its script, or anything else it is given that is a path.
+            let given = upstream
+                .args
+                .iter()
+                .filter(|arg| arg.contains('/'))
+                .filter_map(|arg| std::fs::canonicalize(arg).ok());
+            paths.extend(given.map(|path| ("args", path, false)));
+            // Where it starts: an interpreter loads modules from there (a confined server
+            // starts only where its grants let it see).
+            let cwd = upstream
+                .cwd
+                .as_ref()
+                .and_then(|cwd| std::fs::canonicalize(cwd).ok());
+            paths.extend(cwd.map(|cwd| ("cwd", cwd, true)));
+        }
+        // A program named without a directory is looked up in `PATH`: none of its
+        // directories may be one a confined server writes, or lie in one.
+        let looked_up = upstream.unconfined
+            && upstream
+                .command
+                .as_deref()
+                .is_some_and(|command| !command.contains('/'));
+        if looked_up {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            for dir in std::env::split_paths(&path) {
+                let Ok(dir) = std::fs::canonicalize(&dir) else {
+                    continue;
+                };
+                if let Some((writer, _)) = writable.iter().find(|(_, w)| dir.starts_with(w)) {
+                    return Err(UsageError(format!(
+                        "{at}: `command` is looked up in PATH, whose `{}` the upstream \
+                         `{writer}` may write: it could put a program of that name there; \
+                         name the program with its directory, or take that directory out of \
+                         PATH",
+                        dir.display()
+                    )));
+                }
+            }
+        }
+        for (key, granted, itself) in &paths {
+            let Some((writer, dir)) = writable
+                .iter()
+                .find(|(_, dir)| granted.starts_with(dir) && (*itself || granted != dir))
+            else {
+                continue;
+            };
+            return Err(UsageError(format!(
+                "{at}: `{key}` names `{}`, inside `{}`, which the upstream `{writer}` may \
+                 write: it could replace it by a link to anything of ours before the server \
+                 starts; grant directories side by side, not one inside another that a \
+                 server may write",
+                granted.display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses when a confined upstream of `config` could read `file` (its `sandbox` grants a
@@ -343,6 +458,22 @@ fn confinement_hint(config: &UpstreamConfig) -> String {
          in its `sandbox` (read, write, network) or set `unconfined = true` (see the book, \
          \"Confined stdio servers\")"
     )
+}
+
+/// Refuses when a confined upstream of `config` could see the audit log at `path` or the
+/// directory it is in: it would read every call's arguments (other servers' included), and
+/// could rewrite the log, or put a link where the log is written for us to append to the
+/// link's target.
+pub(crate) fn refuse_audit_log_exposed(
+    config: &GatewayConfig,
+    path: &Path,
+) -> Result<(), UsageError> {
+    refuse_exposed_to_upstreams(config, "audit log", path)?;
+    let dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    refuse_exposed_to_upstreams(config, "audit log's directory", dir)
 }
 
 /// The confinement of a stdio upstream, or `None` for an HTTP or unconfined one.
@@ -526,8 +657,16 @@ pub(crate) async fn registry(
     config: Option<&Path>,
 ) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
     let config = config.map(load).transpose()?;
+    registry_of(config.as_ref()).await
+}
+
+/// The standard tools, and with `config` (loaded) every upstream it names mounted beside
+/// them.
+pub(crate) async fn registry_of(
+    config: Option<&GatewayConfig>,
+) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
     let registry = Arc::new(crate::ending::registry()?);
-    let mounts = match &config {
+    let mounts = match config {
         Some(config) => mount_all(config, &registry).await?,
         None => Vec::new(),
     };

@@ -51,6 +51,9 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
                     crate::gateway::refuse_exposed_to_upstreams(&config, what, path)?;
                 }
             }
+            if let Some(audit) = &args.audit_log {
+                crate::gateway::refuse_audit_log_exposed(&config, audit)?;
+            }
             Ok::<_, UsageError>(config)
         })
         .transpose()?;
@@ -62,6 +65,8 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         None => (None, None, None),
     };
     let state_key = request_state_key(&args.http_options)?;
+    // Opened before any upstream starts.
+    let audit = crate::audit::open(args.audit_log.as_deref())?;
     let registry = Arc::new(registry()?);
     let mounts = match &gateway {
         Some(config) => crate::gateway::mount_all(config, &registry).await?,
@@ -71,7 +76,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     let root = workspace.root().display().to_string();
     let metrics = Arc::new(PrometheusMetrics::new());
     let mut executor = Executor::builder(Arc::clone(&registry));
-    if let Some(audit) = crate::audit::open(args.audit_log.as_deref())? {
+    if let Some(audit) = audit {
         executor = executor.hook(audit);
     }
     let executor = executor

@@ -780,3 +780,272 @@ fn a_confined_upstream_may_not_be_granted_the_configuration_or_a_token_file() {
         stderr(&output)
     );
 }
+
+/// The hostile server confined to its script and nothing else.
+fn confined_hostile(config_dir: &Path, more: &str) -> PathBuf {
+    let script_dir = Path::new(HOSTILE).parent().unwrap().display().to_string();
+    hostile(
+        config_dir,
+        &format!(
+            "sandbox = {{ read = [{}] }}\n{more}",
+            toml_string(&script_dir)
+        ),
+    )
+}
+
+#[test]
+fn a_confined_upstream_sees_none_of_our_environment_but_its_own() {
+    let d = dirs();
+    let config = confined_hostile(&d.config, "env = { GIVEN = \"given-value\" }");
+    let audit = d.config.join("audit.jsonl");
+    let secret = format!("token-{}", std::process::id());
+    let output = Command::new(BIN)
+        .args(["call", "hostile_environ", "{}", "--config"])
+        .arg(&config)
+        .arg("--root")
+        .arg(&d.workspace)
+        .arg("--audit-log")
+        .arg(&audit)
+        .env("HOME", &d.workspace)
+        .env("TOOLWRIGHT_AUTH_TOKEN", &secret)
+        .env("GITHUB_TOKEN", &secret)
+        .env("AWS_SECRET_ACCESS_KEY", &secret)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&output.stdout).into_owned() + &stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{shown}");
+    assert!(shown.contains("given-value"), "{shown}");
+    assert!(
+        !shown.contains(&secret),
+        "our environment reached it: {shown}"
+    );
+    assert!(!shown.contains("TOOLWRIGHT_"), "{shown}");
+}
+
+#[test]
+fn an_upstream_cannot_write_escape_sequences_to_our_terminal() {
+    // Its stderr would be ours, a person's terminal: what it writes there reaches them
+    // escaped, a line at a time, named.
+    let d = dirs();
+    let config = confined_hostile(&d.config, "");
+    let audit = d.config.join("audit.jsonl");
+    let output = call_tool(&config, &audit, "hostile_terminal", json!({}), &d.workspace);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    for (name, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+        assert!(
+            !bytes
+                .iter()
+                .any(|b| *b == 0x1b || *b == 0x07 || *b == b'\r'),
+            "a raw control character on our {name}: {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    // (Whether the escaped line is shown before the gateway exits is not waited for: the
+    // gateway ends when it has the answer.)
+}
+
+/// The processes whose command line has `argument`.
+fn processes_with_argument(argument: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if cmdline
+            .split(|byte| *byte == 0)
+            .any(|part| part == argument.as_bytes())
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits for `done`, failing the test after a minute.
+fn wait_until(done: impl Fn() -> bool, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "waited for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn nothing_of_a_confined_upstream_outlives_the_gateway_however_it_ends() {
+    let d = dirs();
+    let config = confined_hostile(&d.config, "");
+    let audit = d.config.join("audit.jsonl");
+    // The gateway ends normally: the server's daemon goes with it.
+    let marker = format!("{}{}", 400_000, std::process::id());
+    let output = call_tool(
+        &config,
+        &audit,
+        "hostile_daemon",
+        json!({"marker": marker}),
+        &d.workspace,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    wait_until(
+        || processes_with_argument(&marker).is_empty(),
+        "the daemon to end with the gateway",
+    );
+    // The gateway is killed with SIGKILL while the server works: the same.
+    let marker = format!("{}{}", 500_000, std::process::id());
+    let mut gateway = Command::new(BIN)
+        .args(["call", "hostile_daemon"])
+        .arg(json!({"marker": marker, "hang": true}).to_string())
+        .arg("--config")
+        .arg(&config)
+        .arg("--root")
+        .arg(&d.workspace)
+        .arg("--audit-log")
+        .arg(&audit)
+        .env("HOME", &d.workspace)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until(
+        || processes_with_argument(&marker).len() == 1,
+        "the daemon to start",
+    );
+    gateway.kill().unwrap();
+    gateway.wait().unwrap();
+    wait_until(
+        || processes_with_argument(&marker).is_empty(),
+        "the daemon to end with the killed gateway",
+    );
+}
+
+#[test]
+fn the_audit_log_may_not_be_where_a_confined_upstream_can_reach_it() {
+    // In its write grant, the server reads every call's arguments, rewrites the log, or
+    // leaves a link where it is (from an earlier run, or as it starts): we would append
+    // each call's line, its own error text in it, to the link's target (a `~/.bashrc`).
+    let d = dirs();
+    let granted = tempfile::tempdir().unwrap();
+    let victim = d.config.join("victim");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    let audit = granted.path().join("audit.jsonl");
+    std::os::unix::fs::symlink(&victim, &audit).unwrap();
+    let script_dir = toml_string(&Path::new(HOSTILE).parent().unwrap().display().to_string());
+    let g = toml_string(&granted.path().display().to_string());
+    let config = hostile(
+        &d.config,
+        &format!("sandbox = {{ read = [{script_dir}], write = [{g}] }}"),
+    );
+    for audit in [audit.clone(), granted.path().join("new.jsonl")] {
+        let output = call_tool(&config, &audit, "hostile_environ", json!({}), &d.workspace);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("audit log")
+                && stderr(&output).contains("readable by the upstream `hostile`"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+    assert!(!granted.path().join("new.jsonl").exists());
+}
+
+#[test]
+fn a_path_inside_a_directory_a_confined_upstream_may_write_is_refused() {
+    // The writer could replace `data` by a link to anything of ours (as it starts, before
+    // the next server is confined, or between two runs): the next server would be granted
+    // that, or an unconfined one would run the writer's program.
+    let d = dirs();
+    let shared = tempfile::tempdir().unwrap();
+    std::fs::create_dir(shared.path().join("data")).unwrap();
+    std::fs::write(shared.path().join("server"), "#!/bin/sh\n").unwrap();
+    let script_dir = toml_string(&Path::new(HOSTILE).parent().unwrap().display().to_string());
+    let s = toml_string(&shared.path().display().to_string());
+    let data = toml_string(&shared.path().join("data").display().to_string());
+    let server = toml_string(&shared.path().join("server").display().to_string());
+    let writer = format!(
+        "[[upstream]]\nnamespace = \"writer\"\ncommand = \"python3\"\nargs = [{}]\n\
+         sandbox = {{ read = [{script_dir}], write = [{s}] }}\n",
+        toml_string(HOSTILE)
+    );
+    for (other, expected) in [
+        (
+            format!("sandbox = {{ read = [{script_dir}, {data}] }}"),
+            "`sandbox.read` names",
+        ),
+        (
+            format!("sandbox = {{ read = [{script_dir}], write = [{data}] }}"),
+            "`sandbox.write` names",
+        ),
+    ] {
+        let text = format!(
+            "{writer}\n[[upstream]]\nnamespace = \"reader\"\ncommand = \"python3\"\n\
+             args = [{}]\n{other}\n",
+            toml_string(HOSTILE)
+        );
+        assert_refused(&d, "nested.toml", &text, &["list"], expected);
+        assert_refused(
+            &d,
+            "nested.toml",
+            &text,
+            &["list"],
+            "which the upstream `writer` may write",
+        );
+    }
+    let unconfined = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = {server}\nunconfined = true\n"
+    );
+    assert_refused(&d, "nested.toml", &unconfined, &["list"], "`command` names");
+    let script = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = \"sh\"\nargs = [{server}]\n\
+         unconfined = true\n"
+    );
+    assert_refused(&d, "nested.toml", &script, &["list"], "`args` names");
+    let cwd = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = \"python3\"\n\
+         args = [\"-m\", \"server\"]\ncwd = {s}\nunconfined = true\n"
+    );
+    assert_refused(&d, "nested.toml", &cwd, &["list"], "`cwd` names");
+    // A program looked up in a PATH that holds the writer's directory.
+    let looked_up = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"plain\"\ncommand = \"server\"\n\
+         unconfined = true\n"
+    );
+    let path = d.config.join("looked-up.toml");
+    std::fs::write(&path, looked_up).unwrap();
+    let output = Command::new(BIN)
+        .args(["list", "--config", path.to_str().unwrap()])
+        .env("HOME", &d.workspace)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                shared.path().display(),
+                std::env::var("PATH").unwrap()
+            ),
+        )
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("looked up in PATH"),
+        "{}",
+        stderr(&output)
+    );
+    // Side by side is fine (the configuration is accepted: the servers start).
+    let side = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{writer}\n[[upstream]]\nnamespace = \"reader\"\ncommand = \"python3\"\nargs = [{}]\n\
+         sandbox = {{ read = [{script_dir}, {}] }}\n",
+        toml_string(HOSTILE),
+        toml_string(&side.path().display().to_string())
+    );
+    let path = d.config.join("side.toml");
+    std::fs::write(&path, text).unwrap();
+    let output = run(&["list", "--config", path.to_str().unwrap()], &d.workspace);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

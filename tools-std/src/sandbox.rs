@@ -17,8 +17,10 @@
 //! token of ours in the environment reaches it.
 //!
 //! The returned [`Confined`] must live as long as the program (it holds the temporary
-//! directory). Killing the process [`spawn`](std::process::Command::spawn) returned kills
-//! the program and everything it started.
+//! directory): dropping it kills the program. Killing the process
+//! [`spawn`](std::process::Command::spawn) returned kills the program and everything it
+//! started, and so does the end of our own process, however it ends (`SIGKILL` included):
+//! a program that ignores the end of its input does not outlive us.
 //!
 //! ```no_run
 //! use std::process::Command;
@@ -45,6 +47,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::confine::{self, Access, Confinement, PrepareError, Spec};
+
+/// How many processes and threads a confined program may have at once: plenty for a
+/// server (node runs about a dozen threads), and a fork bomb stops there.
+pub const MAX_TASKS: u64 = 1024;
 
 /// Variables of ours a confined program keeps: where programs are, and the locale and time
 /// zone. Nothing that could hold a secret.
@@ -106,7 +112,8 @@ pub enum SandboxError {
 }
 
 /// The confinement of a program, from [`Sandbox::confine`]: keep it as long as the program
-/// runs (it holds the program's temporary directory, removed when this is dropped).
+/// runs (it holds the program's temporary directory, removed when this is dropped, and
+/// dropping it kills the program).
 #[derive(Debug)]
 pub struct Confined {
     confinement: Confinement,
@@ -265,6 +272,7 @@ impl Sandbox {
             unconfined_allowed: self.unconfined,
             protect_root_git: None,
             prefix: "toolwright-sandbox-",
+            max_tasks: Some(MAX_TASKS),
         };
         let mut confinement =
             Confinement::prepare_spec(spec, &cwd, |temp| vec![(temp.to_path_buf(), Access::Write)])

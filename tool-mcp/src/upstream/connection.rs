@@ -356,7 +356,8 @@ impl ToolListChanges {
 }
 
 /// An upstream started as a child process, speaking MCP over its stdin and stdout; made by
-/// [`Upstream::stdio`]. Its stderr is the parent's.
+/// [`Upstream::stdio`]. What it writes to its stderr reaches ours a line at a time, escaped
+/// (no escape sequence of its reaches a terminal) and named after it.
 #[derive(Debug, Clone)]
 pub struct StdioUpstream {
     command: OsString,
@@ -432,7 +433,7 @@ impl StdioUpstream {
     ///
     /// [`UpstreamError::Spawn`] when the command does not start (or the
     /// [`prepare`](Self::prepare) step fails),
-    /// [`UpstreamError::Handshake`] when it does not answer `initialize`.
+    /// [`UpstreamError::Handshake`] when it does not answer `initialize` (within a minute).
     pub async fn connect(self) -> Result<Upstream, UpstreamError> {
         let label = std::iter::once(&self.command)
             .chain(&self.args)
@@ -456,9 +457,62 @@ impl StdioUpstream {
             Some(Prepare(prepare)) => Some(prepare(command.as_std_mut()).map_err(spawn_error)?),
             None => None,
         };
-        let transport = rmcp::transport::TokioChildProcess::new(command).map_err(spawn_error)?;
+        let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(command)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(spawn_error)?;
+        if let Some(stderr) = stderr {
+            tokio::spawn(relay_stderr(label.clone(), stderr));
+        }
         Upstream::connect_keeping(label, transport, kept).await
     }
+}
+
+/// How long an upstream has to answer `initialize`.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The longest line of an upstream's stderr we pass on; the rest of a longer one is left out.
+const STDERR_LINE_LIMIT: usize = 4096;
+
+/// Passes what an upstream writes to its stderr on to ours, a line at a time: each named
+/// after the upstream, escaped (a server, even a confined one, must not drive the person's
+/// terminal: set the clipboard, retitle the window, fake a prompt) and at most
+/// [`STDERR_LINE_LIMIT`] bytes long, so that memory stays bounded whatever it writes.
+async fn relay_stderr(label: String, mut stderr: impl tokio::io::AsyncRead + Unpin) {
+    use tokio::io::AsyncReadExt;
+    let mut line = Vec::new();
+    let mut cut = false;
+    let mut chunk = [0u8; 8192];
+    loop {
+        let read = match stderr.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        for byte in &chunk[..read] {
+            if *byte == b'\n' {
+                write_stderr_line(&label, &line, cut);
+                line.clear();
+                cut = false;
+            } else if line.len() < STDERR_LINE_LIMIT {
+                line.push(*byte);
+            } else {
+                cut = true;
+            }
+        }
+    }
+    if !line.is_empty() {
+        write_stderr_line(&label, &line, cut);
+    }
+}
+
+/// One line of an upstream's stderr on ours, escaped.
+fn write_stderr_line(label: &str, line: &[u8], cut: bool) {
+    use std::io::Write;
+    let text = String::from_utf8_lossy(line);
+    let text = toolwright_names::escape::escape(&text);
+    let more = if cut { " [cut]" } else { "" };
+    // Nowhere to say that our stderr is gone.
+    let _ = writeln!(std::io::stderr().lock(), "upstream `{label}`: {text}{more}");
 }
 
 /// An upstream over streamable HTTP; made by [`Upstream::http`].
@@ -653,9 +707,17 @@ impl Upstream {
         let handler = UpstreamHandler {
             shared: shared.clone(),
         };
-        let service = handler
-            .serve(transport)
+        // A server that never answers must not keep us from starting (the gateway starts
+        // its upstreams before it serves).
+        let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, handler.serve(transport))
             .await
+            .map_err(|_| UpstreamError::Handshake {
+                upstream: label.clone(),
+                reason: format!(
+                    "no answer to `initialize` within {} seconds",
+                    HANDSHAKE_TIMEOUT.as_secs()
+                ),
+            })?
             .map_err(|error| UpstreamError::Handshake {
                 upstream: label.clone(),
                 reason: toolwright_names::escape::escape(&error.to_string()).into_owned(),

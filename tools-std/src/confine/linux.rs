@@ -38,6 +38,9 @@ const NOT_CONFINED: &str = "this kernel cannot confine commands (Landlock is not
 /// command's view of the file system, and its private temporary directory (removed, with
 /// the view's empty stage, when this is dropped).
 pub(crate) struct Confinement {
+    /// The write end of the supervisor's lifeline: closed when this is dropped or when our
+    /// process ends, however it ends, which makes the kernel signal the supervisor.
+    _lifeline: Option<OwnedFd>,
     temp: TempDir,
     _stage: TempDir,
     confined: bool,
@@ -68,6 +71,9 @@ pub(crate) struct Spec {
     pub(crate) protect_root_git: Option<PathBuf>,
     /// The prefix of its temporary directories' names.
     pub(crate) prefix: &'static str,
+    /// How many processes and threads it may have at once (`RLIMIT_NPROC`, counted in its
+    /// own user namespace, so only its own), or no limit of ours.
+    pub(crate) max_tasks: Option<u64>,
 }
 
 impl Confinement {
@@ -96,6 +102,7 @@ impl Confinement {
             unconfined_allowed: ws.unconfined_allowed(),
             protect_root_git: git.contains(&root_git).then(|| ws.root().to_path_buf()),
             prefix: "run_command-",
+            max_tasks: None,
         };
         Confinement::prepare_spec(spec, cwd, |temp| view::workspace_binds(ws, Some(temp), git))
             .map_err(|error| match error {
@@ -165,7 +172,10 @@ impl Confinement {
             // the host (they belong to a network namespace).
             namespaces |= libc::CLONE_NEWNET;
         }
+        let (lifeline_read, lifeline_write) =
+            lifeline().map_err(|e| failed("cannot make the supervisor's lifeline", &e))?;
         Ok(Confinement {
+            _lifeline: Some(lifeline_write),
             temp,
             _stage: stage,
             confined,
@@ -179,6 +189,8 @@ impl Confinement {
                 seccomp,
                 uid_map: format!("{uid} {uid} 1\n").into_bytes(),
                 gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+                lifeline: lifeline_read,
+                max_tasks: spec.max_tasks,
             }),
         })
     }
@@ -359,6 +371,11 @@ struct Hook {
     seccomp: Vec<BpfProgram>,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    max_tasks: Option<u64>,
+    /// The read end of the lifeline whose write end the [`Confinement`] holds in our
+    /// process: when that closes (our process killed with `SIGKILL` included), the kernel
+    /// sends the supervisor `SIGTERM`, and it kills the command.
+    lifeline: OwnedFd,
 }
 
 impl Hook {
@@ -367,7 +384,7 @@ impl Hook {
     fn run(&self) -> io::Result<()> {
         // Where the kernel gives us namespaces, the view is not optional: a failure to build
         // it fails the command.
-        let view = self.enter_namespaces()?;
+        let (view, own_users) = self.enter_namespaces()?;
         if view {
             if !make_mounts_private() {
                 return Err(io::Error::last_os_error());
@@ -392,38 +409,50 @@ impl Hook {
         // SAFETY: setting a default disposition; children must not be reaped
         // automatically (an inherited `SIG_IGN` would do that).
         unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
+        let parent_lifeline = {
+            use std::os::fd::AsRawFd;
+            self.lifeline.as_raw_fd()
+        };
+        watch_lifeline(parent_lifeline)?;
         // SAFETY: fork in a single-threaded child; both sides only make system calls.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
             return Err(io::Error::last_os_error());
         }
         if pid == 0 {
-            return self.become_command(&previous, [lifeline_read, lifeline_write], view, ruleset);
+            return self.become_command(
+                &previous,
+                [lifeline_read, lifeline_write],
+                view,
+                own_users,
+                ruleset,
+            );
         }
         close(lifeline_read);
-        close_all_except(lifeline_write);
+        close_all_except(lifeline_write, parent_lifeline);
         supervise(pid)
     }
 
     /// Leaves the tool's namespaces: always into a new user namespace (also as root, so the
     /// command holds no capability over anything of the host), where our ids map to
-    /// themselves. `Ok(false)` when the kernel allows no namespaces at all.
-    fn enter_namespaces(&self) -> io::Result<bool> {
+    /// themselves. `Ok((false, _))` when the kernel allows no namespaces at all; the second
+    /// is whether the user namespace is our own.
+    fn enter_namespaces(&self) -> io::Result<(bool, bool)> {
         // SAFETY: unshare takes flags only.
         if unsafe { libc::unshare(self.namespaces) } == 0 {
             // Older kernels have no `setgroups` file, and need none.
             let _ = write_file(c"/proc/self/setgroups", b"deny");
             write_file(c"/proc/self/uid_map", &self.uid_map)?;
             write_file(c"/proc/self/gid_map", &self.gid_map)?;
-            return Ok(true);
+            return Ok((true, true));
         }
         // No user namespaces (a kernel or policy that forbids them): with the privilege,
         // the same namespaces without one; the command drops every capability anyway.
         // SAFETY: as above.
         if unsafe { libc::unshare(self.namespaces & !libc::CLONE_NEWUSER) } == 0 {
-            return Ok(true);
+            return Ok((true, false));
         }
-        Ok(false)
+        Ok((false, false))
     }
 
     /// In the command, PID 1 of its namespace, after the view is mounted: lets the ruleset
@@ -465,6 +494,7 @@ impl Hook {
         previous: &libc::sigset_t,
         [lifeline_read, lifeline_write]: [RawFd; 2],
         view: bool,
+        own_users: bool,
         ruleset: Option<&OwnedFd>,
     ) -> io::Result<()> {
         // SAFETY: `previous` is the mask the process had, initialised by sigprocmask.
@@ -493,6 +523,11 @@ impl Hook {
             unsafe { libc::_exit(127) };
         }
         close(lifeline_read);
+        // Memory has no limit of ours: should the command take it all, the kernel's OOM
+        // killer ends the command (and what it started, which inherits this) before anything
+        // of the host. Raising one's own score needs no privilege; where it fails, nothing
+        // else depends on it.
+        let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
         // A session of its own, with no controlling terminal: `/dev/tty` is nobody's, and
         // its process group is the one the supervisor kills.
         // SAFETY: setsid takes no argument.
@@ -503,6 +538,16 @@ impl Hook {
             if let Some(ruleset) = ruleset {
                 self.allow_private_proc(ruleset);
             }
+        }
+        // The limit counts the tasks of our user in its user namespace: only the
+        // command's, and only there (in the host's, it would count all of the user's).
+        if let (Some(max), true) = (self.max_tasks, own_users) {
+            let limit = libc::rlimit {
+                rlim_cur: max,
+                rlim_max: max,
+            };
+            // SAFETY: a valid `rlimit`.
+            check(unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &limit) })?;
         }
         drop_capabilities()?;
         // Descriptors the tool's process inherited (`exec 7<secret`) end at exec.
@@ -756,18 +801,48 @@ fn write_file(path: &CStr, data: &[u8]) -> io::Result<()> {
     }
 }
 
-/// Closes every descriptor but `keep`.
-fn close_all_except(keep: RawFd) {
-    let keep = keep as libc::c_uint;
-    // SAFETY: close_range with integer arguments.
-    let done = unsafe {
-        (keep == 0 || libc::syscall(libc::SYS_close_range, 0, keep - 1, 0) == 0)
-            && libc::syscall(libc::SYS_close_range, keep + 1, libc::c_uint::MAX, 0) == 0
+/// `F_SETSIG` (the same number on every architecture Linux's generic `fcntl.h` serves).
+const F_SETSIG: libc::c_int = 10;
+
+/// A pipe, both ends close-on-exec: (read, write).
+fn lifeline() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds: [RawFd; 2] = [-1; 2];
+    // SAFETY: `fds` has room for the two descriptors.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    // SAFETY: both were just opened, are valid, and nothing else owns them.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Makes the kernel send us `SIGTERM` when the last write end of the pipe whose read end is
+/// `lifeline` is closed (`O_ASYNC`, the signal `F_SETSIG` names). Our own copy, from the
+/// fork, goes with the other descriptors once the command is started: if the process that
+/// spawned us has died already, that close is the last, and the signal comes then.
+fn watch_lifeline(lifeline: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor this process holds, with integer arguments.
+    unsafe {
+        check(libc::fcntl(lifeline, libc::F_SETOWN, libc::getpid()))?;
+        check(libc::fcntl(lifeline, F_SETSIG, libc::SIGTERM))?;
+        let flags = libc::fcntl(lifeline, libc::F_GETFL);
+        check(flags)?;
+        check(libc::fcntl(lifeline, libc::F_SETFL, flags | libc::O_ASYNC))?;
+    }
+    Ok(())
+}
+
+/// Closes every descriptor but `a` and `b`.
+fn close_all_except(a: RawFd, b: RawFd) {
+    let (low, high) = (a.min(b) as libc::c_uint, a.max(b) as libc::c_uint);
+    let range = |first: libc::c_uint, last: libc::c_uint| {
+        // SAFETY: close_range with integer arguments.
+        first > last || unsafe { libc::syscall(libc::SYS_close_range, first, last, 0) } == 0
     };
+    let done = (low == 0 || range(0, low - 1))
+        && (high == low || range(low + 1, high - 1))
+        && range(high + 1, libc::c_uint::MAX);
     if !done {
         // Kernels before 5.9: one by one, up to a generous bound.
         for fd in 0..65_536 {
-            if fd != keep as RawFd {
+            if fd != a && fd != b {
                 close(fd);
             }
         }

@@ -50,6 +50,11 @@
 //!    the namespace, `setsid` or not, so nothing the command started outlives the call and
 //!    nothing holds the output pipes. If the supervisor itself is killed with `SIGKILL`
 //!    ([`kill`]), the death signal kills the command, and with it the namespace.
+//! 4. The supervisor also holds the read end of a lifeline, a pipe whose write end only the
+//!    [`Confinement`] in the tool's process holds, with `O_ASYNC`: when that end closes (the
+//!    confinement dropped, or the tool's process ending in any way, `SIGKILL` included), the
+//!    kernel sends the supervisor `SIGTERM`. So nothing of a confined program outlives the
+//!    process that started it, whatever the program does with its input.
 //!
 //! Without namespaces (a kernel or policy that forbids user namespaces, and no privilege),
 //! Landlock and seccomp remain: the workspace root is then granted read-only and every

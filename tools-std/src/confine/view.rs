@@ -498,7 +498,10 @@ impl Plan {
                 c"proc".as_ptr(),
                 self.proc.as_ptr(),
                 c"proc".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                // Read-only: `/proc/sys` and `/proc/sysrq-trigger` check only the user, and
+                // the host's root may write them without a capability (Landlock, which
+                // grants `/proc` only reading, is the other wall).
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
                 std::ptr::null(),
             )
         } == 0;
@@ -514,7 +517,12 @@ impl Plan {
                 libc::MS_BIND | libc::MS_REC,
                 std::ptr::null(),
             )
-        })
+        })?;
+        // Read-only too, where the kernel lets us (Landlock holds either way).
+        let _ = set_attributes(&self.proc, true, MOUNT_ATTR_RDONLY, || {
+            remount_read_only(&self.proc, remount_flags(&self.proc))
+        });
+        Ok(())
     }
 
     /// Makes the view the root of the command's mount namespace and lets go of the host's:
@@ -557,7 +565,15 @@ fn bind(
         )
     })?;
     match access {
-        Access::Device => Ok(()),
+        // Read-only as a mount (the device is still read and written: a mount's flag does
+        // not reach a device's data), so that its mode and times cannot change: as the
+        // host's root, its owner, a process needs no capability for `chmod 0 /dev/null`,
+        // and Landlock does not cover a file's metadata.
+        Access::Device => {
+            set_attributes(target, false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, || {
+                remount_read_only(target, remount_flags)
+            })
+        }
         Access::Write => {
             // Best effort: no set-user-id programs or devices in the workspace.
             let _ = set_attributes(
