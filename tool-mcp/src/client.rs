@@ -423,7 +423,8 @@ fn to_rmcp(level: LogLevel) -> LoggingLevel {
     }
 }
 
-fn from_rmcp(level: LoggingLevel) -> LogLevel {
+/// rmcp's logging level as ours (also for what an upstream logs).
+pub(crate) fn from_rmcp(level: LoggingLevel) -> LogLevel {
     match level {
         LoggingLevel::Debug => LogLevel::Debug,
         LoggingLevel::Info => LogLevel::Info,

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationAction, InputRequest, InputRequests, InputResponses, LoggingLevel,
+    ElicitationAction, InputRequest, InputRequests, InputResponses,
     LoggingMessageNotificationParam, RequestId, Role, SamplingMessage as McpSamplingMessage,
     SamplingMessageContentBlock,
 };
@@ -469,7 +469,7 @@ pub(super) async fn answer_input_requests(
 /// closest level), and to the client of the only call in flight, if there is one, as
 /// that call's tool (at most [`MAX_LOGS_PER_CALL`] a call).
 pub(super) fn log(calls: &Calls, server: &str, params: LoggingMessageNotificationParam) {
-    let level = log_level(params.level);
+    let level = crate::client::from_rmcp(params.level);
     let text = match &params.data {
         Value::String(text) => bounded(text, MAX_TEXT),
         other => bounded(&other.to_string(), MAX_TEXT),
@@ -506,19 +506,6 @@ pub(super) fn log(calls: &Calls, server: &str, params: LoggingMessageNotificatio
         format!("the upstream MCP server `{server}` ({logger})")
     };
     call.ctx.log(level, format!("[{from}] {text}"));
-}
-
-fn log_level(level: LoggingLevel) -> LogLevel {
-    match level {
-        LoggingLevel::Debug => LogLevel::Debug,
-        LoggingLevel::Info => LogLevel::Info,
-        LoggingLevel::Notice => LogLevel::Notice,
-        LoggingLevel::Warning => LogLevel::Warning,
-        LoggingLevel::Error => LogLevel::Error,
-        LoggingLevel::Critical => LogLevel::Critical,
-        LoggingLevel::Alert => LogLevel::Alert,
-        LoggingLevel::Emergency => LogLevel::Emergency,
-    }
 }
 
 #[cfg(test)]

@@ -47,6 +47,7 @@
 //!   and sampling are declared to the upstream.
 
 mod connection;
+mod error;
 mod fingerprint;
 mod forward;
 mod mount;
@@ -57,7 +58,8 @@ mod oauth;
 #[cfg(feature = "upstream-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "upstream-http")))]
 pub use connection::HttpUpstream;
-pub use connection::{ListCut, StdioUpstream, ToolListChanges, Upstream, UpstreamError};
+pub use connection::{ListCut, StdioUpstream, ToolListChanges, Upstream};
+pub use error::UpstreamError;
 pub use fingerprint::{Fingerprint, FingerprintParseError};
 pub use mount::{
     FingerprintChange, Mount, MountOptions, MountReport, MountUpstream, MountedTool, SkipReason,

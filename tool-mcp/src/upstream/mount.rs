@@ -11,7 +11,8 @@ use rmcp::model::Tool as McpTool;
 use serde_json::Value;
 use toolwright_runtime::{RegisterOptions, SafetyLevel, Tool, ToolRegistry};
 
-use super::connection::{ListCut, ListLimits, Upstream, UpstreamError};
+use super::connection::{ListCut, ListLimits, Upstream};
+use super::error::UpstreamError;
 use super::fingerprint::Fingerprint;
 use super::names::{check_namespace, glob_matches, mounted_name};
 

@@ -24,7 +24,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use tokio::sync::Mutex;
 
-use super::connection::UpstreamError;
+use super::error::UpstreamError;
 
 /// OAuth 2.0 client credentials (RFC 6749 §4.4) for an HTTP upstream, given to
 /// [`HttpUpstream::client_credentials`](super::HttpUpstream::client_credentials).
