@@ -8,11 +8,10 @@ Usage: python python_client.py PATH/TO/toolwright
 installs it.)
 
 Checks: no token is refused (401); the three upstreams' tools are listed under their
-namespaces;
-a safe call; a dangerous call refused to a client that cannot approve and approved through
-elicitation by one that can (an image comes back as an image); a cautious call that reports
-progress, forwarded from the upstream; a slow call cancelled by the client, after which the
-server still answers.
+namespaces; a safe call; a dangerous call refused to a client that cannot approve and
+approved through elicitation by one that can (an image comes back as an image; a write to
+the memory server, read back); a cautious call that reports progress, forwarded from the
+upstream; a slow call cancelled by the client, after which the server still answers.
 """
 
 import asyncio
@@ -43,7 +42,7 @@ def check(condition, message):
 async def approve(context, params: types.ElicitRequestParams) -> types.ElicitResult:
     """The person: approves, after being told the upstream, the tool and the arguments."""
     ASKED.append(params.message)
-    check("everything" in params.message, f"the person is told the upstream: {params.message}")
+    check("upstream MCP server" in params.message, f"the person is told the upstream: {params.message}")
     return types.ElicitResult(action="accept", content={"approve": True})
 
 
@@ -79,6 +78,16 @@ async def exercise(url: str) -> None:
         kinds = [block.type for block in result.content]
         check("image" in kinds, f"the image came back as an image: {kinds}")
         check(len(ASKED) == asked + 1, "the person was asked once")
+
+        # A write: the memory server's create_entities, dangerous, approved by elicitation,
+        # then read back through a safe tool of the same (confined) server.
+        entity = {"name": "gateway-proof", "entityType": "test", "observations": ["written via elicitation"]}
+        result = await session.call_tool("memory_create_entities", {"entities": [entity]})
+        check(result.is_error is False, f"approved write: {result}")
+        check(len(ASKED) == asked + 2, "the person was asked for the write")
+        check("memory_create_entities" in str(ASKED[-1]), f"the prompt names the tool: {ASKED[-1]}")
+        result = await session.call_tool("memory_read_graph", {})
+        check("gateway-proof" in str(result.content), f"the write is there: {result}")
 
         progress = []
 
