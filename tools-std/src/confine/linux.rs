@@ -132,7 +132,7 @@ impl Confinement {
         let temp = temp_dir("")?;
         let stage = temp_dir("view-")?;
         spec.binds.extend(more_binds(temp.path()));
-        let items = view::items(&spec.binds, spec.toolchain);
+        let items = view::items(&spec.binds, spec.toolchain, spec.network);
         let ruleset = landlock_ruleset(&items, spec.network, Writable::Items)
             .map_err(|e| failed("Landlock", &e))?;
         let confined = ruleset.is_some();

@@ -7,6 +7,12 @@
 //! exists in it: not `/etc/shadow`, not a server's token files, not the sockets under `/run`,
 //! not the rest of the home directory.
 //!
+//! Of the allowed `/etc`, only what every user of the host may read: a command of the host's
+//! root is root in its box too, so a file the host keeps from others (`/etc/ssl/private`,
+//! mode `0710`, its keys `0640`) would be readable to it. A directory that holds such a
+//! secret is not bound whole; it becomes an empty directory of the view in which each public
+//! entry is bound (see [`public_tree`]).
+//!
 //! The same list gives the Landlock rules (the second wall, and the only one where the kernel
 //! lets us make no mount namespace), and answers [`readable_by_commands`], which a server asks
 //! before it starts with a secret file.
@@ -81,10 +87,12 @@ const SYSTEM_DIRS: &[&str] = &[
     "/nix/store",
 ];
 
-/// What of `/etc` a build needs: the loader, certificates, users and groups, name service and
-/// resolution, time zone, git's system configuration, alternatives, locales, the interpreters'
-/// own directories. Never `shadow`, `gshadow`, `sudoers`, `ssh`, a service's secrets or
-/// anything else not listed. Names ending in `*` are prefixes.
+/// What of `/etc` a program needs to run: the loader, certificates (public: a private key is
+/// never world-readable, and only the world-readable is bound), users and groups (`passwd`
+/// and `group`, which hold no password hash), the name service, the time zone, git's system
+/// configuration, alternatives, locales, the shells' and interpreters' own configuration.
+/// Never `shadow`, `gshadow`, `sudoers`, `ssh`, a service's secrets or anything else not
+/// listed. Names ending in `*` are prefixes. How names resolve is in [`ETC_NETWORK`].
 const ETC_ALLOWED: &[&str] = &[
     "alternatives",
     "bash.bashrc",
@@ -92,13 +100,9 @@ const ETC_ALLOWED: &[&str] = &[
     "ca-certificates.conf",
     "crypto-policies",
     "debian_version",
-    "gai.conf",
     "gitattributes",
     "gitconfig",
     "group",
-    "host.conf",
-    "hostname",
-    "hosts",
     "inputrc",
     "ld.so.cache",
     "ld.so.conf",
@@ -117,13 +121,20 @@ const ETC_ALLOWED: &[&str] = &[
     "profile",
     "protocols",
     "python*",
-    "resolv.conf",
     "services",
     "shells",
     "ssl",
     "terminfo",
     "timezone",
 ];
+
+/// What of `/etc` only a command with the network sees: how names resolve (without the
+/// network there is nothing to resolve, and the host's resolvers are its own business).
+const ETC_NETWORK: &[&str] = &["gai.conf", "host.conf", "hosts", "resolv.conf"];
+
+/// How many entries beneath one allowed name of `/etc` are looked at for a secret: a tree
+/// with more is left out of the view (the allowed ones hold a few hundred).
+const ETC_SCAN_LIMIT: usize = 20_000;
 
 /// Devices a command may read and write. No terminal: not `/dev/tty`, no pseudo-terminals.
 const DEVICES: &[&str] = &[
@@ -160,9 +171,10 @@ pub(crate) fn workspace_binds(
 }
 
 /// Everything a view holds, parents before children: the system's programs and libraries,
-/// the allowed `/etc`, the devices, empty `/proc`, `/run` and `/tmp`, the Rust toolchain
-/// when `toolchain`, and each of `binds` (a path that does not exist is left out).
-pub(crate) fn items(binds: &[(PathBuf, Access)], toolchain: bool) -> Vec<Item> {
+/// the allowed `/etc` (its public part; name resolution only with the `network`), the
+/// devices, empty `/proc`, `/run` and `/tmp`, the Rust toolchain when `toolchain`, and each
+/// of `binds` (a path that does not exist is left out).
+pub(crate) fn items(binds: &[(PathBuf, Access)], toolchain: bool, network: bool) -> Vec<Item> {
     let mut items = Vec::new();
     for dir in SYSTEM_DIRS {
         system_item(&mut items, Path::new(dir));
@@ -170,8 +182,9 @@ pub(crate) fn items(binds: &[(PathBuf, Access)], toolchain: bool) -> Vec<Item> {
     items.push(Item::Empty {
         path: PathBuf::from("/etc"),
     });
-    for name in etc_entries() {
-        bind_existing(&mut items, &Path::new("/etc").join(name), Access::Read);
+    for name in etc_entries(Path::new("/etc"), network) {
+        let path = Path::new("/etc").join(name);
+        public_tree(&mut items, &path, &path);
     }
     if toolchain {
         for (dir, access) in toolchain_dirs() {
@@ -207,9 +220,10 @@ pub(crate) fn items(binds: &[(PathBuf, Access)], toolchain: bool) -> Vec<Item> {
     items
 }
 
-/// The names of `/etc` that [`ETC_ALLOWED`] lets in.
-fn etc_entries() -> Vec<std::ffi::OsString> {
-    let mut names: Vec<_> = std::fs::read_dir("/etc")
+/// The names of `etc` that [`ETC_ALLOWED`] lets in, and [`ETC_NETWORK`] with the `network`.
+fn etc_entries(etc: &Path, network: bool) -> Vec<std::ffi::OsString> {
+    let network_names: &[&str] = if network { ETC_NETWORK } else { &[] };
+    let mut names: Vec<_> = std::fs::read_dir(etc)
         .into_iter()
         .flatten()
         .flatten()
@@ -218,6 +232,7 @@ fn etc_entries() -> Vec<std::ffi::OsString> {
             let name = name.as_bytes();
             ETC_ALLOWED
                 .iter()
+                .chain(network_names)
                 .any(|allowed| match allowed.strip_suffix('*') {
                     Some(prefix) => name.starts_with(prefix.as_bytes()),
                     None => name == allowed.as_bytes(),
@@ -226,6 +241,94 @@ fn etc_entries() -> Vec<std::ffi::OsString> {
         .collect();
     names.sort();
     names
+}
+
+/// Whether the host keeps this file or directory from its other users: a file not readable
+/// by all, a directory not both readable and searchable by all, anything but a file, a
+/// directory or a link (a socket, a device). A command of the host's root would be root in
+/// its box too and read it, so it is never in a view of `/etc`.
+fn is_secret(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let mode = meta.mode();
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        mode & 0o005 != 0o005
+    } else if kind.is_file() {
+        mode & 0o004 == 0
+    } else {
+        !kind.is_symlink()
+    }
+}
+
+/// Whether anything beneath the directory `dir` (links not followed) is a secret
+/// ([`is_secret`]); `None` when that cannot be told: a directory that cannot be read, or more
+/// than [`ETC_SCAN_LIMIT`] entries.
+fn holds_secret(dir: &Path) -> Option<bool> {
+    let mut budget = ETC_SCAN_LIMIT;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).ok()? {
+            let entry = entry.ok()?;
+            budget = budget.checked_sub(1)?;
+            // `DirEntry::metadata` does not follow a link.
+            let meta = entry.metadata().ok()?;
+            if is_secret(&meta) {
+                return Some(true);
+            }
+            if meta.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    Some(false)
+}
+
+/// Puts the host's `host` at `path` of the view (read-only), without anything the host keeps
+/// from its other users: a secret is left out; a directory that holds one becomes an empty
+/// directory of the view, its links links as on the host, each of its other entries put
+/// there the same way. What cannot be looked at is left out.
+fn public_tree(items: &mut Vec<Item>, path: &Path, host: &Path) {
+    let (Ok(source), Ok(meta)) = (std::fs::canonicalize(host), std::fs::metadata(host)) else {
+        return;
+    };
+    if is_secret(&meta) || !path.is_absolute() {
+        return;
+    }
+    if meta.is_file() {
+        items.push(Item::Bind {
+            path: path.to_path_buf(),
+            source,
+            access: Access::Read,
+            dir: false,
+        });
+        return;
+    }
+    match holds_secret(&source) {
+        Some(false) => items.push(Item::Bind {
+            path: path.to_path_buf(),
+            source,
+            access: Access::Read,
+            dir: true,
+        }),
+        Some(true) => {
+            items.push(Item::Empty {
+                path: path.to_path_buf(),
+            });
+            for entry in std::fs::read_dir(&source).into_iter().flatten().flatten() {
+                let (child, child_host) = (path.join(entry.file_name()), entry.path());
+                let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
+                if !is_link {
+                    public_tree(items, &child, &child_host);
+                } else if let Ok(target) = std::fs::read_link(&child_host) {
+                    items.push(Item::Link {
+                        path: child,
+                        target,
+                    });
+                }
+            }
+        }
+        None => {}
+    }
 }
 
 /// The Rust toolchain: all of rustup's home, the parts of cargo's home a build reads.
@@ -296,7 +399,8 @@ pub(crate) fn readable_through(
     path: &Path,
 ) -> Option<PathBuf> {
     let path = std::fs::canonicalize(path).ok()?;
-    items(binds, toolchain)
+    // With the network: what could be read at all.
+    items(binds, toolchain, true)
         .into_iter()
         .find_map(|item| match item {
             Item::Bind { source, .. } if path.starts_with(&source) => Some(source),
@@ -692,7 +796,7 @@ mod tests {
     fn the_view_holds_no_secret_of_etc_and_no_cargo_credentials() {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
-        let items = items(&workspace_binds(&ws, None, &[]), true);
+        let items = items(&workspace_binds(&ws, None, &[]), true, false);
         let paths: Vec<&Path> = items.iter().map(Item::path).collect();
         for secret in ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh"] {
             assert!(!paths.contains(&Path::new(secret)), "{secret} in the view");
@@ -720,7 +824,7 @@ mod tests {
     #[test]
     fn a_workspace_where_the_view_has_an_empty_directory_is_bound() {
         let ws = Workspace::new("/tmp").unwrap();
-        let items = items(&workspace_binds(&ws, None, &[]), true);
+        let items = items(&workspace_binds(&ws, None, &[]), true, false);
         let at_tmp: Vec<&Item> = items
             .iter()
             .filter(|item| item.path() == Path::new("/tmp"))
@@ -734,6 +838,104 @@ mod tests {
                 }]
             ),
             "{at_tmp:?}"
+        );
+    }
+
+    #[test]
+    fn a_directory_of_etc_that_holds_a_secret_is_bound_without_it() {
+        use std::os::unix::fs::{PermissionsExt, symlink};
+        let etc = tempfile::tempdir().unwrap();
+        let ssl = etc.path().join("ssl");
+        for dir in ["private", "certs", "nested/deeper"] {
+            std::fs::create_dir_all(ssl.join(dir)).unwrap();
+        }
+        for file in [
+            "certs/ca.pem",
+            "openssl.cnf",
+            "private/key.pem",
+            "loose.key",
+            "nested/deeper/x",
+            "nested/y",
+        ] {
+            std::fs::write(ssl.join(file), "x").unwrap();
+        }
+        symlink("certs/ca.pem", ssl.join("cert.pem")).unwrap();
+        let mode = |path: &str, mode: u32| {
+            std::fs::set_permissions(ssl.join(path), std::fs::Permissions::from_mode(mode))
+                .unwrap();
+        };
+        mode(".", 0o755);
+        mode("private", 0o710);
+        mode("private/key.pem", 0o640);
+        mode("loose.key", 0o600);
+        mode("nested/deeper", 0o700);
+        for public in ["certs/ca.pem", "openssl.cnf", "nested/y"] {
+            mode(public, 0o644);
+        }
+        let mut items = Vec::new();
+        public_tree(&mut items, Path::new("/etc/ssl"), &ssl);
+        items.sort_by(|a, b| a.path().cmp(b.path()));
+        let seen: Vec<(&str, &str)> = items
+            .iter()
+            .map(|item| {
+                let kind = match item {
+                    Item::Bind { dir: true, .. } => "dir",
+                    Item::Bind { dir: false, .. } => "file",
+                    Item::Link { .. } => "link",
+                    Item::Empty { .. } => "empty",
+                };
+                (item.path().to_str().unwrap(), kind)
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("/etc/ssl", "empty"),
+                ("/etc/ssl/cert.pem", "link"),
+                ("/etc/ssl/certs", "dir"),
+                ("/etc/ssl/nested", "empty"),
+                ("/etc/ssl/nested/y", "file"),
+                ("/etc/ssl/openssl.cnf", "file"),
+            ]
+        );
+        // A tree without a secret is bound whole.
+        let mut items = Vec::new();
+        public_tree(&mut items, Path::new("/etc/certs"), &ssl.join("certs"));
+        assert!(matches!(&items[..], [Item::Bind { dir: true, .. }]));
+    }
+
+    #[test]
+    fn no_private_key_of_the_host_is_in_the_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        for private in [
+            "/etc/ssl/private",
+            "/etc/pki/tls/private",
+            "/etc/pki/CA/private",
+        ] {
+            let Ok(read) = std::fs::read_dir(private) else {
+                continue;
+            };
+            assert!(readable_by_commands(&ws, Path::new(private)).is_none());
+            for key in read.flatten() {
+                assert!(
+                    readable_by_commands(&ws, &key.path()).is_none(),
+                    "{} is readable",
+                    key.path().display()
+                );
+            }
+        }
+        let paths: Vec<PathBuf> = items(&workspace_binds(&ws, None, &[]), true, true)
+            .iter()
+            .map(|item| item.path().to_path_buf())
+            .collect();
+        assert!(!paths.iter().any(|p| p.ends_with("private")), "{paths:?}");
+        // Name resolution only with the network.
+        let offline = items(&workspace_binds(&ws, None, &[]), true, false);
+        assert!(
+            !offline
+                .iter()
+                .any(|i| i.path() == Path::new("/etc/resolv.conf"))
         );
     }
 }
