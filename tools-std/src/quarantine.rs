@@ -2,14 +2,20 @@
 //! later, outside the sandbox.
 //!
 //! Git runs programs named in a repository's configuration (`core.fsmonitor`, hooks,
-//! `core.pager`, ...) whenever a person works in it. Every `.git` that exists before a
-//! command is read-only to it (the confinement binds them read-only); a `.git` the command
-//! creates anywhere in the workspace (a nested repository, or the root's where the workspace
-//! had none), or one it replaces, is found after the command ends by [`GitEntries::sweep`],
-//! moved into a quarantine folder the person can inspect, renamed so git no longer finds it,
-//! and reported.
+//! `core.pager`, ...) whenever a person works in it. A repository is told by its content,
+//! as git does, not by its name: an entry named `.git` (a directory, or a file saying
+//! `gitdir: <elsewhere>`), and any directory that holds a `HEAD` beside `objects` or
+//! `commondir` (a bare repository: `git init --bare src` with `core.worktree=..` makes
+//! `cd src && git status` run its `core.fsmonitor`). Every such entry that exists before a
+//! command is read-only to it (the confinement binds them read-only); one the command
+//! creates anywhere in the workspace, or one it makes out of an existing directory, replaces
+//! or moves there, is found after the command ends by [`GitEntries::sweep`], moved into a
+//! quarantine folder the person can inspect, renamed so git no longer finds it (its `HEAD`
+//! too), and reported. Where the workspace's root itself is a repository by content, its
+//! `HEAD`, `config`, `commondir`, `config.worktree` and `hooks` are the entries.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -18,9 +24,20 @@ use serde::{Deserialize, Serialize};
 const GIT: &str = ".git";
 /// The name a quarantined `.git` gets (git does not look for it).
 const QUARANTINED_NAME: &str = "dot-git";
+/// What a quarantined repository's `HEAD` is renamed to: without a `HEAD`, git does not
+/// take a directory for a repository, so a person may inspect it with git at hand.
+const QUARANTINED_HEAD: &str = "HEAD.quarantined";
+/// What makes a directory a repository to git: a `HEAD` and ...
+const HEAD: &str = "HEAD";
+/// ... one of these (its objects, or a file naming the directory that holds them).
+const REPOSITORY_MARKS: &[&str] = &["objects", "commondir"];
+/// The entries of a root that is a repository by content that decide what git runs there.
+const ROOT_REPOSITORY_ENTRIES: &[&str] =
+    &["HEAD", "commondir", "config", "config.worktree", "hooks"];
 
-/// The `.git` entries of a workspace, by path, with their identity (device and inode), so a
-/// replaced one is told from the one that was there.
+/// The repositories of a workspace (entries named `.git`, directories that are
+/// repositories by content), by path, with their identity (device and inode), so a replaced
+/// one is told from the one that was there.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct GitEntries {
     entries: BTreeMap<PathBuf, Identity>,
@@ -40,7 +57,8 @@ enum Kind {
     Other,
 }
 
-/// A `.git` a command left behind, moved aside.
+/// A repository a command left behind (a `.git`, or a directory that is one by content),
+/// moved aside.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Quarantined {
     /// Where it was, relative to the workspace root.
@@ -50,9 +68,16 @@ pub struct Quarantined {
     pub moved_to: String,
 }
 
+/// Whether a directory whose entries are named `names` is a repository to git.
+fn is_repository(names: &[std::ffi::OsString]) -> bool {
+    let has = |name: &str| names.iter().any(|n| n == OsStr::new(name));
+    has(HEAD) && REPOSITORY_MARKS.iter().any(|mark| has(mark))
+}
+
 impl GitEntries {
-    /// Every entry named `.git` beneath `root`, without following symbolic links and without
-    /// looking inside a `.git`.
+    /// Every repository beneath `root`: each entry named `.git` and each directory that is a
+    /// repository by content (the root's own entries that decide what git runs, where the
+    /// root is one), without following symbolic links and without looking inside one.
     pub(crate) fn scan(root: &Path) -> GitEntries {
         let mut entries = BTreeMap::new();
         let mut stack = vec![root.to_path_buf()];
@@ -60,12 +85,36 @@ impl GitEntries {
             let Ok(read) = std::fs::read_dir(&dir) else {
                 continue;
             };
-            for entry in read.flatten() {
-                let Ok(meta) = entry.path().symlink_metadata() else {
+            let children: Vec<(PathBuf, std::fs::Metadata)> = read
+                .flatten()
+                .filter_map(|entry| {
+                    let path = entry.path();
+                    let meta = path.symlink_metadata().ok()?;
+                    Some((path, meta))
+                })
+                .collect();
+            let names: Vec<_> = children
+                .iter()
+                .filter_map(|(path, _)| path.file_name().map(OsStr::to_os_string))
+                .collect();
+            if is_repository(&names) {
+                if dir == root {
+                    for (path, meta) in &children {
+                        let name = path.file_name().unwrap_or_default();
+                        if ROOT_REPOSITORY_ENTRIES
+                            .iter()
+                            .any(|n| name == OsStr::new(n))
+                        {
+                            entries.insert(path.clone(), identity(meta));
+                        }
+                    }
+                } else if let Ok(meta) = dir.symlink_metadata() {
+                    entries.insert(dir, identity(&meta));
                     continue;
-                };
-                let path = entry.path();
-                if entry.file_name() == GIT {
+                }
+            }
+            for (path, meta) in children {
+                if path.file_name() == Some(OsStr::new(GIT)) {
                     entries.insert(path, identity(&meta));
                 } else if meta.is_dir() {
                     stack.push(path);
@@ -85,8 +134,8 @@ impl GitEntries {
             .collect()
     }
 
-    /// After a command: every `.git` beneath `root` that was not in `self` as it was, moved
-    /// into `quarantine` (created when needed).
+    /// After a command: every repository beneath `root` that was not in `self` as it was,
+    /// moved into `quarantine` (created when needed).
     pub(crate) fn sweep(&self, root: &Path, quarantine: &Path) -> Vec<Quarantined> {
         let now = GitEntries::scan(root);
         let mut moved = Vec::new();
@@ -104,7 +153,7 @@ impl GitEntries {
                 target: "toolwright_std::quarantine",
                 path = %relative,
                 moved_to = %moved_to,
-                "a command left a `.git` behind; it was moved into quarantine"
+                "a command left a git repository behind; it was moved into quarantine"
             );
             moved.push(Quarantined {
                 path: relative,
@@ -131,8 +180,20 @@ fn identity(meta: &std::fs::Metadata) -> Identity {
     }
 }
 
-/// Moves `path` into a new folder of `quarantine`, as `dot-git`; where that fails (another
-/// file system), renames it in place so git no longer finds it. Returns where it went.
+/// The name a quarantined entry gets: `.git` becomes `dot-git`, `HEAD` `HEAD.quarantined`,
+/// other names stay.
+fn quarantined_name(path: &Path) -> std::ffi::OsString {
+    match path.file_name() {
+        Some(name) if name == OsStr::new(GIT) => QUARANTINED_NAME.into(),
+        Some(name) if name == OsStr::new(HEAD) => QUARANTINED_HEAD.into(),
+        Some(name) => name.to_os_string(),
+        None => QUARANTINED_NAME.into(),
+    }
+}
+
+/// Moves `path` into a new folder of `quarantine` (a `.git` as `dot-git`); where that fails
+/// (another file system), renames it in place so git no longer finds it. A moved directory's
+/// `HEAD` is renamed too, so that it is no repository where it lands. Returns where it went.
 fn move_aside(path: &Path, relative: &str, quarantine: &Path) -> String {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -143,19 +204,32 @@ fn move_aside(path: &Path, relative: &str, quarantine: &Path) -> String {
         .map(|c| if c == '/' { '_' } else { c })
         .collect();
     let folder = quarantine.join(format!("{stamp}-{}-{folder_name}", std::process::id()));
-    let target = folder.join(QUARANTINED_NAME);
+    let target = folder.join(quarantined_name(path));
     if std::fs::create_dir_all(&folder).is_ok() && std::fs::rename(path, &target).is_ok() {
+        defuse_head(&target);
         return target.display().to_string();
     }
     let _ = std::fs::remove_dir(&folder);
-    let beside = path.with_file_name(format!("{QUARANTINED_NAME}.quarantined-{stamp}"));
+    let mut beside_name = quarantined_name(path);
+    beside_name.push(format!(".quarantined-{stamp}"));
+    let beside = path.with_file_name(beside_name);
     match std::fs::rename(path, &beside) {
-        Ok(()) => beside.display().to_string(),
+        Ok(()) => {
+            defuse_head(&beside);
+            beside.display().to_string()
+        }
         Err(_) => {
             // Last resort: it must not stay where git finds it.
             let _ = std::fs::remove_dir_all(path).or_else(|_| std::fs::remove_file(path));
             "(removed: it could not be moved)".to_owned()
         }
+    }
+}
+
+/// Renames the `HEAD` of the directory `dir` (not a link), if it has one.
+fn defuse_head(dir: &Path) {
+    if dir.symlink_metadata().is_ok_and(|meta| meta.is_dir()) {
+        let _ = std::fs::rename(dir.join(HEAD), dir.join(QUARANTINED_HEAD));
     }
 }
 
@@ -215,5 +289,70 @@ mod tests {
                 .sweep(root, quarantine.path())
                 .is_empty()
         );
+    }
+
+    /// A bare repository: `HEAD`, `config`, `objects/`.
+    fn bare(dir: &Path) {
+        std::fs::create_dir_all(dir.join("objects")).unwrap();
+        std::fs::create_dir_all(dir.join("refs")).unwrap();
+        std::fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(dir.join("config"), "[core]\n\tfsmonitor = x\n").unwrap();
+    }
+
+    #[test]
+    fn a_repository_by_content_is_quarantined_whatever_its_name() {
+        let ws = tempfile::tempdir().unwrap();
+        let quarantine = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        bare(&root.join("vendor/kept.git"));
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/main.rs"), "").unwrap();
+        let before = GitEntries::scan(root);
+        assert_eq!(before.protectable(), [root.join("vendor/kept.git")]);
+
+        // An existing directory made a bare repository, one made elsewhere and moved, and one
+        // whose objects are another's (`commondir`).
+        bare(&root.join("src"));
+        bare(&root.join("tmp/made"));
+        std::fs::create_dir_all(root.join("deep")).unwrap();
+        std::fs::rename(root.join("tmp/made"), root.join("deep/moved")).unwrap();
+        std::fs::create_dir_all(root.join("linked")).unwrap();
+        std::fs::write(root.join("linked/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(root.join("linked/commondir"), "../vendor/kept.git\n").unwrap();
+
+        let moved = before.sweep(root, quarantine.path());
+        let paths: Vec<&str> = moved.iter().map(|q| q.path.as_str()).collect();
+        assert_eq!(paths, ["deep/moved", "linked", "src"]);
+        for gone in ["src", "deep/moved", "linked"] {
+            assert!(!root.join(gone).exists(), "{gone} is still there");
+        }
+        assert!(root.join("vendor/kept.git/HEAD").is_file());
+        // Kept for inspection, no repository where it is: its `HEAD` renamed.
+        let src = Path::new(&moved[2].moved_to);
+        assert!(src.starts_with(quarantine.path()));
+        assert!(src.join("main.rs").is_file());
+        assert!(!src.join(HEAD).exists());
+        assert!(src.join(QUARANTINED_HEAD).is_file());
+        assert!(
+            GitEntries::scan(root)
+                .sweep(root, quarantine.path())
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_root_made_a_repository_loses_what_would_run() {
+        let ws = tempfile::tempdir().unwrap();
+        let quarantine = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        std::fs::write(root.join("README"), "").unwrap();
+        let before = GitEntries::scan(root);
+        assert!(before.protectable().is_empty());
+        bare(root);
+        let moved = before.sweep(root, quarantine.path());
+        let paths: Vec<&str> = moved.iter().map(|q| q.path.as_str()).collect();
+        assert_eq!(paths, ["HEAD", "config"]);
+        assert!(!root.join(HEAD).exists() && !root.join("config").exists());
+        assert!(root.join("README").is_file());
     }
 }
