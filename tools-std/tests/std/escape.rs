@@ -475,3 +475,106 @@ async fn the_audit_log_records_what_was_quarantined() {
     let line: Value = serde_json::from_str(std::fs::read_to_string(&log).unwrap().trim()).unwrap();
     assert_eq!(line["quarantined"][0]["path"], "sub/.git", "{line}");
 }
+
+/// Runs `git status` outside the sandbox in `dir`, as a person would later; whether it worked
+/// does not matter, only what it ran.
+fn host_git_status(dir: &Path) {
+    let _ = Command::new("git")
+        .arg("status")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_bare_repository_a_command_plants_does_not_run_on_the_host() {
+    if !installed("git") {
+        eprintln!("skipped: git is not installed");
+        return;
+    }
+    let quarantine = tempfile::tempdir().unwrap();
+    let markers = tempfile::tempdir().unwrap();
+    let m = markers.path().display();
+    let h = Harness::with(|ws| ws.allow_shell(true).quarantine_dir(quarantine.path()));
+    h.write("src/main.rs", "fn main() {}\n");
+    // Not named `.git`: a bare repository made of an existing directory, with its work tree
+    // above it; one made elsewhere and moved into place; a `.git` file pointing at it.
+    let plant = format!(
+        "git init -q --bare src && git -C src config core.bare false && \
+         git -C src config core.worktree .. && \
+         git -C src config core.fsmonitor 'touch {m}/src' && \
+         mkdir -p tmp deep sub && git init -q --bare tmp/r && \
+         git -C tmp/r config core.bare false && git -C tmp/r config core.worktree ../../sub && \
+         git -C tmp/r config core.fsmonitor 'touch {m}/moved' && mv tmp/r deep/moved && \
+         printf 'gitdir: ../deep/moved\\n' > sub/.git && echo planted"
+    );
+    let out = run(&h, sh(&plant)).await;
+    assert_eq!(out["stdout"], "planted\n", "{out}");
+    // Where a person works afterwards, and where they inspect what was quarantined.
+    let mut dirs = vec![
+        h.root().to_path_buf(),
+        h.root().join("src"),
+        h.root().join("sub"),
+        h.root().join("deep/moved"),
+    ];
+    dirs.extend(
+        out["quarantined"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|q| PathBuf::from(q["moved_to"].as_str().unwrap())),
+    );
+    for dir in dirs.iter().filter(|dir| dir.is_dir()) {
+        host_git_status(dir);
+    }
+    let ran: Vec<_> = std::fs::read_dir(markers.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert!(ran.is_empty(), "git ran a planted command: {ran:?} ({out})");
+    let quarantined: Vec<&str> = out["quarantined"]
+        .as_array()
+        .unwrap_or_else(|| panic!("nothing quarantined: {out}"))
+        .iter()
+        .map(|q| q["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(quarantined, ["deep/moved", "src", "sub/.git"], "{out}");
+}
+
+#[tokio::test]
+async fn a_private_key_of_the_host_is_not_readable_by_a_command() {
+    let h = Harness::with(|ws| ws.allow_shell(true));
+    let mut tried = 0;
+    for private in ["/etc/ssl/private", "/etc/pki/tls/private"] {
+        let Ok(keys) = std::fs::read_dir(private) else {
+            continue;
+        };
+        let out = run(&h, sh(&format!("ls {private}"))).await;
+        assert_ne!(out["exit_code"], 0, "{out}");
+        for key in keys.flatten() {
+            // Only a key this test can read proves anything (as root, every one).
+            let Ok(content) = std::fs::read_to_string(key.path()) else {
+                continue;
+            };
+            let out = run(&h, sh(&format!("cat {}", key.path().display()))).await;
+            assert_ne!(out["exit_code"], 0, "{out}");
+            let stdout = out["stdout"].as_str().unwrap_or_default();
+            assert!(
+                content.is_empty() || !stdout.contains(content.trim()),
+                "{out}"
+            );
+            tried += 1;
+        }
+    }
+    // The public part of the same directory is still there.
+    if Path::new("/etc/ssl/certs").is_dir() {
+        let out = run(&h, sh("ls /etc/ssl/certs > /dev/null && echo listed")).await;
+        assert_eq!(out["stdout"], "listed\n", "{out}");
+    }
+    if tried == 0 {
+        eprintln!("no private key this test can read: only the view's unit test applies");
+    }
+}
