@@ -50,7 +50,8 @@ pub struct CommandOutput {
     /// Landlock, the system-call policy); false only where the workspace allows unconfined
     /// commands and the kernel cannot confine them.
     pub confined: bool,
-    /// The `.git` entries the command left in the workspace (which would run their
+    /// The git repositories the command left in the workspace (a `.git`, or a directory
+    /// that is a repository by its content, such as a bare one; either would run its
     /// configuration when a person next uses git there), moved into quarantine. Absent
     /// when there were none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

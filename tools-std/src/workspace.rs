@@ -264,18 +264,22 @@ impl Workspace {
         self
     }
 
-    /// Whether commands may write inside `.git` directories of the workspace; off by default
-    /// (they are read-only to commands, so a command cannot plant hooks or rewrite history).
+    /// Whether commands may write inside `.git` directories (and other repositories, such as
+    /// bare ones) of the workspace; off by default (they are read-only to commands, so a
+    /// command cannot plant hooks or rewrite history, and one a command leaves behind is
+    /// quarantined).
     pub fn allow_git_writes(mut self, allow: bool) -> Self {
         self.allow_git_writes = allow;
         self
     }
 
-    /// Where a `.git` that a command left in the workspace is moved (each in a folder of its
-    /// own, renamed `dot-git` so git no longer finds it), to be inspected by a person. By
-    /// default `$XDG_STATE_HOME/tools-std/quarantine` (or `~/.local/state/...`). Where the
-    /// move fails (another file system), the `.git` is renamed in place instead. Not used
-    /// when [`allow_git_writes`](Self::allow_git_writes) is on.
+    /// Where a git repository that a command left in the workspace (a `.git`, or a directory
+    /// that is one by its content, such as a bare one) is moved (each in a folder of its
+    /// own, a `.git` renamed `dot-git`, its `HEAD` renamed `HEAD.quarantined`, so git no
+    /// longer finds it), to be inspected by a person. By default
+    /// `$XDG_STATE_HOME/tools-std/quarantine` (or `~/.local/state/...`). Where the move fails
+    /// (another file system), it is renamed in place instead. Not used when
+    /// [`allow_git_writes`](Self::allow_git_writes) is on.
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
@@ -288,7 +292,7 @@ impl Workspace {
         self
     }
 
-    /// The folder a `.git` that a command left behind is moved into (see
+    /// The folder a repository that a command left behind is moved into (see
     /// [`quarantine_dir`](Self::quarantine_dir)).
     pub fn quarantine(&self) -> PathBuf {
         self.quarantine

@@ -8,10 +8,11 @@
 //! 1. **Namespaces and a private view of the file system** (`view`). The command runs in new
 //!    user, mount, PID, IPC, UTS and cgroup namespaces (and network, without the network),
 //!    always, also when the tool runs as root. Its root is a read-only `tmpfs` that holds only
-//!    the system's programs and libraries, an allow-list of `/etc`, the Rust toolchain, a few
-//!    devices (no terminal), its own `/proc`, an empty `/run` and `/tmp`, the workspace and its
-//!    private temporary directory, each bound at its host path (`pivot_root`, the host's root
-//!    detached). Every `.git` of the workspace is bound read-only.
+//!    the system's programs and libraries, an allow-list of `/etc` (only its world-readable
+//!    part), the Rust toolchain, a few devices (no terminal), its own `/proc`, an empty `/run`
+//!    and `/tmp`, the workspace and its private temporary directory, each bound at its host
+//!    path (`pivot_root`, the host's root detached). Every repository of the workspace (a
+//!    `.git`, or a directory that is one by content) is bound read-only.
 //! 2. **No capabilities.** Before exec the command empties its bounding, ambient, effective,
 //!    permitted and inheritable sets and locks the secure bits, so even as root it can do
 //!    nothing a capability allows, in any namespace.
