@@ -86,8 +86,10 @@ pub use serde_json;
 
 /// Turns a function into a tool a language model can call: its description from the doc
 /// comment, the JSON Schema of its parameters from their types, a handler that reads the
-/// model's JSON arguments into typed values. The options are documented on
-/// `toolwright_core::tool` (the same macro), whose examples run tools with the executor.
+/// model's JSON arguments into typed values. Every option (`name`, `safety`, `categories`,
+/// `tags`, `required`, `version`, `priority`, `crate`, `preview`, `approval`, `timeout`,
+/// `max_calls`, `task`) is documented with the facade's `toolwright::tool`, whose examples
+/// run tools with the executor; in a crate on the core alone, write them the same way.
 ///
 /// ```
 /// use toolwright_core::{tool, SafetyLevel};
