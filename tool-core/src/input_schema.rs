@@ -67,8 +67,12 @@ const INTEGER_FORMATS: [(&str, i128, i128); 12] = [
     ("uint128", 0, u64::MAX as i128),
 ];
 
+/// The largest integer every JSON reader holds exactly (2^53 - 1).
+const MAX_SAFE_INTEGER: i128 = (1 << 53) - 1;
+
 /// Replaces an integer `format` that JSON Schema does not define with the `minimum` and
-/// `maximum` it stands for (keeping tighter bounds already there), and drops `float` /
+/// `maximum` it stands for, when they are within 2^53 (keeping tighter bounds already
+/// there), and drops `float` /
 /// `double`, which say nothing a JSON number does not.
 fn numeric_formats_as_bounds(schema: &mut Schema) {
     let Some(object) = schema.as_object_mut() else {
@@ -102,10 +106,12 @@ fn numeric_formats_as_bounds(schema: &mut Schema) {
             }
         })
     };
-    if !tighter(object.get("minimum"), *low, true) {
+    // A bound past 2^53 is noise to a model (and not exact in many JSON readers): an `i64`
+    // says "integer", and the arguments reader still refuses what does not fit.
+    if !tighter(object.get("minimum"), *low, true) && low.abs() <= MAX_SAFE_INTEGER {
         object.insert("minimum".into(), bound(*low));
     }
-    if !tighter(object.get("maximum"), *high, false) {
+    if !tighter(object.get("maximum"), *high, false) && high.abs() <= MAX_SAFE_INTEGER {
         object.insert("maximum".into(), bound(*high));
     }
 }
@@ -265,6 +271,7 @@ mod tests {
         #[allow(dead_code, reason = "only its schema is used")]
         struct Numbers {
             big: u64,
+            wide: i64,
             signed: i32,
             small: u8,
             ratio: f64,
@@ -277,7 +284,9 @@ mod tests {
         assert!(!text.contains("\"format\""), "{text}");
         let property = |name: &str| schema["properties"][name].clone();
         assert_eq!(property("big")["minimum"], json!(0));
-        assert_eq!(property("big")["maximum"], json!(u64::MAX));
+        // Past 2^53 a bound is noise to a model: a `u64` says "integer >= 0".
+        assert_eq!(property("big").get("maximum"), None);
+        assert_eq!(property("wide"), json!({"type": "integer"}));
         assert_eq!(property("signed")["minimum"], json!(i32::MIN));
         assert_eq!(property("signed")["maximum"], json!(i32::MAX));
         assert_eq!(property("small")["maximum"], json!(255));

@@ -86,8 +86,10 @@ pub use serde_json;
 
 /// Turns a function into a tool a language model can call: its description from the doc
 /// comment, the JSON Schema of its parameters from their types, a handler that reads the
-/// model's JSON arguments into typed values. The options are documented on
-/// `toolwright_core::tool` (the same macro), whose examples run tools with the executor.
+/// model's JSON arguments into typed values. Every option (`name`, `safety`, `categories`,
+/// `tags`, `required`, `version`, `priority`, `crate`, `preview`, `approval`, `timeout`,
+/// `max_calls`, `task`) is documented with the facade's `toolwright::tool`, whose examples
+/// run tools with the executor; in a crate on the core alone, write them the same way.
 ///
 /// ```
 /// use toolwright_core::{tool, SafetyLevel};
@@ -108,6 +110,48 @@ pub use toolwright_macros::tool;
 /// Turns the methods of an `impl` block into tools that share one instance (`&self`); see
 /// [`ToolSet`] and `toolwright_core::tool_set`.
 pub use toolwright_macros::tool_set;
+
+/// Derives what a type a tool takes or returns needs (serde's `Serialize` and
+/// `Deserialize`, schemars' `JsonSchema`) through this crate's re-exports of serde and
+/// schemars (schemars 1), so your manifest needs neither.
+///
+/// Field attributes work as with the derives written by hand (`#[serde(rename = "..")]`,
+/// `#[schemars(range(min = 1))]`, doc comments as descriptions). The one option,
+/// `crate = path`, names the crate that re-exports serde and schemars, when yours calls it
+/// something else.
+///
+/// ```
+/// use toolwright_core::{tool, tool_type};
+///
+/// /// A point on the plane.
+/// #[tool_type]
+/// struct Point {
+///     /// Distance from the left edge
+///     x: f64,
+///     y: f64,
+/// }
+///
+/// /// Distance of a point from the origin.
+/// #[tool]
+/// fn norm(point: Point) -> f64 {
+///     point.x.hypot(point.y)
+/// }
+///
+/// let tool = toolwright_core::linked_tools().find(|t| t.name() == "norm").unwrap();
+/// assert!(tool.input_schema().to_string().contains("Distance from the left edge"));
+/// ```
+pub use toolwright_macros::tool_type;
+
+// For toolwright-runtime and the facade; not part of the API: the macros as each re-exports
+// them, so the generated code names the crate the user wrote `#[tool]` through (the way
+// `$crate` works for `macro_rules!`), without reading the user's manifest.
+#[doc(hidden)]
+pub mod __macros {
+    pub use toolwright_macros::{
+        facade_tool, facade_tool_set, facade_tool_type, runtime_tool, runtime_tool_set,
+        runtime_tool_type,
+    };
+}
 
 // For toolwright-formats and toolwright-runtime; not part of the API. (The other items
 // they share are hidden methods: `Tool::origin`, `Tool::cache`, `ToolContext::with_progress`,

@@ -248,10 +248,12 @@ pub(crate) fn text_of(blocks: &[Content]) -> String {
     message = "`{Self}` cannot be returned from a tool",
     label = "this type cannot be turned into a tool result",
     note = "return a `String`, `&'static str`, a number, `bool`, `()`, `serde_json::Value`, \
-            `toolwright_core::Json<T>` (for any `T: Serialize + JsonSchema`), content blocks \
-            (`toolwright_core::Image`, `Audio`, `ResourceLink`, `EmbeddedResource`, `Content`, \
+            `Json<T>` (for any `T: Serialize + JsonSchema`, e.g. a type with `#[tool_type]`), \
+            content blocks (`Image`, `Audio`, `ResourceLink`, `EmbeddedResource`, `Content`, \
             `Vec<Content>`, or a tuple of outputs), `Option<T>`, or `Result<T, E>` where \
-            `E: Display`"
+            `E: Display`",
+    note = "`Json` and the blocks are in `toolwright::model` (in `toolwright_core` for a crate \
+            of tools on the core alone)"
 )]
 pub trait IntoToolOutput {
     /// Turns the value into output, or into the failure it stands for.

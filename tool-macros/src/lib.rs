@@ -7,27 +7,96 @@ mod expand;
 mod runtime_path;
 mod signature;
 mod tool_set;
+mod tool_type;
 mod validate;
 
 use proc_macro::TokenStream;
 
-/// Turns a function into a tool a language model can call. See `toolwright_runtime::tool`.
+use runtime_path::Front;
+
+/// Turns a function into a tool a language model can call; the generated code names
+/// `::toolwright_core`. Re-exported as `toolwright_core::tool`, where it is documented.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_tool(args.into(), input.into(), proc_macro::Span::call_site()).into()
+    expand_tool(
+        args.into(),
+        input.into(),
+        proc_macro::Span::call_site(),
+        Front::Core,
+    )
+    .into()
 }
 
-/// Makes the `#[tool]` methods of an inherent `impl` block tools that share the instance.
-/// See `toolwright_runtime::tool_set`.
+/// Makes the `#[tool]` methods of an inherent `impl` block tools that share the instance;
+/// the generated code names `::toolwright_core`. Re-exported as `toolwright_core::tool_set`.
 #[proc_macro_attribute]
 pub fn tool_set(args: TokenStream, input: TokenStream) -> TokenStream {
-    tool_set::expand_tool_set(args.into(), input.into()).into()
+    tool_set::expand_tool_set(args.into(), input.into(), Front::Core).into()
+}
+
+/// Derives `Serialize`, `Deserialize` and `JsonSchema` for a type a tool takes or returns,
+/// through `::toolwright_core`'s re-exports of serde and schemars. Re-exported as
+/// `toolwright_core::tool_type`, where it is documented.
+#[proc_macro_attribute]
+pub fn tool_type(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool_type::expand_tool_type(args.into(), input.into(), Front::Core).into()
+}
+
+/// `#[tool_type]` as `toolwright_runtime` re-exports it.
+#[proc_macro_attribute]
+pub fn runtime_tool_type(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool_type::expand_tool_type(args.into(), input.into(), Front::Runtime).into()
+}
+
+/// `#[tool_type]` as the facade (`toolwright`) re-exports it.
+#[proc_macro_attribute]
+pub fn facade_tool_type(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool_type::expand_tool_type(args.into(), input.into(), Front::Facade).into()
+}
+
+/// `#[tool]` as `toolwright_runtime` re-exports it: the generated code names
+/// `::toolwright_runtime`.
+#[proc_macro_attribute]
+pub fn runtime_tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_tool(
+        args.into(),
+        input.into(),
+        proc_macro::Span::call_site(),
+        Front::Runtime,
+    )
+    .into()
+}
+
+/// `#[tool_set]` as `toolwright_runtime` re-exports it.
+#[proc_macro_attribute]
+pub fn runtime_tool_set(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool_set::expand_tool_set(args.into(), input.into(), Front::Runtime).into()
+}
+
+/// `#[tool]` as the facade (`toolwright`) re-exports it: the generated code names
+/// `::toolwright`.
+#[proc_macro_attribute]
+pub fn facade_tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_tool(
+        args.into(),
+        input.into(),
+        proc_macro::Span::call_site(),
+        Front::Facade,
+    )
+    .into()
+}
+
+/// `#[tool_set]` as the facade (`toolwright`) re-exports it.
+#[proc_macro_attribute]
+pub fn facade_tool_set(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool_set::expand_tool_set(args.into(), input.into(), Front::Facade).into()
 }
 
 fn expand_tool(
     args: proc_macro2::TokenStream,
     input: proc_macro2::TokenStream,
     call_site: proc_macro::Span,
+    front: Front,
 ) -> proc_macro2::TokenStream {
     let mut errors = errors::Errors::default();
     let attr = attr::ToolAttr::parse(args, &mut errors);
@@ -73,6 +142,7 @@ fn expand_tool(
         &written,
         &signature,
         validate::Place::Free,
+        front,
         &mut errors,
     );
     if !errors.is_empty() {

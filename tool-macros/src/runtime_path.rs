@@ -1,33 +1,31 @@
 //! Which path the generated code uses to reach the runtime when the author gave none.
 //!
-//! A user may depend on the facade (`toolwright`), on `toolwright-runtime`, or, for a crate
-//! that only defines tools, on `toolwright-core` alone, under any name in their
-//! `Cargo.toml`; the `__private` module is toolwright-core's, re-exported by the other two.
-//! Generated code must name whichever one their crate can see.
+//! Each crate that re-exports the macros re-exports its own entry point: the facade
+//! (`toolwright`) re-exports [`facade_tool`](crate::facade_tool) as `tool`, the runtime
+//! [`runtime_tool`](crate::runtime_tool), and the core [`tool`](crate::tool). The entry
+//! point a user's `#[tool]` resolves to says which crate they wrote it through, the way
+//! `$crate` does for `macro_rules!`, so the generated code names that crate without reading
+//! the user's manifest. A crate that depends on one of them under another name says so with
+//! `#[tool(crate = my_name)]` (`#[tool_set(crate = my_name)]`).
 
-use proc_macro_crate::{FoundCrate, crate_name};
+/// The crate whose re-export of the macro the user wrote.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Front {
+    /// `toolwright_core::tool`: a crate of tools on the core alone.
+    Core,
+    /// `toolwright_runtime::tool`.
+    Runtime,
+    /// `toolwright::tool`: an application on the facade.
+    Facade,
+}
 
-/// The runtime's path for the crate being compiled: the facade if it is a dependency, else
-/// `toolwright-runtime`, else `toolwright-core`, under the name the manifest gives it, else
-/// `::toolwright_runtime`
-/// (a manifest we cannot read; the compile error then names that path, and
-/// `#[tool(crate = ...)]` is the way out).
-pub(crate) fn default_runtime() -> syn::Path {
-    for package in ["toolwright", "toolwright-runtime", "toolwright-core"] {
-        match crate_name(package) {
-            Ok(FoundCrate::Name(name)) => {
-                let ident = syn::Ident::new(&name, proc_macro2::Span::call_site());
-                return syn::parse_quote!(::#ident);
-            }
-            // The crate's own tests, examples and doctests are separate crates that see it
-            // under its library name (the library itself passes `crate = crate`).
-            Ok(FoundCrate::Itself) => {
-                let ident =
-                    syn::Ident::new(&package.replace('-', "_"), proc_macro2::Span::call_site());
-                return syn::parse_quote!(::#ident);
-            }
-            Err(_) => {}
+impl Front {
+    /// The absolute path of the crate, as a dependency under its own name sees it.
+    pub(crate) fn path(self) -> syn::Path {
+        match self {
+            Front::Core => syn::parse_quote!(::toolwright_core),
+            Front::Runtime => syn::parse_quote!(::toolwright_runtime),
+            Front::Facade => syn::parse_quote!(::toolwright),
         }
     }
-    syn::parse_quote!(::toolwright_runtime)
 }

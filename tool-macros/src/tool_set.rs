@@ -34,6 +34,7 @@ use toolwright_names::did_you_mean;
 use crate::attr::ToolAttr;
 use crate::errors::Errors;
 use crate::expand::{Target, tool_items};
+use crate::runtime_path::Front;
 use crate::signature::{Signature, analyze, replace_self_in};
 use crate::validate::{Place, PreviewTarget, ToolModel, Written, validate};
 
@@ -49,9 +50,9 @@ struct Method {
     ident: syn::Ident,
 }
 
-pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream) -> TokenStream {
+pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream, front: Front) -> TokenStream {
     let mut errors = Errors::default();
-    let krate = parse_args(args, &mut errors);
+    let krate = parse_args(args, front, &mut errors);
     let mut item = match syn::parse2::<syn::Item>(input.clone()) {
         Ok(syn::Item::Impl(item)) => item,
         Ok(other) => {
@@ -103,6 +104,7 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream) -> TokenStr
             &written,
             &signature,
             Place::SetMethod,
+            front,
             &mut errors,
         );
         model.preview = model
@@ -188,7 +190,7 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream) -> TokenStr
 }
 
 /// `#[tool_set]`'s options: only `crate = path`.
-fn parse_args(args: TokenStream, errors: &mut Errors) -> Path {
+fn parse_args(args: TokenStream, front: Front, errors: &mut Errors) -> Path {
     let mut krate: Option<Path> = None;
     let parser = syn::meta::parser(|meta| {
         let key = meta
@@ -234,7 +236,7 @@ fn parse_args(args: TokenStream, errors: &mut Errors) -> Path {
     if let Err(error) = syn::parse::Parser::parse2(parser, args) {
         errors.push(error);
     }
-    krate.unwrap_or_else(crate::runtime_path::default_runtime)
+    krate.unwrap_or_else(|| front.path())
 }
 
 /// The impl is inherent and for one concrete type.

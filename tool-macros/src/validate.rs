@@ -9,6 +9,7 @@ use toolwright_names::{MAX_NAME_LEN, NAME_RULE, NameError, did_you_mean};
 
 use crate::attr::{ListItem, Opt, ToolAttr, ident_name};
 use crate::errors::Errors;
+use crate::runtime_path::Front;
 use crate::signature::{ContextKind, ContextParam, Input, Param, Signature, StateParam, doc_text};
 
 /// Where the function under `#[tool]` is.
@@ -61,6 +62,7 @@ pub(crate) fn validate(
     function: &Written<'_>,
     signature: &Signature,
     place: Place,
+    front: Front,
     errors: &mut Errors,
 ) -> ToolModel {
     let params = check_signature(function, signature, place, errors);
@@ -90,11 +92,7 @@ pub(crate) fn validate(
         tags,
         version,
         priority: attr.priority.get().cloned(),
-        krate: attr
-            .krate
-            .get()
-            .cloned()
-            .unwrap_or_else(crate::runtime_path::default_runtime),
+        krate: attr.krate.get().cloned().unwrap_or_else(|| front.path()),
         preview: attr.preview.get().cloned().map(PreviewTarget::Path),
         approval: attr.approval.get().cloned().map(PreviewTarget::Path),
         timeout_ms,

@@ -43,10 +43,14 @@ pub use toolwright_formats::schema;
 pub use toolwright_core::{schemars, serde, serde_json};
 
 #[doc = include_str!("../docs/tool-attribute.md")]
-pub use toolwright_core::tool;
+pub use toolwright_core::__macros::runtime_tool as tool;
 
 #[doc = include_str!("../docs/tool-set.md")]
-pub use toolwright_core::tool_set;
+pub use toolwright_core::__macros::runtime_tool_set as tool_set;
+
+/// Derives `Serialize`, `Deserialize` and `JsonSchema` for a type a tool takes or returns,
+/// through this crate's re-exports of serde and schemars (see `toolwright_core::tool_type`).
+pub use toolwright_core::__macros::runtime_tool_type as tool_type;
 
 // Not public API: the items generated code names (toolwright-core's; `#[tool]` in a crate
 // that depends on this one names `::toolwright_runtime::__private`).

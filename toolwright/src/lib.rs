@@ -5,13 +5,51 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// Generated code reaches the runtime through the facade when a crate depends on it
-// (`toolwright-macros` looks the facade up in the crate's manifest).
+// What the code `#[tool]` generates names: `toolwright::tool` is the macro's facade entry
+// point, whose generated code names `::toolwright::__private`.
 #[doc(hidden)]
 pub use toolwright_runtime::__private;
 
 pub use toolwright_runtime::{schemars, serde, serde_json};
-pub use toolwright_runtime::{tool, tool_set};
+
+#[doc = include_str!("../docs/tool-attribute.md")]
+pub use toolwright_core::__macros::facade_tool as tool;
+
+#[doc = include_str!("../docs/tool-set.md")]
+pub use toolwright_core::__macros::facade_tool_set as tool_set;
+
+/// Derives what a type a tool takes or returns needs (serde's `Serialize` and
+/// `Deserialize`, schemars' `JsonSchema`, schemars 1) through this crate's re-exports, so
+/// your manifest needs neither `serde` nor `schemars`.
+///
+/// Field attributes work as with the derives written by hand (`#[serde(rename = "..")]`,
+/// `#[schemars(range(min = 1))]`, doc comments as descriptions). Deriving them yourself
+/// works too, with `serde` and `schemars = "1"` in your manifest (schemars 0.8, which many
+/// tutorials show, is another trait and does not fit). The one option, `crate = path`,
+/// names this crate when your manifest renames it.
+///
+/// ```
+/// use toolwright::{tool, tool_type};
+///
+/// /// A point on the plane.
+/// #[tool_type]
+/// struct Point {
+///     /// Distance from the left edge
+///     x: f64,
+///     y: f64,
+/// }
+///
+/// /// Distance of a point from the origin.
+/// #[tool]
+/// fn norm(point: Point) -> f64 {
+///     point.x.hypot(point.y)
+/// }
+///
+/// let registry = toolwright::register_all_tools().unwrap();
+/// let tool = registry.get("norm").unwrap();
+/// assert!(tool.input_schema().to_string().contains("Distance from the left edge"));
+/// ```
+pub use toolwright_core::__macros::facade_tool_type as tool_type;
 
 pub use toolwright_runtime::{
     Executor, SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult,

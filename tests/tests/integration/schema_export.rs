@@ -527,7 +527,13 @@ fn gemini_declarations_stay_in_its_openapi_subset() {
     let unit = &forecast["parameters"]["properties"]["unit"];
     assert_eq!(unit["enum"], json!(["celsius", "fahrenheit"]));
     assert_eq!(unit["type"], "string");
-    assert_eq!(unit["description"], "Scale of the temperatures");
+    // The parameter's doc comment, the enum's, and its variants': Gemini's `enum` has no
+    // place for the last two but the description.
+    assert_eq!(
+        unit["description"],
+        "Scale of the temperatures. A temperature scale. \
+         (celsius: Degrees Celsius; fahrenheit: Degrees Fahrenheit)"
+    );
     // No formats JSON Schema does not define: a number is a number.
     assert_eq!(
         forecast["parameters"]["properties"]["location"]["properties"]["lat"],
@@ -598,5 +604,37 @@ fn mcp_keeps_a_declared_dialect() {
                 "{format}: {parameters}"
             );
         }
+    }
+}
+
+#[test]
+fn strict_mode_keeps_the_doc_comments_of_an_enum_and_its_variants() {
+    let tools: Vec<Tool> = sample()
+        .into_iter()
+        .filter(|t| t.name() == "get_forecast")
+        .collect();
+    for format in [Format::OpenAiChat, Format::OpenAiResponses] {
+        let exported =
+            tools_to_schema_with(&tools, format, SchemaOptions::new().strict(true)).unwrap();
+        let unit = &parameters_of(format, &exported[0])["$defs"]["Unit"];
+        assert_eq!(unit["enum"], json!(["celsius", "fahrenheit"]), "{format}");
+        assert_eq!(
+            unit["description"],
+            "A temperature scale. (celsius: Degrees Celsius; fahrenheit: Degrees Fahrenheit)",
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn sixty_four_bit_integers_carry_no_bounds_past_two_to_the_53() {
+    let tools: Vec<Tool> = sample()
+        .into_iter()
+        .filter(|t| t.name() == "sort_numbers")
+        .collect();
+    for format in Format::ALL {
+        let exported = tools_to_schema(&tools, format);
+        let items = &parameters_of(format, &exported[0])["properties"]["numbers"]["items"];
+        assert_eq!(items, &json!({"type": "integer"}), "{format}");
     }
 }

@@ -33,8 +33,10 @@ pub(crate) use shape::check_shape;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "this type cannot be read from the model's JSON arguments",
-    note = "a tool parameter must implement `serde::Deserialize` and `schemars::JsonSchema`; \
-            for your own types add `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+    note = "a tool parameter must implement `serde::Deserialize` and `schemars::JsonSchema` \
+            (schemars 1); for your own types put `#[tool_type]` on them (`toolwright::tool_type`, \
+            or `toolwright_core::tool_type` in a crate on the core alone), which derives both \
+            through the crate's own re-exports"
 )]
 pub trait ToolParam: DeserializeOwned + schemars::JsonSchema {}
 

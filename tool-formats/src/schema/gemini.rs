@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::notes;
+
 /// Keywords Gemini's `Schema` accepts.
 const KEPT: &[&str] = &[
     "type",
@@ -65,14 +67,18 @@ pub(crate) fn to_gemini(schema: &Value) -> Value {
     }
     // A documented enum (`oneOf` of constants) -> `enum`; other `oneOf` -> `anyOf`.
     if let Some(Value::Array(variants)) = object.remove("oneOf") {
-        let constants: Option<Vec<Value>> =
-            variants.iter().map(|v| v.get("const").cloned()).collect();
-        match constants {
-            Some(values) => {
-                if let Some(ty) = variants.first().and_then(|v| v.get("type")) {
-                    object.insert("type".into(), ty.clone());
+        match notes::constants(&variants) {
+            Some(constants) => {
+                if let Some(ty) = constants.ty {
+                    object.insert("type".into(), ty);
                 }
-                object.insert("enum".into(), Value::Array(values));
+                object.insert("enum".into(), Value::Array(constants.values));
+                // The variants' doc comments, which `enum` has no place for.
+                if let Some(note) = constants.note {
+                    let description = object.get("description").and_then(Value::as_str);
+                    let description = notes::with_note(description, &note);
+                    object.insert("description".into(), Value::String(description));
+                }
             }
             None => {
                 object.insert("anyOf".into(), Value::Array(variants));
@@ -93,8 +99,17 @@ pub(crate) fn to_gemini(schema: &Value) -> Value {
             [single] => {
                 if let Value::Object(inner) = to_gemini(single) {
                     for (key, value) in inner {
-                        // The outer description (the parameter's) wins.
-                        object.entry(key).or_insert(value);
+                        match (key.as_str(), object.get(&key), &value) {
+                            // The parameter's description, then the type's.
+                            ("description", Some(Value::String(outer)), Value::String(inner)) => {
+                                let both = notes::joined(outer, inner);
+                                object.insert(key, Value::String(both));
+                            }
+                            // Otherwise the outer value (the parameter's) wins.
+                            _ => {
+                                object.entry(key).or_insert(value);
+                            }
+                        }
                     }
                 }
             }

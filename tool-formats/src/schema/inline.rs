@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use super::notes;
+
 /// How deep a recursive type is unrolled before it is cut off.
 const MAX_DEPTH: usize = 8;
 
@@ -33,11 +35,19 @@ fn inline(schema: &Value, root: &Value, depth: usize) -> Value {
                         Value::Object(resolved) => resolved,
                         other => return other,
                     };
-                    // Siblings of `$ref` (a parameter's description) override the target's.
+                    // Siblings of `$ref` (a parameter's description) override the target's;
+                    // a description is joined to the type's, so the type's doc comment stays.
                     for (key, value) in object {
-                        if key != "$ref" {
-                            resolved.insert(key.clone(), inline(value, root, depth));
+                        if key == "$ref" {
+                            continue;
                         }
+                        let value = match (key.as_str(), value, resolved.get(key)) {
+                            ("description", Value::String(outer), Some(Value::String(inner))) => {
+                                Value::String(notes::joined(outer, inner))
+                            }
+                            _ => inline(value, root, depth),
+                        };
+                        resolved.insert(key.clone(), value);
                     }
                     return Value::Object(resolved);
                 }
@@ -73,7 +83,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn inlines_and_keeps_sibling_descriptions() {
+    fn inlines_and_joins_sibling_descriptions() {
         let schema = json!({
             "type": "object",
             "properties": {"at": {"$ref": "#/$defs/Point", "description": "Where"}},
@@ -83,7 +93,7 @@ mod tests {
             inline_refs(&schema),
             json!({
                 "type": "object",
-                "properties": {"at": {"type": "object", "properties": {"x": {"type": "number"}}, "description": "Where"}}
+                "properties": {"at": {"type": "object", "properties": {"x": {"type": "number"}}, "description": "Where. A point"}}
             })
         );
     }

@@ -19,6 +19,7 @@
 
 mod gemini;
 mod inline;
+mod notes;
 mod strict;
 
 use std::fmt;

@@ -20,8 +20,9 @@
 //! value of any type) makes the tool unfit for strict mode, and it is reported.
 
 use serde_json::{Map, Value, json};
-
 use toolwright_core::__runtime::is_meaningful_bound;
+
+use super::notes;
 
 /// Keywords strict mode rejects but whose meaning can be kept as words in the description.
 pub(crate) const MOVED_TO_DESCRIPTION: &[&str] = &[
@@ -168,15 +169,14 @@ fn rewrite(schema: &Value, path: &str, depth: usize, count: &mut usize) -> Resul
     // `oneOf` is not supported: constants become an `enum`, anything else `anyOf` (for the
     // enums and tagged unions schemars writes, the variants exclude each other anyway).
     if let Some(Value::Array(variants)) = out.remove("oneOf") {
-        let constants: Option<Vec<Value>> =
-            variants.iter().map(|v| v.get("const").cloned()).collect();
-        match constants {
-            Some(values) => {
-                let ty = variants.first().and_then(|v| v.get("type")).cloned();
-                if let Some(ty) = ty {
+        match notes::constants(&variants) {
+            Some(constants) => {
+                if let Some(ty) = constants.ty {
                     out.insert("type".into(), ty);
                 }
-                out.insert("enum".into(), Value::Array(values));
+                out.insert("enum".into(), Value::Array(constants.values));
+                // The variants' doc comments, which `enum` has no place for.
+                notes.extend(constants.note);
             }
             None => {
                 out.insert("anyOf".into(), Value::Array(variants));
