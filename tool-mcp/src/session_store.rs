@@ -11,6 +11,10 @@ use rmcp::transport::streamable_http_server::session::{
 /// The key prefix used unless [`RedisSessionStore::key_prefix`] sets another.
 pub const DEFAULT_KEY_PREFIX: &str = "toolwright:mcp:session:";
 
+/// The key prefix of used request states unless [`RedisSessionStore::state_key_prefix`] sets
+/// another: apart from the sessions' keys, so no session id a client sends names one.
+pub const DEFAULT_STATE_KEY_PREFIX: &str = "toolwright:mcp:used-state:";
+
 /// The time to live used unless [`RedisSessionStore::ttl`] sets another: five minutes,
 /// rmcp's default idle expiry of a session
 /// (`LocalSessionManager`'s `SessionConfig::DEFAULT_KEEP_ALIVE`).
@@ -74,6 +78,9 @@ pub struct RedisSessionStore {
     /// The URL with any password hidden: for messages and `Debug`.
     url: String,
     prefix: String,
+    /// Where used request states are recorded: never under `prefix`, where a session id
+    /// would name them.
+    state_prefix: String,
     ttl: Duration,
 }
 
@@ -82,6 +89,7 @@ impl fmt::Debug for RedisSessionStore {
         f.debug_struct("RedisSessionStore")
             .field("url", &self.url)
             .field("prefix", &self.prefix)
+            .field("state_prefix", &self.state_prefix)
             .field("ttl", &self.ttl)
             .finish_non_exhaustive()
     }
@@ -197,6 +205,7 @@ impl RedisSessionStore {
             connection,
             url: shown,
             prefix: DEFAULT_KEY_PREFIX.to_owned(),
+            state_prefix: DEFAULT_STATE_KEY_PREFIX.to_owned(),
             ttl: DEFAULT_TTL,
         };
         tracing::info!(url = %store.url, "MCP sessions are kept in Redis");
@@ -208,6 +217,27 @@ impl RedisSessionStore {
     #[must_use]
     pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
+        self
+    }
+
+    /// Records used request states under `prefix` (default [`DEFAULT_STATE_KEY_PREFIX`]),
+    /// each expiring once, when its state could no longer be presented. It must not start
+    /// with the sessions' [`key_prefix`](Self::key_prefix): a session id would then name a
+    /// record (and loading the session would move its expiry), so such a store refuses
+    /// every state (as it does when the sessions' prefix starts with this one). Replicas use
+    /// the same prefix.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolwright_mcp::RedisStoreError> {
+    /// let store = toolwright_mcp::RedisSessionStore::connect("redis://127.0.0.1:6379/0")
+    ///     .await?
+    ///     .key_prefix("myapp:mcp:session:")
+    ///     .state_key_prefix("myapp:mcp:used-state:");
+    /// # let _ = store; Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn state_key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.state_prefix = prefix.into();
         self
     }
 
@@ -356,17 +386,32 @@ impl SessionStore for RedisSessionStore {
 }
 
 /// Each `requestState` of a multi round-trip request is used once across every replica:
-/// its nonce is set in Redis with `SET NX PX` (under the store's prefix, `state:` and the
-/// nonce), living as long as the state could be presented.
+/// its nonce is set in Redis with `SET NX PX` under the store's
+/// [`state_key_prefix`](RedisSessionStore::state_key_prefix) (not the sessions' prefix, so
+/// no session id names it, and nothing but this claim ever sets its expiry), living as long
+/// as the state could be presented.
 impl crate::rounds::StateClaims for RedisSessionStore {
     fn claim(
         &self,
+        _owner: &str,
         nonce: String,
         ttl: std::time::Duration,
     ) -> toolwright_runtime::BoxFuture<Result<bool, String>> {
+        if self.state_prefix.starts_with(&self.prefix)
+            || self.prefix.starts_with(&self.state_prefix)
+        {
+            let message = format!(
+                "the server's used-state key prefix `{}` lies inside its session key prefix \
+                 `{}` (or holds it), where a session id could name a record; its operator must give \
+                 them apart \
+                 (`RedisSessionStore::state_key_prefix`)",
+                self.state_prefix, self.prefix
+            );
+            return Box::pin(async move { Err(message) });
+        }
         let mut command = redis::cmd("SET");
         command
-            .arg(format!("{}state:{nonce}", self.prefix))
+            .arg(format!("{}{nonce}", self.state_prefix))
             .arg(1)
             .arg("NX")
             .arg("PX")
@@ -375,10 +420,13 @@ impl crate::rounds::StateClaims for RedisSessionStore {
         let url = self.url.clone();
         Box::pin(async move {
             // `OK` when set here first, nil when the nonce was already claimed.
-            let set: Option<String> = command
-                .query_async(&mut connection)
-                .await
-                .map_err(|error| format!("Redis at {url}: {error}"))?;
+            let set: Option<String> =
+                command
+                    .query_async(&mut connection)
+                    .await
+                    .map_err(|error| {
+                        format!("the used-state store (Redis at {url}) failed: {error}")
+                    })?;
             Ok(set.is_some())
         })
     }
@@ -530,6 +578,7 @@ mod tests {
             connection,
             url: String::new(),
             prefix: DEFAULT_KEY_PREFIX.to_owned(),
+            state_prefix: DEFAULT_STATE_KEY_PREFIX.to_owned(),
             ttl: DEFAULT_TTL,
         };
         assert_eq!(store.ttl_millis(), 300_000);

@@ -66,6 +66,11 @@ pub(crate) struct Job {
     /// server asks clients, and the caller may approve): otherwise a deferred call stays
     /// pending, for whoever deferred it.
     pub(crate) may_approve: bool,
+    /// Whose the call is: its deferred approval counts against this owner's share.
+    pub(crate) owner: String,
+    /// The caller's share of calls in flight, entered again when the call is resumed after
+    /// its approval (the request that made the task is long gone by then).
+    pub(crate) share: crate::caller::ShareTicket,
 }
 
 /// Where a run stopped.
@@ -77,6 +82,8 @@ enum Settled {
     Interrupted(Interrupted),
     /// The answer came, but the deferred call could not be resumed.
     NotResumed(ResumeError),
+    /// The answer came, but the caller had its share of calls in flight: refused at once.
+    Refused(rmcp::ErrorData),
 }
 
 impl Job {
@@ -155,6 +162,15 @@ impl Job {
                     return Settled::Interrupted(interrupted);
                 }
             };
+            // The resumed call counts against its caller's share like any call; over it,
+            // refused at once (the call must not run later by its token either).
+            let _share = match self.share.enter() {
+                Ok(slot) => slot,
+                Err(refused) => {
+                    let _ = executor.take_pending(&token);
+                    return Settled::Refused(refused);
+                }
+            };
             let _running = self.server.calls.enter();
             report = match executor.resume_with(&token, decision, self.options()).await {
                 Ok(report) => report,
@@ -180,6 +196,10 @@ impl Job {
                 rmcp::ErrorData::internal_error(error.to_string(), None),
                 "the task store failed".to_owned(),
             ),
+            Settled::Refused(error) => {
+                let message = format!("`{}` was not resumed: {}", self.tool, error.message);
+                failed(error, message)
+            }
             Settled::NotResumed(error) => {
                 let result =
                     rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
@@ -265,6 +285,7 @@ impl Job {
             elicitation: self.elicitation,
         };
         let mut options = CallOptions::new()
+            .owner(self.owner.as_str())
             .cancellation(self.handle.cancellation().clone())
             .max_safety(self.ceiling)
             .shared_client(Arc::new(client));
