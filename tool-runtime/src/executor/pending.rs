@@ -582,15 +582,18 @@ mod tests {
         let tight = PendingCalls::with_limits(
             DEFAULT_PENDING_APPROVAL_TTL,
             PendingLimits {
-                bytes: 600,
+                bytes: 1000,
+                bytes_per_owner: 1000,
                 ..limits
             },
             PendingKey::process(),
         );
-        tight.insert("a", small(), request(), None).unwrap();
+        // About 700 bytes each: one fits, two do not.
+        let medium = || ToolCall::new("c", "t", json!({"blob": "x".repeat(400)}));
+        tight.insert("a", medium(), request(), None).unwrap();
         assert_eq!(
-            tight.insert("b", small(), request(), None),
-            Err(DeferError::Bytes { limit: 600 })
+            tight.insert("b", medium(), request(), None),
+            Err(DeferError::Bytes { limit: 1000 })
         );
     }
 
