@@ -13,6 +13,7 @@ mod in_flight;
 mod jsonrpc;
 mod listen;
 mod principal;
+mod refused;
 mod rounds;
 mod server;
 mod stdio;

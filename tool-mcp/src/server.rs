@@ -66,6 +66,9 @@ pub struct McpServer {
     pub(crate) notifies: bool,
     /// Tasks (SEP-2663): the store, their settings, the tasks this replica runs.
     pub(crate) tasks: crate::tasks::TaskConfig,
+    /// What callers were refused by a limit of approvals, tasks and request states, over
+    /// every clone (`/metrics`).
+    pub(crate) refused: Arc<crate::refused::LimitRefusals>,
 }
 
 #[derive(Clone)]
@@ -100,6 +103,7 @@ impl McpServer {
             call_counts: Some(Arc::default()),
             notifies: true,
             tasks: crate::tasks::TaskConfig::default(),
+            refused: Arc::default(),
         }
     }
 
@@ -647,6 +651,9 @@ impl ServerHandler for McpServer {
                 )
                 .await
                 .map_err(|error| {
+                    if matches!(error, crate::rounds::RoundError::Claims(_)) {
+                        crate::refused::LimitRefusals::count(&self.refused.request_states);
+                    }
                     tracing::warn!(tool = %name, %error, "refused a call's requestState");
                     McpError::invalid_params(error.to_string(), Some(json!({"tool": name})))
                 })?;
@@ -660,6 +667,16 @@ impl ServerHandler for McpServer {
             .approval_for(&context, principal, round.as_ref())
             .unwrap_or_default();
         let server_defers = self.defers_to_a_task(&context, principal, round.as_ref());
+        // Whether the server deferred the approval: a call then not pending was refused by
+        // a limit of the waiting approvals.
+        let deferred = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        if server_defers {
+            let deferred = Arc::clone(&deferred);
+            options = options.approval(move |_: ApprovalRequest| {
+                deferred.store(true, std::sync::atomic::Ordering::Relaxed);
+                async { ApprovalDecision::Defer }
+            });
+        }
         // Whose call it is: a deferred approval counts against its owner's share.
         options = options.owner(crate::caller::owner(principal));
         let client = Arc::new(self.client_for_call(&context, round.clone()));
@@ -703,6 +720,10 @@ impl ServerHandler for McpServer {
 
         let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
         let report = self.executor.execute_with(call, options).await;
+        if deferred.load(std::sync::atomic::Ordering::Relaxed) && report.outcome != Outcome::Pending
+        {
+            crate::refused::LimitRefusals::count(&self.refused.pending_approvals);
+        }
         // The progress and log notifications the tool sent go out before its result (or the
         // wait ends with the request's cancellation).
         let notifications_sent = async {

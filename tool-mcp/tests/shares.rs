@@ -157,6 +157,24 @@ async fn ended(server: &HttpServer, token: &str, id: &str) -> Value {
     }
 }
 
+/// The server's Prometheus text.
+async fn metrics(server: &HttpServer) -> String {
+    reqwest::get(format!("http://{}/metrics", server.local_addr()))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+fn refusals(text: &str, reason: &str) -> u64 {
+    let prefix = format!("mcp_refusals_total{{reason=\"{reason}\"}} ");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .and_then(|count| count.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no refusals for {reason}: {text}"))
+}
+
 fn executor() -> Executor {
     Executor::builder(Arc::new(register_all_tools().unwrap()))
         .max_safety(SafetyLevel::Dangerous)
@@ -255,6 +273,7 @@ async fn an_approval_over_the_task_limit_is_refused_at_once_and_leaves_nothing_w
         2,
         "only the two tasks wait"
     );
+    assert_eq!(refusals(&metrics(&server).await, "tasks"), 4);
     let id = task_id(
         &call(
             &server,
@@ -318,6 +337,7 @@ async fn a_resumed_task_counts_against_its_callers_share_of_calls() {
         "{said}"
     );
     assert_eq!(HELD.load(Ordering::SeqCst), 1);
+    assert_eq!(refusals(&metrics(&server).await, "principal_calls"), 1);
     assert!(
         executor.pending_approvals().is_empty(),
         "the refused call does not wait"
@@ -373,6 +393,7 @@ async fn states_sent_back_without_answers_exhaust_only_their_callers_share() {
         said.contains("3 multi round-trip requests") && said.contains("max_per_owner"),
         "{said}"
     );
+    assert_eq!(refusals(&metrics(&server).await, "request_states"), 1);
     // Alice's approval: asked, answered, run.
     let alice = json!({"disk": "alice"});
     let (keys, state) = questions(&call(&server, ALICE, FORMS, "wipe", alice.clone()).await);
@@ -383,6 +404,82 @@ async fn states_sent_back_without_answers_exhaust_only_their_callers_share() {
         "inputResponses": {keys[0].as_str(): {"action": "accept", "content": {"approve": true}}},
     });
     let done = request(&server, ALICE, FORMS, "tools/call", params).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "wiped alice",
+        "{done}"
+    );
+    server.shutdown();
+}
+
+/// One token deferring approvals with large arguments took every slot (and GBs) of the one
+/// list of waiting approvals. Each caller now has a share in count and in bytes; over it,
+/// its deferral is refused at once, naming the limit, and another caller's goes through.
+#[tokio::test]
+async fn one_callers_waiting_approvals_fill_only_its_share_in_count_and_bytes() {
+    let executor = Executor::builder(Arc::new(register_all_tools().unwrap()))
+        .max_safety(SafetyLevel::Dangerous)
+        .max_pending_approvals_per_owner(2)
+        .max_pending_bytes_per_owner(16 * 1024)
+        .build();
+    let server = serve(McpServer::new(executor.clone()), HttpOptions::new()).await;
+    // A large argument: refused by bytes, however few calls wait.
+    let big = call(
+        &server,
+        MALLORY,
+        TASKS_AND_FORMS,
+        "wipe",
+        json!({"disk": "x".repeat(32 * 1024)}),
+    )
+    .await;
+    let said = big["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        said.contains("16384 bytes") && said.contains("max_pending_bytes_per_owner"),
+        "{big}"
+    );
+    for n in 0..2 {
+        task_id(
+            &call(
+                &server,
+                MALLORY,
+                TASKS_AND_FORMS,
+                "wipe",
+                json!({"disk": format!("sd{n}")}),
+            )
+            .await,
+        );
+    }
+    let more = call(
+        &server,
+        MALLORY,
+        TASKS_AND_FORMS,
+        "wipe",
+        json!({"disk": "sd9"}),
+    )
+    .await;
+    let said = more["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        said.contains("2 calls waiting") && said.contains("max_pending_approvals_per_owner"),
+        "{more}"
+    );
+    assert_eq!(executor.pending_approvals().len(), 2);
+    assert_eq!(refusals(&metrics(&server).await, "pending_approvals"), 2);
+    // Alice's approval goes through.
+    let id = task_id(
+        &call(
+            &server,
+            ALICE,
+            TASKS_AND_FORMS,
+            "wipe",
+            json!({"disk": "alice"}),
+        )
+        .await,
+    );
+    approve(&server, ALICE, &id).await;
+    let done = ended(&server, ALICE, &id).await;
     assert_eq!(
         done["result"]["content"][0]["text"], "wiped alice",
         "{done}"

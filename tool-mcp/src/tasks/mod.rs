@@ -312,7 +312,7 @@ pub(crate) async fn deferred(
         if server_defers {
             let _ = server.executor().take_pending(&token);
             tracing::warn!(%error, "refused a call whose approval could not become a task");
-            return Some(Err(store_error(error)));
+            return Some(Err(refused(server, error)));
         }
         tracing::warn!(%error, "could not make a task of a deferred call; the call stays pending");
         return None;
@@ -334,6 +334,7 @@ pub(crate) async fn deferred(
         may_approve: true,
         owner: owner(principal),
         share: crate::caller::share_ticket(&context.extensions),
+        deferred: Arc::default(),
     };
     let report = Box::new(report.clone());
     tokio::spawn(job.run(Start::Deferred { report, key }, None));
@@ -367,7 +368,7 @@ async fn start(
         .store
         .create(&record, &config.limits)
         .await
-        .map_err(store_error)?;
+        .map_err(|error| refused(server, error))?;
     let handle = Arc::new(TaskHandle::new(
         config.clone(),
         id,
@@ -388,6 +389,7 @@ async fn start(
         may_approve,
         owner: owner(principal),
         share: ticket,
+        deferred: Arc::default(),
     };
     tracing::info!(task = %record.id, tool = %job.tool, "a call runs as a task");
     tokio::spawn(job.run(Start::Call(call), share));
@@ -535,6 +537,17 @@ fn not_found(id: &str) -> McpError {
         ),
         None,
     )
+}
+
+/// A failure to create a task as the client's error, counted when a limit refused it.
+fn refused(server: &McpServer, error: TaskStoreError) -> McpError {
+    if matches!(
+        error,
+        TaskStoreError::OwnerFull { .. } | TaskStoreError::StoreFull { .. }
+    ) {
+        crate::refused::LimitRefusals::count(&server.refused.tasks);
+    }
+    store_error(error)
 }
 
 /// A store's failure as the client's error: a full store is the caller's to wait for, a

@@ -71,6 +71,9 @@ pub(crate) struct Job {
     /// The caller's share of calls in flight, entered again when the call is resumed after
     /// its approval (the request that made the task is long gone by then).
     pub(crate) share: crate::caller::ShareTicket,
+    /// Set when the task asked the executor to defer the approval (`AskTheClient`): a first
+    /// run that then did not end pending was refused by a limit of the waiting approvals.
+    pub(crate) deferred: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Where a run stopped.
@@ -107,6 +110,13 @@ impl Job {
                         .executor()
                         .execute_with(call, self.options())
                         .await;
+                    if self.deferred.load(std::sync::atomic::Ordering::Relaxed)
+                        && report.outcome != Outcome::Pending
+                    {
+                        crate::refused::LimitRefusals::count(
+                            &self.server.refused.pending_approvals,
+                        );
+                    }
                     (report, None)
                 }
                 Start::Deferred { report, key } => (*report, Some(key)),
@@ -309,7 +319,11 @@ impl Job {
         });
         match &self.approval {
             TaskApproval::AskTheClient => {
-                options.approval(|_: ApprovalRequest| async { ApprovalDecision::Defer })
+                let deferred = Arc::clone(&self.deferred);
+                options.approval(move |_: ApprovalRequest| {
+                    deferred.store(true, std::sync::atomic::Ordering::Relaxed);
+                    async { ApprovalDecision::Defer }
+                })
             }
             TaskApproval::Approve => {
                 options.approval(|_: ApprovalRequest| async { ApprovalDecision::Approved })
