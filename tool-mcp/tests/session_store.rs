@@ -331,6 +331,43 @@ async fn used_states_are_kept_where_no_session_id_reaches_them() {
     assert!(refused.contains("state_key_prefix"), "{refused}");
 }
 
+/// Each request state sent back is recorded as used; replicas sharing Redis keep at most
+/// `max_states_per_owner` unexpired records per caller, so one caller sending states back
+/// without answers exhausts only its own share, on every replica.
+#[tokio::test]
+async fn one_callers_used_states_fill_only_its_share_on_every_replica() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let connect = || async {
+        RedisSessionStore::connect(&redis.url())
+            .await
+            .unwrap()
+            .state_key_prefix("test:share:used-state:")
+            .max_states_per_owner(2)
+    };
+    let (one, two) = (connect().await, connect().await);
+    let ttl = Duration::from_secs(900);
+    assert!(one.claim("mallory", "aa01".into(), ttl).await.unwrap());
+    assert!(two.claim("mallory", "aa02".into(), ttl).await.unwrap());
+    let refused = one.claim("mallory", "aa03".into(), ttl).await.unwrap_err();
+    assert!(
+        refused.contains("2 multi round-trip") && refused.contains("max_states_per_owner"),
+        "{refused}"
+    );
+    // A replay is still a replay, not a refusal by the share.
+    assert!(!two.claim("mallory", "aa01".into(), ttl).await.unwrap());
+    // Alice's state is recorded.
+    assert!(two.claim("alice", "bb01".into(), ttl).await.unwrap());
+    // No owner's name reaches a key.
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("test:share:*")
+        .query_async(&mut redis.connection().await)
+        .await
+        .unwrap();
+    assert!(keys.iter().all(|key| !key.contains("mallory")), "{keys:?}");
+}
+
 #[tokio::test]
 async fn two_stores_see_each_others_sessions() {
     let Some(redis) = Redis::start().await else {
