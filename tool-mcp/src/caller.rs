@@ -36,51 +36,92 @@ pub(crate) type ShareSlot = crate::owners::CallShareGuard;
 #[cfg(not(feature = "auth"))]
 pub(crate) enum ShareSlot {}
 
-/// A slot in the caller's share of calls in flight (put in the request's extensions by the
-/// authentication middleware), `None` for a caller without a share.
-///
-/// # Errors
-///
-/// When the caller has its share of calls running: the call is refused at once, so one
-/// token cannot take every slot of the executor.
+/// The caller's share of calls in flight, kept to take a slot in it later: when a task's
+/// call is resumed after its approval, long after the request that made it.
 #[cfg(feature = "auth")]
-pub(crate) fn enter_share(
-    extensions: &rmcp::model::Extensions,
-) -> Result<Option<ShareSlot>, McpError> {
-    let Some(share) = extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<crate::owners::CallShare>())
-    else {
-        return Ok(None);
-    };
-    match share.shares.enter(&share.owner) {
-        Some(guard) => Ok(Some(guard)),
-        None => {
-            tracing::warn!(
-                max = share.shares.max(),
-                "refused a tool call: the caller has its share of calls in flight"
-            );
-            Err(McpError::new(
-                rmcp::model::ErrorCode(-32000),
-                format!(
-                    "your access token already has {} tool calls running on this server, its \
-                     share; wait for one to finish, then call again",
-                    share.shares.max()
-                ),
-                None,
-            ))
+#[derive(Clone, Default)]
+pub(crate) struct ShareTicket(Option<crate::owners::CallShare>);
+
+/// The caller's share of calls in flight: without authentication there are no shares.
+#[cfg(not(feature = "auth"))]
+#[derive(Clone, Default)]
+pub(crate) struct ShareTicket;
+
+/// The share of the request's caller (put in the request's extensions by the
+/// authentication middleware), to enter now or later.
+#[cfg(feature = "auth")]
+pub(crate) fn share_ticket(extensions: &rmcp::model::Extensions) -> ShareTicket {
+    ShareTicket(
+        extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::owners::CallShare>())
+            .cloned(),
+    )
+}
+
+/// The share of the request's caller: without authentication, none.
+#[cfg(not(feature = "auth"))]
+pub(crate) fn share_ticket(_extensions: &rmcp::model::Extensions) -> ShareTicket {
+    ShareTicket
+}
+
+impl ShareTicket {
+    /// A slot in the share, `None` for a caller without one.
+    ///
+    /// # Errors
+    ///
+    /// When the caller has its share of calls running: the call is refused at once (never
+    /// left waiting), naming the share, so one token cannot take every slot of the executor.
+    #[cfg(feature = "auth")]
+    pub(crate) fn enter(&self) -> Result<Option<ShareSlot>, McpError> {
+        let Some(share) = &self.0 else {
+            return Ok(None);
+        };
+        match share.shares.enter(&share.owner) {
+            Some(guard) => Ok(Some(guard)),
+            None => {
+                tracing::warn!(
+                    max = share.shares.max(),
+                    "refused a tool call: the caller has its share of calls in flight"
+                );
+                Err(McpError::new(
+                    rmcp::model::ErrorCode(-32000),
+                    format!(
+                        "your access token already has {} tool calls running on this server, \
+                         its share (`max_calls_per_principal`); wait for one to finish, then \
+                         call again",
+                        share.shares.max()
+                    ),
+                    None,
+                ))
+            }
         }
+    }
+
+    /// A slot in the share: without authentication no caller has one.
+    #[cfg(not(feature = "auth"))]
+    #[allow(clippy::unnecessary_wraps, clippy::unused_self)] // the signature of the `auth` build
+    pub(crate) fn enter(&self) -> Result<Option<ShareSlot>, McpError> {
+        Ok(None)
     }
 }
 
-/// A slot in the caller's share of calls in flight: without authentication, no caller has a
-/// share.
-#[cfg(not(feature = "auth"))]
-#[allow(clippy::unnecessary_wraps)] // the signature of the `auth` build
+/// A slot in the caller's share of calls in flight, `None` for a caller without a share.
+///
+/// # Errors
+///
+/// When the caller has its share of calls running ([`ShareTicket::enter`]).
 pub(crate) fn enter_share(
-    _extensions: &rmcp::model::Extensions,
+    extensions: &rmcp::model::Extensions,
 ) -> Result<Option<ShareSlot>, McpError> {
-    Ok(None)
+    share_ticket(extensions).enter()
+}
+
+/// Whose the caller's tasks, waiting approvals and used request states are: its
+/// [`Principal::owner`], or, for a caller that was not authenticated (stdio, HTTP without
+/// authentication), the local user's [`ANONYMOUS_OWNER`](crate::tasks::ANONYMOUS_OWNER).
+pub(crate) fn owner(principal: Option<&Principal>) -> &str {
+    principal.map_or(crate::tasks::ANONYMOUS_OWNER, Principal::owner)
 }
 
 /// The highest safety level the caller may use: its token's, or every level for a caller

@@ -215,6 +215,8 @@ impl HttpServer {
             max_body: options.max_request_body_bytes,
             #[cfg(feature = "metrics")]
             refusals: Arc::clone(&refusals),
+            #[cfg(feature = "metrics")]
+            limit_refusals: Arc::clone(&server.refused),
         });
 
         let stateless = options.stateless;

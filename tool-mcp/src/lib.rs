@@ -13,6 +13,7 @@ mod in_flight;
 mod jsonrpc;
 mod listen;
 mod principal;
+mod refused;
 mod rounds;
 mod server;
 mod stdio;
@@ -57,12 +58,15 @@ pub use metrics::PrometheusMetrics;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use options::HttpOptions;
 pub use principal::Principal;
-pub use rounds::{MemoryClaims, StateClaims};
+pub use rounds::{
+    DEFAULT_MAX_CLAIMS_PER_OWNER, DEFAULT_MAX_MEMORY_CLAIMS, MemoryClaims, StateClaims,
+};
 pub use server::McpServer;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use session_store::{
-    DEFAULT_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError, redis_url_has_password,
+    DEFAULT_KEY_PREFIX, DEFAULT_STATE_KEY_PREFIX, DEFAULT_TTL, RedisSessionStore, RedisStoreError,
+    redis_url_has_password,
 };
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]

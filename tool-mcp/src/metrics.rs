@@ -230,14 +230,14 @@ impl PrometheusMetrics {
                 registry.register(name, help, gauge);
             }
             let refusals = Family::<Labels, Counter>::default();
-            for (reason, count) in server.refusals {
+            for (reason, count) in server.refusals.into_iter().chain(server.limit_refusals) {
                 refusals
                     .get_or_create(&vec![("reason".to_owned(), reason.to_owned())])
                     .inc_by(count);
             }
             registry.register(
                 "refusals",
-                "Connections, sessions and tool calls refused by a limit: reason=\"connections\" (max connections), \"sessions\" (max sessions), \"principal_sessions\" and \"principal_calls\" (one caller's share)",
+                "Connections, sessions and tool calls refused by a limit: reason=\"connections\" (max connections), \"sessions\" (max sessions), \"principal_sessions\" and \"principal_calls\" (one caller's share), \"pending_approvals\", \"tasks\" and \"request_states\" (one caller's share or the server's limit of waiting approvals, tasks and used request states)",
                 refusals,
             );
         }
@@ -270,6 +270,8 @@ pub(crate) struct ServerGauges {
     draining: bool,
     /// `(reason, count)` of refusals by a limit.
     refusals: [(&'static str, u64); 4],
+    /// `(reason, count)` of approvals, tasks and request states refused by a limit.
+    limit_refusals: [(&'static str, u64); 3],
 }
 
 /// `GET /metrics`: Prometheus text.
@@ -281,6 +283,7 @@ pub(crate) async fn metrics(State(ops): State<Arc<Ops>>) -> Response {
             requests: ops.requests.count(),
             draining: ops.is_draining(),
             refusals: ops.refusals.snapshot(),
+            limit_refusals: ops.limit_refusals.snapshot(),
         }),
     );
     let mut response = text.into_response();

@@ -36,6 +36,9 @@ pub(crate) struct Ops {
     /// Requests and connections refused by a limit.
     #[cfg(feature = "metrics")]
     pub(crate) refusals: Arc<crate::owners::Refusals>,
+    /// Approvals, tasks and request states refused to callers by a limit (the server's).
+    #[cfg(feature = "metrics")]
+    pub(crate) limit_refusals: Arc<crate::refused::LimitRefusals>,
 }
 
 impl Ops {

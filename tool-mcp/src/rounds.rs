@@ -54,9 +54,13 @@ const MAX_ANSWERS: usize = 64;
 const MAX_ANSWER_BYTES: usize = 256 * 1024;
 /// The most `requestState` bytes read (a bigger one was not made here).
 const MAX_STATE_BYTES: usize = 512 * 1024;
-/// The most unexpired claims the memory store keeps; past it, states are refused (fail
-/// closed) until older claims expire.
-const MAX_MEMORY_CLAIMS: usize = 100_000;
+/// The most unexpired claims the memory store keeps unless [`MemoryClaims::max_total`] says
+/// otherwise; past it, states are refused (fail closed) until older claims expire.
+pub const DEFAULT_MAX_MEMORY_CLAIMS: usize = 100_000;
+/// The most unexpired claims of one caller the memory store keeps unless
+/// [`MemoryClaims::max_per_owner`] says otherwise: past it, that caller's states are refused
+/// until its older claims expire, and nobody else's are.
+pub const DEFAULT_MAX_CLAIMS_PER_OWNER: usize = 1_000;
 
 /// What the sealed `requestState` holds.
 #[derive(Serialize, Deserialize)]
@@ -84,7 +88,7 @@ pub(crate) enum RoundError {
          and inputResponses to be asked again"
     )]
     Replayed,
-    #[error("the server could not check the requestState ({0}); try again")]
+    #[error("the requestState was not accepted: {0}")]
     Claims(String),
     #[error(
         "the answers of this call are too large (at most {MAX_ANSWERS} answers and \
@@ -97,48 +101,146 @@ pub(crate) enum RoundError {
 /// ([`MemoryClaims`]) serves one process; replicas share one through Redis
 /// (`RedisSessionStore` implements it with the `redis` feature).
 ///
+/// Each claim is its caller's (`owner`: the [`Principal::owner`](crate::Principal::owner) of
+/// an authenticated caller, `""` for the local user): a state opens only for the caller it
+/// was sealed for, so a store may keep nonces per owner, and bound each owner's claims.
+///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::time::Duration;
 /// use toolwright_mcp::{MemoryClaims, StateClaims};
 ///
 /// let claims = MemoryClaims::default();
-/// assert!(claims.claim("nonce-1".into(), Duration::from_secs(60)).await.unwrap());
-/// assert!(!claims.claim("nonce-1".into(), Duration::from_secs(60)).await.unwrap());
+/// assert!(claims.claim("alice", "nonce-1".into(), Duration::from_secs(60)).await.unwrap());
+/// assert!(!claims.claim("alice", "nonce-1".into(), Duration::from_secs(60)).await.unwrap());
 /// # }
 /// ```
 pub trait StateClaims: Send + Sync + 'static {
-    /// Claims `nonce` for `ttl`: `true` the first time, `false` if it was claimed before.
+    /// Claims `nonce` of `owner` for `ttl`: `true` the first time, `false` if it was claimed
+    /// before.
     ///
     /// # Errors
     ///
-    /// When the store cannot be reached or is full; the state is then refused.
-    fn claim(&self, nonce: String, ttl: Duration) -> BoxFuture<Result<bool, String>>;
+    /// When the store cannot be reached or is full (in all, or for this owner): the state is
+    /// then refused, with this message, which names the limit.
+    fn claim(&self, owner: &str, nonce: String, ttl: Duration) -> BoxFuture<Result<bool, String>>;
 }
 
 /// The claims of one process, in memory: enough for a single server, not for replicas.
-#[derive(Default)]
+/// Bounded in all ([`max_total`](Self::max_total)) and per caller
+/// ([`max_per_owner`](Self::max_per_owner)), so one caller that sends states back without
+/// answers (each use claims one, and is answered with a new one) exhausts only its own share.
+///
+/// ```
+/// use toolwright_mcp::MemoryClaims;
+///
+/// let claims = MemoryClaims::default().max_per_owner(200).max_total(20_000);
+/// # let _ = claims;
+/// ```
 pub struct MemoryClaims {
-    claimed: Mutex<HashMap<String, Instant>>,
+    claimed: Mutex<Claimed>,
+    per_owner: usize,
+    total: usize,
+}
+
+/// The unexpired claims, by owner, and how many there are in all.
+#[derive(Default)]
+struct Claimed {
+    by_owner: HashMap<String, HashMap<String, Instant>>,
+    total: usize,
+}
+
+impl Claimed {
+    /// Drops `owner`'s expired claims (every owner's with `None`).
+    fn forget_expired(&mut self, owner: Option<&str>, now: Instant) {
+        let mut dropped = 0;
+        for (name, claims) in &mut self.by_owner {
+            if owner.is_none_or(|owner| owner == name) {
+                let before = claims.len();
+                claims.retain(|_, until| *until > now);
+                dropped += before - claims.len();
+            }
+        }
+        self.by_owner.retain(|_, claims| !claims.is_empty());
+        self.total = self.total.saturating_sub(dropped);
+    }
+}
+
+impl Default for MemoryClaims {
+    fn default() -> Self {
+        MemoryClaims {
+            claimed: Mutex::default(),
+            per_owner: DEFAULT_MAX_CLAIMS_PER_OWNER,
+            total: DEFAULT_MAX_MEMORY_CLAIMS,
+        }
+    }
+}
+
+impl MemoryClaims {
+    /// The most unexpired claims one caller has (default [`DEFAULT_MAX_CLAIMS_PER_OWNER`],
+    /// 1,000; each lives the request state's TTL): past it, that caller's states are refused.
+    #[must_use]
+    pub fn max_per_owner(mut self, limit: usize) -> Self {
+        self.per_owner = limit;
+        self
+    }
+
+    /// The most unexpired claims in all (default [`DEFAULT_MAX_MEMORY_CLAIMS`], 100,000):
+    /// past it, every state is refused until claims expire.
+    #[must_use]
+    pub fn max_total(mut self, limit: usize) -> Self {
+        self.total = limit;
+        self
+    }
+
+    fn try_claim(&self, owner: &str, nonce: String, ttl: Duration) -> Result<bool, String> {
+        let now = Instant::now();
+        let mut claimed = self.claimed.lock().unwrap_or_else(PoisonError::into_inner);
+        if claimed
+            .by_owner
+            .get(owner)
+            .and_then(|claims| claims.get(&nonce))
+            .is_some_and(|until| *until > now)
+        {
+            return Ok(false);
+        }
+        let mine = |claimed: &Claimed| claimed.by_owner.get(owner).map_or(0, HashMap::len);
+        if mine(&claimed) >= self.per_owner {
+            claimed.forget_expired(Some(owner), now);
+            if mine(&claimed) >= self.per_owner {
+                return Err(format!(
+                    "you already have {} multi round-trip requests in flight on this server, \
+                     the most one caller may have (`MemoryClaims::max_per_owner`); each counts \
+                     until its requestState expires, so wait, then call again",
+                    self.per_owner
+                ));
+            }
+        }
+        if claimed.total >= self.total {
+            claimed.forget_expired(None, now);
+            if claimed.total >= self.total {
+                return Err(format!(
+                    "this server already has {} multi round-trip requests in flight, the most \
+                     it keeps (`MemoryClaims::max_total`); try again later",
+                    self.total
+                ));
+            }
+        }
+        let previous = claimed
+            .by_owner
+            .entry(owner.to_owned())
+            .or_default()
+            .insert(nonce, now + ttl);
+        if previous.is_none() {
+            claimed.total += 1;
+        }
+        Ok(true)
+    }
 }
 
 impl StateClaims for MemoryClaims {
-    fn claim(&self, nonce: String, ttl: Duration) -> BoxFuture<Result<bool, String>> {
-        let now = Instant::now();
-        let result = (|| {
-            let mut claimed = self.claimed.lock().unwrap_or_else(PoisonError::into_inner);
-            if claimed.len() >= MAX_MEMORY_CLAIMS {
-                claimed.retain(|_, until| *until > now);
-            }
-            if claimed.get(&nonce).is_some_and(|until| *until > now) {
-                return Ok(false);
-            }
-            if claimed.len() >= MAX_MEMORY_CLAIMS {
-                return Err("too many multi round-trip requests are in flight".to_owned());
-            }
-            claimed.insert(nonce, now + ttl);
-            Ok(true)
-        })();
+    fn claim(&self, owner: &str, nonce: String, ttl: Duration) -> BoxFuture<Result<bool, String>> {
+        let result = self.try_claim(owner, nonce, ttl);
         Box::pin(async move { result })
     }
 }
@@ -189,7 +291,11 @@ impl StateSeal {
         let state: SealedState = codec
             .open_json_with(sealed, binding.associated_data.as_bytes())
             .map_err(|_| RoundError::Unverified)?;
-        match self.claims.claim(state.nonce.clone(), self.ttl).await {
+        match self
+            .claims
+            .claim(&binding.owner, state.nonce.clone(), self.ttl)
+            .await
+        {
             Ok(true) => {}
             Ok(false) => return Err(RoundError::Replayed),
             Err(error) => return Err(RoundError::Claims(error)),
@@ -233,6 +339,9 @@ impl StateSeal {
 #[derive(Clone)]
 pub(crate) struct Binding {
     associated_data: String,
+    /// The caller's owner (`""` for a caller that was not authenticated): whose claims the
+    /// state's use counts in.
+    owner: String,
 }
 
 impl Binding {
@@ -248,6 +357,7 @@ impl Binding {
                 owner.len(),
                 tool.len()
             ),
+            owner: owner.to_owned(),
         }
     }
 }

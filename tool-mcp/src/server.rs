@@ -66,6 +66,9 @@ pub struct McpServer {
     pub(crate) notifies: bool,
     /// Tasks (SEP-2663): the store, their settings, the tasks this replica runs.
     pub(crate) tasks: crate::tasks::TaskConfig,
+    /// What callers were refused by a limit of approvals, tasks and request states, over
+    /// every clone (`/metrics`).
+    pub(crate) refused: Arc<crate::refused::LimitRefusals>,
 }
 
 #[derive(Clone)]
@@ -100,6 +103,7 @@ impl McpServer {
             call_counts: Some(Arc::default()),
             notifies: true,
             tasks: crate::tasks::TaskConfig::default(),
+            refused: Arc::default(),
         }
     }
 
@@ -365,6 +369,25 @@ impl McpServer {
             .collect()
     }
 
+    /// Whether the server itself defers this call's approval so that it becomes a task the
+    /// client answers: a 2026-07-28 client that declared the tasks extension and form
+    /// elicitation, may approve, and no executor handler decides. Such a deferred call
+    /// never outlives its request unless it became a task (`call_tool` takes it back).
+    fn defers_to_a_task(
+        &self,
+        context: &RequestContext<RoleServer>,
+        principal: Option<&Principal>,
+        round: Option<&Arc<Round>>,
+    ) -> bool {
+        round.is_some()
+            && self.options.elicitation
+            && self.tasks.enabled
+            && !self.executor.has_approval_handler()
+            && principal.is_none_or(Principal::can_approve)
+            && crate::tasks::declared_tasks(context)
+            && crate::tasks::declared_elicitation(context)
+    }
+
     /// The approval to use for a dangerous call from this client, if not the executor's.
     /// A caller authenticated without `tools:approve` is not asked: its own approval would
     /// not count.
@@ -393,10 +416,12 @@ impl McpServer {
                 if self.executor.has_approval_handler() {
                     return None;
                 }
-                return Some(
-                    CallOptions::new()
-                        .approval(|_: ApprovalRequest| async { ApprovalDecision::Defer }),
-                );
+                if self.defers_to_a_task(context, principal, round) {
+                    return Some(
+                        CallOptions::new()
+                            .approval(|_: ApprovalRequest| async { ApprovalDecision::Defer }),
+                    );
+                }
             }
             return Some(match round {
                 Some(round) => CallOptions::new().approval(RoundApproval {
@@ -626,6 +651,9 @@ impl ServerHandler for McpServer {
                 )
                 .await
                 .map_err(|error| {
+                    if matches!(error, crate::rounds::RoundError::Claims(_)) {
+                        crate::refused::LimitRefusals::count(&self.refused.request_states);
+                    }
                     tracing::warn!(tool = %name, %error, "refused a call's requestState");
                     McpError::invalid_params(error.to_string(), Some(json!({"tool": name})))
                 })?;
@@ -638,6 +666,19 @@ impl ServerHandler for McpServer {
         let mut options = self
             .approval_for(&context, principal, round.as_ref())
             .unwrap_or_default();
+        let server_defers = self.defers_to_a_task(&context, principal, round.as_ref());
+        // Whether the server deferred the approval: a call then not pending was refused by
+        // a limit of the waiting approvals.
+        let deferred = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        if server_defers {
+            let deferred = Arc::clone(&deferred);
+            options = options.approval(move |_: ApprovalRequest| {
+                deferred.store(true, std::sync::atomic::Ordering::Relaxed);
+                async { ApprovalDecision::Defer }
+            });
+        }
+        // Whose call it is: a deferred approval counts against its owner's share.
+        options = options.owner(crate::caller::owner(principal));
         let client = Arc::new(self.client_for_call(&context, round.clone()));
         options = options
             .cancellation(context.ct.clone())
@@ -679,6 +720,10 @@ impl ServerHandler for McpServer {
 
         let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
         let report = self.executor.execute_with(call, options).await;
+        if deferred.load(std::sync::atomic::Ordering::Relaxed) && report.outcome != Outcome::Pending
+        {
+            crate::refused::LimitRefusals::count(&self.refused.pending_approvals);
+        }
         // The progress and log notifications the tool sent go out before its result (or the
         // wait ends with the request's cancellation).
         let notifications_sent = async {
@@ -710,8 +755,24 @@ impl ServerHandler for McpServer {
             }
         }
         // ---- tasks (SEP-2663): a deferred approval becomes a task the client answers ----
-        if let Some(answer) = crate::tasks::deferred(self, &context, &report).await {
+        if let Some(answer) = crate::tasks::deferred(self, &context, &report, server_defers).await {
             return answer;
+        }
+        if server_defers && report.outcome == Outcome::Pending {
+            // Deferred here only to become a task, which it did not: nobody could ever
+            // answer it, so it must not wait (and fill the caller's share) for an hour.
+            if let Some(pending) = &report.result.metadata.pending {
+                let _ = self.executor.take_pending(&pending.token);
+            }
+            return Err(McpError::new(
+                rmcp::model::ErrorCode(-32000),
+                format!(
+                    "tool `{}` needs the user's approval, and this call could not become a \
+                     task to ask it (see the server's log); try again later",
+                    crate::approval::printable(&name)
+                ),
+                None,
+            ));
         }
         // ---- end tasks ----
         let result = report.result;

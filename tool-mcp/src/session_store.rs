@@ -7,14 +7,37 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use rmcp::transport::streamable_http_server::session::{
     SessionState, SessionStore, SessionStoreError,
 };
+use sha2::Digest as _;
 
 /// The key prefix used unless [`RedisSessionStore::key_prefix`] sets another.
 pub const DEFAULT_KEY_PREFIX: &str = "toolwright:mcp:session:";
+
+/// The key prefix of used request states unless [`RedisSessionStore::state_key_prefix`] sets
+/// another: apart from the sessions' keys, so no session id a client sends names one.
+pub const DEFAULT_STATE_KEY_PREFIX: &str = "toolwright:mcp:used-state:";
 
 /// The time to live used unless [`RedisSessionStore::ttl`] sets another: five minutes,
 /// rmcp's default idle expiry of a session
 /// (`LocalSessionManager`'s `SessionConfig::DEFAULT_KEEP_ALIVE`).
 pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
+
+/// Claims a used request state once, within its owner's share, atomically. KEYS: the
+/// record, its owner's set (records scored by expiry, in milliseconds of Redis's clock).
+/// ARGV: the time to live in milliseconds, the most unexpired records per owner. Returns 1
+/// (claimed here), 0 (claimed before), 2 (the owner's share is full). The record's expiry
+/// is set here, once.
+const CLAIM_STATE: &str = r"
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 2 end
+redis.call('SET', KEYS[1], 1, 'PX', ttl)
+redis.call('ZADD', KEYS[2], now + ttl, KEYS[1])
+redis.call('PEXPIRE', KEYS[2], ttl)
+return 1
+";
 
 /// How long to wait for Redis to accept a connection, and for an answer to a command.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -74,6 +97,11 @@ pub struct RedisSessionStore {
     /// The URL with any password hidden: for messages and `Debug`.
     url: String,
     prefix: String,
+    /// Where used request states are recorded: never under `prefix`, where a session id
+    /// would name them.
+    state_prefix: String,
+    /// The most unexpired used states one owner has recorded.
+    states_per_owner: usize,
     ttl: Duration,
 }
 
@@ -82,6 +110,7 @@ impl fmt::Debug for RedisSessionStore {
         f.debug_struct("RedisSessionStore")
             .field("url", &self.url)
             .field("prefix", &self.prefix)
+            .field("state_prefix", &self.state_prefix)
             .field("ttl", &self.ttl)
             .finish_non_exhaustive()
     }
@@ -197,6 +226,8 @@ impl RedisSessionStore {
             connection,
             url: shown,
             prefix: DEFAULT_KEY_PREFIX.to_owned(),
+            state_prefix: DEFAULT_STATE_KEY_PREFIX.to_owned(),
+            states_per_owner: crate::DEFAULT_MAX_CLAIMS_PER_OWNER,
             ttl: DEFAULT_TTL,
         };
         tracing::info!(url = %store.url, "MCP sessions are kept in Redis");
@@ -208,6 +239,45 @@ impl RedisSessionStore {
     #[must_use]
     pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
+        self
+    }
+
+    /// Records used request states under `prefix` (default [`DEFAULT_STATE_KEY_PREFIX`]),
+    /// each expiring once, when its state could no longer be presented. It must not start
+    /// with the sessions' [`key_prefix`](Self::key_prefix): a session id would then name a
+    /// record (and loading the session would move its expiry), so such a store refuses
+    /// every state (as it does when the sessions' prefix starts with this one). Replicas use
+    /// the same prefix.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolwright_mcp::RedisStoreError> {
+    /// let store = toolwright_mcp::RedisSessionStore::connect("redis://127.0.0.1:6379/0")
+    ///     .await?
+    ///     .key_prefix("myapp:mcp:session:")
+    ///     .state_key_prefix("myapp:mcp:used-state:");
+    /// # let _ = store; Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn state_key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.state_prefix = prefix.into();
+        self
+    }
+
+    /// The most unexpired used request states one caller has recorded (default
+    /// [`DEFAULT_MAX_CLAIMS_PER_OWNER`](crate::DEFAULT_MAX_CLAIMS_PER_OWNER), 1,000; each
+    /// lives the request state's TTL): past it, that caller's states are refused, and
+    /// nobody else's. Replicas use the same limit.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolwright_mcp::RedisStoreError> {
+    /// let store = toolwright_mcp::RedisSessionStore::connect("redis://127.0.0.1:6379/0")
+    ///     .await?
+    ///     .max_states_per_owner(200);
+    /// # let _ = store; Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn max_states_per_owner(mut self, limit: usize) -> Self {
+        self.states_per_owner = limit;
         self
     }
 
@@ -356,30 +426,64 @@ impl SessionStore for RedisSessionStore {
 }
 
 /// Each `requestState` of a multi round-trip request is used once across every replica:
-/// its nonce is set in Redis with `SET NX PX` (under the store's prefix, `state:` and the
-/// nonce), living as long as the state could be presented.
+/// its nonce is set in Redis with `SET NX PX` under the store's
+/// [`state_key_prefix`](RedisSessionStore::state_key_prefix) (not the sessions' prefix, so
+/// no session id names it, and nothing but this claim ever sets its expiry), living as long
+/// as the state could be presented.
 impl crate::rounds::StateClaims for RedisSessionStore {
     fn claim(
         &self,
+        owner: &str,
         nonce: String,
         ttl: std::time::Duration,
     ) -> toolwright_runtime::BoxFuture<Result<bool, String>> {
-        let mut command = redis::cmd("SET");
+        if self.state_prefix.starts_with(&self.prefix)
+            || self.prefix.starts_with(&self.state_prefix)
+        {
+            let message = format!(
+                "the server's used-state key prefix `{}` lies inside its session key prefix \
+                 `{}` (or holds it), where a session id could name a record; its operator must give \
+                 them apart \
+                 (`RedisSessionStore::state_key_prefix`)",
+                self.state_prefix, self.prefix
+            );
+            return Box::pin(async move { Err(message) });
+        }
+        // Each owner's records are counted in a set of its own, named by a digest of the
+        // owner (no caller's name reaches a key).
+        let owner_key = format!(
+            "{}owner:{}",
+            self.state_prefix,
+            crate::rounds::hex(&sha2::Sha256::digest(owner.as_bytes()))
+        );
+        let mut command = redis::cmd("EVAL");
         command
-            .arg(format!("{}state:{nonce}", self.prefix))
-            .arg(1)
-            .arg("NX")
-            .arg("PX")
-            .arg(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1));
+            .arg(CLAIM_STATE)
+            .arg(2)
+            .arg(format!("{}{nonce}", self.state_prefix))
+            .arg(owner_key)
+            .arg(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1))
+            .arg(self.states_per_owner);
         let mut connection = self.connection.clone();
         let url = self.url.clone();
+        let limit = self.states_per_owner;
         Box::pin(async move {
-            // `OK` when set here first, nil when the nonce was already claimed.
-            let set: Option<String> = command
+            let claimed: i64 = command
                 .query_async(&mut connection)
                 .await
-                .map_err(|error| format!("Redis at {url}: {error}"))?;
-            Ok(set.is_some())
+                .map_err(|error| {
+                    format!("the used-state store (Redis at {url}) failed: {error}")
+                })?;
+            match claimed {
+                1 => Ok(true),
+                0 => Ok(false),
+                _ => Err(format!(
+                    "you already have {limit} multi round-trip requests in flight on these \
+                     servers, the most one caller may have \
+                     (`RedisSessionStore::max_states_per_owner`); each counts until its \
+                     requestState expires, so wait, then call again"
+                )),
+            }
         })
     }
 }
@@ -530,6 +634,8 @@ mod tests {
             connection,
             url: String::new(),
             prefix: DEFAULT_KEY_PREFIX.to_owned(),
+            state_prefix: DEFAULT_STATE_KEY_PREFIX.to_owned(),
+            states_per_owner: crate::DEFAULT_MAX_CLAIMS_PER_OWNER,
             ttl: DEFAULT_TTL,
         };
         assert_eq!(store.ttl_millis(), 300_000);

@@ -276,8 +276,9 @@ pub(crate) struct HttpArgs {
     /// The key (32 bytes or more, e.g. `openssl rand -hex 32`) that seals the state of a
     /// call waiting for its caller's approval or answer (MCP 2026-07-28 multi round-trip
     /// requests), read from this file (mode 600, outside the workspace: whoever holds the
-    /// key can forge an approval). Replicas behind one load balancer need the same key.
-    /// Default: a random key per process.
+    /// key can forge an approval). Replicas behind one load balancer need the same key, and
+    /// the session store, which records each state's use for all of them (a key without it
+    /// is refused). Default: a random key per process.
     #[arg(
         long,
         value_name = "PATH",

@@ -65,6 +65,20 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         None => (None, None, None),
     };
     let state_key = request_state_key(&args.http_options)?;
+    if state_key.is_some() && claims.is_none() {
+        // A key given for replicas without a shared record of used states: each replica
+        // would accept the same approval once, silently.
+        return Err(UsageError(
+            "refusing a shared request state key (--request-state-key-file or \
+             --request-state-key-env) without a shared record of used states: replicas that \
+             share the key would each accept the same approval once, and a restarted server \
+             would accept it again. Give the session store too (--session-store, \
+             --session-store-file or --session-store-env: Redis records each state's use for \
+             every replica), or drop the key for a single server (it then makes a random key \
+             of its own)"
+                .to_owned(),
+        ));
+    }
     // Opened before any upstream starts.
     let audit = crate::audit::open(args.audit_log.as_deref())?;
     let registry = Arc::new(registry()?);

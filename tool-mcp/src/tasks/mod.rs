@@ -256,10 +256,15 @@ pub(crate) async fn call_tool(
 /// A call whose approval the executor deferred, in an ordinary `tools/call`: a task whose
 /// approval form waits in `inputRequests`, when the client can answer it (it declared the
 /// tasks extension and elicitation, and may approve). `None`: the pending result stands.
+///
+/// `server_defers`: the server deferred the call only to make this task of it; then a task
+/// that cannot be made (the caller's tasks or the store are full) takes the call back and
+/// is refused at once, naming the limit, instead of leaving a call nobody can answer.
 pub(crate) async fn deferred(
     server: &McpServer,
     context: &RequestContext<RoleServer>,
     report: &CallReport,
+    server_defers: bool,
 ) -> Option<Result<CallToolResponse, McpError>> {
     if report.outcome != Outcome::Pending || !server.tasks.enabled || !declared_tasks(context) {
         return None;
@@ -304,6 +309,11 @@ pub(crate) async fn deferred(
         crate::approval::printable(&waiting.call.name)
     ));
     if let Err(error) = config.store.create(&record, &config.limits).await {
+        if server_defers {
+            let _ = server.executor().take_pending(&token);
+            tracing::warn!(%error, "refused a call whose approval could not become a task");
+            return Some(Err(refused(server, error)));
+        }
         tracing::warn!(%error, "could not make a task of a deferred call; the call stays pending");
         return None;
     }
@@ -322,6 +332,9 @@ pub(crate) async fn deferred(
         approval: TaskApproval::Executor,
         elicitation: true,
         may_approve: true,
+        owner: owner(principal),
+        share: crate::caller::share_ticket(&context.extensions),
+        deferred: Arc::default(),
     };
     let report = Box::new(report.clone());
     tokio::spawn(job.run(Start::Deferred { report, key }, None));
@@ -339,7 +352,8 @@ async fn start(
     let principal = crate::caller::principal(&context.extensions);
     let ceiling = crate::caller::ceiling(principal)?;
     // The caller's share of calls in flight, held while the call first runs.
-    let share = crate::caller::enter_share(&context.extensions)?;
+    let ticket = crate::caller::share_ticket(&context.extensions);
+    let share = ticket.enter()?;
     let config = &server.tasks;
     let id = new_id()?;
     let name = request.name.to_string();
@@ -354,7 +368,7 @@ async fn start(
         .store
         .create(&record, &config.limits)
         .await
-        .map_err(store_error)?;
+        .map_err(|error| refused(server, error))?;
     let handle = Arc::new(TaskHandle::new(
         config.clone(),
         id,
@@ -373,6 +387,9 @@ async fn start(
         approval: approval(server, principal, may_approve),
         elicitation,
         may_approve,
+        owner: owner(principal),
+        share: ticket,
+        deferred: Arc::default(),
     };
     tracing::info!(task = %record.id, tool = %job.tool, "a call runs as a task");
     tokio::spawn(job.run(Start::Call(call), share));
@@ -522,6 +539,17 @@ fn not_found(id: &str) -> McpError {
     )
 }
 
+/// A failure to create a task as the client's error, counted when a limit refused it.
+fn refused(server: &McpServer, error: TaskStoreError) -> McpError {
+    if matches!(
+        error,
+        TaskStoreError::OwnerFull { .. } | TaskStoreError::StoreFull { .. }
+    ) {
+        crate::refused::LimitRefusals::count(&server.refused.tasks);
+    }
+    store_error(error)
+}
+
 /// A store's failure as the client's error: a full store is the caller's to wait for, a
 /// failing one the server's.
 fn store_error(error: TaskStoreError) -> McpError {
@@ -538,9 +566,7 @@ fn store_error(error: TaskStoreError) -> McpError {
 
 /// Whose a task of this caller is.
 fn owner(principal: Option<&Principal>) -> String {
-    principal
-        .map_or(ANONYMOUS_OWNER, Principal::owner)
-        .to_owned()
+    crate::caller::owner(principal).to_owned()
 }
 
 /// Whether the request declared the tasks extension (in its `_meta`, or at `initialize`).
@@ -552,7 +578,7 @@ pub(crate) fn declared_tasks(context: &RequestContext<RoleServer>) -> bool {
 
 /// Whether the request declared form elicitation (or an empty `elicitation: {}`, which
 /// means forms).
-fn declared_elicitation(context: &RequestContext<RoleServer>) -> bool {
+pub(crate) fn declared_elicitation(context: &RequestContext<RoleServer>) -> bool {
     context
         .client_capabilities()
         .and_then(|capabilities| capabilities.elicitation)

@@ -66,6 +66,14 @@ pub(crate) struct Job {
     /// server asks clients, and the caller may approve): otherwise a deferred call stays
     /// pending, for whoever deferred it.
     pub(crate) may_approve: bool,
+    /// Whose the call is: its deferred approval counts against this owner's share.
+    pub(crate) owner: String,
+    /// The caller's share of calls in flight, entered again when the call is resumed after
+    /// its approval (the request that made the task is long gone by then).
+    pub(crate) share: crate::caller::ShareTicket,
+    /// Set when the task asked the executor to defer the approval (`AskTheClient`): a first
+    /// run that then did not end pending was refused by a limit of the waiting approvals.
+    pub(crate) deferred: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Where a run stopped.
@@ -77,6 +85,8 @@ enum Settled {
     Interrupted(Interrupted),
     /// The answer came, but the deferred call could not be resumed.
     NotResumed(ResumeError),
+    /// The answer came, but the caller had its share of calls in flight: refused at once.
+    Refused(rmcp::ErrorData),
 }
 
 impl Job {
@@ -100,6 +110,13 @@ impl Job {
                         .executor()
                         .execute_with(call, self.options())
                         .await;
+                    if self.deferred.load(std::sync::atomic::Ordering::Relaxed)
+                        && report.outcome != Outcome::Pending
+                    {
+                        crate::refused::LimitRefusals::count(
+                            &self.server.refused.pending_approvals,
+                        );
+                    }
                     (report, None)
                 }
                 Start::Deferred { report, key } => (*report, Some(key)),
@@ -155,6 +172,15 @@ impl Job {
                     return Settled::Interrupted(interrupted);
                 }
             };
+            // The resumed call counts against its caller's share like any call; over it,
+            // refused at once (the call must not run later by its token either).
+            let _share = match self.share.enter() {
+                Ok(slot) => slot,
+                Err(refused) => {
+                    let _ = executor.take_pending(&token);
+                    return Settled::Refused(refused);
+                }
+            };
             let _running = self.server.calls.enter();
             report = match executor.resume_with(&token, decision, self.options()).await {
                 Ok(report) => report,
@@ -180,6 +206,10 @@ impl Job {
                 rmcp::ErrorData::internal_error(error.to_string(), None),
                 "the task store failed".to_owned(),
             ),
+            Settled::Refused(error) => {
+                let message = format!("`{}` was not resumed: {}", self.tool, error.message);
+                failed(error, message)
+            }
             Settled::NotResumed(error) => {
                 let result =
                     rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
@@ -265,6 +295,7 @@ impl Job {
             elicitation: self.elicitation,
         };
         let mut options = CallOptions::new()
+            .owner(self.owner.as_str())
             .cancellation(self.handle.cancellation().clone())
             .max_safety(self.ceiling)
             .shared_client(Arc::new(client));
@@ -288,7 +319,11 @@ impl Job {
         });
         match &self.approval {
             TaskApproval::AskTheClient => {
-                options.approval(|_: ApprovalRequest| async { ApprovalDecision::Defer })
+                let deferred = Arc::clone(&self.deferred);
+                options.approval(move |_: ApprovalRequest| {
+                    deferred.store(true, std::sync::atomic::Ordering::Relaxed);
+                    async { ApprovalDecision::Defer }
+                })
             }
             TaskApproval::Approve => {
                 options.approval(|_: ApprovalRequest| async { ApprovalDecision::Approved })

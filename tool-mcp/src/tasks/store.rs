@@ -90,8 +90,9 @@ impl Default for TaskLimits {
 pub enum TaskStoreError {
     /// The caller already has as many tasks as it may.
     #[error(
-        "you already have {limit} tasks on this server, the most one caller may have; wait \
-         until one ends and expires, or cancel one (tasks/cancel), then call again"
+        "you already have {limit} tasks on this server, the most one caller may have \
+         (`max_per_owner`); a task counts until it expires (its ttlMs after its creation), \
+         ended or cancelled alike, so wait until one expires, then call again"
     )]
     OwnerFull {
         /// The limit ([`TaskLimits::max_per_owner`]).

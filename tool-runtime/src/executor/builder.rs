@@ -11,8 +11,7 @@ use super::hooks::ToolHook;
 use super::limits::CallCounts;
 use super::metrics::Metrics;
 use super::pending::{
-    DEFAULT_MAX_PENDING_APPROVALS, DEFAULT_PENDING_APPROVAL_TTL, MIN_PENDING_KEY_LEN, PendingCalls,
-    PendingKey,
+    DEFAULT_PENDING_APPROVAL_TTL, MIN_PENDING_KEY_LEN, PendingCalls, PendingKey, PendingLimits,
 };
 use super::pool::{DEFAULT_SYNC_THREADS, Pool};
 use super::{Executor, Inner};
@@ -93,7 +92,7 @@ pub struct ExecutorBuilder {
     max_client_requests: u32,
     guardrails: Vec<Arc<dyn Guardrail>>,
     pending_ttl: Duration,
-    max_pending: usize,
+    pending_limits: PendingLimits,
     pending_key: Option<Vec<u8>>,
     max_calls: HashMap<String, u32>,
 }
@@ -358,7 +357,67 @@ impl ExecutorBuilder {
     /// a deferral is refused as denied, so a model cannot fill the memory with calls nobody
     /// approves.
     pub fn max_pending_approvals(mut self, limit: usize) -> Self {
-        self.max_pending = limit;
+        self.pending_limits.max = limit;
+        self
+    }
+
+    /// How many deferred calls one owner ([`CallOptions::owner`](crate::CallOptions::owner);
+    /// calls without one share the owner `""`) keeps waiting at once (default
+    /// [`DEFAULT_MAX_PENDING_APPROVALS_PER_OWNER`](crate::executor::DEFAULT_MAX_PENDING_APPROVALS_PER_OWNER),
+    /// 64); beyond it that owner's deferrals are refused as denied
+    /// ([`DeferError::OwnerFull`](crate::executor::DeferError::OwnerFull)), so one caller
+    /// cannot take every slot.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
+    ///     .max_pending_approvals_per_owner(4)
+    ///     .build();
+    /// # let _ = executor;
+    /// ```
+    pub fn max_pending_approvals_per_owner(mut self, limit: usize) -> Self {
+        self.pending_limits.per_owner = limit;
+        self
+    }
+
+    /// How many bytes of deferred calls (their JSON: arguments and what the person is shown)
+    /// one owner keeps waiting at once (default
+    /// [`DEFAULT_MAX_PENDING_BYTES_PER_OWNER`](crate::executor::DEFAULT_MAX_PENDING_BYTES_PER_OWNER),
+    /// 4 MiB); a deferral past it is refused as denied
+    /// ([`DeferError::OwnerBytes`](crate::executor::DeferError::OwnerBytes)).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
+    ///     .max_pending_bytes_per_owner(256 * 1024)
+    ///     .build();
+    /// # let _ = executor;
+    /// ```
+    pub fn max_pending_bytes_per_owner(mut self, limit: usize) -> Self {
+        self.pending_limits.bytes_per_owner = limit;
+        self
+    }
+
+    /// How many bytes of deferred calls the executor keeps waiting at once over every owner
+    /// (default [`DEFAULT_MAX_PENDING_BYTES`](crate::executor::DEFAULT_MAX_PENDING_BYTES),
+    /// 64 MiB); a deferral past it is refused as denied
+    /// ([`DeferError::Bytes`](crate::executor::DeferError::Bytes)).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
+    ///     .max_pending_bytes(16 * 1024 * 1024)
+    ///     .build();
+    /// # let _ = executor;
+    /// ```
+    pub fn max_pending_bytes(mut self, limit: usize) -> Self {
+        self.pending_limits.bytes = limit;
         self
     }
 
@@ -507,9 +566,9 @@ impl ExecutorBuilder {
                 max_output_bytes: self.max_output_bytes,
                 max_client_requests: self.max_client_requests,
                 guardrails: self.guardrails,
-                pending: PendingCalls::new(
+                pending: PendingCalls::with_limits(
                     self.pending_ttl,
-                    self.max_pending,
+                    self.pending_limits,
                     self.pending_key
                         .as_deref()
                         .map_or_else(PendingKey::process, PendingKey::given),
@@ -548,7 +607,7 @@ impl Executor {
             max_client_requests: DEFAULT_MAX_CLIENT_REQUESTS,
             guardrails: Vec::new(),
             pending_ttl: DEFAULT_PENDING_APPROVAL_TTL,
-            max_pending: DEFAULT_MAX_PENDING_APPROVALS,
+            pending_limits: PendingLimits::default(),
             pending_key: None,
             max_calls: HashMap::new(),
         }

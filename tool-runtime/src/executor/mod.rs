@@ -44,8 +44,9 @@ pub use offer::Offer;
 pub use options::CallOptions;
 pub use outcome::{CallReport, Outcome};
 pub use pending::{
-    DEFAULT_MAX_PENDING_APPROVALS, DEFAULT_PENDING_APPROVAL_TTL, MIN_PENDING_KEY_LEN, PendingCall,
-    ResumeError,
+    DEFAULT_MAX_PENDING_APPROVALS, DEFAULT_MAX_PENDING_APPROVALS_PER_OWNER,
+    DEFAULT_MAX_PENDING_BYTES, DEFAULT_MAX_PENDING_BYTES_PER_OWNER, DEFAULT_PENDING_APPROVAL_TTL,
+    DeferError, MIN_PENDING_KEY_LEN, PendingCall, ResumeError,
 };
 pub use pool::SyncThreadStats;
 pub use toolwright_core::PendingApproval;

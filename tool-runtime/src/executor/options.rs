@@ -39,6 +39,8 @@ pub struct CallOptions {
     /// For a resumed call: the preview the person saw, which the fresh preview must still
     /// be (`Executor::resume_call`).
     pub(super) previewed: Option<Preview>,
+    /// Whose call this is, for the per-owner limits of deferred calls (`None`: the owner `""`).
+    pub(super) owner: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -52,6 +54,7 @@ impl std::fmt::Debug for CallOptions {
             .field("client", &self.client.is_some())
             .field("allowed", &self.allowed)
             .field("call_counts", &self.call_counts.is_some())
+            .field("owner", &self.owner)
             .finish()
     }
 }
@@ -60,6 +63,23 @@ impl CallOptions {
     /// No options: the executor's timeout, no cancellation.
     pub fn new() -> Self {
         CallOptions::default()
+    }
+
+    /// Whose call this is (an authenticated principal, a client address, a session): if its
+    /// approval is deferred, the call counts against this owner's share of waiting calls
+    /// ([`ExecutorBuilder::max_pending_approvals_per_owner`](crate::ExecutorBuilder::max_pending_approvals_per_owner),
+    /// [`max_pending_bytes_per_owner`](crate::ExecutorBuilder::max_pending_bytes_per_owner)).
+    /// Calls without an owner share one.
+    ///
+    /// ```
+    /// use toolwright_runtime::CallOptions;
+    ///
+    /// let options = CallOptions::new().owner("token:3f2a");
+    /// # let _ = options;
+    /// ```
+    pub fn owner(mut self, owner: impl Into<Arc<str>>) -> Self {
+        self.owner = Some(owner.into());
+        self
     }
 
     /// This call's timeout. The smallest of this, the tool's (`#[tool(timeout = "30s")]`)

@@ -27,6 +27,24 @@ pub const DEFAULT_PENDING_APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
 /// will approve.
 pub const DEFAULT_MAX_PENDING_APPROVALS: usize = 1024;
 
+/// How many deferred calls one owner ([`CallOptions::owner`](super::CallOptions::owner))
+/// keeps waiting at once unless the executor says otherwise
+/// ([`ExecutorBuilder::max_pending_approvals_per_owner`](crate::ExecutorBuilder::max_pending_approvals_per_owner)):
+/// 64 (as many as one MCP caller's tasks), so one caller cannot take every slot of
+/// [`DEFAULT_MAX_PENDING_APPROVALS`].
+pub const DEFAULT_MAX_PENDING_APPROVALS_PER_OWNER: usize = 64;
+
+/// How many bytes of deferred calls (their JSON: arguments and what the person is shown) one
+/// owner keeps waiting at once unless the executor says otherwise
+/// ([`ExecutorBuilder::max_pending_bytes_per_owner`](crate::ExecutorBuilder::max_pending_bytes_per_owner)):
+/// 4 MiB, so large arguments cannot make one caller's calls fill the memory.
+pub const DEFAULT_MAX_PENDING_BYTES_PER_OWNER: usize = 4 * 1024 * 1024;
+
+/// How many bytes of deferred calls one executor keeps waiting at once, over every owner,
+/// unless it says otherwise
+/// ([`ExecutorBuilder::max_pending_bytes`](crate::ExecutorBuilder::max_pending_bytes)): 64 MiB.
+pub const DEFAULT_MAX_PENDING_BYTES: usize = 64 * 1024 * 1024;
+
 /// The shortest key [`ExecutorBuilder::pending_key`](crate::ExecutorBuilder::pending_key)
 /// takes: 32 bytes (256 bits, the size of HMAC-SHA256's output).
 pub const MIN_PENDING_KEY_LEN: usize = 32;
@@ -146,6 +164,93 @@ pub enum ResumeError {
         /// The call's id.
         call_id: String,
     },
+}
+
+/// Why a call could not be deferred: a limit of the waiting calls was reached (the call is
+/// then denied at once, with this as its reason), or the system had no randomness.
+///
+/// ```
+/// use toolwright_runtime::executor::DeferError;
+///
+/// let err = DeferError::OwnerFull { limit: 16 };
+/// assert!(err.to_string().contains("16"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeferError {
+    /// The executor keeps its most waiting calls.
+    #[error(
+        "{limit} calls are already waiting for approval on this executor, the most it keeps \
+         (`max_pending_approvals`); try again once some are decided or expired"
+    )]
+    Full {
+        /// The limit ([`ExecutorBuilder::max_pending_approvals`](crate::ExecutorBuilder::max_pending_approvals)).
+        limit: usize,
+    },
+    /// The caller keeps its most waiting calls.
+    #[error(
+        "you already have {limit} calls waiting for approval, the most one caller may have \
+         (`max_pending_approvals_per_owner`); have them decided, or wait until they expire, \
+         then call again"
+    )]
+    OwnerFull {
+        /// The limit ([`ExecutorBuilder::max_pending_approvals_per_owner`](crate::ExecutorBuilder::max_pending_approvals_per_owner)).
+        limit: usize,
+    },
+    /// The caller's waiting calls would take more bytes than its share.
+    #[error(
+        "this call ({size} bytes) would take your calls waiting for approval past {limit} \
+         bytes, the most one caller may keep (`max_pending_bytes_per_owner`); send smaller \
+         arguments, or have your waiting calls decided first"
+    )]
+    OwnerBytes {
+        /// The call's size, in bytes of its JSON.
+        size: usize,
+        /// The limit ([`ExecutorBuilder::max_pending_bytes_per_owner`](crate::ExecutorBuilder::max_pending_bytes_per_owner)).
+        limit: usize,
+    },
+    /// The waiting calls of every caller would take more bytes than the executor keeps.
+    #[error(
+        "the calls waiting for approval on this executor would take more than {limit} bytes, \
+         the most it keeps (`max_pending_bytes`); try again once some are decided or expired"
+    )]
+    Bytes {
+        /// The limit ([`ExecutorBuilder::max_pending_bytes`](crate::ExecutorBuilder::max_pending_bytes)).
+        limit: usize,
+    },
+    /// The system had no randomness for a token, or the call could not be signed.
+    #[error(
+        "the call could not be kept waiting: the system's random source or the signing key failed"
+    )]
+    Unsigned,
+}
+
+/// The limits of the waiting calls.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PendingLimits {
+    pub(super) max: usize,
+    pub(super) per_owner: usize,
+    pub(super) bytes_per_owner: usize,
+    pub(super) bytes: usize,
+}
+
+impl Default for PendingLimits {
+    fn default() -> Self {
+        PendingLimits {
+            max: DEFAULT_MAX_PENDING_APPROVALS,
+            per_owner: DEFAULT_MAX_PENDING_APPROVALS_PER_OWNER,
+            bytes_per_owner: DEFAULT_MAX_PENDING_BYTES_PER_OWNER,
+            bytes: DEFAULT_MAX_PENDING_BYTES,
+        }
+    }
+}
+
+/// A waiting call, with whose it is and its size (kept beside the signed call, not in it).
+#[derive(Debug)]
+struct Waiting {
+    call: PendingCall,
+    owner: String,
+    bytes: usize,
 }
 
 /// The key that signs pending calls: the one given to the builder, or the process's own.
@@ -270,46 +375,59 @@ fn resumed() -> std::sync::MutexGuard<'static, HashMap<String, jiff::Timestamp>>
 /// The calls waiting for approval, by token, and the key that signs them.
 #[derive(Debug)]
 pub(super) struct PendingCalls {
-    calls: Mutex<HashMap<String, PendingCall>>,
+    calls: Mutex<HashMap<String, Waiting>>,
     pub(super) key: PendingKey,
     pub(super) ttl: Duration,
-    pub(super) max: usize,
+    pub(super) limits: PendingLimits,
 }
 
 impl PendingCalls {
-    pub(super) fn new(ttl: Duration, max: usize, key: PendingKey) -> Self {
+    #[cfg(test)]
+    fn new(ttl: Duration, max: usize, key: PendingKey) -> Self {
+        Self::with_limits(
+            ttl,
+            PendingLimits {
+                max,
+                ..PendingLimits::default()
+            },
+            key,
+        )
+    }
+
+    pub(super) fn with_limits(ttl: Duration, limits: PendingLimits, key: PendingKey) -> Self {
         PendingCalls {
             calls: Mutex::default(),
             key,
             ttl,
-            max,
+            limits,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, PendingCall>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
         // Nothing panics while the lock is held; the map is valid between operations.
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Keeps `call` waiting, signed, after dropping the expired ones; `None` when the store
-    /// is full or the system has no randomness for a token or a key.
+    /// Keeps `call` of `owner` (`""` for a call without one) waiting, signed, after
+    /// dropping the expired ones.
+    ///
+    /// # Errors
+    ///
+    /// [`DeferError`]: a limit in all or of the owner (count or bytes) was reached, or the
+    /// system has no randomness for a token or a key.
     pub(super) fn insert(
         &self,
+        owner: &str,
         call: ToolCall,
         request: ApprovalRequest,
         max_safety: Option<SafetyLevel>,
-    ) -> Option<PendingApproval> {
+    ) -> Result<PendingApproval, DeferError> {
         let now = jiff::Timestamp::now();
         let expires_at = jiff::SignedDuration::try_from(self.ttl)
             .ok()
             .and_then(|ttl| now.checked_add(ttl).ok())
             .unwrap_or(jiff::Timestamp::MAX);
-        let token = new_token()?;
-        let mut calls = self.lock();
-        calls.retain(|_, pending| pending.expires_at > now);
-        if calls.len() >= self.max {
-            return None;
-        }
+        let token = new_token().ok_or(DeferError::Unsigned)?;
         let mut pending = PendingCall {
             token: token.clone(),
             call,
@@ -318,9 +436,51 @@ impl PendingCalls {
             expires_at,
             mac: String::new(),
         };
-        pending.mac = self.key.sign(&pending)?;
-        calls.insert(token.clone(), pending);
-        Some(PendingApproval::new(token, expires_at))
+        pending.mac = self.key.sign(&pending).ok_or(DeferError::Unsigned)?;
+        // What the call holds in memory, near enough: its JSON.
+        let bytes = serde_json::to_vec(&pending).map_or(usize::MAX, |json| json.len());
+        let limits = self.limits;
+        let mut calls = self.lock();
+        calls.retain(|_, waiting| waiting.call.expires_at > now);
+        if calls.len() >= limits.max {
+            return Err(DeferError::Full { limit: limits.max });
+        }
+        let (mine, my_bytes, all_bytes) = calls.values().fold(
+            (0usize, 0usize, 0usize),
+            |(mine, my_bytes, all_bytes), waiting| {
+                let own = waiting.owner == owner;
+                (
+                    mine + usize::from(own),
+                    my_bytes.saturating_add(if own { waiting.bytes } else { 0 }),
+                    all_bytes.saturating_add(waiting.bytes),
+                )
+            },
+        );
+        if mine >= limits.per_owner {
+            return Err(DeferError::OwnerFull {
+                limit: limits.per_owner,
+            });
+        }
+        if my_bytes.saturating_add(bytes) > limits.bytes_per_owner {
+            return Err(DeferError::OwnerBytes {
+                size: bytes,
+                limit: limits.bytes_per_owner,
+            });
+        }
+        if all_bytes.saturating_add(bytes) > limits.bytes {
+            return Err(DeferError::Bytes {
+                limit: limits.bytes,
+            });
+        }
+        calls.insert(
+            token.clone(),
+            Waiting {
+                call: pending,
+                owner: owner.to_owned(),
+                bytes,
+            },
+        );
+        Ok(PendingApproval::new(token, expires_at))
     }
 
     /// The waiting calls that have not expired, oldest expiry first.
@@ -329,8 +489,8 @@ impl PendingCalls {
         let mut calls: Vec<PendingCall> = self
             .lock()
             .values()
-            .filter(|pending| pending.expires_at > now)
-            .cloned()
+            .filter(|waiting| waiting.call.expires_at > now)
+            .map(|waiting| waiting.call.clone())
             .collect();
         calls.sort_by(|a, b| a.expires_at.cmp(&b.expires_at).then(a.token.cmp(&b.token)));
         calls
@@ -338,7 +498,7 @@ impl PendingCalls {
 
     /// Removes and returns the call waiting under `token` (expired or not).
     pub(super) fn take(&self, token: &str) -> Option<PendingCall> {
-        self.lock().remove(token)
+        self.lock().remove(token).map(|waiting| waiting.call)
     }
 
     /// Marks `pending`'s token resumed, once: `false` when it already was. Its copy still
@@ -381,25 +541,70 @@ mod tests {
         let store = PendingCalls::new(DEFAULT_PENDING_APPROVAL_TTL, 3, PendingKey::process());
         let call = || ToolCall::new("c", "t", json!({}));
         let tokens: Vec<String> = (0..3)
-            .map(|_| store.insert(call(), request(), None).unwrap().token)
+            .map(|_| store.insert("", call(), request(), None).unwrap().token)
             .collect();
         assert!(tokens.iter().all(|t| t.len() == 32));
         assert_ne!(tokens[0], tokens[1]);
-        assert!(store.insert(call(), request(), None).is_none(), "full");
+        assert!(store.insert("", call(), request(), None).is_err(), "full");
         assert!(store.take(&tokens[0]).is_some());
         assert!(store.take(&tokens[0]).is_none(), "taken once");
-        assert!(store.insert(call(), request(), None).is_some());
+        assert!(store.insert("", call(), request(), None).is_ok());
         assert_eq!(store.list().len(), 3);
+    }
+
+    #[test]
+    fn one_owner_fills_only_its_own_share_in_count_and_bytes() {
+        let limits = PendingLimits {
+            max: 100,
+            per_owner: 3,
+            bytes_per_owner: 4096,
+            bytes: 1 << 20,
+        };
+        let store =
+            PendingCalls::with_limits(DEFAULT_PENDING_APPROVAL_TTL, limits, PendingKey::process());
+        let small = || ToolCall::new("c", "t", json!({}));
+        for _ in 0..3 {
+            store.insert("mallory", small(), request(), None).unwrap();
+        }
+        assert_eq!(
+            store.insert("mallory", small(), request(), None),
+            Err(DeferError::OwnerFull { limit: 3 })
+        );
+        // A large argument is refused by bytes, however few calls its owner has waiting.
+        let big = ToolCall::new("c", "t", json!({"blob": "x".repeat(8192)}));
+        assert!(matches!(
+            store.insert("eve", big, request(), None),
+            Err(DeferError::OwnerBytes { limit: 4096, .. })
+        ));
+        // Another caller's deferral still goes through.
+        assert!(store.insert("alice", small(), request(), None).is_ok());
+        // Over every owner, the bytes are bounded too.
+        let tight = PendingCalls::with_limits(
+            DEFAULT_PENDING_APPROVAL_TTL,
+            PendingLimits {
+                bytes: 1000,
+                bytes_per_owner: 1000,
+                ..limits
+            },
+            PendingKey::process(),
+        );
+        // About 700 bytes each: one fits, two do not.
+        let medium = || ToolCall::new("c", "t", json!({"blob": "x".repeat(400)}));
+        tight.insert("a", medium(), request(), None).unwrap();
+        assert_eq!(
+            tight.insert("b", medium(), request(), None),
+            Err(DeferError::Bytes { limit: 1000 })
+        );
     }
 
     #[test]
     fn expired_calls_make_room_and_are_not_listed() {
         let store = PendingCalls::new(Duration::ZERO, 1, PendingKey::process());
         let call = || ToolCall::new("c", "t", json!({}));
-        let first = store.insert(call(), request(), None).unwrap();
+        let first = store.insert("", call(), request(), None).unwrap();
         assert!(store.list().is_empty(), "expired at once");
         // The expired call is dropped to make room.
-        let second = store.insert(call(), request(), None).unwrap();
+        let second = store.insert("", call(), request(), None).unwrap();
         assert!(store.take(&first.token).is_none());
         assert!(store.take(&second.token).is_some());
     }
@@ -409,7 +614,7 @@ mod tests {
         let key = PendingKey::given(&[7; 32]);
         let store = PendingCalls::new(DEFAULT_PENDING_APPROVAL_TTL, 8, key.clone());
         let call = ToolCall::new("c", "t", json!({"b": 1, "a": [1, {"y": 2, "x": 3}]}));
-        let token = store.insert(call, request(), None).unwrap().token;
+        let token = store.insert("", call, request(), None).unwrap().token;
         let pending = store.take(&token).unwrap();
         assert_eq!(pending.mac.len(), 64);
         assert!(key.verify(&pending));
@@ -447,7 +652,7 @@ mod tests {
     fn a_token_is_claimed_once() {
         let store = PendingCalls::new(DEFAULT_PENDING_APPROVAL_TTL, 8, PendingKey::process());
         let token = store
-            .insert(ToolCall::new("c", "t", json!({})), request(), None)
+            .insert("", ToolCall::new("c", "t", json!({})), request(), None)
             .unwrap()
             .token;
         let listed = store.list().remove(0);

@@ -494,8 +494,13 @@ impl Executor {
             }
             Ok(ApprovalDecision::Defer) => {
                 let call = ToolCall::new(id, name, sent);
-                match self.inner.pending.insert(call, asked, options.max_safety) {
-                    Some(pending) => Err(Stopped {
+                let owner = options.owner.as_deref().unwrap_or("");
+                match self
+                    .inner
+                    .pending
+                    .insert(owner, call, asked, options.max_safety)
+                {
+                    Ok(pending) => Err(Stopped {
                         message: format!(
                             "tool `{name}` is waiting for a person's approval and has not run; \
                              tell the user it needs their approval, and do not call it again \
@@ -506,11 +511,12 @@ impl Executor {
                         pending: Some(pending),
                         crashed: false,
                     }),
-                    None => Err(Stopped::denied(format!(
-                        "tool `{name}` was not run: too many calls are already waiting for \
-                         approval (the application can raise \
-                         `ExecutorBuilder::max_pending_approvals`)"
-                    ))),
+                    Err(refused) => {
+                        tracing::warn!(tool = %name, %refused, "refused to defer a call");
+                        Err(Stopped::denied(format!(
+                            "tool `{name}` was not run: {refused}"
+                        )))
+                    }
                 }
             }
             Ok(ApprovalDecision::InputRequired) => Err(Stopped::new(
