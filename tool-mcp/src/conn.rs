@@ -48,6 +48,7 @@ pub(crate) struct ConnectionLimits {
     /// Connections one peer address may hold while no request on them authenticated.
     pub(crate) max_per_address: usize,
     /// Connections one principal may hold (attributed when a request authenticates).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
     pub(crate) max_per_principal: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) idle_timeout: Duration,
@@ -63,6 +64,7 @@ pub(crate) enum Holder {
     /// The peer address, until a request on the connection authenticates.
     Address(IpAddr),
     /// The owner of the token a request on the connection authenticated with.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
     Principal(String),
 }
 
@@ -87,6 +89,7 @@ pub(crate) enum PoolRefusal {
          (max_connections_per_principal = {max}); close idle connections or reuse them, then \
          try again"
     )]
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
     Principal { max: usize },
 }
 
@@ -101,6 +104,7 @@ impl PoolRefusal {
     }
 
     /// The answer on a connection that is then closed.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
     pub(crate) fn into_response(self) -> Response {
         let mut response = (self.status(), format!("{self}\n")).into_response();
         let headers = response.headers_mut();
@@ -237,7 +241,7 @@ impl Table {
             .filter(|(other, count)| *other != holder && **count > own + 1)
             .map(|(other, count)| (*count, other.clone()))
             .collect();
-        holders.sort_by(|a, b| b.0.cmp(&a.0));
+        holders.sort_by_key(|(count, _)| std::cmp::Reverse(*count));
         for (_, other) in holders {
             if self.evict_from(&other, 2, None) {
                 return true;
@@ -269,9 +273,9 @@ impl Pool {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Connections open now (for the tests).
-    #[cfg(test)]
-    fn open(&self) -> usize {
+    /// Connections open now.
+    #[cfg_attr(not(any(test, feature = "metrics")), allow(dead_code))]
+    pub(crate) fn open(&self) -> usize {
         self.lock().entries.len()
     }
 
@@ -324,6 +328,7 @@ impl Pool {
     /// Counts connection `id` against `owner` from now on (a request on it authenticated
     /// as `owner`), closing an idle connection of `owner`'s when it has its share; or says
     /// why not (counted).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
     fn attribute(&self, id: u64, owner: &str) -> Result<(), PoolRefusal> {
         let holder = Holder::Principal(owner.to_owned());
         let mut table = self.lock();
@@ -389,6 +394,7 @@ impl Drop for Conn {
 /// The connection a request came on, in the request's extensions.
 #[derive(Clone)]
 pub(crate) struct ConnHandle {
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
     pool: Arc<Pool>,
     id: u64,
     peer: IpAddr,
@@ -415,6 +421,7 @@ impl ConnHandle {
     /// # Errors
     ///
     /// When `owner` has its share of the connections, none of them idle.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
     pub(crate) fn attribute(&self, owner: &str) -> Result<(), PoolRefusal> {
         self.pool.attribute(self.id, owner)
     }

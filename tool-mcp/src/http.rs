@@ -207,6 +207,21 @@ impl HttpServer {
             Arc::clone(&owners),
             Arc::clone(&refusals),
         ));
+        // The pools a caller could fill, each with a share per caller.
+        let pool = Arc::new(Pool::new(
+            ConnectionLimits {
+                max_connections: options.max_connections,
+                max_per_address: options.max_connections_per_address,
+                max_per_principal: options.max_connections_per_principal,
+                header_read_timeout: options.header_read_timeout,
+                idle_timeout: options.connection_idle,
+            },
+            Arc::clone(&refusals),
+        ));
+        let listens = Arc::new(ListenShares::new(
+            options.max_listen_streams_per_principal,
+            Arc::clone(&refusals),
+        ));
         let ops = Arc::new(Ops {
             draining: AtomicBool::new(false),
             requests: InFlight::default(),
@@ -222,6 +237,10 @@ impl HttpServer {
             max_body: options.max_request_body_bytes,
             #[cfg(feature = "metrics")]
             refusals: Arc::clone(&refusals),
+            #[cfg(feature = "metrics")]
+            pool: Arc::clone(&pool),
+            #[cfg(feature = "metrics")]
+            listens: Arc::clone(&listens),
         });
 
         let stateless = options.stateless;
@@ -242,10 +261,7 @@ impl HttpServer {
         let post_limits = Arc::new(PostLimits {
             max_body: options.max_request_body_bytes,
             body_timeout: options.body_read_timeout,
-            listens: Arc::new(ListenShares::new(
-                options.max_listen_streams_per_principal,
-                Arc::clone(&refusals),
-            )),
+            listens,
             refusals: Arc::clone(&refusals),
         });
         let known = session_known(
@@ -309,14 +325,6 @@ impl HttpServer {
                 counts.with_nodelay.fetch_add(1, Ordering::Relaxed);
             }
         };
-        let limits = ConnectionLimits {
-            max_connections: options.max_connections,
-            max_per_address: options.max_connections_per_address,
-            max_per_principal: options.max_connections_per_principal,
-            header_read_timeout: options.header_read_timeout,
-            idle_timeout: options.connection_idle,
-        };
-        let pool = Arc::new(Pool::new(limits, refusals));
         let task = tokio::spawn(conn::serve(listener, router, pool, shutdown.clone(), tap));
         tracing::info!(%local_addr, "MCP server listening on http://{local_addr}/mcp");
         Ok(HttpServer {

@@ -128,6 +128,12 @@ impl ListenShares {
     fn callers(&self) -> usize {
         self.lock().len()
     }
+
+    /// Streams open now.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn open(&self) -> usize {
+        self.lock().values().sum()
+    }
 }
 
 /// One stream's slot in its caller's share, until dropped (with the stream's answer).

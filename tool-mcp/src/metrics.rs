@@ -220,6 +220,16 @@ impl PrometheusMetrics {
                     gauge_value(server.requests),
                 ),
                 (
+                    "connections_open",
+                    "Open HTTP connections",
+                    gauge_value(server.connections),
+                ),
+                (
+                    "listen_streams_open",
+                    "Open subscriptions/listen streams",
+                    gauge_value(server.listen_streams),
+                ),
+                (
                     "draining",
                     "1 while the server drains",
                     i64::from(server.draining),
@@ -268,6 +278,10 @@ pub(crate) struct ServerGauges {
     sessions: usize,
     requests: usize,
     draining: bool,
+    /// Connections open.
+    connections: usize,
+    /// `subscriptions/listen` streams open.
+    listen_streams: usize,
     /// `(reason, count)` of refusals by a limit.
     refusals: Vec<(&'static str, u64)>,
 }
@@ -279,6 +293,8 @@ pub(crate) async fn metrics(State(ops): State<Arc<Ops>>) -> Response {
         Some(ServerGauges {
             sessions: ops.sessions.open_sessions(),
             requests: ops.requests.count(),
+            connections: ops.pool.open(),
+            listen_streams: ops.listens.open(),
             draining: ops.is_draining(),
             refusals: ops.refusals.snapshot(),
         }),

@@ -36,6 +36,12 @@ pub(crate) struct Ops {
     /// Requests and connections refused by a limit.
     #[cfg(feature = "metrics")]
     pub(crate) refusals: Arc<crate::owners::Refusals>,
+    /// The connections, for `mcp_connections_open`.
+    #[cfg(feature = "metrics")]
+    pub(crate) pool: Arc<crate::conn::Pool>,
+    /// The `subscriptions/listen` streams, for `mcp_listen_streams_open`.
+    #[cfg(feature = "metrics")]
+    pub(crate) listens: Arc<crate::listen::ListenShares>,
 }
 
 impl Ops {
