@@ -204,6 +204,7 @@ impl HttpServer {
             local,
             options.max_sessions,
             options.max_sessions_per_principal,
+            options.max_sessions_per_address,
             Arc::clone(&owners),
             Arc::clone(&refusals),
         ));
@@ -271,6 +272,7 @@ impl HttpServer {
         let limits = SessionLimits {
             max: options.max_sessions,
             max_per_principal: options.max_sessions_per_principal,
+            max_per_address: options.max_sessions_per_address,
         };
         #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut mcp = axum::Router::new()

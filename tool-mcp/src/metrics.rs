@@ -247,7 +247,7 @@ impl PrometheusMetrics {
             }
             registry.register(
                 "refusals",
-                "Connections, sessions, streams and tool calls refused by a limit: reason=\"connections\" (max connections), \"sessions\" (max sessions), \"principal_sessions\" and \"principal_calls\" (one caller's share), \"address_connections\" and \"principal_connections\" (one address's or caller's share of the connections), \"evicted_connections\" (a connection of the caller holding the most closed to make room), \"listen_streams\" (one caller's share of subscriptions/listen streams), \"body_timeout\" (a request body slower than the body read timeout)",
+                "Connections, sessions, streams and tool calls refused by a limit: reason=\"connections\" (max connections), \"sessions\" (max sessions), \"principal_sessions\" and \"principal_calls\" (one caller's share), \"address_connections\" and \"principal_connections\" (one address's or caller's share of the connections), \"evicted_connections\" (a connection of the caller holding the most closed to make room), \"listen_streams\" (one caller's share of subscriptions/listen streams), \"body_timeout\" (a request body slower than the body read timeout), \"address_sessions\" (one address's share of sessions, without authentication)",
                 refusals,
             );
         }

@@ -69,6 +69,7 @@ pub struct HttpOptions {
     pub(crate) max_connections_per_principal: usize,
     pub(crate) max_listen_streams_per_principal: usize,
     pub(crate) body_read_timeout: Duration,
+    pub(crate) max_sessions_per_address: usize,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -109,6 +110,7 @@ impl std::fmt::Debug for HttpOptions {
                 &self.max_listen_streams_per_principal,
             )
             .field("body_read_timeout", &self.body_read_timeout)
+            .field("max_sessions_per_address", &self.max_sessions_per_address)
             .finish()
     }
 }
@@ -141,6 +143,7 @@ impl Default for HttpOptions {
             max_connections_per_principal: HttpOptions::DEFAULT_MAX_CONNECTIONS_PER_PRINCIPAL,
             max_listen_streams_per_principal: HttpOptions::DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL,
             body_read_timeout: HttpOptions::DEFAULT_BODY_READ_TIMEOUT,
+            max_sessions_per_address: HttpOptions::DEFAULT_MAX_SESSIONS_PER_ADDRESS,
         }
     }
 }
@@ -221,6 +224,12 @@ impl HttpOptions {
     /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_BODY_READ_TIMEOUT.as_secs(), 30);
     /// ```
     pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default most sessions one peer address may have open without authentication: 256.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_SESSIONS_PER_ADDRESS, 256);
+    /// ```
+    pub const DEFAULT_MAX_SESSIONS_PER_ADDRESS: usize = 256;
 
     /// The defaults (see the type's documentation).
     ///
@@ -618,5 +627,28 @@ impl HttpOptions {
     /// ```
     pub fn body_read_timeout_limit(&self) -> Duration {
         self.body_read_timeout
+    }
+
+    /// Without authentication, the most sessions one peer address may have open at once
+    /// (default 256, at least 1). One more gets `429 Too Many Requests` naming the limit,
+    /// counted in `mcp_refusals_total{reason="address_sessions"}`. With authentication the
+    /// share is per caller ([`max_sessions_per_principal`](Self::max_sessions_per_principal)).
+    ///
+    /// ```
+    /// let options = toolwright_mcp::HttpOptions::new().max_sessions_per_address(16);
+    /// assert_eq!(options.max_sessions_per_address_limit(), 16);
+    /// ```
+    pub fn max_sessions_per_address(mut self, max: usize) -> Self {
+        self.max_sessions_per_address = max.max(1);
+        self
+    }
+
+    /// The most sessions one peer address may have open without authentication.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_sessions_per_address_limit(), 256);
+    /// ```
+    pub fn max_sessions_per_address_limit(&self) -> usize {
+        self.max_sessions_per_address
     }
 }

@@ -56,6 +56,9 @@ pub(crate) struct Refusals {
     pub(crate) listen_streams: AtomicU64,
     /// Request bodies that did not arrive within `body_read_timeout`.
     pub(crate) body_timeouts: AtomicU64,
+    /// Sessions over one peer address's `max_sessions_per_address` (without
+    /// authentication).
+    pub(crate) address_sessions: AtomicU64,
 }
 
 impl Refusals {
@@ -100,6 +103,10 @@ impl Refusals {
                 self.listen_streams.load(Ordering::Relaxed),
             ),
             ("body_timeout", self.body_timeouts.load(Ordering::Relaxed)),
+            (
+                "address_sessions",
+                self.address_sessions.load(Ordering::Relaxed),
+            ),
         ]
     }
 }

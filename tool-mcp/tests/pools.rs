@@ -466,3 +466,40 @@ async fn ops_endpoints_refuse_a_rebinding_host() {
     }
     http.shutdown();
 }
+
+/// Without authentication, one address opens its share of sessions; one more is refused
+/// naming the limit, and another address still gets one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_authentication_one_address_has_a_share_of_sessions() {
+    let http = start(HttpOptions::new().max_sessions_per_address(2)).await;
+    let (addr, url) = (http.local_addr(), http.url());
+    for _ in 0..2 {
+        let response = common::initialize(&client(), &url, None).await;
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    let over = common::initialize(&client(), &url, None).await;
+    assert_eq!(over.status(), StatusCode::TOO_MANY_REQUESTS);
+    let text = over.text().await.unwrap();
+    assert!(text.contains("max_sessions_per_address = 2"), "{text}");
+    // Another address: a raw `initialize` from 127.0.0.2.
+    let body = common::initialize_body().to_string();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(([127, 0, 0, 2], 0).into()).unwrap();
+    let mut stream = socket.connect(addr).await.unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let answer = until_closed(&mut stream).await.expect("no answer");
+    assert_eq!(status_line(&answer), "HTTP/1.1 200 OK", "{answer}");
+    let text = metrics(addr).await;
+    assert_eq!(
+        counter(&text, "mcp_refusals_total{reason=\"address_sessions\"}"),
+        1,
+        "{text}"
+    );
+    http.shutdown();
+}

@@ -354,6 +354,10 @@ pub(crate) struct HttpArgs {
     /// connection is closed.
     #[arg(long, value_name = "SECS", default_value_t = 30, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) body_read_timeout: u64,
+    /// Without authentication, the most MCP sessions one client address may have open;
+    /// one more gets 429.
+    #[arg(long, value_name = "N", default_value_t = 256, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_sessions_per_address: u64,
     /// On SIGTERM or Ctrl-C, seconds to let calls in flight finish (new requests get 503
     /// meanwhile) before stopping.
     #[arg(long, value_name = "SECS", default_value_t = 30, requires = "http")]
