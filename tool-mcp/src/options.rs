@@ -425,10 +425,16 @@ impl HttpOptions {
         self
     }
 
-    /// The most connections open at once (default 512, at least 1). One more is answered
-    /// `503 Service Unavailable` with `Retry-After` and closed at once, and counted in
-    /// `mcp_refusals_total{reason="connections"}`. Keep it below the process's limit of open
-    /// files (`ulimit -n`).
+    /// The most connections open at once (default 512, at least 1). One more closes a
+    /// connection of the caller (principal, or address) holding the most, when it holds
+    /// more than the newcomer's would (idle first, then one still sending its body, then a
+    /// listening stream; never one whose answer is being made), counted in
+    /// `mcp_refusals_total{reason="evicted_connections"}`; else it is answered `503 Service
+    /// Unavailable` with `Retry-After` and closed at once, counted in
+    /// `mcp_refusals_total{reason="connections"}`. Each caller also has a share:
+    /// [`max_connections_per_principal`](Self::max_connections_per_principal),
+    /// [`max_connections_per_address`](Self::max_connections_per_address). Keep it below the
+    /// process's limit of open files (`ulimit -n`).
     ///
     /// ```
     /// let options = toolwright_mcp::HttpOptions::new().max_connections(0);
