@@ -3,17 +3,33 @@
 //!
 //! `axum::serve` sets no timer on hyper's connections, so hyper's header read timeout never
 //! fires, and it takes connections without limit: a client that opens many connections and
-//! sends half a header on each holds them forever. Here a connection over the limit gets
-//! `503` at once, hyper closes a connection that does not send a whole header in time, and a
-//! connection with no byte either way for the idle timeout is closed.
+//! sends half a header on each holds them forever. Here a connection over the limit gets an
+//! answer at once, hyper closes a connection that does not send a whole header in time, and
+//! a connection with no byte either way for the idle timeout is closed.
+//!
+//! The connections are a pool one caller could fill, so each caller has a share of it (the
+//! [`Pool`]): a connection counts against its peer address when it is accepted, and against
+//! the principal (the token's owner) once a request on it authenticates. When the server
+//! is full, a connection of the caller holding the most is closed to make room (one that is
+//! idle first, then one still sending its body, then a listening stream; never one whose
+//! request is being answered), so a newcomer is served rather than refused while one
+//! caller holds most of the connections; a caller at its own share is refused, or one of
+//! its own idle connections is closed.
 
+use std::collections::HashMap;
+use std::convert::Infallible;
 use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
@@ -22,12 +38,18 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::in_flight::InFlight;
 use crate::owners::Refusals;
 
-/// What one connection may do.
+/// What one connection may do, and each caller's share of the connections.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ConnectionLimits {
     pub(crate) max_connections: usize,
+    /// Connections one peer address may hold while no request on them authenticated.
+    pub(crate) max_per_address: usize,
+    /// Connections one principal may hold (attributed when a request authenticates).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
+    pub(crate) max_per_principal: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) idle_timeout: Duration,
 }
@@ -36,35 +58,487 @@ pub(crate) struct ConnectionLimits {
 /// closed without an answer (so a flood cannot make the refusals themselves pile up).
 const MAX_REFUSING: usize = 64;
 
-/// The answer to a connection over the limit.
-const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
-content-type: text/plain; charset=utf-8\r\n\
-retry-after: 5\r\n\
-connection: close\r\n\
-content-length: 95\r\n\
-\r\n\
-this MCP server has its maximum of open connections; close idle connections or try again later\n";
+/// Who a connection counts against.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Holder {
+    /// The peer address, until a request on the connection authenticates.
+    Address(IpAddr),
+    /// The owner of the token a request on the connection authenticated with.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
+    Principal(String),
+}
+
+/// Why a connection or a request was refused by the pool.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PoolRefusal {
+    /// The server has all its connections open and none it may close.
+    #[error(
+        "this MCP server has its maximum of open connections (max_connections = {max}) and \
+         none it could close to make room; close idle connections or try again later"
+    )]
+    Full { max: usize },
+    /// The peer address holds its share of the connections.
+    #[error(
+        "your address already has {max} connections open to this MCP server, its share \
+         (max_connections_per_address = {max}); close idle connections or try again later"
+    )]
+    Address { max: usize },
+    /// The principal holds its share of the connections.
+    #[error(
+        "your access token already has {max} connections open to this MCP server, its share \
+         (max_connections_per_principal = {max}); close idle connections or reuse them, then \
+         try again"
+    )]
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
+    Principal { max: usize },
+}
+
+impl PoolRefusal {
+    fn status(&self) -> StatusCode {
+        match self {
+            PoolRefusal::Full { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            PoolRefusal::Address { .. } | PoolRefusal::Principal { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
+        }
+    }
+
+    /// The answer on a connection that is then closed.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
+    pub(crate) fn into_response(self) -> Response {
+        let mut response = (self.status(), format!("{self}\n")).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        response
+    }
+
+    /// The whole HTTP answer, written straight to a socket refused at accept.
+    fn raw_answer(&self) -> Vec<u8> {
+        let status = self.status();
+        let body = format!("{self}\n");
+        format!(
+            "HTTP/1.1 {} {}\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 5\r\n\
+             connection: close\r\ncontent-length: {}\r\n\r\n{body}",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or(""),
+            body.len()
+        )
+        .into_bytes()
+    }
+}
+
+/// What a connection is doing, to choose which one to close.
+#[derive(Debug, Default)]
+pub(crate) struct Busy {
+    /// Requests whose answer is not sent yet.
+    requests: AtomicUsize,
+    /// Requests whose body has not all arrived.
+    bodies: AtomicUsize,
+    /// Requests whose answer is a stream that stays open (`subscriptions/listen`, a
+    /// session's `GET`): closing it only makes the client open it again.
+    standing: AtomicUsize,
+}
+
+impl Busy {
+    /// How readily the connection may be closed: idle first, then a body still arriving,
+    /// then only standing streams; `None` while an answer is being made.
+    fn rank(&self) -> Option<u8> {
+        let requests = self.requests.load(Ordering::SeqCst);
+        if requests == 0 {
+            Some(0)
+        } else if self.bodies.load(Ordering::SeqCst) > 0 {
+            Some(1)
+        } else if self.standing.load(Ordering::SeqCst) >= requests {
+            Some(2)
+        } else {
+            None
+        }
+    }
+}
+
+/// Counts one thing a connection is doing, until dropped.
+pub(crate) struct BusyGuard {
+    busy: Arc<Busy>,
+    which: fn(&Busy) -> &AtomicUsize,
+}
+
+impl BusyGuard {
+    fn new(busy: &Arc<Busy>, which: fn(&Busy) -> &AtomicUsize) -> Self {
+        which(busy).fetch_add(1, Ordering::SeqCst);
+        BusyGuard {
+            busy: Arc::clone(busy),
+            which,
+        }
+    }
+}
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        (self.which)(&self.busy).fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+struct Entry {
+    holder: Holder,
+    busy: Arc<Busy>,
+    close: CancellationToken,
+}
+
+#[derive(Default)]
+struct Table {
+    next_id: u64,
+    entries: HashMap<u64, Entry>,
+    counts: HashMap<Holder, usize>,
+}
+
+impl Table {
+    fn count(&self, holder: &Holder) -> usize {
+        self.counts.get(holder).copied().unwrap_or(0)
+    }
+
+    fn add(&mut self, holder: &Holder) {
+        *self.counts.entry(holder.clone()).or_insert(0) += 1;
+    }
+
+    fn remove_count(&mut self, holder: &Holder) {
+        if let Some(count) = self.counts.get_mut(holder) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.counts.remove(holder);
+            }
+        }
+    }
+
+    /// Closes the connection of `holder` (other than `except`) that is readiest to close,
+    /// among those ranked at most `worst`. Whether one was closed.
+    fn evict_from(&mut self, holder: &Holder, worst: u8, except: Option<u64>) -> bool {
+        let victim = self
+            .entries
+            .iter()
+            .filter(|(id, entry)| &entry.holder == holder && Some(**id) != except)
+            .filter_map(|(id, entry)| entry.busy.rank().map(|rank| (rank, *id)))
+            .filter(|(rank, _)| *rank <= worst)
+            .min();
+        let Some((_, id)) = victim else {
+            return false;
+        };
+        if let Some(entry) = self.entries.remove(&id) {
+            self.remove_count(&entry.holder);
+            entry.close.cancel();
+        }
+        true
+    }
+
+    /// Makes room for a newcomer of `holder` in a full pool: closes a connection of the
+    /// caller holding the most, as long as it holds more than the newcomer's would (then
+    /// the shares get fairer); else an idle one of the newcomer's own.
+    fn make_room(&mut self, holder: &Holder) -> bool {
+        let own = self.count(holder);
+        let mut holders: Vec<(usize, Holder)> = self
+            .counts
+            .iter()
+            .filter(|(other, count)| *other != holder && **count > own + 1)
+            .map(|(other, count)| (*count, other.clone()))
+            .collect();
+        holders.sort_by_key(|(count, _)| std::cmp::Reverse(*count));
+        for (_, other) in holders {
+            if self.evict_from(&other, 2, None) {
+                return true;
+            }
+        }
+        self.evict_from(holder, 0, None)
+    }
+}
+
+/// The open connections, and whom each counts against.
+pub(crate) struct Pool {
+    limits: ConnectionLimits,
+    table: Mutex<Table>,
+    refusals: Arc<Refusals>,
+}
+
+impl Pool {
+    pub(crate) fn new(limits: ConnectionLimits, refusals: Arc<Refusals>) -> Self {
+        Pool {
+            limits,
+            table: Mutex::default(),
+            refusals,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Connections open now.
+    #[cfg_attr(not(any(test, feature = "metrics")), allow(dead_code))]
+    pub(crate) fn open(&self) -> usize {
+        self.lock().entries.len()
+    }
+
+    /// Takes a place for a connection from `peer`, closing another to make room when the
+    /// server is full; or says why not (counted).
+    fn admit(self: &Arc<Self>, peer: IpAddr) -> Result<Conn, PoolRefusal> {
+        let holder = Holder::Address(peer);
+        let mut table = self.lock();
+        if table.count(&holder) >= self.limits.max_per_address
+            && !table.evict_from(&holder, 1, None)
+        {
+            drop(table);
+            Refusals::count(&self.refusals.address_connections);
+            return Err(PoolRefusal::Address {
+                max: self.limits.max_per_address,
+            });
+        }
+        if table.entries.len() >= self.limits.max_connections.max(1) {
+            if !table.make_room(&holder) {
+                drop(table);
+                Refusals::count(&self.refusals.connections);
+                return Err(PoolRefusal::Full {
+                    max: self.limits.max_connections,
+                });
+            }
+            Refusals::count(&self.refusals.evicted_connections);
+        }
+        let id = table.next_id;
+        table.next_id += 1;
+        let busy = Arc::new(Busy::default());
+        let close = CancellationToken::new();
+        table.add(&holder);
+        table.entries.insert(
+            id,
+            Entry {
+                holder,
+                busy: Arc::clone(&busy),
+                close: close.clone(),
+            },
+        );
+        Ok(Conn {
+            pool: Arc::clone(self),
+            id,
+            peer,
+            busy,
+            close,
+        })
+    }
+
+    /// Counts connection `id` against `owner` from now on (a request on it authenticated
+    /// as `owner`), closing an idle connection of `owner`'s when it has its share; or says
+    /// why not (counted).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
+    fn attribute(&self, id: u64, owner: &str) -> Result<(), PoolRefusal> {
+        let holder = Holder::Principal(owner.to_owned());
+        let mut table = self.lock();
+        let Some(current) = table.entries.get(&id).map(|entry| entry.holder.clone()) else {
+            return Ok(()); // closed meanwhile
+        };
+        if current == holder {
+            return Ok(());
+        }
+        if table.count(&holder) >= self.limits.max_per_principal
+            && !table.evict_from(&holder, 1, Some(id))
+        {
+            drop(table);
+            Refusals::count(&self.refusals.principal_connections);
+            return Err(PoolRefusal::Principal {
+                max: self.limits.max_per_principal,
+            });
+        }
+        table.remove_count(&current);
+        table.add(&holder);
+        if let Some(entry) = table.entries.get_mut(&id) {
+            entry.holder = holder;
+        }
+        Ok(())
+    }
+
+    fn release(&self, id: u64) {
+        let mut table = self.lock();
+        if let Some(entry) = table.entries.remove(&id) {
+            table.remove_count(&entry.holder);
+        }
+    }
+}
+
+/// One connection's place in the [`Pool`], until dropped; its requests carry a clone of
+/// the [`ConnHandle`] in their extensions.
+struct Conn {
+    pool: Arc<Pool>,
+    id: u64,
+    peer: IpAddr,
+    busy: Arc<Busy>,
+    /// Cancelled when the pool closes the connection to make room.
+    close: CancellationToken,
+}
+
+impl Conn {
+    fn handle(&self) -> ConnHandle {
+        ConnHandle {
+            pool: Arc::clone(&self.pool),
+            id: self.id,
+            peer: self.peer,
+            busy: Arc::clone(&self.busy),
+        }
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.pool.release(self.id);
+    }
+}
+
+/// The connection a request came on, in the request's extensions.
+#[derive(Clone)]
+pub(crate) struct ConnHandle {
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
+    pool: Arc<Pool>,
+    id: u64,
+    peer: IpAddr,
+    busy: Arc<Busy>,
+}
+
+impl std::fmt::Debug for ConnHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnHandle")
+            .field("id", &self.id)
+            .field("peer", &self.peer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ConnHandle {
+    /// The peer's address.
+    pub(crate) fn peer(&self) -> IpAddr {
+        self.peer
+    }
+
+    /// Counts the connection against `owner` (see [`Pool`]).
+    ///
+    /// # Errors
+    ///
+    /// When `owner` has its share of the connections, none of them idle.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))] // principals: with authentication
+    pub(crate) fn attribute(&self, owner: &str) -> Result<(), PoolRefusal> {
+        self.pool.attribute(self.id, owner)
+    }
+
+    /// Marks the request's answer as a stream that stays open, until the guard drops.
+    pub(crate) fn standing(&self) -> BusyGuard {
+        BusyGuard::new(&self.busy, |busy| &busy.standing)
+    }
+}
+
+/// The middleware (after authentication) that counts each request's connection against the
+/// principal it authenticated as, and refuses the request when the principal has its share.
+#[cfg(feature = "auth")]
+pub(crate) async fn attribute(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let owner = request
+        .extensions()
+        .get::<crate::Principal>()
+        .map(|principal| principal.owner().to_owned());
+    if let (Some(owner), Some(conn)) = (owner, request.extensions().get::<ConnHandle>())
+        && let Err(refusal) = conn.attribute(&owner)
+    {
+        tracing::warn!(%refusal, "refused a request: the caller has its share of connections");
+        return refusal.into_response();
+    }
+    next.run(request).await
+}
+
+/// A response whose body holds `guard` until it is sent (or dropped).
+pub(crate) fn hold_until_sent<G: Send + Sync + Unpin + 'static>(
+    response: Response,
+    guard: G,
+) -> Response {
+    response.map(|body| {
+        Body::new(Holding {
+            body,
+            _guard: guard,
+        })
+    })
+}
+
+struct Holding<G> {
+    body: Body,
+    _guard: G,
+}
+
+impl<G: Unpin> http_body::Body for Holding<G> {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A request body that counts as arriving until its end (or until dropped).
+struct Arriving {
+    body: hyper::body::Incoming,
+    pending: Option<BusyGuard>,
+}
+
+impl http_body::Body for Arriving {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let frame = Pin::new(&mut self.body).poll_frame(cx);
+        if matches!(frame, Poll::Ready(None | Some(Err(_)))) || self.body.is_end_stream() {
+            self.pending = None;
+        }
+        frame
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
 
 /// Serves `router` on `listener` until `shutdown`, then closes connections gracefully and
 /// returns once they are all closed. `tap` sees each accepted connection first.
 pub(crate) async fn serve(
     listener: TcpListener,
     router: axum::Router,
-    limits: ConnectionLimits,
-    refusals: Arc<Refusals>,
+    pool: Arc<Pool>,
     shutdown: CancellationToken,
     tap: impl Fn(&TcpStream) + Send + 'static,
 ) -> io::Result<()> {
-    let max = limits.max_connections.max(1);
-    let slots = Arc::new(Semaphore::new(max));
+    let limits = pool.limits;
     let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
+    let tasks = InFlight::default();
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = shutdown.cancelled() => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(error) => {
                 if !matches!(
                     error.kind(),
@@ -80,47 +554,50 @@ pub(crate) async fn serve(
             }
         };
         tap(&stream);
-        let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
-            let refused = refusals.connections.fetch_add(1, Ordering::Relaxed) + 1;
-            // Logged at the 1st, 2nd, 4th, 8th... refusal: a flood of connections must not
-            // become a flood of log lines (the count is in `/metrics`).
-            if refused.is_power_of_two() {
-                tracing::warn!(
-                    max,
-                    refused,
-                    "refused a connection: the server has its maximum of open connections \
-                     (refusals so far: see mcp_refusals_total in /metrics)"
-                );
+        let conn = match pool.admit(peer.ip()) {
+            Ok(conn) => conn,
+            Err(refusal) => {
+                let refused = pool.refusals.refused_connections();
+                // Logged at the 1st, 2nd, 4th, 8th... refusal: a flood of connections must
+                // not become a flood of log lines (the count is in `/metrics`).
+                if refused.is_power_of_two() {
+                    tracing::warn!(
+                        %refusal,
+                        refused,
+                        "refused a connection (refusals so far: see mcp_refusals_total in /metrics)"
+                    );
+                }
+                answer_refusal(&stream, &refusal.raw_answer());
+                // Linger a moment for what the client still sends, so that closing does not
+                // reset the connection before it read the answer; past the budget, close now.
+                if let Ok(refusing) = Arc::clone(&refusing).try_acquire_owned() {
+                    tokio::spawn(async move {
+                        linger(stream).await;
+                        drop(refusing);
+                    });
+                }
+                continue;
             }
-            answer_refusal(&stream);
-            // Linger a moment for what the client still sends, so that closing does not
-            // reset the connection before it read the answer; past the budget, close now.
-            if let Ok(refusing) = Arc::clone(&refusing).try_acquire_owned() {
-                tokio::spawn(async move {
-                    linger(stream).await;
-                    drop(refusing);
-                });
-            }
-            continue;
         };
         let router = router.clone();
         let shutdown = shutdown.clone();
+        let task = tasks.enter();
         tokio::spawn(async move {
-            serve_connection(stream, router, limits, shutdown).await;
-            drop(permit);
+            serve_connection(stream, router, limits, &conn, shutdown).await;
+            drop(conn);
+            drop(task);
         });
     }
-    // Every slot back: every connection closed.
-    let all = u32::try_from(max).unwrap_or(u32::MAX);
-    let _ = slots.acquire_many(all).await;
+    // Every connection closed.
+    tasks.idle().await;
     Ok(())
 }
 
-/// Answers `503` at once, without waiting: the answer fits the send buffer of a new
-/// connection. Then ends the sending side and reads what the client already sent, so that
-/// closing the socket sends a FIN after the answer rather than a reset that could discard it.
-fn answer_refusal(stream: &TcpStream) {
-    if let Err(error) = stream.try_write(REFUSAL) {
+/// Answers at once, without waiting: the answer fits the send buffer of a new connection.
+/// Then ends the sending side and reads what the client already sent, so that closing the
+/// socket sends a FIN after the answer rather than a reset that could discard it.
+fn answer_refusal(stream: &TcpStream, answer: &[u8]) {
+    if let Err(error) = stream.try_write(answer) {
         tracing::debug!(%error, "could not answer a refused connection");
     }
     let _ = shutdown_write(stream);
@@ -157,6 +634,7 @@ async fn serve_connection(
     stream: TcpStream,
     router: axum::Router,
     limits: ConnectionLimits,
+    conn: &Conn,
     shutdown: CancellationToken,
 ) {
     let activity = Arc::new(Activity::new());
@@ -164,7 +642,33 @@ async fn serve_connection(
         inner: stream,
         activity: Arc::clone(&activity),
     });
-    let service = TowerToHyperService::new(router);
+    let inner = TowerToHyperService::new(router);
+    let handle = conn.handle();
+    // Each request carries its connection, and counts as busy until its answer is sent.
+    let service =
+        hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            let answering = BusyGuard::new(&handle.busy, |busy| &busy.requests);
+            let (mut parts, body) = request.into_parts();
+            parts.extensions.insert(handle.clone());
+            let body = if http_body::Body::is_end_stream(&body) {
+                Body::new(body)
+            } else {
+                let pending = BusyGuard::new(&handle.busy, |busy| &busy.bodies);
+                Body::new(Arriving {
+                    body,
+                    pending: Some(pending),
+                })
+            };
+            let answer =
+                hyper::service::Service::call(&inner, axum::http::Request::from_parts(parts, body));
+            async move {
+                let response: Response = match answer.await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                };
+                Ok::<_, Infallible>(hold_until_sent(response, answering))
+            }
+        });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -184,6 +688,10 @@ async fn serve_connection(
             () = shutdown.cancelled(), if !closing => {
                 closing = true;
                 connection.as_mut().graceful_shutdown();
+            }
+            () = conn.close.cancelled() => {
+                tracing::debug!("closing an HTTP connection to make room for another caller's");
+                return;
             }
             () = activity.idle_for(limits.idle_timeout) => {
                 tracing::debug!(
@@ -291,10 +799,85 @@ impl AsyncWrite for Watched {
 mod tests {
     use super::*;
 
+    fn limits(max: usize, per_address: usize, per_principal: usize) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: max,
+            max_per_address: per_address,
+            max_per_principal: per_principal,
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(10),
+        }
+    }
+
     #[test]
     fn the_refusal_says_its_length() {
-        let text = std::str::from_utf8(REFUSAL).unwrap();
+        let answer = PoolRefusal::Full { max: 8 }.raw_answer();
+        let text = std::str::from_utf8(&answer).unwrap();
         let (head, body) = text.split_once("\r\n\r\n").unwrap();
         assert!(head.contains(&format!("content-length: {}", body.len())));
+        assert!(
+            head.starts_with("HTTP/1.1 503 Service Unavailable"),
+            "{head}"
+        );
+        assert!(body.contains("max_connections = 8"), "{body}");
+    }
+
+    /// One principal holding every connection (busy with standing streams) loses one to a
+    /// newcomer; a connection answering a request is never closed.
+    #[test]
+    fn a_full_pool_closes_a_connection_of_the_caller_holding_the_most() {
+        let refusals = Arc::new(Refusals::default());
+        let pool = Arc::new(Pool::new(limits(4, 4, 4), Arc::clone(&refusals)));
+        let peer: IpAddr = [127, 0, 0, 1].into();
+        let held: Vec<Conn> = (0..4).map(|_| pool.admit(peer).unwrap()).collect();
+        let mut guards = Vec::new();
+        for conn in &held {
+            conn.handle().attribute("hog").unwrap();
+            guards.push(BusyGuard::new(&conn.busy, |busy| &busy.requests));
+            guards.push(conn.handle().standing());
+        }
+        let newcomer = pool.admit(peer).unwrap();
+        assert_eq!(held.iter().filter(|c| c.close.is_cancelled()).count(), 1);
+        assert_eq!(pool.open(), 4);
+        assert_eq!(refusals.evicted_connections.load(Ordering::Relaxed), 1);
+        drop(newcomer);
+
+        // A caller at its share, all its connections busy, gets its own refusal.
+        let pool = Arc::new(Pool::new(limits(8, 8, 2), Arc::clone(&refusals)));
+        let held: Vec<Conn> = (0..3).map(|_| pool.admit(peer).unwrap()).collect();
+        let _busy: Vec<BusyGuard> = held
+            .iter()
+            .map(|conn| BusyGuard::new(&conn.busy, |busy| &busy.requests))
+            .collect();
+        held[0].handle().attribute("hog").unwrap();
+        held[1].handle().attribute("hog").unwrap();
+        let refusal = held[2].handle().attribute("hog").unwrap_err();
+        assert_eq!(refusal, PoolRefusal::Principal { max: 2 });
+        assert_eq!(refusals.principal_connections.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn connections_answering_requests_are_never_closed() {
+        let refusals = Arc::new(Refusals::default());
+        let pool = Arc::new(Pool::new(limits(2, 2, 2), refusals));
+        let peer: IpAddr = [127, 0, 0, 1].into();
+        let held: Vec<Conn> = (0..2).map(|_| pool.admit(peer).unwrap()).collect();
+        let _guards: Vec<BusyGuard> = held
+            .iter()
+            .map(|conn| BusyGuard::new(&conn.busy, |busy| &busy.requests))
+            .collect();
+        let other: IpAddr = [127, 0, 0, 2].into();
+        assert_eq!(pool.admit(other).err(), Some(PoolRefusal::Full { max: 2 }));
+        // Per address: the third connection of one address is refused.
+        let pool = Arc::new(Pool::new(limits(8, 2, 8), Arc::new(Refusals::default())));
+        let _a = pool.admit(peer).unwrap();
+        let _b = pool.admit(peer).unwrap();
+        let _c1 = BusyGuard::new(&_a.busy, |busy| &busy.requests);
+        let _c2 = BusyGuard::new(&_b.busy, |busy| &busy.requests);
+        assert_eq!(
+            pool.admit(peer).err(),
+            Some(PoolRefusal::Address { max: 2 })
+        );
+        assert!(pool.admit(other).is_ok());
     }
 }

@@ -23,9 +23,10 @@ use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "auth")]
 use crate::auth::{self, AuthState};
-use crate::conn::{self, ConnectionLimits};
-use crate::http_guard::{self, SessionKnown};
+use crate::conn::{self, ConnectionLimits, Pool};
+use crate::http_guard::{self, PostLimits, SessionKnown};
 use crate::in_flight::InFlight;
+use crate::listen::ListenShares;
 use crate::ops::{self, Ops};
 #[cfg(feature = "auth")]
 use crate::owners::CallShares;
@@ -169,6 +170,12 @@ impl HttpServer {
         if loopback {
             allowed_origins.extend(own_loopback_origins(local_addr.port()));
         }
+        // The ops endpoints answer the same hosts and origins as `/mcp`: a web page that
+        // rebinds its name to this address must not read them.
+        let ops_hosts = Arc::new(ops::HostCheck::new(
+            allowed_hosts.clone(),
+            allowed_origins.clone(),
+        ));
         let shutdown = CancellationToken::new();
         let mut config = StreamableHttpServerConfig::default()
             .with_cancellation_token(shutdown.child_token())
@@ -197,7 +204,23 @@ impl HttpServer {
             local,
             options.max_sessions,
             options.max_sessions_per_principal,
+            options.max_sessions_per_address,
             Arc::clone(&owners),
+            Arc::clone(&refusals),
+        ));
+        // The pools a caller could fill, each with a share per caller.
+        let pool = Arc::new(Pool::new(
+            ConnectionLimits {
+                max_connections: options.max_connections,
+                max_per_address: options.max_connections_per_address,
+                max_per_principal: options.max_connections_per_principal,
+                header_read_timeout: options.header_read_timeout,
+                idle_timeout: options.connection_idle,
+            },
+            Arc::clone(&refusals),
+        ));
+        let listens = Arc::new(ListenShares::new(
+            options.max_listen_streams_per_principal,
             Arc::clone(&refusals),
         ));
         let ops = Arc::new(Ops {
@@ -217,6 +240,10 @@ impl HttpServer {
             refusals: Arc::clone(&refusals),
             #[cfg(feature = "metrics")]
             limit_refusals: Arc::clone(&server.refused),
+            #[cfg(feature = "metrics")]
+            pool: Arc::clone(&pool),
+            #[cfg(feature = "metrics")]
+            listens: Arc::clone(&listens),
         });
 
         let stateless = options.stateless;
@@ -234,7 +261,12 @@ impl HttpServer {
             );
         // Innermost first: the JSON-RPC checks run after authentication (below), so an
         // anonymous client cannot make the server parse bodies.
-        let max_body = options.max_request_body_bytes;
+        let post_limits = Arc::new(PostLimits {
+            max_body: options.max_request_body_bytes,
+            body_timeout: options.body_read_timeout,
+            listens,
+            refusals: Arc::clone(&refusals),
+        });
         let known = session_known(
             Arc::clone(&sessions),
             store.map(|store| store as Arc<dyn SessionStore>),
@@ -242,20 +274,20 @@ impl HttpServer {
         let limits = SessionLimits {
             max: options.max_sessions,
             max_per_principal: options.max_sessions_per_principal,
+            max_per_address: options.max_sessions_per_address,
         };
         #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut mcp = axum::Router::new()
             .nest_service("/mcp", service)
             .layer(from_fn_with_state(limits, sessions::limit_answers))
-            .layer(axum::middleware::from_fn(move |request, next| {
-                http_guard::check_post(max_body, request, next)
-            }))
+            .layer(from_fn_with_state(post_limits, http_guard::check_post))
             .layer(from_fn_with_state(known, http_guard::check_delete));
         let router = axum::Router::new()
             .route("/healthz", get(ops::healthz))
             .route("/readyz", get(ops::readyz));
         #[cfg(feature = "metrics")]
         let router = router.route("/metrics", get(crate::metrics::metrics));
+        let router = router.layer(from_fn_with_state(ops_hosts, ops::check_host));
         #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut router = router.with_state(Arc::clone(&ops));
         #[cfg(feature = "auth")]
@@ -270,7 +302,10 @@ impl HttpServer {
                     Arc::clone(&refusals),
                 )),
             });
-            mcp = mcp.layer(from_fn_with_state(Arc::clone(&state), auth::authenticate));
+            // Inside authentication: each request's connection counts against its caller.
+            mcp = mcp
+                .layer(axum::middleware::from_fn(conn::attribute))
+                .layer(from_fn_with_state(Arc::clone(&state), auth::authenticate));
             let mut paths = vec!["/.well-known/oauth-protected-resource".to_owned()];
             let suffix = resource_path(&resource);
             if !suffix.is_empty() {
@@ -294,19 +329,7 @@ impl HttpServer {
                 counts.with_nodelay.fetch_add(1, Ordering::Relaxed);
             }
         };
-        let limits = ConnectionLimits {
-            max_connections: options.max_connections,
-            header_read_timeout: options.header_read_timeout,
-            idle_timeout: options.connection_idle,
-        };
-        let task = tokio::spawn(conn::serve(
-            listener,
-            router,
-            limits,
-            refusals,
-            shutdown.clone(),
-            tap,
-        ));
+        let task = tokio::spawn(conn::serve(listener, router, pool, shutdown.clone(), tap));
         tracing::info!(%local_addr, "MCP server listening on http://{local_addr}/mcp");
         Ok(HttpServer {
             local_addr,

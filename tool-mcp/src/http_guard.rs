@@ -8,37 +8,166 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
+use crate::conn::{self, ConnHandle, Holder};
 use crate::jsonrpc::{self, INVALID_PARAMS, Rejection};
+use crate::listen::ListenShares;
+use crate::owners::Refusals;
 
-/// Checks the body of every POST before rmcp reads it; other methods pass untouched.
-/// `limit` is the largest body taken (`413` above it).
-pub(crate) async fn check_post(limit: usize, request: Request, next: Next) -> Response {
+/// What [`check_post`] enforces.
+pub(crate) struct PostLimits {
+    /// The largest body taken (`413` above it).
+    pub(crate) max_body: usize,
+    /// How long the whole body may take to arrive (`408` past it).
+    pub(crate) body_timeout: Duration,
+    /// Each caller's share of `subscriptions/listen` streams.
+    pub(crate) listens: Arc<ListenShares>,
+    pub(crate) refusals: Arc<Refusals>,
+}
+
+/// The members of a message that say what it asks for.
+#[derive(Deserialize)]
+struct Method0<'a> {
+    #[serde(default, borrow)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+}
+
+/// Checks the body of every POST before rmcp reads it: its size, how long it takes to
+/// arrive, that it is one JSON-RPC message, and that a `subscriptions/listen` is within its
+/// caller's share. A `GET` (a session's stream of server messages) marks its connection as
+/// holding a standing stream; other methods pass untouched.
+pub(crate) async fn check_post(
+    State(limits): State<Arc<PostLimits>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() == Method::GET {
+        let standing = request
+            .extensions()
+            .get::<ConnHandle>()
+            .map(ConnHandle::standing);
+        let response = next.run(request).await;
+        return match standing {
+            Some(standing) => conn::hold_until_sent(response, standing),
+            None => response,
+        };
+    }
     if request.method() != Method::POST {
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match to_bytes(body, limit).await {
-        Ok(bytes) => bytes,
-        Err(_) => {
+    let max_body = limits.max_body;
+    let bytes = match tokio::time::timeout(limits.body_timeout, to_bytes(body, max_body)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => {
             return (
                 StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the request body is larger than {limit} bytes"),
+                format!("the request body is larger than {max_body} bytes"),
             )
                 .into_response();
+        }
+        Err(_) => {
+            Refusals::count(&limits.refusals.body_timeouts);
+            let mut response = (
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {:?} (body_read_timeout); send \
+                     the whole body at once\n",
+                    limits.body_timeout
+                ),
+            )
+                .into_response();
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
         }
     };
     if let Err(rejection) = jsonrpc::check(&bytes) {
         return reject(&rejection);
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    let listening = serde_json::from_slice::<Method0<'_>>(&bytes)
+        .ok()
+        .filter(|message| message.method.as_deref() == Some("subscriptions/listen"))
+        .map(|message| message.id.map(|id| id.get().to_owned()));
+    let mut slot = None;
+    let mut standing = None;
+    if let Some(id) = listening
+        && let Some(holder) = caller(&parts)
+    {
+        match limits.listens.enter(holder) {
+            Some(entered) => slot = Some(entered),
+            None => return refuse_listen(&limits.listens, id.as_deref()),
+        }
+        standing = parts
+            .extensions
+            .get::<ConnHandle>()
+            .map(ConnHandle::standing);
+    }
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    match slot {
+        Some(slot) => conn::hold_until_sent(response, (slot, standing)),
+        None => response,
+    }
+}
+
+/// Whom a request's share counts against: its principal, else its peer's address.
+fn caller(parts: &axum::http::request::Parts) -> Option<Holder> {
+    #[cfg(feature = "auth")]
+    if let Some(principal) = parts.extensions.get::<crate::Principal>() {
+        return Some(Holder::Principal(principal.owner().to_owned()));
+    }
+    parts
+        .extensions
+        .get::<ConnHandle>()
+        .map(|conn| Holder::Address(conn.peer()))
+}
+
+/// `429` with the JSON-RPC error for a `subscriptions/listen` over its caller's share.
+fn refuse_listen(listens: &ListenShares, id: Option<&str>) -> Response {
+    let max = listens.max();
+    tracing::warn!(
+        max,
+        "refused a subscriptions/listen: the caller has its share of streams"
+    );
+    let id = id
+        .and_then(|id| serde_json::from_str::<serde_json::Value>(id).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": -32000,
+            "message": format!(
+                "you already have {max} subscriptions/listen streams open on this MCP server, \
+                 your share (max_listen_streams_per_principal = {max}); cancel one before \
+                 opening another"
+            ),
+        },
+    });
+    let mut response = (
+        StatusCode::TOO_MANY_REQUESTS,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
 }
 
 /// The JSON-RPC error as the response: `400` for a message that is not a valid request,

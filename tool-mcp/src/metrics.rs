@@ -220,6 +220,16 @@ impl PrometheusMetrics {
                     gauge_value(server.requests),
                 ),
                 (
+                    "connections_open",
+                    "Open HTTP connections",
+                    gauge_value(server.connections),
+                ),
+                (
+                    "listen_streams_open",
+                    "Open subscriptions/listen streams",
+                    gauge_value(server.listen_streams),
+                ),
+                (
                     "draining",
                     "1 while the server drains",
                     i64::from(server.draining),
@@ -237,7 +247,7 @@ impl PrometheusMetrics {
             }
             registry.register(
                 "refusals",
-                "Connections, sessions and tool calls refused by a limit: reason=\"connections\" (max connections), \"sessions\" (max sessions), \"principal_sessions\" and \"principal_calls\" (one caller's share), \"pending_approvals\", \"tasks\" and \"request_states\" (one caller's share or the server's limit of waiting approvals, tasks and used request states)",
+                "Connections, sessions, streams and tool calls refused by a limit: reason=\"connections\" (max connections), \"sessions\" (max sessions), \"principal_sessions\" and \"principal_calls\" (one caller's share), \"address_connections\" and \"principal_connections\" (one address's or caller's share of the connections), \"evicted_connections\" (a connection of the caller holding the most closed to make room), \"listen_streams\" (one caller's share of subscriptions/listen streams), \"body_timeout\" (a request body slower than the body read timeout), \"address_sessions\" (one address's share of sessions, without authentication), \"pending_approvals\", \"tasks\" and \"request_states\" (one caller's share or the server's limit of waiting approvals, tasks and used request states)",
                 refusals,
             );
         }
@@ -268,8 +278,12 @@ pub(crate) struct ServerGauges {
     sessions: usize,
     requests: usize,
     draining: bool,
+    /// Connections open.
+    connections: usize,
+    /// `subscriptions/listen` streams open.
+    listen_streams: usize,
     /// `(reason, count)` of refusals by a limit.
-    refusals: [(&'static str, u64); 4],
+    refusals: Vec<(&'static str, u64)>,
     /// `(reason, count)` of approvals, tasks and request states refused by a limit.
     limit_refusals: [(&'static str, u64); 3],
 }
@@ -281,6 +295,8 @@ pub(crate) async fn metrics(State(ops): State<Arc<Ops>>) -> Response {
         Some(ServerGauges {
             sessions: ops.sessions.open_sessions(),
             requests: ops.requests.count(),
+            connections: ops.pool.open(),
+            listen_streams: ops.listens.open(),
             draining: ops.is_draining(),
             refusals: ops.refusals.snapshot(),
             limit_refusals: ops.limit_refusals.snapshot(),

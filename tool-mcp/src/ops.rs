@@ -39,6 +39,12 @@ pub(crate) struct Ops {
     /// Approvals, tasks and request states refused to callers by a limit (the server's).
     #[cfg(feature = "metrics")]
     pub(crate) limit_refusals: Arc<crate::refused::LimitRefusals>,
+    /// The connections, for `mcp_connections_open`.
+    #[cfg(feature = "metrics")]
+    pub(crate) pool: Arc<crate::conn::Pool>,
+    /// The `subscriptions/listen` streams, for `mcp_listen_streams_open`.
+    #[cfg(feature = "metrics")]
+    pub(crate) listens: Arc<crate::listen::ListenShares>,
 }
 
 impl Ops {
@@ -158,5 +164,159 @@ impl http_body::Body for Guarded {
 
     fn size_hint(&self) -> http_body::SizeHint {
         self.body.size_hint()
+    }
+}
+
+/// The `Host` and `Origin` checks of `/mcp` (rmcp's, with the same lists), for the ops
+/// endpoints: answered only to the hosts the server is reached by, so a web page whose
+/// name was rebound to this address (DNS rebinding) cannot read them.
+pub(crate) struct HostCheck {
+    /// Allowed authorities: a host, and a port when one was given. Empty: any host.
+    hosts: Vec<(String, Option<u16>)>,
+    /// Allowed origins: scheme, host, port (`None`: any port).
+    origins: Vec<(String, String, Option<u16>)>,
+}
+
+impl HostCheck {
+    pub(crate) fn new(hosts: Vec<String>, origins: Vec<String>) -> Self {
+        let hosts = hosts
+            .iter()
+            .map(|host| host.trim())
+            .filter(|host| !host.is_empty())
+            .map(|host| match axum::http::uri::Authority::try_from(host) {
+                Ok(authority) => (normalize_host(authority.host()), authority.port_u16()),
+                Err(_) => (normalize_host(host), None),
+            })
+            .collect();
+        let origins = origins
+            .iter()
+            .filter_map(|origin| {
+                let origin = origin.trim();
+                let (base, any_port) = match origin.strip_suffix(":*") {
+                    Some(base) => (base, true),
+                    None => (origin, false),
+                };
+                let (scheme, host, port) = parse_origin(base)?;
+                Some((scheme, host, if any_port { None } else { port }))
+            })
+            .collect();
+        HostCheck { hosts, origins }
+    }
+
+    fn host_allowed(&self, host: &str) -> bool {
+        if self.hosts.is_empty() {
+            return true;
+        }
+        let Ok(authority) = axum::http::uri::Authority::try_from(host) else {
+            return false;
+        };
+        let (host, port) = (normalize_host(authority.host()), authority.port_u16());
+        self.hosts.iter().any(|(allowed, allowed_port)| {
+            *allowed == host && allowed_port.is_none_or(|p| Some(p) == port)
+        })
+    }
+
+    fn origin_allowed(&self, origin: &str) -> bool {
+        let Some((scheme, host, port)) = parse_origin(origin) else {
+            return false;
+        };
+        let port = port.or(match scheme.as_str() {
+            "http" => Some(80),
+            "https" => Some(443),
+            _ => None,
+        });
+        self.origins.iter().any(|(a_scheme, a_host, a_port)| {
+            *a_scheme == scheme && *a_host == host && a_port.is_none_or(|p| Some(p) == port)
+        })
+    }
+}
+
+fn normalize_host(host: &str) -> String {
+    host.trim_matches('[')
+        .trim_matches(']')
+        .to_ascii_lowercase()
+}
+
+/// `scheme://host[:port]` as scheme, host and port.
+fn parse_origin(origin: &str) -> Option<(String, String, Option<u16>)> {
+    let uri = axum::http::Uri::try_from(origin.trim()).ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let authority = uri.authority()?;
+    Some((
+        scheme,
+        normalize_host(authority.host()),
+        authority.port_u16(),
+    ))
+}
+
+/// The middleware in front of the ops endpoints: `403` for a `Host` (or an `Origin`) that
+/// `/mcp` would refuse.
+pub(crate) async fn check_host(
+    State(check): State<Arc<HostCheck>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let host = request
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| request.uri().authority().map(ToString::to_string));
+    if !host.as_deref().is_some_and(|host| check.host_allowed(host)) {
+        tracing::warn!(
+            ?host,
+            "refused an ops request: its Host is not allowed (possible DNS rebinding)"
+        );
+        return (
+            StatusCode::FORBIDDEN,
+            "Forbidden: the Host header is not one this server answers to; add it to the \
+             allowed hosts (HttpOptions::allow_host, toolwright serve --allow-host)\n",
+        )
+            .into_response();
+    }
+    if let Some(origin) = request.headers().get(axum::http::header::ORIGIN)
+        && !origin
+            .to_str()
+            .is_ok_and(|origin| check.origin_allowed(origin))
+    {
+        tracing::warn!(?origin, "refused an ops request: its Origin is not allowed");
+        return (
+            StatusCode::FORBIDDEN,
+            "Forbidden: the Origin header is not allowed; add it with HttpOptions::allow_origin \
+             (toolwright serve --allow-origin)\n",
+        )
+            .into_response();
+    }
+    next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_and_origins_are_matched_as_for_mcp() {
+        let check = HostCheck::new(
+            vec![
+                "localhost".into(),
+                "tools.example.com:8443".into(),
+                "::1".into(),
+            ],
+            vec![
+                "https://chat.example.com".into(),
+                "http://localhost:*".into(),
+            ],
+        );
+        assert!(check.host_allowed("localhost:1234"));
+        assert!(check.host_allowed("LOCALHOST"));
+        assert!(check.host_allowed("[::1]:80"));
+        assert!(check.host_allowed("tools.example.com:8443"));
+        assert!(!check.host_allowed("tools.example.com:80"));
+        assert!(!check.host_allowed("evil.example.net"));
+        assert!(check.origin_allowed("https://chat.example.com"));
+        assert!(check.origin_allowed("http://localhost:5173"));
+        assert!(!check.origin_allowed("https://evil.example.net"));
+        assert!(!check.origin_allowed("null"));
+        assert!(HostCheck::new(Vec::new(), Vec::new()).host_allowed("anything"));
     }
 }

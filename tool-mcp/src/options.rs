@@ -20,8 +20,10 @@ use crate::PrometheusMetrics;
 /// a loopback address (`http://127.0.0.1:PORT`, `localhost`, `[::1]`: same-origin), bodies up
 /// to 4 MiB, at most 1,024 sessions, a session ends after 10 minutes without a request, at
 /// most 512 connections, 10 seconds to send a request's header, a connection closed after 5
-/// minutes without a byte either way; with authentication, each caller (token) at most 64
-/// sessions and 16 tool calls in flight.
+/// minutes without a byte either way, 30 seconds for a request's body; at most 128
+/// connections per peer address until a request on them authenticates, 8
+/// `subscriptions/listen` streams per caller; with authentication, each caller (token) at
+/// most 64 sessions, 64 connections and 16 tool calls in flight.
 ///
 /// ```
 /// # #[cfg(feature = "auth")] fn main() -> Result<(), toolwright_mcp::AuthError> {
@@ -62,6 +64,12 @@ pub struct HttpOptions {
     pub(crate) connection_idle: Duration,
     pub(crate) max_sessions_per_principal: usize,
     pub(crate) max_calls_per_principal: usize,
+    // Shares of the HTTP pools, and the body deadline.
+    pub(crate) max_connections_per_address: usize,
+    pub(crate) max_connections_per_principal: usize,
+    pub(crate) max_listen_streams_per_principal: usize,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) max_sessions_per_address: usize,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -89,6 +97,20 @@ impl std::fmt::Debug for HttpOptions {
                 &self.max_sessions_per_principal,
             )
             .field("max_calls_per_principal", &self.max_calls_per_principal)
+            .field(
+                "max_connections_per_address",
+                &self.max_connections_per_address,
+            )
+            .field(
+                "max_connections_per_principal",
+                &self.max_connections_per_principal,
+            )
+            .field(
+                "max_listen_streams_per_principal",
+                &self.max_listen_streams_per_principal,
+            )
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("max_sessions_per_address", &self.max_sessions_per_address)
             .finish()
     }
 }
@@ -117,6 +139,11 @@ impl Default for HttpOptions {
             connection_idle: HttpOptions::DEFAULT_CONNECTION_IDLE,
             max_sessions_per_principal: HttpOptions::DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
             max_calls_per_principal: HttpOptions::DEFAULT_MAX_CALLS_PER_PRINCIPAL,
+            max_connections_per_address: HttpOptions::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+            max_connections_per_principal: HttpOptions::DEFAULT_MAX_CONNECTIONS_PER_PRINCIPAL,
+            max_listen_streams_per_principal: HttpOptions::DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL,
+            body_read_timeout: HttpOptions::DEFAULT_BODY_READ_TIMEOUT,
+            max_sessions_per_address: HttpOptions::DEFAULT_MAX_SESSIONS_PER_ADDRESS,
         }
     }
 }
@@ -171,6 +198,38 @@ impl HttpOptions {
     /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_CALLS_PER_PRINCIPAL, 16);
     /// ```
     pub const DEFAULT_MAX_CALLS_PER_PRINCIPAL: usize = 16;
+    /// The default most connections one peer address may hold while no request on them
+    /// authenticated (every connection, without authentication): 128.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, 128);
+    /// ```
+    pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 128;
+    /// The default most connections one caller (token) may hold: 64.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_CONNECTIONS_PER_PRINCIPAL, 64);
+    /// ```
+    pub const DEFAULT_MAX_CONNECTIONS_PER_PRINCIPAL: usize = 64;
+    /// The default most `subscriptions/listen` streams one caller (token, or peer address
+    /// without authentication) may have open: 8.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL, 8);
+    /// ```
+    pub const DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL: usize = 8;
+    /// The default time a request's whole body has to arrive: 30 seconds.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_BODY_READ_TIMEOUT.as_secs(), 30);
+    /// ```
+    pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default most sessions one peer address may have open without authentication: 256.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::DEFAULT_MAX_SESSIONS_PER_ADDRESS, 256);
+    /// ```
+    pub const DEFAULT_MAX_SESSIONS_PER_ADDRESS: usize = 256;
 
     /// The defaults (see the type's documentation).
     ///
@@ -366,10 +425,16 @@ impl HttpOptions {
         self
     }
 
-    /// The most connections open at once (default 512, at least 1). One more is answered
-    /// `503 Service Unavailable` with `Retry-After` and closed at once, and counted in
-    /// `mcp_refusals_total{reason="connections"}`. Keep it below the process's limit of open
-    /// files (`ulimit -n`).
+    /// The most connections open at once (default 512, at least 1). One more closes a
+    /// connection of the caller (principal, or address) holding the most, when it holds
+    /// more than the newcomer's would (idle first, then one still sending its body, then a
+    /// listening stream; never one whose answer is being made), counted in
+    /// `mcp_refusals_total{reason="evicted_connections"}`; else it is answered `503 Service
+    /// Unavailable` with `Retry-After` and closed at once, counted in
+    /// `mcp_refusals_total{reason="connections"}`. Each caller also has a share:
+    /// [`max_connections_per_principal`](Self::max_connections_per_principal),
+    /// [`max_connections_per_address`](Self::max_connections_per_address). Keep it below the
+    /// process's limit of open files (`ulimit -n`).
     ///
     /// ```
     /// let options = toolwright_mcp::HttpOptions::new().max_connections(0);
@@ -464,5 +529,132 @@ impl HttpOptions {
     /// ```
     pub fn max_calls_per_principal_limit(&self) -> usize {
         self.max_calls_per_principal
+    }
+
+    /// The most connections one peer address may hold while no request on them
+    /// authenticated (without authentication: every connection of the address), default
+    /// 128, at least 1. One more is closed at once with `429 Too Many Requests` naming the
+    /// limit, counted in `mcp_refusals_total{reason="address_connections"}`, unless one of
+    /// the address's own connections is idle or still sending its body: that one is closed
+    /// instead. Behind a reverse proxy every connection comes from the proxy's address until
+    /// it authenticates: raise it to the proxy's pool of connections.
+    ///
+    /// ```
+    /// let options = toolwright_mcp::HttpOptions::new().max_connections_per_address(32);
+    /// assert_eq!(options.max_connections_per_address_limit(), 32);
+    /// ```
+    pub fn max_connections_per_address(mut self, max: usize) -> Self {
+        self.max_connections_per_address = max.max(1);
+        self
+    }
+
+    /// The most connections one peer address may hold while unauthenticated.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_connections_per_address_limit(), 128);
+    /// ```
+    pub fn max_connections_per_address_limit(&self) -> usize {
+        self.max_connections_per_address
+    }
+
+    /// With authentication, the most connections one caller may hold (default 64, at least
+    /// 1): a connection counts against the caller ([`Principal::owner`](crate::Principal::owner))
+    /// once a request on it authenticates. A request that would make it one more closes an
+    /// idle (or still-sending) connection of the caller's, else it is answered `429 Too Many
+    /// Requests` naming the limit and its connection closed, counted in
+    /// `mcp_refusals_total{reason="principal_connections"}`.
+    ///
+    /// When the server has [`max_connections`](Self::max_connections) open, a new
+    /// connection does not get `503` while a caller holds more than the newcomer's address
+    /// would: one of that caller's connections is closed (idle first, then one still
+    /// sending its body, then a listening stream; never one whose answer is being made),
+    /// counted in `mcp_refusals_total{reason="evicted_connections"}`.
+    ///
+    /// ```
+    /// let options = toolwright_mcp::HttpOptions::new().max_connections_per_principal(16);
+    /// assert_eq!(options.max_connections_per_principal_limit(), 16);
+    /// ```
+    pub fn max_connections_per_principal(mut self, max: usize) -> Self {
+        self.max_connections_per_principal = max.max(1);
+        self
+    }
+
+    /// The most connections one caller may hold.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_connections_per_principal_limit(), 64);
+    /// ```
+    pub fn max_connections_per_principal_limit(&self) -> usize {
+        self.max_connections_per_principal
+    }
+
+    /// The most `subscriptions/listen` streams one caller may have open at once (default 8,
+    /// at least 1): per token with authentication, per peer address without. One more is
+    /// answered at once with `429 Too Many Requests` and a JSON-RPC error naming the limit,
+    /// counted in `mcp_refusals_total{reason="listen_streams"}`.
+    ///
+    /// ```
+    /// let options = toolwright_mcp::HttpOptions::new().max_listen_streams_per_principal(2);
+    /// assert_eq!(options.max_listen_streams_per_principal_limit(), 2);
+    /// ```
+    pub fn max_listen_streams_per_principal(mut self, max: usize) -> Self {
+        self.max_listen_streams_per_principal = max.max(1);
+        self
+    }
+
+    /// The most `subscriptions/listen` streams one caller may have open.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_listen_streams_per_principal_limit(), 8);
+    /// ```
+    pub fn max_listen_streams_per_principal_limit(&self) -> usize {
+        self.max_listen_streams_per_principal
+    }
+
+    /// How long a request's whole body may take to arrive, from when the server starts
+    /// reading it (default 30 seconds, at least a millisecond): a body that trickles is
+    /// answered `408 Request Timeout` and its connection closed, counted in
+    /// `mcp_refusals_total{reason="body_timeout"}`.
+    ///
+    /// ```
+    /// let options = toolwright_mcp::HttpOptions::new()
+    ///     .body_read_timeout(std::time::Duration::from_secs(10));
+    /// assert_eq!(options.body_read_timeout_limit().as_secs(), 10);
+    /// ```
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long a request's whole body may take to arrive.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().body_read_timeout_limit().as_secs(), 30);
+    /// ```
+    pub fn body_read_timeout_limit(&self) -> Duration {
+        self.body_read_timeout
+    }
+
+    /// Without authentication, the most sessions one peer address may have open at once
+    /// (default 256, at least 1). One more gets `429 Too Many Requests` naming the limit,
+    /// counted in `mcp_refusals_total{reason="address_sessions"}`. With authentication the
+    /// share is per caller ([`max_sessions_per_principal`](Self::max_sessions_per_principal)).
+    ///
+    /// ```
+    /// let options = toolwright_mcp::HttpOptions::new().max_sessions_per_address(16);
+    /// assert_eq!(options.max_sessions_per_address_limit(), 16);
+    /// ```
+    pub fn max_sessions_per_address(mut self, max: usize) -> Self {
+        self.max_sessions_per_address = max.max(1);
+        self
+    }
+
+    /// The most sessions one peer address may have open without authentication.
+    ///
+    /// ```
+    /// assert_eq!(toolwright_mcp::HttpOptions::new().max_sessions_per_address_limit(), 256);
+    /// ```
+    pub fn max_sessions_per_address_limit(&self) -> usize {
+        self.max_sessions_per_address
     }
 }

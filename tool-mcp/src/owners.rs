@@ -43,6 +43,22 @@ pub(crate) struct Refusals {
     /// with the `auth` feature have a share; `/metrics`, feature `metrics`, reads the count).
     #[cfg_attr(not(any(feature = "auth", feature = "metrics")), allow(dead_code))]
     pub(crate) principal_calls: AtomicU64,
+    // Shares of the HTTP pools (connections, listen streams) and slow bodies.
+    /// Connections over one peer address's `max_connections_per_address`.
+    pub(crate) address_connections: AtomicU64,
+    /// Requests on a connection over one caller's `max_connections_per_principal`.
+    #[cfg_attr(not(any(feature = "auth", feature = "metrics")), allow(dead_code))]
+    pub(crate) principal_connections: AtomicU64,
+    /// Connections closed to make room for another caller's (not a refusal of the
+    /// newcomer: its connection was taken).
+    pub(crate) evicted_connections: AtomicU64,
+    /// `subscriptions/listen` streams over one caller's `max_listen_streams_per_caller`.
+    pub(crate) listen_streams: AtomicU64,
+    /// Request bodies that did not arrive within `body_read_timeout`.
+    pub(crate) body_timeouts: AtomicU64,
+    /// Sessions over one peer address's `max_sessions_per_address` (without
+    /// authentication).
+    pub(crate) address_sessions: AtomicU64,
 }
 
 impl Refusals {
@@ -50,10 +66,15 @@ impl Refusals {
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Connections refused at accept so far, for the log's back-off.
+    pub(crate) fn refused_connections(&self) -> u64 {
+        self.connections.load(Ordering::Relaxed) + self.address_connections.load(Ordering::Relaxed)
+    }
+
     /// `(reason, count)` for each kind of refusal.
     #[cfg(feature = "metrics")]
-    pub(crate) fn snapshot(&self) -> [(&'static str, u64); 4] {
-        [
+    pub(crate) fn snapshot(&self) -> Vec<(&'static str, u64)> {
+        vec![
             ("connections", self.connections.load(Ordering::Relaxed)),
             ("sessions", self.sessions.load(Ordering::Relaxed)),
             (
@@ -63,6 +84,28 @@ impl Refusals {
             (
                 "principal_calls",
                 self.principal_calls.load(Ordering::Relaxed),
+            ),
+            // The HTTP pools' shares.
+            (
+                "address_connections",
+                self.address_connections.load(Ordering::Relaxed),
+            ),
+            (
+                "principal_connections",
+                self.principal_connections.load(Ordering::Relaxed),
+            ),
+            (
+                "evicted_connections",
+                self.evicted_connections.load(Ordering::Relaxed),
+            ),
+            (
+                "listen_streams",
+                self.listen_streams.load(Ordering::Relaxed),
+            ),
+            ("body_timeout", self.body_timeouts.load(Ordering::Relaxed)),
+            (
+                "address_sessions",
+                self.address_sessions.load(Ordering::Relaxed),
             ),
         ]
     }

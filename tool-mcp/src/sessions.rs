@@ -30,10 +30,30 @@ use crate::owners::{Refusals, SessionOwners, request_owner};
 const NOT_REFUSED: u8 = 0;
 const REFUSED_SERVER: u8 = 1;
 const REFUSED_PRINCIPAL: u8 = 2;
+const REFUSED_ADDRESS: u8 = 3;
 
 tokio::task_local! {
     /// Set when this request was refused a session because of a limit.
     static REFUSED_FOR_LIMIT: Arc<AtomicU8>;
+    /// The peer address of the request being handled (set by [`limit_answers`]): the share
+    /// a session of an unauthenticated request counts against.
+    static REQUEST_ADDRESS: std::net::IpAddr;
+}
+
+/// Whom a new session counts against: the request's owner (authenticated), else its peer
+/// address (marked so that it cannot be taken for an owner).
+fn share_key(owner: Option<&String>) -> Option<ShareKey> {
+    match owner {
+        Some(owner) => Some(ShareKey::Principal(owner.clone())),
+        None => REQUEST_ADDRESS.try_with(|ip| ShareKey::Address(*ip)).ok(),
+    }
+}
+
+/// Who a session's slot in the shares belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ShareKey {
+    Principal(String),
+    Address(std::net::IpAddr),
 }
 
 /// Why a session could not be made or used.
@@ -49,6 +69,12 @@ pub(crate) enum SessionError {
          one of them (HTTP DELETE with its Mcp-Session-Id) or let it expire, then try again"
     )]
     PrincipalLimit { max: usize },
+    #[error(
+        "your address already has its share of {max} open sessions on this server \
+         (max_sessions_per_address = {max}); close one of them (HTTP DELETE with its \
+         Mcp-Session-Id) or let it expire, then try again"
+    )]
+    AddressLimit { max: usize },
     #[error(transparent)]
     Local(#[from] LocalSessionManagerError),
 }
@@ -62,6 +88,7 @@ pub(crate) struct LimitedSessionManager {
     inner: LocalSessionManager,
     max: usize,
     max_per_owner: usize,
+    max_per_address: usize,
     open: Mutex<Open>,
     owners: Arc<SessionOwners>,
     refusals: Arc<Refusals>,
@@ -69,16 +96,16 @@ pub(crate) struct LimitedSessionManager {
 
 #[derive(Default)]
 struct Open {
-    /// Sessions made and not yet closed, with their owners.
-    ids: HashMap<SessionId, Option<String>>,
+    /// Sessions made and not yet closed, with whom they count against.
+    ids: HashMap<SessionId, Option<ShareKey>>,
     /// Slots taken by sessions being made (their id is not known yet).
     reserved: usize,
-    /// Sessions (made or being made) per owner.
-    per_owner: HashMap<String, usize>,
+    /// Sessions (made or being made) per owner, or per address without authentication.
+    per_owner: HashMap<ShareKey, usize>,
 }
 
 impl Open {
-    fn release_owner(&mut self, owner: Option<&String>) {
+    fn release_owner(&mut self, owner: Option<&ShareKey>) {
         if let Some(owner) = owner
             && let Some(count) = self.per_owner.get_mut(owner)
         {
@@ -95,6 +122,7 @@ impl LimitedSessionManager {
         inner: LocalSessionManager,
         max: usize,
         max_per_owner: usize,
+        max_per_address: usize,
         owners: Arc<SessionOwners>,
         refusals: Arc<Refusals>,
     ) -> Self {
@@ -102,6 +130,7 @@ impl LimitedSessionManager {
             inner,
             max,
             max_per_owner,
+            max_per_address,
             open: Mutex::default(),
             owners,
             refusals,
@@ -121,7 +150,7 @@ impl LimitedSessionManager {
     }
 
     /// Takes a slot for the request's owner (if any), or says why not.
-    fn reserve(&self, owner: Option<&String>) -> Result<(), SessionError> {
+    fn reserve(&self, owner: Option<&ShareKey>) -> Result<(), SessionError> {
         let mut open = self.lock();
         if open.ids.len() + open.reserved >= self.max {
             drop(open);
@@ -134,7 +163,23 @@ impl LimitedSessionManager {
             );
             return Err(SessionError::Limit { max: self.max });
         }
-        if let Some(owner) = owner {
+        if let Some(key @ ShareKey::Address(_)) = owner {
+            let count = open.per_owner.entry(key.clone()).or_insert(0);
+            if *count >= self.max_per_address {
+                drop(open);
+                let _ = REFUSED_FOR_LIMIT
+                    .try_with(|flag| flag.store(REFUSED_ADDRESS, Ordering::Relaxed));
+                Refusals::count(&self.refusals.address_sessions);
+                tracing::warn!(
+                    max = self.max_per_address,
+                    "refused a new MCP session: the address has its share of sessions"
+                );
+                return Err(SessionError::AddressLimit {
+                    max: self.max_per_address,
+                });
+            }
+            *count += 1;
+        } else if let Some(owner) = owner {
             let count = open.per_owner.entry(owner.clone()).or_insert(0);
             if *count >= self.max_per_owner {
                 drop(open);
@@ -156,20 +201,20 @@ impl LimitedSessionManager {
     }
 
     /// Turns a reserved slot into `id`'s (or gives it back when `id` is `None`).
-    fn settle(&self, id: Option<&SessionId>, owner: Option<String>) {
+    fn settle(&self, id: Option<&SessionId>, owner: Option<String>, key: Option<ShareKey>) {
         let mut open = self.lock();
         open.reserved = open.reserved.saturating_sub(1);
         match id {
             Some(id) => {
-                if let Some(owner) = &owner {
-                    self.owners.record(id, owner.clone());
+                if let Some(owner) = owner {
+                    self.owners.record(id, owner);
                 }
                 // A session already counted (restored twice) keeps one slot.
-                if let Some(Some(previous)) = open.ids.insert(id.clone(), owner) {
+                if let Some(Some(previous)) = open.ids.insert(id.clone(), key) {
                     open.release_owner(Some(&previous));
                 }
             }
-            None => open.release_owner(owner.as_ref()),
+            None => open.release_owner(key.as_ref()),
         }
     }
 }
@@ -180,14 +225,15 @@ impl SessionManager for LimitedSessionManager {
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let owner = request_owner();
-        self.reserve(owner.as_ref())?;
+        let key = share_key(owner.as_ref());
+        self.reserve(key.as_ref())?;
         match self.inner.create_session().await {
             Ok((id, transport)) => {
-                self.settle(Some(&id), owner);
+                self.settle(Some(&id), owner, key);
                 Ok((id, transport))
             }
             Err(error) => {
-                self.settle(None, owner);
+                self.settle(None, owner, key);
                 Err(error.into())
             }
         }
@@ -256,18 +302,19 @@ impl SessionManager for LimitedSessionManager {
         id: SessionId,
     ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
         let owner = request_owner();
-        self.reserve(owner.as_ref())?;
+        let key = share_key(owner.as_ref());
+        self.reserve(key.as_ref())?;
         match self.inner.restore_session(id.clone()).await {
             Ok(RestoreOutcome::Restored(transport)) => {
-                self.settle(Some(&id), owner);
+                self.settle(Some(&id), owner, key);
                 Ok(RestoreOutcome::Restored(transport))
             }
             Ok(other) => {
-                self.settle(None, owner);
+                self.settle(None, owner, key);
                 Ok(other)
             }
             Err(error) => {
-                self.settle(None, owner);
+                self.settle(None, owner, key);
                 Err(error.into())
             }
         }
@@ -283,6 +330,7 @@ impl SessionManager for LimitedSessionManager {
 pub(crate) struct SessionLimits {
     pub(crate) max: usize,
     pub(crate) max_per_principal: usize,
+    pub(crate) max_per_address: usize,
 }
 
 /// The middleware in front of `/mcp` that turns rmcp's `500` for a session refused because
@@ -294,9 +342,19 @@ pub(crate) async fn limit_answers(
     next: Next,
 ) -> Response {
     let refused = Arc::new(AtomicU8::new(NOT_REFUSED));
-    let response = REFUSED_FOR_LIMIT
-        .scope(Arc::clone(&refused), next.run(request))
-        .await;
+    let address = request
+        .extensions()
+        .get::<crate::conn::ConnHandle>()
+        .map(crate::conn::ConnHandle::peer);
+    let run = next.run(request);
+    let response = match address {
+        Some(address) => {
+            REFUSED_FOR_LIMIT
+                .scope(Arc::clone(&refused), REQUEST_ADDRESS.scope(address, run))
+                .await
+        }
+        None => REFUSED_FOR_LIMIT.scope(Arc::clone(&refused), run).await,
+    };
     let (status, error) = match refused.load(Ordering::Relaxed) {
         REFUSED_SERVER => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -306,6 +364,12 @@ pub(crate) async fn limit_answers(
             StatusCode::TOO_MANY_REQUESTS,
             SessionError::PrincipalLimit {
                 max: limits.max_per_principal,
+            },
+        ),
+        REFUSED_ADDRESS => (
+            StatusCode::TOO_MANY_REQUESTS,
+            SessionError::AddressLimit {
+                max: limits.max_per_address,
             },
         ),
         _ => return response,

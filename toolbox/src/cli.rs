@@ -316,7 +316,8 @@ pub(crate) struct HttpArgs {
     /// variable. Commands run by the tools do not inherit it.
     #[arg(long, value_name = "VAR", requires = "http")]
     pub(crate) session_store_env: Option<String>,
-    /// The most connections open at once; one more is answered 503 and closed. Keep it
+    /// The most connections open at once; one more closes an idle, slow or listening
+    /// connection of the caller holding the most, else is answered 503 and closed. Keep it
     /// below `ulimit -n`.
     #[arg(long, value_name = "N", default_value_t = 512, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) max_connections: u64,
@@ -336,6 +337,28 @@ pub(crate) struct HttpArgs {
     /// with a JSON-RPC error (keep it below --max-concurrent-calls).
     #[arg(long, value_name = "N", default_value_t = 16, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) max_calls_per_principal: u64,
+    /// The most connections one caller may hold (counted once a request on a connection
+    /// authenticates); one more closes an idle one of its own, or gets 429. When the server
+    /// is full, a connection of the caller holding the most is closed for a newcomer.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_connections_per_principal: u64,
+    /// The most connections one client address may hold before a request on them
+    /// authenticates (all of them, without authentication); one more gets 429. Behind a
+    /// reverse proxy, raise it to the proxy's pool of connections.
+    #[arg(long, value_name = "N", default_value_t = 128, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_connections_per_address: u64,
+    /// The most subscriptions/listen streams one caller (a token, or a client address
+    /// without authentication) may have open; one more gets 429 at once.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_listen_streams_per_principal: u64,
+    /// Seconds a request's whole body has to arrive; a slower one gets 408 and its
+    /// connection is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 30, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) body_read_timeout: u64,
+    /// Without authentication, the most MCP sessions one client address may have open;
+    /// one more gets 429.
+    #[arg(long, value_name = "N", default_value_t = 256, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_sessions_per_address: u64,
     /// On SIGTERM or Ctrl-C, seconds to let calls in flight finish (new requests get 503
     /// meanwhile) before stopping.
     #[arg(long, value_name = "SECS", default_value_t = 30, requires = "http")]

@@ -244,6 +244,19 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageEr
         )
         .max_calls_per_principal(
             usize::try_from(args.max_calls_per_principal).unwrap_or(usize::MAX),
+        )
+        .max_connections_per_principal(
+            usize::try_from(args.max_connections_per_principal).unwrap_or(usize::MAX),
+        )
+        .max_connections_per_address(
+            usize::try_from(args.max_connections_per_address).unwrap_or(usize::MAX),
+        )
+        .max_listen_streams_per_principal(
+            usize::try_from(args.max_listen_streams_per_principal).unwrap_or(usize::MAX),
+        )
+        .body_read_timeout(Duration::from_secs(args.body_read_timeout))
+        .max_sessions_per_address(
+            usize::try_from(args.max_sessions_per_address).unwrap_or(usize::MAX),
         );
     for host in &args.allow_hosts {
         options = options.allow_host(host);
