@@ -13,6 +13,8 @@
 //! # client credentials (the token endpoint found from the server's metadata):
 //! # oauth = { client_id = "toolwright", client_secret_file = "/etc/toolwright/client.secret",
 //! #           scopes = ["tools:read"] }   (or client_secret_env = "VAR"; resource, token_url)
+//! # The secret goes only to a token endpoint on the server's own origin, or on that of an
+//! # authorization server named here: authorization_servers = ["https://login.example.com"]
 //! safety = "dangerous"              # its tools' level unless `tools` says (the default)
 //! trusted = false                   # only a trusted server's readOnlyHint lowers a level
 //! tools = { "echo" = "safe", "get*" = "cautious" }
@@ -79,6 +81,10 @@ struct OAuthConfig {
     scopes: Vec<String>,
     resource: Option<String>,
     token_url: Option<String>,
+    /// Authorization servers (issuer URLs) trusted with the secret besides the upstream's
+    /// own origin.
+    #[serde(default)]
+    authorization_servers: Vec<String>,
 }
 
 /// One upstream server.
@@ -406,10 +412,14 @@ fn check_oauth(oauth: &OAuthConfig) -> Result<(), String> {
             crate::shown::visible(scope)
         ));
     }
+    let listed = oauth.authorization_servers.iter().map(Some);
     for (key, value) in [
-        ("resource", &oauth.resource),
-        ("token_url", &oauth.token_url),
-    ] {
+        ("resource", oauth.resource.as_ref()),
+        ("token_url", oauth.token_url.as_ref()),
+    ]
+    .into_iter()
+    .chain(listed.map(|value| ("authorization_servers", value)))
+    {
         if let Some(value) = value
             && !(value.starts_with("https://") || value.starts_with("http://"))
         {
@@ -616,6 +626,9 @@ async fn connect(config: &UpstreamConfig) -> Result<Upstream, toolwright_mcp::Up
             }
             if let Some(token_url) = &oauth.token_url {
                 credentials = credentials.token_url(token_url);
+            }
+            for issuer in &oauth.authorization_servers {
+                credentials = credentials.authorization_server(issuer);
             }
             upstream = upstream.client_credentials(credentials);
         }
