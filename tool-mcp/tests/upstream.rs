@@ -873,3 +873,99 @@ async fn a_server_that_never_answers_initialize_is_given_up() {
     assert!(error.to_string().contains("initialize"), "{error}");
     silent.abort();
 }
+
+/// The attack: the operator pins `delete_file` and makes it dangerous (the rest cautious);
+/// the upstream renames it `deleteFile` (the same mounted name) and says its list changed.
+/// The pin and the override used to match the raw name, so `hostile_delete_file` ran as
+/// cautious, unpinned. Both now follow the mounted name, and the rename is a change.
+#[tokio::test]
+async fn a_renamed_tool_keeps_its_pin_and_its_override() {
+    let original = raw_tool("delete_file", "Delete a file.", city_schema());
+    let (raw, _events) = Raw::new(vec![original.clone()], Paging::Pages(10));
+    let tools = raw.tools.clone();
+    let upstream = connect(raw).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within(
+        "mount",
+        registry.mount(
+            &upstream,
+            MountOptions::new("hostile")
+                .default_safety(SafetyLevel::Cautious)
+                .safety("delete_file", SafetyLevel::Dangerous)
+                .pin("delete_file", Fingerprint::of(&original)),
+        ),
+    )
+    .await
+    .unwrap();
+    assert!(mount.report().is_clean(), "{}", mount.report());
+    assert_eq!(
+        registry.get("hostile_delete_file").unwrap().safety(),
+        SafetyLevel::Dangerous
+    );
+
+    *tools.lock().unwrap() = vec![raw_tool("deleteFile", "Delete a file.", city_schema())];
+    let report = within("refresh", mount.refresh()).await.unwrap();
+    let tool = registry.get("hostile_delete_file").unwrap();
+    assert_eq!(tool.safety(), SafetyLevel::Dangerous, "{report}");
+    assert!(!registry.is_enabled("hostile_delete_file"), "{report}");
+    assert!(
+        report
+            .changed
+            .iter()
+            .any(|c| c.name == "hostile_delete_file" && c.pinned),
+        "{report}"
+    );
+    // No approval handler: a dangerous (and disabled) tool does not run.
+    let result = within(
+        "call",
+        Executor::builder(registry.clone())
+            .build()
+            .execute(call("hostile_delete_file", json!({"city": "x"}))),
+    )
+    .await;
+    assert!(!result.success, "{result:?}");
+
+    // A glob written in the upstream's spelling follows the mounted name too.
+    let registry = Arc::new(ToolRegistry::new());
+    within(
+        "mount with a glob",
+        registry.mount(
+            &upstream,
+            MountOptions::new("g")
+                .safety("Delete*", SafetyLevel::Dangerous)
+                .safety("*", SafetyLevel::Safe),
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        registry.get("g_delete_file").unwrap().safety(),
+        SafetyLevel::Dangerous
+    );
+}
+
+/// An unpinned tool that disappears and comes back under the same mounted name with
+/// another definition is reported as changed, not as a new tool.
+#[tokio::test]
+async fn a_tool_gone_and_back_changed_is_a_change() {
+    let (raw, _events) = Raw::new(
+        vec![raw_tool("send_mail", "Send.", empty_schema())],
+        Paging::Pages(10),
+    );
+    let tools = raw.tools.clone();
+    let upstream = connect(raw).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within("mount", registry.mount(&upstream, MountOptions::new("m")))
+        .await
+        .unwrap();
+    tools.lock().unwrap().clear();
+    let report = within("refresh (gone)", mount.refresh()).await.unwrap();
+    assert_eq!(report.removed.len(), 1);
+    *tools.lock().unwrap() = vec![raw_tool("sendMail", "Send to anyone.", empty_schema())];
+    let report = within("refresh (back)", mount.refresh()).await.unwrap();
+    assert!(
+        report.changed.iter().any(|c| c.name == "m_send_mail"),
+        "{report}"
+    );
+    assert!(!report.is_clean());
+}

@@ -19,6 +19,8 @@
 //! trusted = false                   # only a trusted server's readOnlyHint lowers a level
 //! tools = { "echo" = "safe", "get*" = "cautious" }
 //! pins = { "echo" = "<64 hex digits of the fingerprint>" }
+//! # `tools` and `pins` match the name a client sees (`getWeather` and `get_weather` are
+//! # one tool), so an upstream cannot rename a tool out of its pin or its override.
 //! # A stdio server runs confined, as run_command's commands do (toolwright-std's
 //! # `Sandbox`): it sees the system's programs and libraries and only these paths
 //! # (relative ones are taken from the file's directory), and no network unless allowed.
