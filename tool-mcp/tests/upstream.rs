@@ -20,7 +20,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use toolwright_mcp::McpServer;
 use toolwright_mcp::upstream::{
-    Fingerprint, ListCut, MountOptions, MountUpstream, SkipReason, Upstream,
+    DEFAULT_MAX_TOOL_BYTES, Fingerprint, ListCut, MountOptions, MountUpstream, SkipReason, Skipped,
+    Upstream,
 };
 use toolwright_runtime::{
     ApprovalDecision, CallOptions, CancellationToken, Content, Executor, SafetyLevel, Tool,
@@ -968,4 +969,75 @@ async fn a_tool_gone_and_back_changed_is_a_change() {
         "{report}"
     );
     assert!(!report.is_clean());
+}
+
+/// A tool whose input schema is about `bytes` long (one huge description).
+fn huge_tool(name: &str, bytes: usize) -> McpTool {
+    raw_tool(
+        name,
+        "Huge.",
+        json!({"type": "object", "properties": {"x": {"type": "string", "description": "a".repeat(bytes)}}}),
+    )
+}
+
+/// The attack, scaled down: an upstream lists tools with huge schemas (the report mounted
+/// 100 of ~10 MB and took 4 GB). With the defaults a 1 MiB definition is refused; the
+/// whole mount is bounded too; each refusal is reported with the limit it hit.
+#[tokio::test]
+async fn huge_definitions_are_refused_and_reported() {
+    let mut tools = vec![raw_tool("small", "Small.", empty_schema())];
+    tools.extend((0..3).map(|i| huge_tool(&format!("huge{i}"), 1 << 20)));
+    let (raw, _events) = Raw::new(tools, Paging::Pages(1));
+    let upstream = connect(raw).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within("mount", registry.mount(&upstream, MountOptions::new("h")))
+        .await
+        .unwrap();
+    let report = mount.report();
+    assert!(registry.get("h_small").is_some(), "{report}");
+    for i in 0..3 {
+        assert!(registry.get(&format!("h_huge{i}")).is_none(), "{report}");
+    }
+    let too_large = report
+        .skipped
+        .iter()
+        .filter(|s| {
+            matches!(s.reason, SkipReason::TooLarge { bytes, limit }
+                if limit == DEFAULT_MAX_TOOL_BYTES && bytes > 1 << 20)
+        })
+        .count();
+    assert_eq!(too_large, 3, "{report}");
+    assert!(report.to_string().contains("max_tool_bytes"), "{report}");
+
+    // The whole mount, scaled down: three of 3 KiB fit in 8 KiB two at a time.
+    let tools = (0..3)
+        .map(|i| huge_tool(&format!("mid{i}"), 3 * 1024))
+        .collect();
+    let (raw, _events) = Raw::new(tools, Paging::Pages(1));
+    let upstream = connect(raw).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within(
+        "mount with a small total",
+        registry.mount(
+            &upstream,
+            MountOptions::new("m")
+                .max_tool_bytes(4 * 1024)
+                .max_mount_bytes(8 * 1024),
+        ),
+    )
+    .await
+    .unwrap();
+    let report = mount.report();
+    assert_eq!(report.added.len(), 2, "{report}");
+    assert!(
+        matches!(
+            report.skipped.as_slice(),
+            [Skipped {
+                reason: SkipReason::MountFull { limit: 8192, .. },
+                ..
+            }]
+        ),
+        "{report}"
+    );
+    assert!(report.to_string().contains("max_mount_bytes"), "{report}");
 }

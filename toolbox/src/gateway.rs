@@ -19,6 +19,8 @@
 //! trusted = false                   # only a trusted server's readOnlyHint lowers a level
 //! tools = { "echo" = "safe", "get*" = "cautious" }
 //! pins = { "echo" = "<64 hex digits of the fingerprint>" }
+//! # max_tool_bytes = 65536          # the most bytes of one tool's definition (default 64 KiB)
+//! # max_mount_bytes = 16777216      # ... of all of this upstream's (default 16 MiB)
 //! # `tools` and `pins` match the name a client sees (`getWeather` and `get_weather` are
 //! # one tool), so an upstream cannot rename a tool out of its pin or its override.
 //! # A stdio server runs confined, as run_command's commands do (toolwright-std's
@@ -111,6 +113,10 @@ struct UpstreamConfig {
     tools: BTreeMap<String, SafetyLevel>,
     #[serde(default)]
     pins: BTreeMap<String, String>,
+    /// The most bytes of one tool's definition (`MountOptions::max_tool_bytes`).
+    max_tool_bytes: Option<usize>,
+    /// The most bytes of all the upstream's definitions (`MountOptions::max_mount_bytes`).
+    max_mount_bytes: Option<usize>,
     sandbox: Option<SandboxConfig>,
     #[serde(default)]
     unconfined: bool,
@@ -552,6 +558,12 @@ fn options(config: &UpstreamConfig) -> Result<MountOptions, String> {
         .trusted(config.trusted);
     for (pattern, level) in &config.tools {
         options = options.safety(pattern.clone(), *level);
+    }
+    if let Some(max) = config.max_tool_bytes {
+        options = options.max_tool_bytes(max);
+    }
+    if let Some(max) = config.max_mount_bytes {
+        options = options.max_mount_bytes(max);
     }
     options.check().map_err(|error| error.to_string())?;
     for (name, fingerprint) in &config.pins {

@@ -28,6 +28,7 @@ use rmcp::service::{
 use rmcp::transport::IntoTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Map, Value};
+use sha2::Digest as _;
 use tokio::sync::{mpsc, watch};
 use toolwright_runtime::{ToolContext, ToolError, ToolOutput};
 
@@ -98,12 +99,52 @@ pub(crate) struct ListLimits {
     pub(crate) max_tools: usize,
     pub(crate) max_pages: usize,
     pub(crate) timeout: Duration,
+    /// The most bytes of one tool's definition (its JSON as listed).
+    pub(crate) max_tool_bytes: usize,
+    /// The most bytes of all the definitions kept from one listing.
+    pub(crate) max_total_bytes: usize,
 }
 
 /// The tools an upstream listed, and why the list stopped early if it did.
 pub(crate) struct Listing {
     pub(crate) tools: Vec<McpTool>,
     pub(crate) cut: Option<ListCut>,
+    /// The definitions dropped as too large, as soon as their page was read.
+    pub(crate) refused: Vec<Refused>,
+}
+
+/// A tool definition dropped for its size.
+pub(crate) struct Refused {
+    /// The upstream's name, at most [`MAX_REFUSED_NAME`] characters of it.
+    pub(crate) upstream_name: String,
+    /// The bytes of its definition.
+    pub(crate) bytes: usize,
+    /// Which limit: `true` for the whole listing's, `false` for one definition's.
+    pub(crate) total: bool,
+}
+
+/// The most characters of a refused tool's name kept for the report (its name may be what
+/// made it too large).
+const MAX_REFUSED_NAME: usize = 128;
+
+/// The bytes of `tool`'s JSON, counted without building it.
+pub(crate) fn definition_bytes(tool: &McpTool) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // A tool that was just decoded from JSON serialises again; on failure count it whole.
+    match serde_json::to_writer(&mut count, tool) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
 }
 
 /// A connection to an upstream MCP server, cheap to clone (one connection, shared).
@@ -709,6 +750,8 @@ impl Upstream {
     pub(crate) async fn list_tools(&self, limits: ListLimits) -> Result<Listing, UpstreamError> {
         const METHOD: &str = "tools/list";
         let mut tools = Vec::new();
+        let mut refused = Vec::new();
+        let mut total: usize = 0;
         let mut cursor: Option<String> = None;
         let mut seen = HashSet::new();
         let mut page = 0;
@@ -719,6 +762,7 @@ impl Upstream {
                     cut: Some(ListCut::TooManyPages {
                         limit: limits.max_pages,
                     }),
+                    refused,
                 });
             }
             page += 1;
@@ -744,24 +788,51 @@ impl Upstream {
                 }
                 Err(e) => return Err(self.request_error(METHOD, e)),
             };
-            let room = limits.max_tools.saturating_sub(tools.len());
+            // Refused definitions count too: an upstream cannot list for ever by sending
+            // only ones too large to keep.
+            let room = limits.max_tools.saturating_sub(tools.len() + refused.len());
             let more_than_room = result.tools.len() > room;
-            tools.extend(result.tools.into_iter().take(room));
+            // Each definition is measured as its page arrives, and one too large dropped at
+            // once: what a listing keeps is bounded by the limits, not by the upstream.
+            for tool in result.tools.into_iter().take(room) {
+                let bytes = definition_bytes(&tool);
+                let too_large = bytes > limits.max_tool_bytes;
+                if too_large || total.saturating_add(bytes) > limits.max_total_bytes {
+                    refused.push(Refused {
+                        upstream_name: tool.name.chars().take(MAX_REFUSED_NAME).collect(),
+                        bytes,
+                        total: !too_large,
+                    });
+                    continue;
+                }
+                total += bytes;
+                tools.push(tool);
+            }
             if more_than_room {
                 return Ok(Listing {
                     tools,
                     cut: Some(ListCut::TooManyTools {
                         limit: limits.max_tools,
                     }),
+                    refused,
                 });
             }
             match result.next_cursor {
-                None => return Ok(Listing { tools, cut: None }),
+                None => {
+                    return Ok(Listing {
+                        tools,
+                        cut: None,
+                        refused,
+                    });
+                }
                 Some(next) => {
-                    if !seen.insert(next.clone()) {
+                    // The digest, not the cursor: the upstream chooses its size.
+                    let digest: [u8; 32] = sha2::Sha256::digest(next.as_bytes()).into();
+                    if !seen.insert(digest) {
                         return Ok(Listing {
                             tools,
                             cut: Some(ListCut::RepeatedCursor { page }),
+                            refused,
                         });
                     }
                     cursor = Some(next);

@@ -42,12 +42,21 @@ pub struct MountOptions {
     max_tools: usize,
     max_pages: usize,
     list_timeout: Duration,
+    max_tool_bytes: usize,
+    max_mount_bytes: usize,
 }
+
+/// The default of [`MountOptions::max_tool_bytes`]: 64 KiB.
+pub const DEFAULT_MAX_TOOL_BYTES: usize = 64 * 1024;
+
+/// The default of [`MountOptions::max_mount_bytes`]: 16 MiB.
+pub const DEFAULT_MAX_MOUNT_BYTES: usize = 16 * 1024 * 1024;
 
 impl MountOptions {
     /// Options for mounting under `namespace` (snake_case, at most 32 characters, checked
     /// by [`mount`](super::MountUpstream::mount)): every tool `dangerous`, the upstream not
-    /// trusted, nothing pinned, at most 1000 tools in 100 pages, 60 s a page.
+    /// trusted, nothing pinned, at most 1000 tools in 100 pages, 60 s a page, 64 KiB a
+    /// tool's definition and 16 MiB all of them.
     pub fn new(namespace: impl Into<String>) -> Self {
         MountOptions {
             namespace: namespace.into(),
@@ -58,6 +67,8 @@ impl MountOptions {
             max_tools: 1000,
             max_pages: 100,
             list_timeout: Duration::from_secs(60),
+            max_tool_bytes: DEFAULT_MAX_TOOL_BYTES,
+            max_mount_bytes: DEFAULT_MAX_MOUNT_BYTES,
         }
     }
 
@@ -138,6 +149,31 @@ impl MountOptions {
         self
     }
 
+    /// The most bytes of one tool's definition as the upstream lists it (its JSON: name,
+    /// description, schemas, annotations; default [`DEFAULT_MAX_TOOL_BYTES`], 64 KiB). A
+    /// larger one is dropped as soon as its page is read and reported as
+    /// [`SkipReason::TooLarge`], so an upstream cannot make the gateway hold (and compile)
+    /// schemas of any size. One page of `tools/list` is bounded before it is decoded by
+    /// the transport: 16 MiB a message.
+    ///
+    /// ```
+    /// use toolwright_mcp::upstream::MountOptions;
+    /// let options = MountOptions::new("github").max_tool_bytes(16 * 1024).max_mount_bytes(1 << 20);
+    /// assert_eq!(options.namespace(), "github");
+    /// ```
+    pub fn max_tool_bytes(mut self, max: usize) -> Self {
+        self.max_tool_bytes = max;
+        self
+    }
+
+    /// The most bytes of all the definitions one listing keeps (default
+    /// [`DEFAULT_MAX_MOUNT_BYTES`], 16 MiB); the definitions past it are reported as
+    /// [`SkipReason::MountFull`].
+    pub fn max_mount_bytes(mut self, max: usize) -> Self {
+        self.max_mount_bytes = max;
+        self
+    }
+
     /// How long one page of `tools/list` may take (default 60 s).
     pub fn list_timeout(mut self, timeout: Duration) -> Self {
         self.list_timeout = timeout;
@@ -194,6 +230,8 @@ impl MountOptions {
             max_tools: self.max_tools,
             max_pages: self.max_pages,
             timeout: self.list_timeout,
+            max_tool_bytes: self.max_tool_bytes,
+            max_total_bytes: self.max_mount_bytes,
         }
     }
 }
@@ -262,6 +300,21 @@ pub enum SkipReason {
     InvalidDefinition(String),
     /// The registry refused it; the registry's reason.
     Registry(String),
+    /// Its definition is larger than [`MountOptions::max_tool_bytes`].
+    TooLarge {
+        /// The bytes of its definition.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Keeping it would have taken the listing's definitions past
+    /// [`MountOptions::max_mount_bytes`].
+    MountFull {
+        /// The bytes of its definition.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 /// What a mount or a refresh did.
@@ -339,6 +392,16 @@ impl fmt::Display for MountReport {
                 SkipReason::InvalidDefinition(reason) | SkipReason::Registry(reason) => {
                     writeln!(f, ": {reason}")?
                 }
+                SkipReason::TooLarge { bytes, limit } => writeln!(
+                    f,
+                    ": its definition has {bytes} bytes, more than the limit of {limit} \
+                     (max_tool_bytes)"
+                )?,
+                SkipReason::MountFull { bytes, limit } => writeln!(
+                    f,
+                    ": its definition ({bytes} bytes) would take the mount past its limit of \
+                     {limit} bytes (max_mount_bytes)"
+                )?,
             }
         }
         if let Some(cut) = &self.cut {
@@ -497,6 +560,29 @@ impl Mount {
             cut: listing.cut,
             ..MountReport::default()
         };
+        for refused in listing.refused {
+            let limit = if refused.total {
+                self.options.max_mount_bytes
+            } else {
+                self.options.max_tool_bytes
+            };
+            let reason = if refused.total {
+                SkipReason::MountFull {
+                    bytes: refused.bytes,
+                    limit,
+                }
+            } else {
+                SkipReason::TooLarge {
+                    bytes: refused.bytes,
+                    limit,
+                }
+            };
+            report.skipped.push(Skipped {
+                name: mounted_name(&self.options.namespace, &refused.upstream_name),
+                upstream_name: refused.upstream_name,
+                reason,
+            });
+        }
         let planned = self.plan(listing.tools, &mut report);
         let mut tools = self.lock();
         // Vanished (or now skipped) tools.
