@@ -845,7 +845,9 @@ impl Upstream {
     /// a dropped call) cancels the upstream request. An upstream that answers with input
     /// requests (MCP 2026-07-28's multi round-trip requests) has them answered through
     /// `ctx`'s client and the call repeated with the answers, at most
-    /// [`MAX_INPUT_ROUNDS`] times.
+    /// [`MAX_INPUT_ROUNDS`] times. The call is recorded on `ctx` as a side effect, so a
+    /// question (the upstream's, mid-call or as input requests) is never answered by
+    /// repeating our call, which would call the upstream again.
     pub(crate) async fn call(
         &self,
         ctx: &ToolContext,
@@ -913,6 +915,7 @@ impl Upstream {
         params: CallToolRequestParams,
         failed: &impl Fn(String) -> ToolError,
     ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
+        let call_name = params.name.to_string();
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         // The upstream may ask a question as soon as it has the request: the call is
         // registered before the gate lets a question be routed.
@@ -923,6 +926,18 @@ impl Upstream {
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| failed(escaped(&e)))?;
+        // The upstream now runs the call: a side effect of ours, whatever the tool does.
+        // Recorded, a question that could only be answered by repeating our call (MCP
+        // 2026-07-28's rounds: the client answers by calling again, and our tool runs again
+        // from the start) is refused instead of ending the round: the retry would call the
+        // upstream a second time for one approval, while this call goes on. A client that
+        // answers while the call waits (the handshake-era sessions) is asked as before, so
+        // in both eras one approval means one upstream call.
+        ctx.record_side_effect(format!(
+            "a call of `{}` was sent to the upstream MCP server `{}`",
+            toolwright_names::escape::escape(&call_name),
+            self.inner.server_name
+        ));
         let _registered = self.inner.shared.calls.register(handle.id.clone(), ctx);
         drop(gate);
         let mut cancel = CancelOnDrop {
