@@ -530,6 +530,31 @@ async fn input_requests_are_answered_by_the_callers_person_and_the_call_repeated
         result.content
     );
 
+    // A client that answers only by repeating the call is not asked: repeating ours would
+    // call the upstream again from the start. The call ends saying why, not with a question.
+    let rounds = Person {
+        in_rounds: true,
+        ..Person::default()
+    };
+    let ended = within(
+        "r_book in rounds",
+        executor.execute_with(
+            ToolCall::new("1", "r_book", json!({})),
+            CallOptions::new().client(rounds),
+        ),
+    )
+    .await;
+    assert_ne!(ended.outcome, Outcome::InputRequired);
+    assert!(!ended.result.success);
+    assert!(
+        ended
+            .result
+            .content
+            .contains("was sent to the upstream MCP server"),
+        "{}",
+        ended.result.content
+    );
+
     // An upstream that never stops asking: the rounds are bounded. The person's client
     // allows 10 questions a call, more than the 8 rounds.
     let result = run(&executor, "r_again", "", Some(&person)).await;
