@@ -19,6 +19,7 @@
 //! trusted = false                   # only a trusted server's readOnlyHint lowers a level
 //! tools = { "echo" = "safe", "get*" = "cautious" }
 //! pins = { "echo" = "<64 hex digits of the fingerprint>" }
+//! # max_message_bytes = 16777216   # an HTTP upstream's largest message, before decoding
 //! # max_tool_bytes = 65536          # the most bytes of one tool's definition (default 64 KiB)
 //! # max_mount_bytes = 16777216      # ... of all of this upstream's (default 16 MiB)
 //! # `tools` and `pins` match the name a client sees (`getWeather` and `get_weather` are
@@ -113,6 +114,8 @@ struct UpstreamConfig {
     tools: BTreeMap<String, SafetyLevel>,
     #[serde(default)]
     pins: BTreeMap<String, String>,
+    /// The most bytes of one message of an HTTP upstream (`HttpUpstream::max_message_bytes`).
+    max_message_bytes: Option<usize>,
     /// The most bytes of one tool's definition (`MountOptions::max_tool_bytes`).
     max_tool_bytes: Option<usize>,
     /// The most bytes of all the upstream's definitions (`MountOptions::max_mount_bytes`).
@@ -169,6 +172,12 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
                     return Err(UsageError(format!(
                         "{at}: `token_file`, `token_env` and `oauth` are for an HTTP upstream \
                          (`url`); a stdio upstream (`command`) gets its secrets through `env`"
+                    )));
+                }
+                if config.max_message_bytes.is_some() {
+                    return Err(UsageError(format!(
+                        "{at}: `max_message_bytes` is for an HTTP upstream (`url`); a stdio \
+                         upstream's messages are bounded at 16 MiB"
                     )));
                 }
             }
@@ -620,6 +629,9 @@ pub(crate) fn follow(mounts: &[Arc<Mount>]) {
 async fn connect(config: &UpstreamConfig) -> Result<Upstream, toolwright_mcp::UpstreamError> {
     if let Some(url) = &config.url {
         let mut upstream = Upstream::http(url.clone());
+        if let Some(max) = config.max_message_bytes {
+            upstream = upstream.max_message_bytes(max);
+        }
         if let Some(file) = &config.token_file {
             upstream = upstream.bearer_token_file(file.clone());
         }

@@ -216,6 +216,10 @@ fn configuration_mistakes_are_refused_with_their_line_before_anything_starts() {
             ":4: invalid type: string",
         ),
         (
+            "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\nmax_message_bytes = 1024\n",
+            ":1: `max_message_bytes` is for an HTTP upstream",
+        ),
+        (
             "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\npins = { t = \"zz\" }\n",
             "is not a tool fingerprint",
         ),

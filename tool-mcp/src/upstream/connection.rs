@@ -47,6 +47,11 @@ const PROGRESS_QUEUE: usize = 32;
 /// of a mounted tool answers before it fails.
 pub(crate) const MAX_INPUT_ROUNDS: usize = 8;
 
+/// The default of [`HttpUpstream::max_message_bytes`]: 16 MiB.
+#[cfg(feature = "upstream-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "upstream-http")))]
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
 /// The longest server name shown in descriptions and reports, in characters.
 const MAX_SERVER_NAME: usize = 64;
 
@@ -192,6 +197,9 @@ struct Shared {
     changes: watch::Sender<u64>,
     /// Cancelled when the connection is closed.
     closed: tokio_util::sync::CancellationToken,
+    /// The most bytes of one message, when the transport enforces one we chose (HTTP): a
+    /// closed transport is then said to be maybe that limit's doing.
+    message_limit: std::sync::OnceLock<usize>,
 }
 
 /// Where each call's progress goes, by token.
@@ -477,6 +485,7 @@ fn write_stderr_line(label: &str, line: &[u8], cut: bool) {
 pub struct HttpUpstream {
     url: String,
     token: Option<TokenSource>,
+    max_message_bytes: usize,
     #[cfg(feature = "upstream-oauth")]
     credentials: Option<super::oauth::ClientCredentials>,
 }
@@ -498,6 +507,21 @@ impl HttpUpstream {
         {
             self.credentials = None;
         }
+        self
+    }
+
+    /// The most bytes of one message read from the upstream (a JSON response body, or one
+    /// event of a stream), counted before it is decoded; default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`], 16 MiB. A larger one fails its request (a page of
+    /// `tools/list` among them) rather than being held.
+    ///
+    /// ```
+    /// use toolwright_mcp::upstream::Upstream;
+    /// let upstream = Upstream::http("https://tools.example.com/mcp").max_message_bytes(1 << 20);
+    /// # let _ = upstream;
+    /// ```
+    pub fn max_message_bytes(mut self, max: usize) -> Self {
+        self.max_message_bytes = max;
         self
     }
 
@@ -557,11 +581,20 @@ impl HttpUpstream {
 
         let label = toolwright_names::escape::escape(&self.url).into_owned();
         let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.clone());
+        // Bounded before decoding: the upstream chooses how much it sends.
+        config.max_json_response_size = self.max_message_bytes;
+        config.max_sse_event_size = self.max_message_bytes;
         #[cfg(feature = "upstream-oauth")]
         if let Some(credentials) = &self.credentials {
             let client = super::oauth::authorise(&self.url, &label, credentials).await?;
             let transport = StreamableHttpClientTransport::with_client(client, config);
-            return Upstream::connect_transport(label, transport).await;
+            let upstream = Upstream::connect_transport(label, transport).await?;
+            let _ = upstream
+                .inner
+                .shared
+                .message_limit
+                .set(self.max_message_bytes);
+            return Ok(upstream);
         }
         if let Some(source) = &self.token {
             let (from, read) = match source {
@@ -591,7 +624,13 @@ impl HttpUpstream {
             config = config.auth_header(token);
         }
         let transport = StreamableHttpClientTransport::from_config(config);
-        Upstream::connect_transport(label, transport).await
+        let upstream = Upstream::connect_transport(label, transport).await?;
+        let _ = upstream
+            .inner
+            .shared
+            .message_limit
+            .set(self.max_message_bytes);
+        Ok(upstream)
     }
 }
 
@@ -626,6 +665,7 @@ impl Upstream {
         HttpUpstream {
             url: url.into(),
             token: None,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             #[cfg(feature = "upstream-oauth")]
             credentials: None,
         }
@@ -746,6 +786,22 @@ impl Upstream {
         }
     }
 
+    /// [`request_error`](Self::request_error) for `tools/list`, naming the message limit
+    /// when the transport closed under it (a larger answer is dropped unread).
+    fn list_error(&self, error: rmcp::ServiceError) -> UpstreamError {
+        let closed = matches!(error, rmcp::ServiceError::TransportClosed);
+        match self.inner.shared.message_limit.get() {
+            Some(limit) if closed => self.request_error(
+                "tools/list",
+                format!(
+                    "{error}: the answer was refused unread if it was larger than the limit of \
+                     {limit} bytes a message (`max_message_bytes`)"
+                ),
+            ),
+            _ => self.request_error("tools/list", error),
+        }
+    }
+
     /// Every page of `tools/list`, within `limits`.
     pub(crate) async fn list_tools(&self, limits: ListLimits) -> Result<Listing, UpstreamError> {
         const METHOD: &str = "tools/list";
@@ -777,7 +833,7 @@ impl Upstream {
                 .peer
                 .send_request_with_option(request, options)
                 .await
-                .map_err(|e| self.request_error(METHOD, e))?;
+                .map_err(|e| self.list_error(e))?;
             let result = match handle.await_response().await {
                 Ok(ServerResult::ListToolsResult(result)) => result,
                 Ok(_) => {
@@ -786,7 +842,7 @@ impl Upstream {
                         method: METHOD,
                     });
                 }
-                Err(e) => return Err(self.request_error(METHOD, e)),
+                Err(e) => return Err(self.list_error(e)),
             };
             // Refused definitions count too: an upstream cannot list for ever by sending
             // only ones too large to keep.

@@ -57,7 +57,7 @@ mod oauth;
 
 #[cfg(feature = "upstream-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "upstream-http")))]
-pub use connection::HttpUpstream;
+pub use connection::{DEFAULT_MAX_MESSAGE_BYTES, HttpUpstream};
 pub use connection::{ListCut, StdioUpstream, ToolListChanges, Upstream};
 pub use error::UpstreamError;
 pub use fingerprint::{Fingerprint, FingerprintParseError};
