@@ -20,7 +20,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use toolwright_mcp::McpServer;
 use toolwright_mcp::upstream::{
-    Fingerprint, ListCut, MountOptions, MountUpstream, SkipReason, Upstream,
+    DEFAULT_MAX_TOOL_BYTES, Fingerprint, ListCut, MountOptions, MountUpstream, SkipReason, Skipped,
+    Upstream,
 };
 use toolwright_runtime::{
     ApprovalDecision, CallOptions, CancellationToken, Content, Executor, SafetyLevel, Tool,
@@ -872,4 +873,171 @@ async fn a_server_that_never_answers_initialize_is_given_up() {
     );
     assert!(error.to_string().contains("initialize"), "{error}");
     silent.abort();
+}
+
+/// The attack: the operator pins `delete_file` and makes it dangerous (the rest cautious);
+/// the upstream renames it `deleteFile` (the same mounted name) and says its list changed.
+/// The pin and the override used to match the raw name, so `hostile_delete_file` ran as
+/// cautious, unpinned. Both now follow the mounted name, and the rename is a change.
+#[tokio::test]
+async fn a_renamed_tool_keeps_its_pin_and_its_override() {
+    let original = raw_tool("delete_file", "Delete a file.", city_schema());
+    let (raw, _events) = Raw::new(vec![original.clone()], Paging::Pages(10));
+    let tools = raw.tools.clone();
+    let upstream = connect(raw).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within(
+        "mount",
+        registry.mount(
+            &upstream,
+            MountOptions::new("hostile")
+                .default_safety(SafetyLevel::Cautious)
+                .safety("delete_file", SafetyLevel::Dangerous)
+                .pin("delete_file", Fingerprint::of(&original)),
+        ),
+    )
+    .await
+    .unwrap();
+    assert!(mount.report().is_clean(), "{}", mount.report());
+    assert_eq!(
+        registry.get("hostile_delete_file").unwrap().safety(),
+        SafetyLevel::Dangerous
+    );
+
+    *tools.lock().unwrap() = vec![raw_tool("deleteFile", "Delete a file.", city_schema())];
+    let report = within("refresh", mount.refresh()).await.unwrap();
+    let tool = registry.get("hostile_delete_file").unwrap();
+    assert_eq!(tool.safety(), SafetyLevel::Dangerous, "{report}");
+    assert!(!registry.is_enabled("hostile_delete_file"), "{report}");
+    assert!(
+        report
+            .changed
+            .iter()
+            .any(|c| c.name == "hostile_delete_file" && c.pinned),
+        "{report}"
+    );
+    // No approval handler: a dangerous (and disabled) tool does not run.
+    let result = within(
+        "call",
+        Executor::builder(registry.clone())
+            .build()
+            .execute(call("hostile_delete_file", json!({"city": "x"}))),
+    )
+    .await;
+    assert!(!result.success, "{result:?}");
+
+    // A glob written in the upstream's spelling follows the mounted name too.
+    let registry = Arc::new(ToolRegistry::new());
+    within(
+        "mount with a glob",
+        registry.mount(
+            &upstream,
+            MountOptions::new("g")
+                .safety("Delete*", SafetyLevel::Dangerous)
+                .safety("*", SafetyLevel::Safe),
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        registry.get("g_delete_file").unwrap().safety(),
+        SafetyLevel::Dangerous
+    );
+}
+
+/// An unpinned tool that disappears and comes back under the same mounted name with
+/// another definition is reported as changed, not as a new tool.
+#[tokio::test]
+async fn a_tool_gone_and_back_changed_is_a_change() {
+    let (raw, _events) = Raw::new(
+        vec![raw_tool("send_mail", "Send.", empty_schema())],
+        Paging::Pages(10),
+    );
+    let tools = raw.tools.clone();
+    let upstream = connect(raw).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within("mount", registry.mount(&upstream, MountOptions::new("m")))
+        .await
+        .unwrap();
+    tools.lock().unwrap().clear();
+    let report = within("refresh (gone)", mount.refresh()).await.unwrap();
+    assert_eq!(report.removed.len(), 1);
+    *tools.lock().unwrap() = vec![raw_tool("sendMail", "Send to anyone.", empty_schema())];
+    let report = within("refresh (back)", mount.refresh()).await.unwrap();
+    assert!(
+        report.changed.iter().any(|c| c.name == "m_send_mail"),
+        "{report}"
+    );
+    assert!(!report.is_clean());
+}
+
+/// A tool whose input schema is about `bytes` long (one huge description).
+fn huge_tool(name: &str, bytes: usize) -> McpTool {
+    raw_tool(
+        name,
+        "Huge.",
+        json!({"type": "object", "properties": {"x": {"type": "string", "description": "a".repeat(bytes)}}}),
+    )
+}
+
+/// The attack, scaled down: an upstream lists tools with huge schemas (the report mounted
+/// 100 of ~10 MB and took 4 GB). With the defaults a 1 MiB definition is refused; the
+/// whole mount is bounded too; each refusal is reported with the limit it hit.
+#[tokio::test]
+async fn huge_definitions_are_refused_and_reported() {
+    let mut tools = vec![raw_tool("small", "Small.", empty_schema())];
+    tools.extend((0..3).map(|i| huge_tool(&format!("huge{i}"), 1 << 20)));
+    let (raw, _events) = Raw::new(tools, Paging::Pages(1));
+    let upstream = connect(raw).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within("mount", registry.mount(&upstream, MountOptions::new("h")))
+        .await
+        .unwrap();
+    let report = mount.report();
+    assert!(registry.get("h_small").is_some(), "{report}");
+    for i in 0..3 {
+        assert!(registry.get(&format!("h_huge{i}")).is_none(), "{report}");
+    }
+    let too_large = report
+        .skipped
+        .iter()
+        .filter(|s| {
+            matches!(s.reason, SkipReason::TooLarge { bytes, limit }
+                if limit == DEFAULT_MAX_TOOL_BYTES && bytes > 1 << 20)
+        })
+        .count();
+    assert_eq!(too_large, 3, "{report}");
+    assert!(report.to_string().contains("max_tool_bytes"), "{report}");
+
+    // The whole mount, scaled down: three of 3 KiB fit in 8 KiB two at a time.
+    let tools = (0..3)
+        .map(|i| huge_tool(&format!("mid{i}"), 3 * 1024))
+        .collect();
+    let (raw, _events) = Raw::new(tools, Paging::Pages(1));
+    let upstream = connect(raw).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within(
+        "mount with a small total",
+        registry.mount(
+            &upstream,
+            MountOptions::new("m")
+                .max_tool_bytes(4 * 1024)
+                .max_mount_bytes(8 * 1024),
+        ),
+    )
+    .await
+    .unwrap();
+    let report = mount.report();
+    assert_eq!(report.added.len(), 2, "{report}");
+    assert!(
+        matches!(
+            report.skipped.as_slice(),
+            [Skipped {
+                reason: SkipReason::MountFull { limit: 8192, .. },
+                ..
+            }]
+        ),
+        "{report}"
+    );
+    assert!(report.to_string().contains("max_mount_bytes"), "{report}");
 }

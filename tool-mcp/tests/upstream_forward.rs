@@ -8,6 +8,7 @@
 #![allow(deprecated)] // rmcp marks sampling and logging deprecated (SEP-2577).
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream};
 use toolwright_runtime::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };
+use toolwright_runtime::executor::Outcome;
 use toolwright_runtime::{
     ApprovalDecision, CallOptions, ClientError, Elicitation, Executor, LogLevel, ToolCall,
     ToolRegistry, ToolResult,
@@ -63,6 +65,8 @@ struct Asker {
     pair: Arc<Barrier>,
     /// `log` ends once the test saw its message arrive.
     logged: Arc<Notify>,
+    /// How many calls of `ask` the upstream ran (its side effects).
+    asked: Arc<AtomicUsize>,
 }
 
 /// What an elicitation of the upstream got back, as the tool's text.
@@ -128,7 +132,10 @@ impl ServerHandler for Asker {
             .unwrap_or_default()
             .to_owned();
         let answer = match request.name.as_ref() {
-            "ask" => ask(&context.peer, text).await,
+            "ask" => {
+                self.asked.fetch_add(1, Ordering::SeqCst);
+                ask(&context.peer, text).await
+            }
             "pair" => {
                 self.pair.wait().await;
                 ask(&context.peer, text).await
@@ -174,6 +181,7 @@ async fn mounted() -> (Executor, Peer<RoleServer>, Asker) {
     let asker = Asker {
         pair: Arc::new(Barrier::new(2)),
         logged: Arc::new(Notify::new()),
+        asked: Arc::default(),
     };
     let (upstream, peer) = connect(asker.clone()).await;
     let registry = Arc::new(ToolRegistry::new());
@@ -193,6 +201,9 @@ struct Person {
     answer: Value,
     can_sample: bool,
     questions: Arc<Mutex<Vec<ElicitationRequest>>>,
+    /// Answers only by the call's next request (an MCP 2026-07-28 client without a session):
+    /// every question ends the round.
+    in_rounds: bool,
     logs: Option<mpsc::UnboundedSender<(String, LogLevel, String)>>,
 }
 
@@ -208,6 +219,9 @@ impl ClientPowers for Person {
         request: ElicitationRequest,
     ) -> ClientFuture<Result<Elicitation<Value>, ClientError>> {
         self.questions.lock().unwrap().push(request);
+        if self.in_rounds {
+            return Box::pin(async { Err(ClientError::InputRequired) });
+        }
         let answer = self.answer.clone();
         Box::pin(async move { Ok(Elicitation::Accepted(answer)) })
     }
@@ -516,6 +530,31 @@ async fn input_requests_are_answered_by_the_callers_person_and_the_call_repeated
         result.content
     );
 
+    // A client that answers only by repeating the call is not asked: repeating ours would
+    // call the upstream again from the start. The call ends saying why, not with a question.
+    let rounds = Person {
+        in_rounds: true,
+        ..Person::default()
+    };
+    let ended = within(
+        "r_book in rounds",
+        executor.execute_with(
+            ToolCall::new("1", "r_book", json!({})),
+            CallOptions::new().client(rounds),
+        ),
+    )
+    .await;
+    assert_ne!(ended.outcome, Outcome::InputRequired);
+    assert!(!ended.result.success);
+    assert!(
+        ended
+            .result
+            .content
+            .contains("was sent to the upstream MCP server"),
+        "{}",
+        ended.result.content
+    );
+
     // An upstream that never stops asking: the rounds are bounded. The person's client
     // allows 10 questions a call, more than the 8 rounds.
     let result = run(&executor, "r_again", "", Some(&person)).await;
@@ -525,4 +564,52 @@ async fn input_requests_are_answered_by_the_callers_person_and_the_call_repeated
         "{}",
         result.content
     );
+}
+
+/// The attack: a 2026-07-28 client (it answers a question by repeating the call) calls a
+/// mounted tool once, approved once; the upstream asks a question mid-call. The gateway
+/// used to end its round (the client got an InputRequiredResult) while the upstream's first
+/// run went on, and the client's retry with the answer called the upstream again: two runs
+/// of the side effect for one approval. Now the question is refused to the upstream (its
+/// one call goes on and ends), and our call ends with that call's result.
+#[tokio::test]
+async fn one_approval_is_one_upstream_call_when_the_upstream_asks_mid_call() {
+    let (executor, _peer, asker) = mounted().await;
+    let rounds = Person {
+        in_rounds: true,
+        ..Person::default()
+    };
+    let call = ToolCall::new("1", "up_ask", json!({"text": "Delete everything?"}));
+    let first = within(
+        "the first request",
+        executor.execute_with(call.clone(), CallOptions::new().client(rounds.clone())),
+    )
+    .await;
+    if first.outcome == Outcome::InputRequired {
+        // The client answers by repeating the call, as that revision does.
+        let answering = Person {
+            answer: json!({"name": "yes"}),
+            ..Person::default()
+        };
+        let retry = within(
+            "the retry",
+            executor.execute_with(call, CallOptions::new().client(answering)),
+        )
+        .await;
+        assert!(retry.result.success, "{:?}", retry.result);
+    }
+    assert_eq!(
+        asker.asked.load(Ordering::SeqCst),
+        1,
+        "one approval ran the upstream's call more than once"
+    );
+    // The upstream's question was refused, saying why, and its one call finished.
+    assert_ne!(first.outcome, Outcome::InputRequired);
+    assert!(first.result.success, "{:?}", first.result);
+    assert!(
+        first.result.content.contains("question was not forwarded"),
+        "{}",
+        first.result.content
+    );
+    assert_eq!(rounds.questions.lock().unwrap().len(), 1);
 }

@@ -106,3 +106,48 @@ async fn mounts_over_http_with_a_bearer_token() {
     assert!(matches!(error, UpstreamError::Token { .. }), "{error}");
     assert!(error.to_string().contains("the file"), "{error}");
 }
+
+/// The attack, scaled down: an HTTP upstream lists a tool whose definition is larger than
+/// a message may be. The page is refused as it is read, before it is decoded: the mount
+/// fails, saying why, instead of holding it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_larger_than_a_message_may_be_is_refused_before_decoding() {
+    let registry = Arc::new(ToolRegistry::new());
+    registry
+        .register(
+            Tool::builder("huge")
+                .description("x".repeat(200 * 1024))
+                .handler(|_| async { "ok" })
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    let auth = AuthConfig::new().token(TOKEN, ["tools:safe"]).unwrap();
+    let http = McpServer::new(Executor::builder(registry).build())
+        .serve_http_with(([127, 0, 0, 1], 0).into(), HttpOptions::new().auth(auth))
+        .await
+        .unwrap();
+    // SAFETY: a variable no other test reads.
+    unsafe { std::env::set_var("TOOLWRIGHT_UPSTREAM_TEST_TOKEN_HUGE", TOKEN) };
+    let upstream = within(
+        "connect",
+        Upstream::http(http.url())
+            .bearer_token_env("TOOLWRIGHT_UPSTREAM_TEST_TOKEN_HUGE")
+            .max_message_bytes(64 * 1024)
+            .connect(),
+    )
+    .await
+    .unwrap();
+    let mounted = Arc::new(ToolRegistry::new());
+    let error = within("mount", mounted.mount(&upstream, MountOptions::new("web")))
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("65536 bytes a message (`max_message_bytes`)"),
+        "{error}"
+    );
+    assert!(mounted.get("web_huge").is_none());
+    upstream.close().await;
+}

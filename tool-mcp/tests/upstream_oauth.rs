@@ -260,7 +260,8 @@ async fn mounts_with_client_credentials_found_from_the_metadata() {
     let http = mcp_server(&auth.issuer).await;
     let dir = tempfile::tempdir().unwrap();
     let credentials = ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
-        .scopes(["tools:safe"]);
+        .scopes(["tools:safe"])
+        .authorization_server(&auth.issuer);
     let shown = format!("{credentials:?}");
     assert!(shown.contains("client-secret>"), "{shown}");
     assert!(!shown.contains(SECRET), "{shown}");
@@ -297,10 +298,10 @@ async fn a_token_the_server_refuses_is_replaced_once() {
     let upstream = within(
         "connect",
         Upstream::http(http.url())
-            .client_credentials(ClientCredentials::secret_file(
-                CLIENT_ID,
-                secret_file(dir.path(), SECRET),
-            ))
+            .client_credentials(
+                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
+                    .authorization_server(&auth.issuer),
+            )
             .connect(),
     )
     .await
@@ -324,10 +325,10 @@ async fn an_expired_token_is_not_sent_again() {
     let upstream = within(
         "connect",
         Upstream::http(http.url())
-            .client_credentials(ClientCredentials::secret_file(
-                CLIENT_ID,
-                secret_file(dir.path(), SECRET),
-            ))
+            .client_credentials(
+                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
+                    .authorization_server(&auth.issuer),
+            )
             .connect(),
     )
     .await
@@ -349,10 +350,10 @@ async fn wrong_or_missing_credentials_are_refused_without_the_secret() {
     let error = within(
         "connect with a wrong secret",
         Upstream::http(http.url())
-            .client_credentials(ClientCredentials::secret_file(
-                CLIENT_ID,
-                secret_file(dir.path(), wrong),
-            ))
+            .client_credentials(
+                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), wrong))
+                    .authorization_server(&auth.issuer),
+            )
             .connect(),
     )
     .await
@@ -442,4 +443,49 @@ async fn a_token_url_is_used_and_needed_without_metadata() {
     mount_and_call(&upstream).await;
     assert_eq!(auth.token_requests().len(), 1);
     upstream.close().await;
+}
+
+/// The attack: a hostile upstream's metadata names an authorization server of its choosing
+/// (another origin, which the configuration does not name). The gateway used to post the
+/// client secret there; now it refuses before sending anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_secret_never_goes_to_an_authorization_server_the_upstream_chooses() {
+    let attacker = AuthServer::start(Behaviour::default()).await;
+    let hostile = mcp_server(&attacker.issuer).await;
+    let dir = tempfile::tempdir().unwrap();
+    let error = within(
+        "connect to the hostile upstream",
+        Upstream::http(hostile.url())
+            .client_credentials(ClientCredentials::secret_file(
+                CLIENT_ID,
+                secret_file(dir.path(), SECRET),
+            ))
+            .connect(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
+    let message = error.to_string();
+    assert!(message.contains("authorization_server"), "{message}");
+    assert!(!message.contains(SECRET), "{message}");
+    assert_eq!(
+        attacker.token_requests().len(),
+        0,
+        "the attacker's authorization server received the client secret"
+    );
+
+    // Another trusted server named does not make the attacker's trusted either.
+    let error = within(
+        "connect naming another authorization server",
+        Upstream::http(hostile.url())
+            .client_credentials(
+                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
+                    .authorization_server("https://login.example.test"),
+            )
+            .connect(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
+    assert_eq!(attacker.token_requests().len(), 0);
 }

@@ -13,10 +13,17 @@
 //! # client credentials (the token endpoint found from the server's metadata):
 //! # oauth = { client_id = "toolwright", client_secret_file = "/etc/toolwright/client.secret",
 //! #           scopes = ["tools:read"] }   (or client_secret_env = "VAR"; resource, token_url)
+//! # The secret goes only to a token endpoint on the server's own origin, or on that of an
+//! # authorization server named here: authorization_servers = ["https://login.example.com"]
 //! safety = "dangerous"              # its tools' level unless `tools` says (the default)
 //! trusted = false                   # only a trusted server's readOnlyHint lowers a level
 //! tools = { "echo" = "safe", "get*" = "cautious" }
 //! pins = { "echo" = "<64 hex digits of the fingerprint>" }
+//! # max_message_bytes = 16777216   # an HTTP upstream's largest message, before decoding
+//! # max_tool_bytes = 65536          # the most bytes of one tool's definition (default 64 KiB)
+//! # max_mount_bytes = 16777216      # ... of all of this upstream's (default 16 MiB)
+//! # `tools` and `pins` match the name a client sees (`getWeather` and `get_weather` are
+//! # one tool), so an upstream cannot rename a tool out of its pin or its override.
 //! # A stdio server runs confined, as run_command's commands do (toolwright-std's
 //! # `Sandbox`): it sees the system's programs and libraries and only these paths
 //! # (relative ones are taken from the file's directory), and no network unless allowed.
@@ -79,6 +86,10 @@ struct OAuthConfig {
     scopes: Vec<String>,
     resource: Option<String>,
     token_url: Option<String>,
+    /// Authorization servers (issuer URLs) trusted with the secret besides the upstream's
+    /// own origin.
+    #[serde(default)]
+    authorization_servers: Vec<String>,
 }
 
 /// One upstream server.
@@ -103,6 +114,12 @@ struct UpstreamConfig {
     tools: BTreeMap<String, SafetyLevel>,
     #[serde(default)]
     pins: BTreeMap<String, String>,
+    /// The most bytes of one message of an HTTP upstream (`HttpUpstream::max_message_bytes`).
+    max_message_bytes: Option<usize>,
+    /// The most bytes of one tool's definition (`MountOptions::max_tool_bytes`).
+    max_tool_bytes: Option<usize>,
+    /// The most bytes of all the upstream's definitions (`MountOptions::max_mount_bytes`).
+    max_mount_bytes: Option<usize>,
     sandbox: Option<SandboxConfig>,
     #[serde(default)]
     unconfined: bool,
@@ -155,6 +172,12 @@ pub(crate) fn load(path: &Path) -> Result<GatewayConfig, UsageError> {
                     return Err(UsageError(format!(
                         "{at}: `token_file`, `token_env` and `oauth` are for an HTTP upstream \
                          (`url`); a stdio upstream (`command`) gets its secrets through `env`"
+                    )));
+                }
+                if config.max_message_bytes.is_some() {
+                    return Err(UsageError(format!(
+                        "{at}: `max_message_bytes` is for an HTTP upstream (`url`); a stdio \
+                         upstream's messages are bounded at 16 MiB"
                     )));
                 }
             }
@@ -406,10 +429,14 @@ fn check_oauth(oauth: &OAuthConfig) -> Result<(), String> {
             crate::shown::visible(scope)
         ));
     }
+    let listed = oauth.authorization_servers.iter().map(Some);
     for (key, value) in [
-        ("resource", &oauth.resource),
-        ("token_url", &oauth.token_url),
-    ] {
+        ("resource", oauth.resource.as_ref()),
+        ("token_url", oauth.token_url.as_ref()),
+    ]
+    .into_iter()
+    .chain(listed.map(|value| ("authorization_servers", value)))
+    {
         if let Some(value) = value
             && !(value.starts_with("https://") || value.starts_with("http://"))
         {
@@ -541,6 +568,12 @@ fn options(config: &UpstreamConfig) -> Result<MountOptions, String> {
     for (pattern, level) in &config.tools {
         options = options.safety(pattern.clone(), *level);
     }
+    if let Some(max) = config.max_tool_bytes {
+        options = options.max_tool_bytes(max);
+    }
+    if let Some(max) = config.max_mount_bytes {
+        options = options.max_mount_bytes(max);
+    }
     options.check().map_err(|error| error.to_string())?;
     for (name, fingerprint) in &config.pins {
         let fingerprint: Fingerprint = fingerprint
@@ -596,6 +629,9 @@ pub(crate) fn follow(mounts: &[Arc<Mount>]) {
 async fn connect(config: &UpstreamConfig) -> Result<Upstream, toolwright_mcp::UpstreamError> {
     if let Some(url) = &config.url {
         let mut upstream = Upstream::http(url.clone());
+        if let Some(max) = config.max_message_bytes {
+            upstream = upstream.max_message_bytes(max);
+        }
         if let Some(file) = &config.token_file {
             upstream = upstream.bearer_token_file(file.clone());
         }
@@ -616,6 +652,9 @@ async fn connect(config: &UpstreamConfig) -> Result<Upstream, toolwright_mcp::Up
             }
             if let Some(token_url) = &oauth.token_url {
                 credentials = credentials.token_url(token_url);
+            }
+            for issuer in &oauth.authorization_servers {
+                credentials = credentials.authorization_server(issuer);
             }
             upstream = upstream.client_credentials(credentials);
         }

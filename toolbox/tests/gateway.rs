@@ -207,6 +207,19 @@ fn configuration_mistakes_are_refused_with_their_line_before_anything_starts() {
             ":4: `oauth.token_url` is `/token`, not an http:// or https:// URL",
         ),
         (
+            "[[upstream]]\nnamespace = \"a\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             oauth = { client_id = \"c\", client_secret_env = \"S\", authorization_servers = [\"login\"] }\n",
+            ":4: `oauth.authorization_servers` is `login`, not an http:// or https:// URL",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\nmax_tool_bytes = \"big\"\n",
+            ":4: invalid type: string",
+        ),
+        (
+            "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\nmax_message_bytes = 1024\n",
+            ":1: `max_message_bytes` is for an HTTP upstream",
+        ),
+        (
             "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\npins = { t = \"zz\" }\n",
             "is not a tool fingerprint",
         ),

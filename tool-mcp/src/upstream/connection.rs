@@ -28,6 +28,7 @@ use rmcp::service::{
 use rmcp::transport::IntoTransport;
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Map, Value};
+use sha2::Digest as _;
 use tokio::sync::{mpsc, watch};
 use toolwright_runtime::{ToolContext, ToolError, ToolOutput};
 
@@ -45,6 +46,11 @@ const PROGRESS_QUEUE: usize = 32;
 /// The most rounds of input requests (MCP 2026-07-28's multi round-trip requests) one call
 /// of a mounted tool answers before it fails.
 pub(crate) const MAX_INPUT_ROUNDS: usize = 8;
+
+/// The default of [`HttpUpstream::max_message_bytes`]: 16 MiB.
+#[cfg(feature = "upstream-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "upstream-http")))]
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The longest server name shown in descriptions and reports, in characters.
 const MAX_SERVER_NAME: usize = 64;
@@ -98,12 +104,52 @@ pub(crate) struct ListLimits {
     pub(crate) max_tools: usize,
     pub(crate) max_pages: usize,
     pub(crate) timeout: Duration,
+    /// The most bytes of one tool's definition (its JSON as listed).
+    pub(crate) max_tool_bytes: usize,
+    /// The most bytes of all the definitions kept from one listing.
+    pub(crate) max_total_bytes: usize,
 }
 
 /// The tools an upstream listed, and why the list stopped early if it did.
 pub(crate) struct Listing {
     pub(crate) tools: Vec<McpTool>,
     pub(crate) cut: Option<ListCut>,
+    /// The definitions dropped as too large, as soon as their page was read.
+    pub(crate) refused: Vec<Refused>,
+}
+
+/// A tool definition dropped for its size.
+pub(crate) struct Refused {
+    /// The upstream's name, at most [`MAX_REFUSED_NAME`] characters of it.
+    pub(crate) upstream_name: String,
+    /// The bytes of its definition.
+    pub(crate) bytes: usize,
+    /// Which limit: `true` for the whole listing's, `false` for one definition's.
+    pub(crate) total: bool,
+}
+
+/// The most characters of a refused tool's name kept for the report (its name may be what
+/// made it too large).
+const MAX_REFUSED_NAME: usize = 128;
+
+/// The bytes of `tool`'s JSON, counted without building it.
+pub(crate) fn definition_bytes(tool: &McpTool) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // A tool that was just decoded from JSON serialises again; on failure count it whole.
+    match serde_json::to_writer(&mut count, tool) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
 }
 
 /// A connection to an upstream MCP server, cheap to clone (one connection, shared).
@@ -151,6 +197,9 @@ struct Shared {
     changes: watch::Sender<u64>,
     /// Cancelled when the connection is closed.
     closed: tokio_util::sync::CancellationToken,
+    /// The most bytes of one message, when the transport enforces one we chose (HTTP): a
+    /// closed transport is then said to be maybe that limit's doing.
+    message_limit: std::sync::OnceLock<usize>,
 }
 
 /// Where each call's progress goes, by token.
@@ -436,6 +485,7 @@ fn write_stderr_line(label: &str, line: &[u8], cut: bool) {
 pub struct HttpUpstream {
     url: String,
     token: Option<TokenSource>,
+    max_message_bytes: usize,
     #[cfg(feature = "upstream-oauth")]
     credentials: Option<super::oauth::ClientCredentials>,
 }
@@ -457,6 +507,21 @@ impl HttpUpstream {
         {
             self.credentials = None;
         }
+        self
+    }
+
+    /// The most bytes of one message read from the upstream (a JSON response body, or one
+    /// event of a stream), counted before it is decoded; default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`], 16 MiB. A larger one fails its request (a page of
+    /// `tools/list` among them) rather than being held.
+    ///
+    /// ```
+    /// use toolwright_mcp::upstream::Upstream;
+    /// let upstream = Upstream::http("https://tools.example.com/mcp").max_message_bytes(1 << 20);
+    /// # let _ = upstream;
+    /// ```
+    pub fn max_message_bytes(mut self, max: usize) -> Self {
+        self.max_message_bytes = max;
         self
     }
 
@@ -516,11 +581,20 @@ impl HttpUpstream {
 
         let label = toolwright_names::escape::escape(&self.url).into_owned();
         let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.clone());
+        // Bounded before decoding: the upstream chooses how much it sends.
+        config.max_json_response_size = self.max_message_bytes;
+        config.max_sse_event_size = self.max_message_bytes;
         #[cfg(feature = "upstream-oauth")]
         if let Some(credentials) = &self.credentials {
             let client = super::oauth::authorise(&self.url, &label, credentials).await?;
             let transport = StreamableHttpClientTransport::with_client(client, config);
-            return Upstream::connect_transport(label, transport).await;
+            let upstream = Upstream::connect_transport(label, transport).await?;
+            let _ = upstream
+                .inner
+                .shared
+                .message_limit
+                .set(self.max_message_bytes);
+            return Ok(upstream);
         }
         if let Some(source) = &self.token {
             let (from, read) = match source {
@@ -550,7 +624,13 @@ impl HttpUpstream {
             config = config.auth_header(token);
         }
         let transport = StreamableHttpClientTransport::from_config(config);
-        Upstream::connect_transport(label, transport).await
+        let upstream = Upstream::connect_transport(label, transport).await?;
+        let _ = upstream
+            .inner
+            .shared
+            .message_limit
+            .set(self.max_message_bytes);
+        Ok(upstream)
     }
 }
 
@@ -585,6 +665,7 @@ impl Upstream {
         HttpUpstream {
             url: url.into(),
             token: None,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             #[cfg(feature = "upstream-oauth")]
             credentials: None,
         }
@@ -705,10 +786,28 @@ impl Upstream {
         }
     }
 
+    /// [`request_error`](Self::request_error) for `tools/list`, naming the message limit
+    /// when the transport closed under it (a larger answer is dropped unread).
+    fn list_error(&self, error: rmcp::ServiceError) -> UpstreamError {
+        let closed = matches!(error, rmcp::ServiceError::TransportClosed);
+        match self.inner.shared.message_limit.get() {
+            Some(limit) if closed => self.request_error(
+                "tools/list",
+                format!(
+                    "{error}: the answer was refused unread if it was larger than the limit of \
+                     {limit} bytes a message (`max_message_bytes`)"
+                ),
+            ),
+            _ => self.request_error("tools/list", error),
+        }
+    }
+
     /// Every page of `tools/list`, within `limits`.
     pub(crate) async fn list_tools(&self, limits: ListLimits) -> Result<Listing, UpstreamError> {
         const METHOD: &str = "tools/list";
         let mut tools = Vec::new();
+        let mut refused = Vec::new();
+        let mut total: usize = 0;
         let mut cursor: Option<String> = None;
         let mut seen = HashSet::new();
         let mut page = 0;
@@ -719,6 +818,7 @@ impl Upstream {
                     cut: Some(ListCut::TooManyPages {
                         limit: limits.max_pages,
                     }),
+                    refused,
                 });
             }
             page += 1;
@@ -733,7 +833,7 @@ impl Upstream {
                 .peer
                 .send_request_with_option(request, options)
                 .await
-                .map_err(|e| self.request_error(METHOD, e))?;
+                .map_err(|e| self.list_error(e))?;
             let result = match handle.await_response().await {
                 Ok(ServerResult::ListToolsResult(result)) => result,
                 Ok(_) => {
@@ -742,26 +842,53 @@ impl Upstream {
                         method: METHOD,
                     });
                 }
-                Err(e) => return Err(self.request_error(METHOD, e)),
+                Err(e) => return Err(self.list_error(e)),
             };
-            let room = limits.max_tools.saturating_sub(tools.len());
+            // Refused definitions count too: an upstream cannot list for ever by sending
+            // only ones too large to keep.
+            let room = limits.max_tools.saturating_sub(tools.len() + refused.len());
             let more_than_room = result.tools.len() > room;
-            tools.extend(result.tools.into_iter().take(room));
+            // Each definition is measured as its page arrives, and one too large dropped at
+            // once: what a listing keeps is bounded by the limits, not by the upstream.
+            for tool in result.tools.into_iter().take(room) {
+                let bytes = definition_bytes(&tool);
+                let too_large = bytes > limits.max_tool_bytes;
+                if too_large || total.saturating_add(bytes) > limits.max_total_bytes {
+                    refused.push(Refused {
+                        upstream_name: tool.name.chars().take(MAX_REFUSED_NAME).collect(),
+                        bytes,
+                        total: !too_large,
+                    });
+                    continue;
+                }
+                total += bytes;
+                tools.push(tool);
+            }
             if more_than_room {
                 return Ok(Listing {
                     tools,
                     cut: Some(ListCut::TooManyTools {
                         limit: limits.max_tools,
                     }),
+                    refused,
                 });
             }
             match result.next_cursor {
-                None => return Ok(Listing { tools, cut: None }),
+                None => {
+                    return Ok(Listing {
+                        tools,
+                        cut: None,
+                        refused,
+                    });
+                }
                 Some(next) => {
-                    if !seen.insert(next.clone()) {
+                    // The digest, not the cursor: the upstream chooses its size.
+                    let digest: [u8; 32] = sha2::Sha256::digest(next.as_bytes()).into();
+                    if !seen.insert(digest) {
                         return Ok(Listing {
                             tools,
                             cut: Some(ListCut::RepeatedCursor { page }),
+                            refused,
                         });
                     }
                     cursor = Some(next);
@@ -774,7 +901,9 @@ impl Upstream {
     /// a dropped call) cancels the upstream request. An upstream that answers with input
     /// requests (MCP 2026-07-28's multi round-trip requests) has them answered through
     /// `ctx`'s client and the call repeated with the answers, at most
-    /// [`MAX_INPUT_ROUNDS`] times.
+    /// [`MAX_INPUT_ROUNDS`] times. The call is recorded on `ctx` as a side effect, so a
+    /// question (the upstream's, mid-call or as input requests) is never answered by
+    /// repeating our call, which would call the upstream again.
     pub(crate) async fn call(
         &self,
         ctx: &ToolContext,
@@ -842,6 +971,7 @@ impl Upstream {
         params: CallToolRequestParams,
         failed: &impl Fn(String) -> ToolError,
     ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
+        let call_name = params.name.to_string();
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         // The upstream may ask a question as soon as it has the request: the call is
         // registered before the gate lets a question be routed.
@@ -852,6 +982,18 @@ impl Upstream {
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| failed(escaped(&e)))?;
+        // The upstream now runs the call: a side effect of ours, whatever the tool does.
+        // Recorded, a question that could only be answered by repeating our call (MCP
+        // 2026-07-28's rounds: the client answers by calling again, and our tool runs again
+        // from the start) is refused instead of ending the round: the retry would call the
+        // upstream a second time for one approval, while this call goes on. A client that
+        // answers while the call waits (the handshake-era sessions) is asked as before, so
+        // in both eras one approval means one upstream call.
+        ctx.record_side_effect(format!(
+            "a call of `{}` was sent to the upstream MCP server `{}`",
+            toolwright_names::escape::escape(&call_name),
+            self.inner.server_name
+        ));
         let _registered = self.inner.shared.calls.register(handle.id.clone(), ctx);
         drop(gate);
         let mut cancel = CancelOnDrop {

@@ -57,13 +57,13 @@ mod oauth;
 
 #[cfg(feature = "upstream-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "upstream-http")))]
-pub use connection::HttpUpstream;
+pub use connection::{DEFAULT_MAX_MESSAGE_BYTES, HttpUpstream};
 pub use connection::{ListCut, StdioUpstream, ToolListChanges, Upstream};
 pub use error::UpstreamError;
 pub use fingerprint::{Fingerprint, FingerprintParseError};
 pub use mount::{
-    FingerprintChange, Mount, MountOptions, MountReport, MountUpstream, MountedTool, SkipReason,
-    Skipped,
+    DEFAULT_MAX_MOUNT_BYTES, DEFAULT_MAX_TOOL_BYTES, FingerprintChange, Mount, MountOptions,
+    MountReport, MountUpstream, MountedTool, SkipReason, Skipped,
 };
 pub use names::{mounted_name, normalise};
 #[cfg(feature = "upstream-oauth")]

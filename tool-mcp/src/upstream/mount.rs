@@ -14,7 +14,7 @@ use toolwright_runtime::{RegisterOptions, SafetyLevel, Tool, ToolRegistry};
 use super::connection::{ListCut, ListLimits, Upstream};
 use super::error::UpstreamError;
 use super::fingerprint::Fingerprint;
-use super::names::{check_namespace, glob_matches, mounted_name};
+use super::names::{check_namespace, glob_matches, mounted_name, normalise_glob};
 
 /// The most bytes of an upstream's description kept in a mounted tool's.
 const MAX_DESCRIPTION: usize = 4096;
@@ -27,7 +27,7 @@ const MAX_DESCRIPTION: usize = 4096;
 /// use toolwright_runtime::SafetyLevel;
 ///
 /// let options = MountOptions::new("github")
-///     .safety("get_*", SafetyLevel::Safe)      // a glob over the upstream's own names
+///     .safety("get_*", SafetyLevel::Safe)      // a glob over the names a client sees
 ///     .safety("delete_repository", SafetyLevel::Dangerous)
 ///     .trusted(true);                          // its readOnlyHint may lower the rest
 /// assert_eq!(options.namespace(), "github");
@@ -42,12 +42,21 @@ pub struct MountOptions {
     max_tools: usize,
     max_pages: usize,
     list_timeout: Duration,
+    max_tool_bytes: usize,
+    max_mount_bytes: usize,
 }
+
+/// The default of [`MountOptions::max_tool_bytes`]: 64 KiB.
+pub const DEFAULT_MAX_TOOL_BYTES: usize = 64 * 1024;
+
+/// The default of [`MountOptions::max_mount_bytes`]: 16 MiB.
+pub const DEFAULT_MAX_MOUNT_BYTES: usize = 16 * 1024 * 1024;
 
 impl MountOptions {
     /// Options for mounting under `namespace` (snake_case, at most 32 characters, checked
     /// by [`mount`](super::MountUpstream::mount)): every tool `dangerous`, the upstream not
-    /// trusted, nothing pinned, at most 1000 tools in 100 pages, 60 s a page.
+    /// trusted, nothing pinned, at most 1000 tools in 100 pages, 60 s a page, 64 KiB a
+    /// tool's definition and 16 MiB all of them.
     pub fn new(namespace: impl Into<String>) -> Self {
         MountOptions {
             namespace: namespace.into(),
@@ -58,6 +67,8 @@ impl MountOptions {
             max_tools: 1000,
             max_pages: 100,
             list_timeout: Duration::from_secs(60),
+            max_tool_bytes: DEFAULT_MAX_TOOL_BYTES,
+            max_mount_bytes: DEFAULT_MAX_MOUNT_BYTES,
         }
     }
 
@@ -93,9 +104,15 @@ impl MountOptions {
         self
     }
 
-    /// The safety of the upstream tools whose own name (not the mounted one) is `pattern`,
-    /// where `*` stands for any run of characters. A pattern without `*` wins over every
-    /// glob; among globs, the first given wins. An override wins over the annotations.
+    /// The safety of the upstream tools named `pattern`, where `*` stands for any run of
+    /// characters. The pattern is matched against the name a client sees, not the
+    /// upstream's spelling, so an upstream cannot slip a tool past it by renaming it
+    /// (`deleteFile` for `delete_file`): an exact pattern names the tool whose mounted name
+    /// it would get (`delete_file`, `deleteFile` and `delete-file` are one), and a glob is
+    /// normalised by the same rule (see [`normalise`](super::normalise)) and matched against
+    /// the mounted name without its namespace. A pattern without `*` wins over every glob;
+    /// among globs, and among exact patterns naming one tool, the first given wins. An
+    /// override wins over the annotations.
     pub fn safety(mut self, pattern: impl Into<String>, level: SafetyLevel) -> Self {
         self.overrides.push((pattern.into(), level));
         self
@@ -109,8 +126,10 @@ impl MountOptions {
         self
     }
 
-    /// Pins the fingerprint of the upstream tool named `upstream_name`: when the upstream
-    /// lists it with another, the tool is registered disabled and the change reported.
+    /// Pins the fingerprint of the upstream tool named `upstream_name`, matched by the name
+    /// a client sees (as [`safety`](Self::safety) does: any spelling with the same mounted
+    /// name is the same tool): when the upstream lists it with another fingerprint (a
+    /// renamed tool has one), the tool is registered disabled and the change reported.
     pub fn pin(mut self, upstream_name: impl Into<String>, fingerprint: Fingerprint) -> Self {
         self.pins.insert(upstream_name.into(), fingerprint);
         self
@@ -130,24 +149,65 @@ impl MountOptions {
         self
     }
 
+    /// The most bytes of one tool's definition as the upstream lists it (its JSON: name,
+    /// description, schemas, annotations; default [`DEFAULT_MAX_TOOL_BYTES`], 64 KiB). A
+    /// larger one is dropped as soon as its page is read and reported as
+    /// [`SkipReason::TooLarge`], so an upstream cannot make the gateway hold (and compile)
+    /// schemas of any size. One page of `tools/list` is bounded before it is decoded by
+    /// the transport: 16 MiB a message.
+    ///
+    /// ```
+    /// use toolwright_mcp::upstream::MountOptions;
+    /// let options = MountOptions::new("github").max_tool_bytes(16 * 1024).max_mount_bytes(1 << 20);
+    /// assert_eq!(options.namespace(), "github");
+    /// ```
+    pub fn max_tool_bytes(mut self, max: usize) -> Self {
+        self.max_tool_bytes = max;
+        self
+    }
+
+    /// The most bytes of all the definitions one listing keeps (default
+    /// [`DEFAULT_MAX_MOUNT_BYTES`], 16 MiB); the definitions past it are reported as
+    /// [`SkipReason::MountFull`].
+    pub fn max_mount_bytes(mut self, max: usize) -> Self {
+        self.max_mount_bytes = max;
+        self
+    }
+
     /// How long one page of `tools/list` may take (default 60 s).
     pub fn list_timeout(mut self, timeout: Duration) -> Self {
         self.list_timeout = timeout;
         self
     }
 
-    /// The safety of `tool`, by the overrides, then (trusted only) its annotations, then
-    /// the default.
-    fn safety_for(&self, tool: &McpTool) -> SafetyLevel {
-        let name = tool.name.as_ref();
+    /// Whether `key` (an exact override or a pin) names the tool mounted as `mounted`.
+    fn names(&self, key: &str, mounted: &str) -> bool {
+        mounted_name(&self.namespace, key).is_some_and(|name| name == mounted)
+    }
+
+    /// The pins naming the tool mounted as `mounted`.
+    fn pins_of<'a>(&'a self, mounted: &'a str) -> impl Iterator<Item = Fingerprint> + 'a {
+        self.pins
+            .iter()
+            .filter(move |(key, _)| self.names(key, mounted))
+            .map(|(_, pin)| *pin)
+    }
+
+    /// The safety of `tool`, mounted as `mounted`, by the overrides, then (trusted only)
+    /// its annotations, then the default.
+    fn safety_for(&self, mounted: &str, tool: &McpTool) -> SafetyLevel {
+        let tail = mounted
+            .strip_prefix(self.namespace.as_str())
+            .and_then(|rest| rest.strip_prefix('_'))
+            .unwrap_or(mounted);
         let exact = self
             .overrides
             .iter()
-            .find(|(pattern, _)| !pattern.contains('*') && pattern == name);
+            .find(|(pattern, _)| !pattern.contains('*') && self.names(pattern, mounted));
         let glob = || {
-            self.overrides
-                .iter()
-                .find(|(pattern, _)| pattern.contains('*') && glob_matches(pattern, name))
+            self.overrides.iter().find(|(pattern, _)| {
+                pattern.contains('*') && glob_matches(&normalise_glob(pattern), tail)
+            })
         };
         if let Some((_, level)) = exact.or_else(glob) {
             return *level;
@@ -170,6 +230,8 @@ impl MountOptions {
             max_tools: self.max_tools,
             max_pages: self.max_pages,
             timeout: self.list_timeout,
+            max_tool_bytes: self.max_tool_bytes,
+            max_total_bytes: self.max_mount_bytes,
         }
     }
 }
@@ -238,6 +300,21 @@ pub enum SkipReason {
     InvalidDefinition(String),
     /// The registry refused it; the registry's reason.
     Registry(String),
+    /// Its definition is larger than [`MountOptions::max_tool_bytes`].
+    TooLarge {
+        /// The bytes of its definition.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Keeping it would have taken the listing's definitions past
+    /// [`MountOptions::max_mount_bytes`].
+    MountFull {
+        /// The bytes of its definition.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 /// What a mount or a refresh did.
@@ -315,6 +392,16 @@ impl fmt::Display for MountReport {
                 SkipReason::InvalidDefinition(reason) | SkipReason::Registry(reason) => {
                     writeln!(f, ": {reason}")?
                 }
+                SkipReason::TooLarge { bytes, limit } => writeln!(
+                    f,
+                    ": its definition has {bytes} bytes, more than the limit of {limit} \
+                     (max_tool_bytes)"
+                )?,
+                SkipReason::MountFull { bytes, limit } => writeln!(
+                    f,
+                    ": its definition ({bytes} bytes) would take the mount past its limit of \
+                     {limit} bytes (max_mount_bytes)"
+                )?,
             }
         }
         if let Some(cut) = &self.cut {
@@ -333,6 +420,9 @@ pub struct Mount {
     options: MountOptions,
     /// The mounted tools by mounted name.
     tools: Mutex<BTreeMap<String, MountedTool>>,
+    /// The last fingerprint seen under each mounted name, kept after a tool is gone: one
+    /// that comes back (under any spelling) with another definition is a change.
+    seen: Mutex<HashMap<String, Fingerprint>>,
     report: MountReport,
 }
 
@@ -377,6 +467,7 @@ impl MountUpstream for Arc<ToolRegistry> {
             upstream: upstream.clone(),
             options,
             tools: Mutex::new(BTreeMap::new()),
+            seen: Mutex::new(HashMap::new()),
             report: MountReport::default(),
         };
         mount.report = mount.refresh().await?;
@@ -469,6 +560,29 @@ impl Mount {
             cut: listing.cut,
             ..MountReport::default()
         };
+        for refused in listing.refused {
+            let limit = if refused.total {
+                self.options.max_mount_bytes
+            } else {
+                self.options.max_tool_bytes
+            };
+            let reason = if refused.total {
+                SkipReason::MountFull {
+                    bytes: refused.bytes,
+                    limit,
+                }
+            } else {
+                SkipReason::TooLarge {
+                    bytes: refused.bytes,
+                    limit,
+                }
+            };
+            report.skipped.push(Skipped {
+                name: mounted_name(&self.options.namespace, &refused.upstream_name),
+                upstream_name: refused.upstream_name,
+                reason,
+            });
+        }
         let planned = self.plan(listing.tools, &mut report);
         let mut tools = self.lock();
         // Vanished (or now skipped) tools.
@@ -487,6 +601,7 @@ impl Mount {
                 report.removed.push(tool);
             }
         }
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
         for plan in planned {
             let previous = tools.get(&plan.name).cloned();
             if previous
@@ -495,6 +610,8 @@ impl Mount {
             {
                 continue;
             }
+            // What was last seen under this name, mounted now or gone since.
+            let before = seen.insert(plan.name.clone(), plan.fingerprint);
             if previous.is_none() && self.registry.get(&plan.name).is_some() {
                 report.skipped.push(Skipped {
                     upstream_name: plan.tool.name.to_string(),
@@ -503,10 +620,15 @@ impl Mount {
                 });
                 continue;
             }
-            let pin = self.options.pins.get(plan.tool.name.as_ref()).copied();
+            // Every pin naming the tool must match (two spellings may name one tool).
+            let pin = self
+                .options
+                .pins_of(&plan.name)
+                .find(|pin| *pin != plan.fingerprint)
+                .or_else(|| self.options.pins_of(&plan.name).next());
             let pin_differs = pin.is_some_and(|pin| pin != plan.fingerprint);
             let enabled = !pin_differs;
-            let safety = self.options.safety_for(&plan.tool);
+            let safety = self.options.safety_for(&plan.name, &plan.tool);
             let tool = match self.build(&plan, safety) {
                 Ok(tool) => tool,
                 Err(reason) => {
@@ -564,7 +686,18 @@ impl Mount {
                     actual: plan.fingerprint,
                     pinned: false,
                 }),
-                _ => {}
+                // Gone and back (or renamed) with another definition: a change too.
+                (None, _) => {
+                    if let Some(before) = before.filter(|before| *before != plan.fingerprint) {
+                        report.changed.push(FingerprintChange {
+                            name: plan.name.clone(),
+                            upstream_name: mounted.upstream_name.clone(),
+                            expected: before,
+                            actual: plan.fingerprint,
+                            pinned: false,
+                        });
+                    }
+                }
             }
             if previous.is_none() {
                 report.added.push(mounted.clone());
@@ -720,20 +853,20 @@ mod tests {
         };
         let options = MountOptions::new("ns");
         assert_eq!(
-            options.safety_for(&tool("a", Some(true), None)),
+            options.safety_for("ns_a", &tool("a", Some(true), None)),
             SafetyLevel::Dangerous
         );
         let trusted = MountOptions::new("ns").trusted(true);
         assert_eq!(
-            trusted.safety_for(&tool("a", Some(true), None)),
+            trusted.safety_for("ns_a", &tool("a", Some(true), None)),
             SafetyLevel::Safe
         );
         assert_eq!(
-            trusted.safety_for(&tool("a", None, Some(false))),
+            trusted.safety_for("ns_a", &tool("a", None, Some(false))),
             SafetyLevel::Cautious
         );
         assert_eq!(
-            trusted.safety_for(&tool("a", None, None)),
+            trusted.safety_for("ns_a", &tool("a", None, None)),
             SafetyLevel::Dangerous
         );
         let globbed = MountOptions::new("ns")
@@ -741,15 +874,15 @@ mod tests {
             .safety("*", SafetyLevel::Cautious)
             .safety("get_secret", SafetyLevel::Dangerous);
         assert_eq!(
-            globbed.safety_for(&tool("get_x", None, None)),
+            globbed.safety_for("ns_get_x", &tool("get_x", None, None)),
             SafetyLevel::Safe
         );
         assert_eq!(
-            globbed.safety_for(&tool("put_x", None, None)),
+            globbed.safety_for("ns_put_x", &tool("put_x", None, None)),
             SafetyLevel::Cautious
         );
         assert_eq!(
-            globbed.safety_for(&tool("get_secret", None, None)),
+            globbed.safety_for("ns_get_secret", &tool("get_secret", None, None)),
             SafetyLevel::Dangerous
         );
     }

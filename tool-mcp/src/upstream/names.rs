@@ -32,6 +32,27 @@ const HASH_DIGITS: usize = 8;
 /// assert_eq!(normalise("2fa"), "tool_2fa");
 /// ```
 pub fn normalise(name: &str) -> String {
+    let collapsed = snake_words(name, false);
+    if collapsed.is_empty() {
+        return "tool".to_owned();
+    }
+    if collapsed.starts_with(|c: char| c.is_ascii_digit()) {
+        return format!("tool_{collapsed}");
+    }
+    collapsed
+}
+
+/// A glob over upstream names made a glob over normalised names, so that an override
+/// follows the name a client sees: each `*` stays, the text around it is normalised by
+/// the rule of [`normalise`] (`get-*` -> `get_*`, `*File` -> `*file`), except that `_` next
+/// to a `*` is kept (`read_*` stays `read_*`).
+pub(crate) fn normalise_glob(pattern: &str) -> String {
+    snake_words(pattern, true)
+}
+
+/// [`normalise`] without its last rules (the `tool` of an empty or digit-led name);
+/// `glob` keeps `*` as itself.
+fn snake_words(name: &str, glob: bool) -> String {
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::with_capacity(name.len() + 4);
     for (i, &c) in chars.iter().enumerate() {
@@ -45,7 +66,7 @@ pub fn normalise(name: &str) -> String {
                 out.push('_');
             }
             out.push(c.to_ascii_lowercase());
-        } else if c.is_ascii_lowercase() || c.is_ascii_digit() {
+        } else if c.is_ascii_lowercase() || c.is_ascii_digit() || (glob && c == '*') {
             out.push(c);
         } else {
             out.push('_');
@@ -60,12 +81,6 @@ pub fn normalise(name: &str) -> String {
     }
     while collapsed.ends_with('_') {
         collapsed.pop();
-    }
-    if collapsed.is_empty() {
-        return "tool".to_owned();
-    }
-    if collapsed.starts_with(|c: char| c.is_ascii_digit()) {
-        collapsed.insert_str(0, "tool_");
     }
     collapsed
 }
@@ -201,6 +216,19 @@ mod tests {
         assert!(check_namespace("").is_err());
         assert!(check_namespace("a_").is_err());
         assert!(check_namespace(&"a".repeat(33)).is_err());
+    }
+
+    #[test]
+    fn globs_follow_the_normalised_names() {
+        assert_eq!(normalise_glob("get-*"), "get_*");
+        assert_eq!(normalise_glob("read_*"), "read_*");
+        assert_eq!(normalise_glob("*File"), "*file");
+        assert_eq!(normalise_glob("delete*"), "delete*");
+        assert_eq!(normalise_glob("*"), "*");
+        assert!(glob_matches(
+            &normalise_glob("Delete*"),
+            &normalise("deleteFile")
+        ));
     }
 
     #[test]

@@ -33,7 +33,10 @@ use super::error::UpstreamError;
 /// connecting, never from the command line, and never shown: `Debug` names where it comes
 /// from, not what it is. The token endpoint is the one the MCP server's metadata names
 /// (RFC 9728 protected resource metadata, then the authorization server's RFC 8414
-/// metadata), or [`token_url`](Self::token_url). The secret is sent in the request body
+/// metadata), or [`token_url`](Self::token_url). The upstream does not choose where the
+/// secret goes: a token endpoint found in its metadata must be on the upstream's own origin
+/// or on the origin of an [`authorization_server`](Self::authorization_server) the
+/// configuration names; any other is refused before the secret is sent. The secret is sent in the request body
 /// (`client_secret_post`), or with HTTP Basic when the authorization server offers only
 /// `client_secret_basic`.
 ///
@@ -59,6 +62,7 @@ pub struct ClientCredentials {
     scopes: Vec<String>,
     resource: Option<String>,
     token_url: Option<String>,
+    authorization_servers: Vec<String>,
 }
 
 /// Where the client secret is read from.
@@ -79,6 +83,7 @@ impl std::fmt::Debug for ClientCredentials {
             .field("scopes", &self.scopes)
             .field("resource", &self.resource)
             .field("token_url", &self.token_url)
+            .field("authorization_servers", &self.authorization_servers)
             .finish()
     }
 }
@@ -126,7 +131,26 @@ impl ClientCredentials {
             scopes: Vec::new(),
             resource: None,
             token_url: None,
+            authorization_servers: Vec::new(),
         }
+    }
+
+    /// An authorization server (its issuer URL; only its origin counts) trusted to receive
+    /// the secret when the upstream's metadata names it. By default none: the upstream's
+    /// metadata may only point to a token endpoint on the upstream's own origin, since a
+    /// hostile upstream would otherwise have the secret sent wherever it likes. May be given
+    /// more than once.
+    ///
+    /// ```
+    /// use toolwright_mcp::upstream::ClientCredentials;
+    ///
+    /// let credentials = ClientCredentials::secret_env("toolwright", "TOOLS_CLIENT_SECRET")
+    ///     .authorization_server("https://login.example.com");
+    /// assert!(format!("{credentials:?}").contains("login.example.com"));
+    /// ```
+    pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
+        self.authorization_servers.push(issuer.into());
+        self
     }
 
     /// The scopes to ask for (none by default: the authorization server's choice).
@@ -200,6 +224,7 @@ pub(crate) async fn authorise(
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| oauth_error(label, e))?;
+    let from_metadata = credentials.token_url.is_none();
     let metadata = match &credentials.token_url {
         Some(token_url) => {
             let mut metadata = AuthorizationMetadata::default();
@@ -226,6 +251,14 @@ pub(crate) async fn authorise(
         }
     };
     check_token_endpoint(&metadata.token_endpoint).map_err(|reason| oauth_error(label, reason))?;
+    if from_metadata {
+        check_endpoint_trusted(
+            url,
+            &metadata.token_endpoint,
+            &credentials.authorization_servers,
+        )
+        .map_err(|reason| oauth_error(label, reason))?;
+    }
     manager.set_metadata(metadata);
     manager
         .validate_client_credentials_metadata(&config)
@@ -272,6 +305,47 @@ fn check_token_endpoint(endpoint: &str) -> Result<(), String> {
             "the token endpoint `{endpoint}` is not an https:// URL (http:// only on this \
              machine): the client secret would cross the network readable"
         )),
+    }
+}
+
+/// The origin (scheme, host, port) of `url`, if it has one.
+fn origin_of(url: &str) -> Option<reqwest::Url> {
+    let mut parsed = reqwest::Url::parse(url).ok()?;
+    parsed.host_str()?;
+    parsed.set_path("/");
+    parsed.set_query(None);
+    parsed.set_fragment(None);
+    // The origin excludes credentials in the URL.
+    parsed.set_username("").ok()?;
+    parsed.set_password(None).ok()?;
+    Some(parsed)
+}
+
+/// A token endpoint the upstream's metadata chose is trusted only on the upstream's own
+/// origin or on one of the configured authorization servers' origins.
+fn check_endpoint_trusted(
+    upstream: &str,
+    endpoint: &str,
+    trusted: &[String],
+) -> Result<(), String> {
+    let Some(origin) = origin_of(endpoint) else {
+        return Err(format!(
+            "the token endpoint `{endpoint}` is not a URL with a host"
+        ));
+    };
+    let allowed = std::iter::once(upstream)
+        .chain(trusted.iter().map(String::as_str))
+        .filter_map(origin_of)
+        .any(|allowed| allowed == origin);
+    if allowed {
+        Ok(())
+    } else {
+        Err(format!(
+            "its metadata names the token endpoint `{endpoint}`, which is neither on the \
+             upstream's origin nor on an authorization server the configuration names; the \
+             client secret is not sent there. If that authorization server is yours, name it \
+             (`authorization_server`, in the gateway's config `oauth.authorization_servers`)"
+        ))
     }
 }
 
