@@ -5,10 +5,10 @@
 //! The module is layered, lowest first, and a file imports only files below it: the leaves
 //! `error`, `registration` and `filter` (plain types); `events` (the change events, which
 //! carry registrations and are matched against filters); `storage` (the map behind
-//! [`ToolRegistry`]: register, look up, remove, and the event each sends); then, each adding
-//! methods to [`ToolRegistry`] over `storage` and knowing nothing of one another but
-//! `catalog`, which uses `search`: `listing`, `lifecycle` (enable, disable, priorities),
-//! `snapshot`, `search`, `catalog` and `linked` (every `#[tool]` of the binary).
+//! [`ToolRegistry`]: register, look up, remove, and the event each sends); then the files
+//! that add methods to [`ToolRegistry`] over `storage` and import none of one another:
+//! `listing`, `lifecycle` (enable, disable, priorities), `snapshot`, `search`, `catalog`
+//! and `linked` (every `#[tool]` of the binary).
 
 mod catalog;
 mod error;
