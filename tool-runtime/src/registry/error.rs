@@ -21,9 +21,11 @@ pub enum RegistryError {
         /// Where the second definition is.
         second: Box<ToolSource>,
     },
-    /// Linked `#[tool]` functions share names ([`register_all_tools`](super::register_all_tools),
-    /// [`ToolRegistry::register_all`](super::ToolRegistry::register_all)): every clash, each with all its definitions, so one
-    /// build shows everything to rename. Nothing is registered.
+    /// Linked `#[tool]` functions share names
+    /// ([`register_all_tools`](super::register_all_tools),
+    /// [`ToolRegistry::register_all`](super::ToolRegistry::register_all)): every clash, each
+    /// with all its definitions, so one build shows everything to rename. Nothing is
+    /// registered.
     #[error("{}", describe_clashes(clashes))]
     DuplicateTools {
         /// Each shared name with its definitions, sorted by name (and the definitions by

@@ -69,9 +69,9 @@ pub struct RegistryChange {
 }
 
 impl RegistryChange {
-    /// Whether the change may alter what [`ToolRegistry::list`](super::ToolRegistry::list) returns for `filter`: the
-    /// tool passed `filter` before or passes it after. A server tells each client about the
-    /// changes that concern its view only.
+    /// Whether the change may alter what [`ToolRegistry::list`](super::ToolRegistry::list)
+    /// returns for `filter`: the tool passed `filter` before or passes it after. A server tells
+    /// each client about the changes that concern its view only.
     ///
     /// ```
     /// use toolwright_runtime::{SafetyLevel, Tool, ToolFilter, ToolRegistry};
@@ -93,8 +93,10 @@ impl RegistryChange {
     }
 }
 
-/// How many events a [`ToolRegistry::subscribe_changes`](super::ToolRegistry::subscribe_changes) receiver may fall behind before it
-/// gets [`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged).
+/// How many events a
+/// [`ToolRegistry::subscribe_changes`](super::ToolRegistry::subscribe_changes) receiver may
+/// fall behind before it gets
+/// [`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged).
 ///
 /// ```
 /// use tokio::sync::broadcast::error::TryRecvError;

@@ -30,7 +30,8 @@ pub struct Registration {
     pub created_at: Timestamp,
 }
 
-/// How [`ToolRegistry::register_with`](super::ToolRegistry::register_with) (and the other `_with` methods) registers a tool.
+/// How [`ToolRegistry::register_with`](super::ToolRegistry::register_with) (and the other
+/// `_with` methods) registers a tool.
 ///
 /// The default registers it enabled, at the tool's own priority.
 ///
@@ -70,8 +71,9 @@ impl RegisterOptions {
         RegisterOptions::default()
     }
 
-    /// Whether the new registration is enabled. Registered disabled, a tool is never visible
-    /// to a model until [`ToolRegistry::set_enabled`](super::ToolRegistry::set_enabled) enables it: the registry changes once.
+    /// Whether the new registration is enabled. Registered disabled, a tool is never visible to
+    /// a model until [`ToolRegistry::set_enabled`](super::ToolRegistry::set_enabled) enables
+    /// it: the registry changes once.
     ///
     /// ```
     /// # use toolwright_runtime::RegisterOptions;

@@ -284,9 +284,10 @@ impl ToolRegistry {
     /// are written.
     ///
     /// A tool of the set already registered (its link-time form, from
-    /// [`register_all_tools`](super::register_all_tools), which looks for `Self` in the executor's state, or a binding
-    /// to another instance) is replaced, keeping its enabled flag and priority. Any other tool of the same name is
-    /// [`RegistryError::DuplicateTool`], and then nothing is registered.
+    /// [`register_all_tools`](super::register_all_tools), which looks for `Self` in the
+    /// executor's state, or a binding to another instance) is replaced, keeping its enabled
+    /// flag and priority. Any other tool of the same name is [`RegistryError::DuplicateTool`],
+    /// and then nothing is registered.
     ///
     /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
     /// ```rust,standalone_crate
