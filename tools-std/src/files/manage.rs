@@ -1,9 +1,9 @@
 //! Creating directories and deleting paths: `create_directory` and `delete_path`.
 
-use cap_fs_ext::DirExt;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
 use toolwright_runtime::{ToolContext, ToolError, tool};
 
