@@ -2,12 +2,7 @@
 
 use std::sync::Arc;
 
-use toolwright_core::Catalog;
-use toolwright_core::CatalogEntry;
-use toolwright_core::CatalogHit;
-use toolwright_core::CatalogSource;
-use toolwright_core::SafetyLevel;
-use toolwright_core::Tool;
+use toolwright_core::{Catalog, CatalogEntry, CatalogHit, CatalogSource, SafetyLevel, Tool};
 
 use super::filter::ToolFilter;
 use super::storage::ToolRegistry;

@@ -1,7 +1,6 @@
 //! The change events a registry sends to its subscribers.
 
-use serde::Deserialize;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::filter::ToolFilter;
 use super::registration::Registration;

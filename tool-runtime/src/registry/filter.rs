@@ -2,10 +2,8 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
-use serde::Serialize;
-use toolwright_core::SafetyLevel;
-use toolwright_core::Tool;
+use serde::{Deserialize, Serialize};
+use toolwright_core::{SafetyLevel, Tool};
 
 /// Which tools to list. Every filter that is set must hold (AND); within `categories`,
 /// `tags` and `names`, any one match is enough. Disabled tools are left out unless

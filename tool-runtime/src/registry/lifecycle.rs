@@ -3,8 +3,7 @@
 use super::error::RegistryError;
 use super::events::ChangeKind;
 use super::registration::Registration;
-use super::storage::ToolRegistry;
-use super::storage::unknown;
+use super::storage::{ToolRegistry, unknown};
 
 impl ToolRegistry {
     /// Enables or disables the tool named `name`; doing it twice is harmless.

@@ -2,8 +2,7 @@
 
 use toolwright_core::Tool;
 
-use super::error::NameClash;
-use super::error::RegistryError;
+use super::error::{NameClash, RegistryError};
 use super::storage::ToolRegistry;
 
 /// Every linked `#[tool]`, sorted by name, or every name that several share.

@@ -1,9 +1,7 @@
 //! Listing a registry's tools through a [`ToolFilter`].
 
-use serde::Deserialize;
-use serde::Serialize;
-use toolwright_core::SafetyLevel;
-use toolwright_core::Tool;
+use serde::{Deserialize, Serialize};
+use toolwright_core::{SafetyLevel, Tool};
 
 use super::filter::ToolFilter;
 use super::registration::Registration;

@@ -6,8 +6,7 @@ use toolwright_core::Tool;
 
 use super::filter::ToolFilter;
 use super::registration::Registration;
-use super::storage::State;
-use super::storage::ToolRegistry;
+use super::storage::{State, ToolRegistry};
 use crate::search::SearchIndex;
 
 /// One result of [`ToolRegistry::search`].

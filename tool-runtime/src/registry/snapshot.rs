@@ -1,10 +1,8 @@
 //! Saving a registry's state and applying it to another.
 
 use jiff::Timestamp;
-use serde::Deserialize;
-use serde::Serialize;
-use toolwright_core::ToolSource;
-use toolwright_core::ToolSpec;
+use serde::{Deserialize, Serialize};
+use toolwright_core::{ToolSource, ToolSpec};
 
 use super::events::ChangeKind;
 use super::storage::ToolRegistry;

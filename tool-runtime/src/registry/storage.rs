@@ -3,23 +3,15 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
-use std::sync::PoisonError;
-use std::sync::RwLock;
-use std::sync::RwLockReadGuard;
-use std::sync::RwLockWriteGuard;
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use jiff::Timestamp;
-use toolwright_core::Tool;
-use toolwright_core::ToolSet;
+use toolwright_core::{Tool, ToolSet};
 use toolwright_names::did_you_mean;
 
 use super::error::RegistryError;
-use super::events::CHANGE_CAPACITY;
-use super::events::ChangeKind;
-use super::events::RegistryChange;
-use super::registration::RegisterOptions;
-use super::registration::Registration;
+use super::events::{CHANGE_CAPACITY, ChangeKind, RegistryChange};
+use super::registration::{RegisterOptions, Registration};
 use crate::search::SearchIndex;
 
 /// Where a registry reads the time for `created_at`; swap it in tests for a fixed clock.
