@@ -1,0 +1,115 @@
+//! The change events a registry sends to its subscribers.
+
+use serde::{Deserialize, Serialize};
+
+use super::filter::ToolFilter;
+use super::registration::Registration;
+
+/// What happened to one tool in a [`RegistryChange`].
+///
+/// ```
+/// use toolwright_runtime::registry::ChangeKind;
+/// assert_ne!(ChangeKind::Enabled, ChangeKind::Disabled);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ChangeKind {
+    /// A tool was registered under a name that had none (enabled or not: see
+    /// [`RegistryChange::after`]).
+    Added,
+    /// The tool was removed.
+    Removed,
+    /// The tool was enabled.
+    Enabled,
+    /// The tool was disabled.
+    Disabled,
+    /// Another registration took the name's place (a new version, a registration with `RegisterOptions::replace`,
+    /// a tool set bound again).
+    Replaced,
+    /// The tool's priority changed.
+    PriorityChanged,
+}
+
+/// One change to one tool of a [`ToolRegistry`](super::ToolRegistry), from
+/// [`ToolRegistry::subscribe_changes`](super::ToolRegistry::subscribe_changes).
+///
+/// Each event carries the tool's registration before and after the change, so applying
+/// an event (insert `after`, or remove the name when it is `None`) is idempotent: a receiver
+/// that re-read the registry can apply events it has already seen without harm.
+///
+/// ```
+/// use toolwright_runtime::{RegisterOptions, Tool, ToolFilter, ToolRegistry};
+/// use toolwright_runtime::registry::ChangeKind;
+///
+/// let registry = ToolRegistry::new();
+/// let mut changes = registry.subscribe_changes();
+/// let ping = Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap();
+/// registry.register_with(ping, RegisterOptions::new().enabled(false)).unwrap();
+/// let change = changes.try_recv().unwrap();
+/// assert_eq!((change.kind, change.name.as_str(), change.generation), (ChangeKind::Added, "ping", 1));
+/// assert!(!change.after.as_ref().unwrap().enabled);
+/// assert!(!change.concerns(&ToolFilter::new())); // no model could see it
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RegistryChange {
+    /// What happened.
+    pub kind: ChangeKind,
+    /// The tool's name.
+    pub name: String,
+    /// The registry's generation after this change: 1 for the first change, one more for
+    /// each change after (a receiver that sees a gap missed events).
+    pub generation: u64,
+    /// The registration before the change (`None` for [`ChangeKind::Added`]).
+    pub before: Option<Registration>,
+    /// The registration after the change (`None` for [`ChangeKind::Removed`]).
+    pub after: Option<Registration>,
+}
+
+impl RegistryChange {
+    /// Whether the change may alter what [`ToolRegistry::list`](super::ToolRegistry::list)
+    /// returns for `filter`: the tool passed `filter` before or passes it after. A server tells
+    /// each client about the changes that concern its view only.
+    ///
+    /// ```
+    /// use toolwright_runtime::{SafetyLevel, Tool, ToolFilter, ToolRegistry};
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let mut changes = registry.subscribe_changes();
+    /// let wipe = Tool::builder("wipe").description("Wipe.").safety(SafetyLevel::Dangerous)
+    ///     .handler(|_| async { "wiped" }).build().unwrap();
+    /// registry.register(wipe).unwrap();
+    /// let change = changes.try_recv().unwrap();
+    /// assert!(change.concerns(&ToolFilter::new()));
+    /// assert!(!change.concerns(&ToolFilter::new().max_safety(SafetyLevel::Safe)));
+    /// ```
+    pub fn concerns(&self, filter: &ToolFilter) -> bool {
+        [&self.before, &self.after]
+            .into_iter()
+            .flatten()
+            .any(|registration| filter.matches(&registration.tool, registration.enabled))
+    }
+}
+
+/// How many events a
+/// [`ToolRegistry::subscribe_changes`](super::ToolRegistry::subscribe_changes) receiver may
+/// fall behind before it gets
+/// [`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged).
+///
+/// ```
+/// use tokio::sync::broadcast::error::TryRecvError;
+/// use toolwright_runtime::registry::CHANGE_CAPACITY;
+/// use toolwright_runtime::{Tool, ToolRegistry};
+///
+/// let registry = ToolRegistry::new();
+/// let mut changes = registry.subscribe_changes();
+/// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
+/// for i in 0..CHANGE_CAPACITY {
+///     registry.set_priority("ping", i as i32 + 1).unwrap();
+/// }
+/// // One change too many for a receiver that read none: re-read the registry, then go on.
+/// assert!(matches!(changes.try_recv(), Err(TryRecvError::Lagged(1))));
+/// assert_eq!(changes.try_recv().unwrap().generation, 2);
+/// ```
+pub const CHANGE_CAPACITY: usize = 1024;

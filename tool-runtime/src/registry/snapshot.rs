@@ -1,0 +1,134 @@
+//! Saving a registry's state and applying it to another.
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+use toolwright_core::{ToolSource, ToolSpec};
+
+use super::events::ChangeKind;
+use super::storage::ToolRegistry;
+
+/// One registration in a [`RegistrySnapshot`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegistrationSnapshot {
+    /// The tool's spec.
+    pub spec: ToolSpec,
+    /// Whether it was enabled.
+    pub enabled: bool,
+    /// Its priority.
+    pub priority: i32,
+    /// When it was registered.
+    pub created_at: Timestamp,
+    /// Where it was defined.
+    pub source: ToolSource,
+}
+
+/// Every registration of a registry, by name: serializable, for persisting an application's
+/// choices (which tools are enabled, their priorities) and for tests and debugging.
+///
+/// ```
+/// use toolwright_runtime::{tool, register_all_tools, RegistrySnapshot};
+///
+/// /// Ping.
+/// #[tool]
+/// fn ping() -> &'static str { "pong" }
+///
+/// let registry = register_all_tools().unwrap();
+/// registry.set_enabled("ping", false).unwrap();
+/// let json = serde_json::to_string(&registry.snapshot()).unwrap();
+///
+/// let fresh = register_all_tools().unwrap();
+/// let saved: RegistrySnapshot = serde_json::from_str(&json).unwrap();
+/// let report = fresh.apply_state(&saved);
+/// assert!(report.unknown.is_empty());
+/// assert!(!fresh.is_enabled("ping"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RegistrySnapshot {
+    /// Every registration, sorted by name.
+    pub tools: Vec<RegistrationSnapshot>,
+}
+
+/// What [`ToolRegistry::apply_state`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApplyReport {
+    /// Tools whose enabled flag and priority were restored.
+    pub applied: Vec<String>,
+    /// Names in the snapshot that the registry does not have.
+    pub unknown: Vec<String>,
+}
+
+impl ToolRegistry {
+    /// Every registration, sorted by name: spec, enabled, priority, `created_at`, source.
+    ///
+    /// ```
+    /// # use toolwright_runtime::ToolRegistry;
+    /// assert!(ToolRegistry::new().snapshot().tools.is_empty());
+    /// ```
+    pub fn snapshot(&self) -> RegistrySnapshot {
+        RegistrySnapshot {
+            tools: self
+                .read()
+                .entries
+                .values()
+                .map(|entry| RegistrationSnapshot {
+                    spec: entry.tool.spec().clone(),
+                    enabled: entry.enabled,
+                    priority: entry.priority,
+                    created_at: entry.created_at,
+                    source: entry.tool.source().clone(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Restores the enabled flags and priorities of `snapshot` onto the tools this registry
+    /// has, so an application can persist a user's choices. Names it does not have are
+    /// reported, not an error. Each tool whose state differs sends its events
+    /// ([`ChangeKind::Enabled`] or [`ChangeKind::Disabled`], then
+    /// [`ChangeKind::PriorityChanged`]); the others send none.
+    ///
+    /// ```
+    /// use toolwright_runtime::{RegistrySnapshot, ToolRegistry};
+    ///
+    /// let saved: RegistrySnapshot = serde_json::from_value(serde_json::json!({"tools": [{
+    ///     "spec": {"name": "gone", "description": "Removed since.", "input_schema": {"type": "object"}},
+    ///     "enabled": false, "priority": 10, "created_at": "2025-12-27T14:00:00Z",
+    ///     "source": {"crate": "app", "module_path": "app", "file": "src/main.rs", "line": 1}
+    /// }]})).unwrap();
+    /// let report = ToolRegistry::new().apply_state(&saved);
+    /// assert_eq!(report.unknown, ["gone"]);
+    /// ```
+    pub fn apply_state(&self, snapshot: &RegistrySnapshot) -> ApplyReport {
+        let mut state = self.write();
+        let mut report = ApplyReport::default();
+        for saved in &snapshot.tools {
+            let name = saved.spec.name.as_str();
+            let Some(entry) = state.entries.get_mut(name) else {
+                report.unknown.push(name.to_owned());
+                continue;
+            };
+            report.applied.push(name.to_owned());
+            // One event per thing that changed, each with the state after it.
+            let mut changes = Vec::new();
+            if entry.enabled != saved.enabled {
+                let before = entry.clone();
+                entry.enabled = saved.enabled;
+                let kind = if saved.enabled {
+                    ChangeKind::Enabled
+                } else {
+                    ChangeKind::Disabled
+                };
+                changes.push((kind, before, entry.clone()));
+            }
+            if entry.priority != saved.priority {
+                let before = entry.clone();
+                entry.priority = saved.priority;
+                changes.push((ChangeKind::PriorityChanged, before, entry.clone()));
+            }
+            for (kind, before, after) in changes {
+                self.emit(&mut state, kind, name, Some(before), Some(after));
+            }
+        }
+        report
+    }
+}
