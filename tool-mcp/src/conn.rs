@@ -410,8 +410,22 @@ impl std::fmt::Debug for ConnHandle {
     }
 }
 
+/// The address a peer's shares count against: an IPv4 address as it is (an IPv4-mapped
+/// IPv6 address as its IPv4), an IPv6 address by its /64, the block one host or one
+/// customer usually holds whole: one connection from each of its addresses must not make
+/// one caller many.
+pub(crate) fn share_address(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
+            let bits = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(std::net::Ipv6Addr::from(bits))
+        }
+        v4 => v4,
+    }
+}
+
 impl ConnHandle {
-    /// The peer's address.
+    /// The address the peer's shares count against ([`share_address`] of its address).
     pub(crate) fn peer(&self) -> IpAddr {
         self.peer
     }
@@ -554,7 +568,7 @@ pub(crate) async fn serve(
             }
         };
         tap(&stream);
-        let conn = match pool.admit(peer.ip()) {
+        let conn = match pool.admit(share_address(peer.ip())) {
             Ok(conn) => conn,
             Err(refusal) => {
                 let refused = pool.refusals.refused_connections();
@@ -798,6 +812,20 @@ impl AsyncWrite for Watched {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_addresses_of_one_ipv6_block_share_one_share() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::7".parse().unwrap();
+        let other: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(share_address(a), share_address(b));
+        assert_ne!(share_address(a), share_address(other));
+        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
+        assert_eq!(
+            share_address(mapped),
+            "192.0.2.7".parse::<IpAddr>().unwrap()
+        );
+    }
 
     fn limits(max: usize, per_address: usize, per_principal: usize) -> ConnectionLimits {
         ConnectionLimits {

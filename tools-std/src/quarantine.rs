@@ -68,6 +68,23 @@ pub struct Quarantined {
     pub moved_to: String,
 }
 
+/// The entries of `dir`; when it cannot be listed, after giving its owner (us, for what a
+/// command made) read, write and search on it again, since a command may take them away to
+/// hide what is inside.
+fn read_dir_of_own(dir: &Path) -> Option<std::fs::ReadDir> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(read) = std::fs::read_dir(dir) {
+        return Some(read);
+    }
+    let meta = dir.symlink_metadata().ok()?;
+    if !meta.is_dir() {
+        return None;
+    }
+    let mode = meta.permissions().mode() | 0o700;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).ok()?;
+    std::fs::read_dir(dir).ok()
+}
+
 /// Whether a directory whose entries are named `names` is a repository to git.
 fn is_repository(names: &[std::ffi::OsString]) -> bool {
     let has = |name: &str| names.iter().any(|n| n == OsStr::new(name));
@@ -82,7 +99,15 @@ impl GitEntries {
         let mut entries = BTreeMap::new();
         let mut stack = vec![root.to_path_buf()];
         while let Some(dir) = stack.pop() {
-            let Ok(read) = std::fs::read_dir(&dir) else {
+            let Some(read) = read_dir_of_own(&dir) else {
+                // A directory that cannot be listed may hide a repository that git reaches by
+                // path (`chmod 0311` of its parent): it counts as one, so a command's is
+                // quarantined and one that was there before is read-only.
+                if dir != root
+                    && let Ok(meta) = dir.symlink_metadata()
+                {
+                    entries.insert(dir, identity(&meta));
+                }
                 continue;
             };
             let children: Vec<(PathBuf, std::fs::Metadata)> = read
@@ -297,6 +322,25 @@ mod tests {
         std::fs::create_dir_all(dir.join("refs")).unwrap();
         std::fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
         std::fs::write(dir.join("config"), "[core]\n\tfsmonitor = x\n").unwrap();
+    }
+
+    #[test]
+    fn a_repository_under_a_directory_that_cannot_be_listed_is_found() {
+        use std::os::unix::fs::PermissionsExt;
+        let ws = tempfile::tempdir().unwrap();
+        let quarantine = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        let before = GitEntries::scan(root);
+        // Git reaches `x/y/repo` by path through a directory nobody may list.
+        bare(&root.join("x/y/repo"));
+        std::fs::set_permissions(root.join("x"), std::fs::Permissions::from_mode(0o311)).unwrap();
+        let moved = before.sweep(root, quarantine.path());
+        let paths: Vec<&str> = moved.iter().map(|q| q.path.as_str()).collect();
+        assert!(
+            paths == ["x/y/repo"] || paths == ["x"],
+            "the hidden repository was not quarantined: {paths:?}"
+        );
+        assert!(!root.join("x/y/repo/HEAD").exists());
     }
 
     #[test]

@@ -47,7 +47,12 @@ pub fn normalise(name: &str) -> String {
 /// the rule of [`normalise`] (`get-*` -> `get_*`, `*File` -> `*file`), except that `_` next
 /// to a `*` is kept (`read_*` stays `read_*`).
 pub(crate) fn normalise_glob(pattern: &str) -> String {
-    snake_words(pattern, true)
+    let words = snake_words(pattern, true);
+    // The `tool_` a digit-led name gets (`2faReset` -> `tool_2fa_reset`), so `2fa*` matches it.
+    if words.starts_with(|c: char| c.is_ascii_digit()) {
+        return format!("tool_{words}");
+    }
+    words
 }
 
 /// [`normalise`] without its last rules (the `tool` of an empty or digit-led name);
@@ -225,6 +230,12 @@ mod tests {
         assert_eq!(normalise_glob("*File"), "*file");
         assert_eq!(normalise_glob("delete*"), "delete*");
         assert_eq!(normalise_glob("*"), "*");
+        // A digit-led name gets `tool_` as `normalise` gives it, so the glob still matches.
+        assert_eq!(normalise_glob("2fa*"), "tool_2fa*");
+        assert!(glob_matches(
+            &normalise_glob("2fa*"),
+            &normalise("2faReset")
+        ));
         assert!(glob_matches(
             &normalise_glob("Delete*"),
             &normalise("deleteFile")

@@ -138,8 +138,9 @@ impl ClientCredentials {
     /// An authorization server (its issuer URL; only its origin counts) trusted to receive
     /// the secret when the upstream's metadata names it. By default none: the upstream's
     /// metadata may only point to a token endpoint on the upstream's own origin, since a
-    /// hostile upstream would otherwise have the secret sent wherever it likes. May be given
-    /// more than once.
+    /// hostile upstream would otherwise have the secret sent wherever it likes. Once one is
+    /// named, the named ones are the only places the secret goes (not the upstream's origin
+    /// any more: the secret is the authorization server's). May be given more than once.
     ///
     /// ```
     /// use toolwright_mcp::upstream::ClientCredentials;
@@ -321,8 +322,8 @@ fn origin_of(url: &str) -> Option<reqwest::Url> {
     Some(parsed)
 }
 
-/// A token endpoint the upstream's metadata chose is trusted only on the upstream's own
-/// origin or on one of the configured authorization servers' origins.
+/// A token endpoint the upstream's metadata chose is trusted only on one of the configured
+/// authorization servers' origins, or, with none configured, on the upstream's own origin.
 fn check_endpoint_trusted(
     upstream: &str,
     endpoint: &str,
@@ -333,16 +334,24 @@ fn check_endpoint_trusted(
             "the token endpoint `{endpoint}` is not a URL with a host"
         ));
     };
-    let allowed = std::iter::once(upstream)
-        .chain(trusted.iter().map(String::as_str))
-        .filter_map(origin_of)
-        .any(|allowed| allowed == origin);
+    // Named authorization servers are the whole list: the secret is theirs, and the
+    // upstream (or another tenant of its origin) is not one of them. With none named, the
+    // upstream's own origin is its authorization server.
+    let allowed = if trusted.is_empty() {
+        origin_of(upstream).is_some_and(|allowed| allowed == origin)
+    } else {
+        trusted
+            .iter()
+            .filter_map(|server| origin_of(server))
+            .any(|allowed| allowed == origin)
+    };
     if allowed {
         Ok(())
     } else {
         Err(format!(
-            "its metadata names the token endpoint `{endpoint}`, which is neither on the \
-             upstream's origin nor on an authorization server the configuration names; the \
+            "its metadata names the token endpoint `{endpoint}`, which is neither on an \
+             authorization server the configuration names nor, when it names none, on the \
+             upstream's origin; the \
              client secret is not sent there. If that authorization server is yours, name it \
              (`authorization_server`, in the gateway's config `oauth.authorization_servers`)"
         ))
@@ -550,5 +559,36 @@ impl StreamableHttpClient for CredentialsHttpClient {
             )
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_endpoint_trusted;
+
+    #[test]
+    fn the_secret_goes_to_the_named_servers_only_once_any_is_named() {
+        let upstream = "https://tools.example.com/mcp";
+        let named = ["https://login.example.com".to_owned()];
+        // None named: the upstream's own origin is its authorization server.
+        assert!(check_endpoint_trusted(upstream, "https://tools.example.com/token", &[]).is_ok());
+        assert!(check_endpoint_trusted(upstream, "https://evil.example/token", &[]).is_err());
+        assert!(check_endpoint_trusted(upstream, "https://tools.example.com:8443/t", &[]).is_err());
+        // Named: only those, not the upstream (which chose the endpoint).
+        assert!(
+            check_endpoint_trusted(upstream, "https://login.example.com/oauth/token", &named)
+                .is_ok()
+        );
+        assert!(
+            check_endpoint_trusted(upstream, "https://tools.example.com/token", &named).is_err()
+        );
+        assert!(
+            check_endpoint_trusted(upstream, "http://login.example.com/token", &named).is_err()
+        );
+        assert!(
+            check_endpoint_trusted(upstream, "https://user:pw@login.example.com/token", &named)
+                .is_ok(),
+            "credentials in the URL are not part of the origin"
+        );
     }
 }

@@ -247,8 +247,11 @@ fn etc_entries(etc: &Path, network: bool) -> Vec<std::ffi::OsString> {
 /// by all, a directory not both readable and searchable by all, anything but a file, a
 /// directory or a link (a socket, a device). A command of the host's root would be root in
 /// its box too and read it, so it is never in a view of `/etc`.
-fn is_secret(meta: &std::fs::Metadata) -> bool {
+fn is_secret(name: &std::ffi::OsStr, meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
+    if is_private_name(name, meta.is_dir()) {
+        return true;
+    }
     let mode = meta.mode();
     let kind = meta.file_type();
     if kind.is_dir() {
@@ -258,6 +261,26 @@ fn is_secret(meta: &std::fs::Metadata) -> bool {
     } else {
         !kind.is_symlink()
     }
+}
+
+/// Whether a name says "private key" whatever its mode: containers and Kubernetes secret
+/// volumes often leave keys world-readable (`defaultMode: 0644`), so `/etc/ssl/private`,
+/// `/etc/pki/*/private` and key files stay out of the view by name as well as by mode.
+fn is_private_name(name: &std::ffi::OsStr, is_dir: bool) -> bool {
+    let name = name.to_string_lossy().to_ascii_lowercase();
+    if is_dir {
+        return name == "private";
+    }
+    const KEY_SUFFIXES: [&str; 7] = [
+        ".key",
+        "-key.pem",
+        "_key.pem",
+        ".p12",
+        ".pfx",
+        ".jks",
+        ".keystore",
+    ];
+    KEY_SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
 }
 
 /// Whether anything beneath the directory `dir` (links not followed) is a secret
@@ -272,7 +295,7 @@ fn holds_secret(dir: &Path) -> Option<bool> {
             budget = budget.checked_sub(1)?;
             // `DirEntry::metadata` does not follow a link.
             let meta = entry.metadata().ok()?;
-            if is_secret(&meta) {
+            if is_secret(&entry.file_name(), &meta) {
                 return Some(true);
             }
             if meta.is_dir() {
@@ -291,7 +314,7 @@ fn public_tree(items: &mut Vec<Item>, path: &Path, host: &Path) {
     let (Ok(source), Ok(meta)) = (std::fs::canonicalize(host), std::fs::metadata(host)) else {
         return;
     };
-    if is_secret(&meta) || !path.is_absolute() {
+    if is_secret(host.file_name().unwrap_or_default(), &meta) || !path.is_absolute() {
         return;
     }
     if meta.is_file() {
@@ -902,6 +925,40 @@ mod tests {
         let mut items = Vec::new();
         public_tree(&mut items, Path::new("/etc/certs"), &ssl.join("certs"));
         assert!(matches!(&items[..], [Item::Bind { dir: true, .. }]));
+    }
+
+    #[test]
+    fn a_world_readable_key_stays_out_by_its_name() {
+        use std::os::unix::fs::PermissionsExt;
+        // As a Kubernetes secret volume leaves them: mode 0644, in a 0755 directory.
+        let etc = tempfile::tempdir().unwrap();
+        let pki = etc.path().join("pki");
+        std::fs::create_dir_all(pki.join("tls/private")).unwrap();
+        std::fs::create_dir_all(pki.join("tls/certs")).unwrap();
+        for file in [
+            "tls/private/tls.pem",
+            "tls/server.key",
+            "tls/client-key.pem",
+            "tls/certs/ca.pem",
+        ] {
+            std::fs::write(pki.join(file), "x").unwrap();
+            std::fs::set_permissions(pki.join(file), std::fs::Permissions::from_mode(0o644))
+                .unwrap();
+        }
+        let mut items = Vec::new();
+        public_tree(&mut items, Path::new("/etc/pki"), &pki);
+        let paths: Vec<&Path> = items.iter().map(Item::path).collect();
+        assert!(
+            paths.contains(&Path::new("/etc/pki/tls/certs")),
+            "{paths:?}"
+        );
+        for hidden in ["tls/private", "tls/server.key", "tls/client-key.pem"] {
+            let hidden = Path::new("/etc/pki").join(hidden);
+            assert!(
+                !paths.iter().any(|p| p.starts_with(&hidden)),
+                "{hidden:?} in {paths:?}"
+            );
+        }
     }
 
     #[test]
