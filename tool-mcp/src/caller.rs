@@ -117,11 +117,17 @@ pub(crate) fn enter_share(
     share_ticket(extensions).enter()
 }
 
+/// The owner of tasks created by callers that were not authenticated (stdio, or HTTP
+/// without authentication): they share one namespace, and a task's unguessable id is what
+/// keeps it to whoever created it.
+pub const ANONYMOUS_OWNER: &str = "anonymous";
+// (Defined here, where every call's owner is decided; `tasks` re-exports it.)
+
 /// Whose the caller's tasks, waiting approvals and used request states are: its
 /// [`Principal::owner`], or, for a caller that was not authenticated (stdio, HTTP without
-/// authentication), the local user's [`ANONYMOUS_OWNER`](crate::tasks::ANONYMOUS_OWNER).
+/// authentication), the local user's [`ANONYMOUS_OWNER`].
 pub(crate) fn owner(principal: Option<&Principal>) -> &str {
-    principal.map_or(crate::tasks::ANONYMOUS_OWNER, Principal::owner)
+    principal.map_or(ANONYMOUS_OWNER, Principal::owner)
 }
 
 /// The highest safety level the caller may use: its token's, or every level for a caller

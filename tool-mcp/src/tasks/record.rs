@@ -8,10 +8,7 @@ use rmcp::model::{DetailedTask, InputRequests, JsonObject, Task, TaskPayload, Ta
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The owner of tasks created by callers that were not authenticated (stdio, or HTTP
-/// without authentication): they share one namespace, and a task's unguessable id is what
-/// keeps it to whoever created it.
-pub const ANONYMOUS_OWNER: &str = "anonymous";
+pub use crate::caller::ANONYMOUS_OWNER;
 
 /// One task: whose it is, where it stands, and what it produced, as a [`TaskStore`]
 /// keeps it (it serializes to JSON).
