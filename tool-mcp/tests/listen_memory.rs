@@ -124,11 +124,18 @@ async fn round(addr: SocketAddr) {
         STREAMS as i64
     );
     drop(streams);
-    while gauge(addr, "mcp_listen_streams_open ").await != 0
-        || gauge(addr, "mcp_connections_open ").await > 1
-    {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let closed = tokio::time::timeout(DEADLINE, async {
+        while gauge(addr, "mcp_listen_streams_open ").await != 0
+            || gauge(addr, "mcp_connections_open ").await > 1
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(
+        closed.is_ok(),
+        "the server still shows streams open {DEADLINE:?} after they closed"
+    );
 }
 
 /// Waits until the live bytes are at most `limit`; the last count seen.
