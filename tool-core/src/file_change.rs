@@ -304,7 +304,6 @@ impl FileChange {
     #[cfg_attr(docsrs, doc(cfg(feature = "diff")))]
     pub fn between(path: impl Into<String>, old: &str, new: &str) -> Self {
         use sha2::Digest as _;
-        use std::fmt::Write as _;
 
         const CONTEXT: usize = 3;
         let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
@@ -358,11 +357,7 @@ impl FileChange {
             });
             changes.push(hunk_changes);
         }
-        let digest = sha2::Sha256::digest(old.as_bytes());
-        let mut base_sha256 = String::with_capacity(64);
-        for byte in digest {
-            let _ = write!(base_sha256, "{byte:02x}");
-        }
+        let base_sha256 = crate::encoding::hex(&sha2::Sha256::digest(old.as_bytes()));
         FileChange {
             path: path.into(),
             hunks,

@@ -4,7 +4,7 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
-// safety, priority, param, meta, args, content, error, file_change, output, call, client,
+// encoding, safety, priority, param, meta, args, content, error, file_change, output, call, client,
 // catalog, context, approval_rule, input_schema, tool, macro_support, tool_set, definition,
 // builder.
 mod approval_rule;
@@ -16,6 +16,7 @@ pub mod client;
 mod content;
 mod context;
 mod definition;
+pub mod encoding;
 mod error;
 pub mod file_change;
 mod input_schema;

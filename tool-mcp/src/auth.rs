@@ -275,7 +275,7 @@ impl AuthConfig {
             path: path.to_owned(),
             source,
         })?;
-        warn_if_readable_by_others(path);
+        crate::secret::warn_if_readable_by_others(path, "the token file");
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into(),
@@ -412,22 +412,6 @@ impl AuthConfig {
 fn looks_like_jwt(token: &str) -> bool {
     token.split('.').count() == 3
 }
-
-#[cfg(unix)]
-fn warn_if_readable_by_others(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    if let Ok(metadata) = std::fs::metadata(path)
-        && metadata.permissions().mode() & 0o004 != 0
-    {
-        tracing::warn!(
-            path = %path.display(),
-            "the token file is readable by every user of this machine; `chmod 600` it"
-        );
-    }
-}
-
-#[cfg(not(unix))]
-fn warn_if_readable_by_others(_path: &Path) {}
 
 /// Why a token was refused; its message goes to the client as the `error_description`.
 ///

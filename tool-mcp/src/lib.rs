@@ -15,6 +15,7 @@ mod listen;
 mod principal;
 mod refused;
 mod rounds;
+pub mod secret;
 mod server;
 mod stdio;
 pub mod tasks;

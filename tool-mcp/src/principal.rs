@@ -73,14 +73,10 @@ fn owner_digest(namespace: &str, parts: &[&[u8]]) -> String {
         hasher.update((part.len() as u64).to_be_bytes());
         hasher.update(part);
     }
-    let digest = hasher.finalize();
-    let mut hex = String::with_capacity(namespace.len() + 1 + digest.len() * 2);
-    hex.push_str(namespace);
-    hex.push(':');
-    for byte in digest {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
+    format!(
+        "{namespace}:{}",
+        toolwright_core::encoding::hex(&hasher.finalize())
+    )
 }
 
 impl Principal {

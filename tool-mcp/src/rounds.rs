@@ -30,9 +30,9 @@
 #![allow(deprecated)]
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+use toolwright_core::encoding::{canonical_json, hex};
 
 use rmcp::model::{
     CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult,
@@ -348,7 +348,7 @@ impl Binding {
     /// `owner` is the authenticated caller's identity, or `None` for a caller that was not
     /// authenticated (stdio, HTTP without authentication).
     pub(crate) fn new(owner: Option<&str>, tool: &str, arguments: &Map<String, Value>) -> Self {
-        let arguments = digest(&canonical(&Value::Object(arguments.clone())));
+        let arguments = digest(&canonical_json(&Value::Object(arguments.clone())));
         // Lengths first, so no choice of names can make two bindings read the same.
         let owner = owner.unwrap_or("");
         Binding {
@@ -397,7 +397,7 @@ impl Round {
     /// The answer to `request` (of `kind`), or `None` after adding it to the questions.
     fn answer_or_ask(&self, kind: &str, request: InputRequest) -> Option<Value> {
         let shown = serde_json::to_value(&request).unwrap_or_default();
-        let question = format!("{kind}-{}", &digest(&canonical(&shown))[..32]);
+        let question = format!("{kind}-{}", &digest(&canonical_json(&shown))[..32]);
         let mut asked = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
         let times = asked.times.entry(question.clone()).or_default();
         let key = if *times == 0 {
@@ -479,54 +479,9 @@ impl ApprovalHandler for RoundApproval {
     }
 }
 
-/// `value` with every object's keys in order, so equal JSON gives equal text.
-fn canonical(value: &Value) -> String {
-    fn write(value: &Value, out: &mut String) {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                out.push('{');
-                for (n, key) in keys.into_iter().enumerate() {
-                    if n > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&Value::String(key.clone()).to_string());
-                    out.push(':');
-                    write(&map[key], out);
-                }
-                out.push('}');
-            }
-            Value::Array(items) => {
-                out.push('[');
-                for (n, item) in items.iter().enumerate() {
-                    if n > 0 {
-                        out.push(',');
-                    }
-                    write(item, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
-    let mut out = String::new();
-    write(value, &mut out);
-    out
-}
-
 /// SHA-256 of `text`, hex.
 fn digest(text: &str) -> String {
     hex(&Sha256::digest(text.as_bytes()))
-}
-
-/// `bytes` as lowercase hex (digests, nonces, task ids).
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        let _ = write!(text, "{byte:02x}");
-    }
-    text
 }
 
 #[cfg(test)]

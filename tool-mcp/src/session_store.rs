@@ -454,7 +454,7 @@ impl crate::rounds::StateClaims for RedisSessionStore {
         let owner_key = format!(
             "{}owner:{}",
             self.state_prefix,
-            crate::rounds::hex(&sha2::Sha256::digest(owner.as_bytes()))
+            toolwright_core::encoding::hex(&sha2::Sha256::digest(owner.as_bytes()))
         );
         let mut command = redis::cmd("EVAL");
         command

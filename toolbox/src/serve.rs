@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use toolwright_mcp::secret::SecretSource;
 use toolwright_mcp::{AuthConfig, HttpOptions, JwtConfig, McpServer, PrometheusMetrics};
 use toolwright_runtime::{Executor, SafetyLevel};
 
@@ -316,27 +317,17 @@ async fn http_options(args: &HttpArgs, addr: SocketAddr) -> Result<Http, UsageEr
 /// The key that seals request states, from --request-state-key-file or
 /// --request-state-key-env (surrounding whitespace dropped); `None` for a random one.
 fn request_state_key(args: &HttpArgs) -> Result<Option<Vec<u8>>, UsageError> {
-    let (key, from) = if let Some(path) = &args.request_state_key_file {
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            UsageError(format!(
-                "cannot read the request state key from {} (--request-state-key-file): {error}",
-                path.display()
-            ))
-        })?;
-        warn_if_readable_by_others(path);
-        (
-            text,
-            format!("{} (--request-state-key-file)", path.display()),
-        )
+    let (source, flag) = if let Some(path) = &args.request_state_key_file {
+        (SecretSource::File(path.clone()), "--request-state-key-file")
     } else if let Some(var) = &args.request_state_key_env {
-        (
-            std::env::var(var).unwrap_or_default(),
-            format!("the environment variable {var} (--request-state-key-env)"),
-        )
+        (SecretSource::Env(var.clone()), "--request-state-key-env")
     } else {
         return Ok(None);
     };
-    let key = key.trim();
+    let from = format!("{} ({flag})", source.describe());
+    let key = source
+        .read()
+        .map_err(|error| UsageError(format!("{error} ({flag})")))?;
     if key.len() < 32 {
         return Err(UsageError(format!(
             "the request state key in {from} has {} bytes; it needs 32 or more (make one with \
@@ -363,53 +354,19 @@ fn session_store_url(args: &HttpArgs) -> Result<Option<String>, UsageError> {
         }
         return Ok(Some(url.clone()));
     }
-    if let Some(path) = &args.session_store_file {
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            UsageError(format!(
-                "cannot read the session store URL from {} (--session-store-file): {error}",
-                path.display()
-            ))
-        })?;
-        warn_if_readable_by_others(path);
-        let url = text.trim();
-        if url.is_empty() {
-            return Err(UsageError(format!(
-                "{} (--session-store-file) is empty; write the Redis URL in it, such as \
-                 redis://:PASSWORD@HOST:6379/0",
-                path.display()
-            )));
-        }
-        return Ok(Some(url.to_owned()));
-    }
-    if let Some(var) = &args.session_store_env {
-        let url = std::env::var(var).unwrap_or_default();
-        let url = url.trim();
-        if url.is_empty() {
-            return Err(UsageError(format!(
-                "the environment variable {var} (--session-store-env) is not set or is empty; \
-                 set it to the Redis URL, such as redis://:PASSWORD@HOST:6379/0"
-            )));
-        }
-        return Ok(Some(url.to_owned()));
-    }
-    Ok(None)
+    let (source, flag) = if let Some(path) = &args.session_store_file {
+        (SecretSource::File(path.clone()), "--session-store-file")
+    } else if let Some(var) = &args.session_store_env {
+        (SecretSource::Env(var.clone()), "--session-store-env")
+    } else {
+        return Ok(None);
+    };
+    source.read().map(Some).map_err(|error| {
+        UsageError(format!(
+            "{error} ({flag}); it holds the Redis URL, such as redis://:PASSWORD@HOST:6379/0"
+        ))
+    })
 }
-
-#[cfg(unix)]
-fn warn_if_readable_by_others(path: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    if let Ok(metadata) = std::fs::metadata(path)
-        && metadata.permissions().mode() & 0o004 != 0
-    {
-        tracing::warn!(
-            path = %path.display(),
-            "the session store URL file is readable by every user of this machine; `chmod 600` it"
-        );
-    }
-}
-
-#[cfg(not(unix))]
-fn warn_if_readable_by_others(_path: &std::path::Path) {}
 
 /// The `host[:port]` of a URL (`https://tools.example.com/mcp` -> `tools.example.com`).
 fn authority(url: &str) -> Option<&str> {

@@ -594,5 +594,5 @@ fn new_id() -> Result<String, McpError> {
             None,
         )
     })?;
-    Ok(crate::rounds::hex(&bytes))
+    Ok(toolwright_core::encoding::hex(&bytes))
 }

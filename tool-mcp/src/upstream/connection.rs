@@ -33,6 +33,8 @@ use tokio::sync::{mpsc, watch};
 use toolwright_runtime::{ToolContext, ToolError, ToolOutput};
 
 use super::error::UpstreamError;
+#[cfg(feature = "upstream-http")]
+use crate::secret::SecretSource;
 
 use super::forward::{self, Calls};
 
@@ -484,17 +486,10 @@ fn write_stderr_line(label: &str, line: &[u8], cut: bool) {
 #[derive(Debug, Clone)]
 pub struct HttpUpstream {
     url: String,
-    token: Option<TokenSource>,
+    token: Option<SecretSource>,
     max_message_bytes: usize,
     #[cfg(feature = "upstream-oauth")]
     credentials: Option<super::oauth::ClientCredentials>,
-}
-
-#[cfg(feature = "upstream-http")]
-#[derive(Debug, Clone)]
-enum TokenSource {
-    File(PathBuf),
-    Env(String),
 }
 
 #[cfg(feature = "upstream-http")]
@@ -502,7 +497,7 @@ impl HttpUpstream {
     /// Sends `Authorization: Bearer <token>` with the token read from `path` (surrounding
     /// whitespace trimmed) when connecting.
     pub fn bearer_token_file(mut self, path: impl Into<PathBuf>) -> Self {
-        self.token = Some(TokenSource::File(path.into()));
+        self.token = Some(SecretSource::File(path.into()));
         #[cfg(feature = "upstream-oauth")]
         {
             self.credentials = None;
@@ -528,7 +523,7 @@ impl HttpUpstream {
     /// Sends `Authorization: Bearer <token>` with the token read from the environment
     /// variable `name` when connecting.
     pub fn bearer_token_env(mut self, name: impl Into<String>) -> Self {
-        self.token = Some(TokenSource::Env(name.into()));
+        self.token = Some(SecretSource::Env(name.into()));
         #[cfg(feature = "upstream-oauth")]
         {
             self.credentials = None;
@@ -597,30 +592,11 @@ impl HttpUpstream {
             return Ok(upstream);
         }
         if let Some(source) = &self.token {
-            let (from, read) = match source {
-                TokenSource::File(path) => (
-                    format!("the file {}", path.display()),
-                    std::fs::read_to_string(path).map_err(|e| e.to_string()),
-                ),
-                TokenSource::Env(name) => (
-                    format!("the environment variable {name}"),
-                    std::env::var(name).map_err(|e| e.to_string()),
-                ),
-            };
-            let token = read
-                .and_then(|token| {
-                    let token = token.trim().to_owned();
-                    if token.is_empty() {
-                        Err("it is empty".to_owned())
-                    } else {
-                        Ok(token)
-                    }
-                })
-                .map_err(|reason| UpstreamError::Token {
-                    upstream: label.clone(),
-                    from: toolwright_names::escape::escape(&from).into_owned(),
-                    reason,
-                })?;
+            let token = source.read().map_err(|error| UpstreamError::Token {
+                upstream: label.clone(),
+                from: toolwright_names::escape::escape(&error.from).into_owned(),
+                reason: error.reason,
+            })?;
             config = config.auth_header(token);
         }
         let transport = StreamableHttpClientTransport::from_config(config);

@@ -51,8 +51,7 @@ impl Fingerprint {
                 .and_then(|a| serde_json::to_value(a).ok())
                 .unwrap_or(Value::Null),
         );
-        let mut canonical = String::new();
-        write_canonical(&Value::Object(document), &mut canonical);
+        let canonical = toolwright_core::encoding::canonical_json(&Value::Object(document));
         Fingerprint(Sha256::digest(canonical.as_bytes()).into())
     }
 
@@ -62,46 +61,9 @@ impl Fingerprint {
     }
 }
 
-/// `value` as canonical JSON: object keys in byte order, no whitespace, strings and numbers
-/// as `serde_json` writes them.
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                if let Some(item) = map.get(key) {
-                    write_canonical(item, out);
-                }
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
-}
-
 impl fmt::Display for Fingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for byte in self.0 {
-            write!(f, "{byte:02x}")?;
-        }
-        Ok(())
+        f.write_str(&toolwright_core::encoding::hex(&self.0))
     }
 }
 
@@ -127,38 +89,16 @@ impl FromStr for Fingerprint {
             given: toolwright_names::escape::escape(&text.chars().take(80).collect::<String>())
                 .into_owned(),
         };
-        let bytes = text.as_bytes();
-        if bytes.len() != 64 {
-            return Err(refuse());
-        }
-        let mut out = [0u8; 32];
-        for (i, pair) in bytes.chunks(2).enumerate() {
-            let digit = |b: u8| (b as char).to_digit(16);
-            match (
-                pair.first().copied().and_then(digit),
-                pair.get(1).copied().and_then(digit),
-            ) {
-                (Some(high), Some(low)) => out[i] = (high * 16 + low) as u8,
-                _ => return Err(refuse()),
-            }
-        }
-        Ok(Fingerprint(out))
+        toolwright_core::encoding::from_hex(text)
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+            .map(Fingerprint)
+            .ok_or_else(refuse)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn canonical_json_sorts_keys() {
-        let mut out = String::new();
-        write_canonical(
-            &serde_json::json!({"b": 1, "a": [true, null, {"d": "x", "c": 1.5}]}),
-            &mut out,
-        );
-        assert_eq!(out, r#"{"a":[true,null,{"c":1.5,"d":"x"}],"b":1}"#);
-    }
 
     #[test]
     fn parse_refuses_what_is_not_hex() {

@@ -114,9 +114,7 @@ pub fn mounted_name(namespace: &str, upstream_name: &str) -> Option<String> {
         }
         let digest = Sha256::digest(upstream_name.as_bytes());
         name.push('_');
-        for byte in digest.iter().take(HASH_DIGITS / 2) {
-            name.push_str(&format!("{byte:02x}"));
-        }
+        name.push_str(&toolwright_core::encoding::hex(&digest[..HASH_DIGITS / 2]));
     }
     check_tool_name(&name).is_ok().then_some(name)
 }

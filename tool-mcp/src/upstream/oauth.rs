@@ -25,6 +25,7 @@ use rmcp::transport::streamable_http_client::{
 use tokio::sync::Mutex;
 
 use super::error::UpstreamError;
+use crate::secret::SecretSource;
 
 /// OAuth 2.0 client credentials (RFC 6749 §4.4) for an HTTP upstream, given to
 /// [`HttpUpstream::client_credentials`](super::HttpUpstream::client_credentials).
@@ -65,13 +66,6 @@ pub struct ClientCredentials {
     authorization_servers: Vec<String>,
 }
 
-/// Where the client secret is read from.
-#[derive(Clone)]
-enum SecretSource {
-    File(PathBuf),
-    Env(String),
-}
-
 impl std::fmt::Debug for ClientCredentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientCredentials")
@@ -85,29 +79,6 @@ impl std::fmt::Debug for ClientCredentials {
             .field("token_url", &self.token_url)
             .field("authorization_servers", &self.authorization_servers)
             .finish()
-    }
-}
-
-impl SecretSource {
-    fn describe(&self) -> String {
-        match self {
-            SecretSource::File(path) => format!("the file {}", path.display()),
-            SecretSource::Env(name) => format!("the environment variable {name}"),
-        }
-    }
-
-    /// The secret, trimmed; why not.
-    fn read(&self) -> Result<String, String> {
-        let read = match self {
-            SecretSource::File(path) => std::fs::read_to_string(path).map_err(|e| e.to_string()),
-            SecretSource::Env(name) => std::env::var(name).map_err(|e| e.to_string()),
-        };
-        let secret = read?.trim().to_owned();
-        if secret.is_empty() {
-            Err("it is empty".to_owned())
-        } else {
-            Ok(secret)
-        }
     }
 }
 
@@ -205,10 +176,10 @@ pub(crate) async fn authorise(
     let secret = credentials
         .secret
         .read()
-        .map_err(|reason| UpstreamError::ClientSecret {
+        .map_err(|error| UpstreamError::ClientSecret {
             upstream: label.to_owned(),
-            from: toolwright_names::escape::escape(&credentials.secret.describe()).into_owned(),
-            reason,
+            from: toolwright_names::escape::escape(&error.from).into_owned(),
+            reason: error.reason,
         })?;
     let config = ClientCredentialsConfig::ClientSecret {
         client_id: credentials.client_id.clone(),

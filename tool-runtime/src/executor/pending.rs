@@ -15,6 +15,7 @@ use super::approval::ApprovalRequest;
 use toolwright_core::PendingApproval;
 use toolwright_core::SafetyLevel;
 use toolwright_core::ToolCall;
+use toolwright_core::encoding::{canonical_json, from_hex, hex};
 
 /// How long a deferred call waits for a decision unless the executor says otherwise
 /// ([`ExecutorBuilder::pending_approval_ttl`](crate::ExecutorBuilder::pending_approval_ttl)):
@@ -293,7 +294,7 @@ impl PendingKey {
             fields.remove("mac");
         }
         let mut text = String::from("toolwright-runtime pending call v1\n");
-        canonical(&value, &mut text);
+        text.push_str(&canonical_json(&value));
         let mut mac = Hmac::<Sha256>::new_from_slice(key).ok()?;
         mac.update(text.as_bytes());
         Some(mac)
@@ -302,7 +303,7 @@ impl PendingKey {
     /// `pending`'s MAC, hex; `None` without a key.
     fn sign(&self, pending: &PendingCall) -> Option<String> {
         let bytes = self.mac_of(pending)?.finalize().into_bytes();
-        Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+        Some(hex(&bytes))
     }
 
     /// Whether `pending.mac` is its MAC under this key (compared in constant time).
@@ -313,51 +314,6 @@ impl PendingKey {
         self.mac_of(pending)
             .is_some_and(|mac| mac.verify_slice(&tag).is_ok())
     }
-}
-
-/// `value` as JSON with every object's keys in byte order, so a stored call whose JSON was
-/// reordered (a database's JSON type) still verifies.
-fn canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(fields) => {
-            let mut keys: Vec<&String> = fields.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (n, key) in keys.into_iter().enumerate() {
-                if n > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                if let Some(field) = fields.get(key) {
-                    canonical(field, out);
-                }
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (n, item) in items.iter().enumerate() {
-                if n > 0 {
-                    out.push(',');
-                }
-                canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
-}
-
-/// Bytes from hex digits; `None` for anything else.
-fn from_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok())
-        .collect()
 }
 
 /// The tokens this process resumed, with their calls' expiry: after it, a token is refused
@@ -522,7 +478,7 @@ impl PendingCalls {
 fn new_token() -> Option<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Some(hex(&bytes))
 }
 
 #[cfg(test)]
