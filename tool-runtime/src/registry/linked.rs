@@ -1,5 +1,8 @@
 //! Collecting every `#[tool]` linked into the binary.
 
+// The layers, lowest first (no module imports one listed after it): unlinked.
+mod unlinked;
+
 use toolwright_core::Tool;
 
 use super::error::{NameClash, RegistryError};
@@ -8,6 +11,13 @@ use super::storage::ToolRegistry;
 /// Every linked `#[tool]`, sorted by name, or every name that several share.
 fn linked_tools_checked() -> Result<Vec<Tool>, RegistryError> {
     let mut tools: Vec<Tool> = toolwright_core::linked_tools().collect();
+    // Debug builds run by cargo: tell about a dependency whose tools are missing.
+    unlinked::warn_once(|| {
+        tools
+            .iter()
+            .map(|tool| tool.source().crate_name.clone().into_owned())
+            .collect()
+    });
     tools.sort_by(|a, b| {
         a.name()
             .cmp(b.name())
