@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use toolwright_runtime::{Tool, ToolError};
 
+// The layers, lowest first (no module imports one listed after it): serving.
 pub mod serving;
 
 /// The function every dispatch benchmark ends in.

@@ -4,5 +4,6 @@
 #![warn(missing_docs)]
 
 // Both modules stand on toolwright-core alone; neither uses the other.
+// The layers, lowest first (no module imports one listed after it): providers, schema.
 pub mod providers;
 pub mod schema;

@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 
+// The layers, lowest first (no module imports one listed after it): errors, enclosing,
+// attr, signature, runtime_path, validate, expand, tool_type, tool_set.
 mod attr;
 mod enclosing;
 mod errors;

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// The layers, lowest first (no module imports one listed after it): escape.
 pub mod escape;
 
 /// The longest tool name model APIs accept (OpenAI and Anthropic: 64 characters).

@@ -21,6 +21,8 @@
 //! assert_eq!(calls[0].arguments, json!({"city": "Paris"}));
 //! ```
 
+// The layers, lowest first (no module imports one listed after it): anthropic, gemini,
+// openai.
 pub mod anthropic;
 pub mod gemini;
 pub mod openai;

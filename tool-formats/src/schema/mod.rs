@@ -17,6 +17,8 @@
 //! assert_eq!(openai[0]["function"]["parameters"]["required"], json!(["city"]));
 //! ```
 
+// The layers, lowest first (no module imports one listed after it): notes, gemini, inline,
+// strict.
 mod gemini;
 mod inline;
 mod notes;
