@@ -18,7 +18,9 @@ fn the_unnamed_crates_of_tools_are_told_with_the_fix() {
         ("renamed-runtime-tools", "use renamed_runtime_tools as _;"),
         ("weather-tools", "use weather_tools as _;"),
     ] {
-        assert!(stderr.contains(&format!("`{package}`")), "{stderr}");
+        // Its source (a path dependency) was read: it defines tools, for sure.
+        let told = format!("`{package}` (dev-dependency) defines #[tool]s: name it once");
+        assert!(stderr.contains(&told), "{stderr}");
         assert!(stderr.contains(fix), "{stderr}");
     }
     // Once per process, however often the tools are collected.
