@@ -53,8 +53,50 @@ pub use toolwright_core::__macros::facade_tool_type as tool_type;
 
 pub use toolwright_runtime::{
     Executor, SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult,
-    register_all_tools,
 };
+
+/// A registry of every `#[tool]` function linked into the program, from any crate.
+///
+/// Tools register themselves at link time; no list is kept by hand. Calling it again
+/// returns an equal registry (the tools' schemas are built once).
+///
+/// **A crate of tools must be linked.** Rust links a dependency only if the code names it,
+/// so a crate whose tools you want collected but whose functions you never call must be
+/// named once, anywhere in the binary's crate (in a test or example, for a
+/// dev-dependency):
+///
+/// ```ignore
+/// use my_tools as _; // links my_tools, so its #[tool]s are collected
+/// ```
+///
+/// When you forget, a debug build run by cargo (`cargo run`, `cargo test`) says so: the
+/// first call warns once on stderr (never stdout, which an MCP server on stdio speaks)
+/// about each dependency that depends on toolwright, defines `#[tool]`s and contributed
+/// none, with the line to add. `TOOLWRIGHT_LINK_CHECK=off` silences it; release builds
+/// never check, and the check never fails the call.
+///
+/// # Errors
+///
+/// [`RegistryError::DuplicateTools`](runtime::RegistryError::DuplicateTools) when linked
+/// tools share names; the error lists every shared name with each definition's crate,
+/// module, file and line.
+///
+/// ```
+/// use toolwright::{register_all_tools, tool};
+///
+/// /// Count the words in a text.
+/// #[tool]
+/// fn count_words(text: String) -> usize {
+///     text.split_whitespace().count()
+/// }
+///
+/// let registry = register_all_tools()?;
+/// assert!(registry.get("count_words").is_some());
+/// # Ok::<(), toolwright::runtime::RegistryError>(())
+/// ```
+pub fn register_all_tools() -> Result<ToolRegistry, runtime::RegistryError> {
+    toolwright_runtime::register_all_tools()
+}
 
 /// The tool model: what a crate of `#[tool]` functions compiles (`toolwright-core`).
 ///

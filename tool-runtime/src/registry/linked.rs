@@ -58,13 +58,22 @@ fn find_clashes(tools: &[Tool]) -> Vec<NameClash> {
 /// use my_tools_crate as _; // links my_tools_crate, so its #[tool]s are collected
 /// ```
 ///
+/// When you forget, a debug build run by cargo (`cargo run`, `cargo test`, `cargo run
+/// --example`) says so: the first call reads the package's `Cargo.toml` and the workspace's
+/// `Cargo.lock`, and warns once on stderr (never stdout, an MCP server's protocol) about each
+/// direct dependency that depends on toolwright, contributed no tool and defines `#[tool]`s
+/// (read from its source when it is a path or crates.io dependency), naming the line to add.
+/// `TOOLWRIGHT_LINK_CHECK=off` silences it; release builds never check, and the check never
+/// fails the call.
+///
 /// # Errors
 ///
 /// [`RegistryError::DuplicateTools`] when linked tools share names; the error lists every
 /// shared name with each definition's crate, module, file and line.
 ///
 /// ```
-/// use toolwright_runtime::{tool, register_all_tools};
+/// use toolwright_core::tool;
+/// use toolwright_runtime::register_all_tools;
 ///
 /// /// Count the words in a text.
 /// #[tool]
