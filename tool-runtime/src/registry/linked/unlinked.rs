@@ -176,7 +176,7 @@ struct Manifests<'a> {
 
 /// The direct dependencies of `package` (name and version) that depend on toolwright in
 /// `lock` yet are not in `contributing`; dev-dependencies only when `with_dev`. toolwright's
-/// own crates are left out (they are linked through the facade).
+/// own library crates are left out (they define no tools for a program).
 fn candidates(
     manifests: &Manifests<'_>,
     lock: &str,
@@ -191,7 +191,7 @@ fn candidates(
     let workspace = parse_manifest(manifests.root);
     let mut found: Vec<Candidate> = parse_manifest(manifests.own)
         .into_iter()
-        .filter(|dep| !dep.optional && !is_toolwright(&dep.package))
+        .filter(|dep| !dep.optional && !is_toolwright_library(&dep.package))
         .filter(|dep| dep.kind == Kind::Normal || (dep.kind == Kind::Dev && with_dev))
         .filter(|dep| !contributing.contains(&dep.package))
         .filter(|dep| direct.dependencies.contains(&dep.package))
@@ -242,6 +242,12 @@ fn locked_entry<'a>(
 /// `toolwright` itself or one of its `toolwright-*` crates.
 fn is_toolwright(package: &str) -> bool {
     package == "toolwright" || package.starts_with("toolwright-")
+}
+
+/// One of toolwright's crates that define no tool for a program (the standard tools of
+/// `toolwright-std` are `#[tool]`s like any other crate's).
+fn is_toolwright_library(package: &str) -> bool {
+    is_toolwright(package) && package != "toolwright-std"
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ toolwright = { version = "0.1", features = ["mcp"] }
 my-tools = { path = "../my-tools" } # tools, never named
 types = { package = "shared-types", path = "../types" }
 plain = "1"
+toolwright-std = "0.1"
+toolwright-runtime = "0.1"
 maybe-tools = { path = "../maybe", optional = true }
 
 [target.'cfg(unix)'.dependencies]
@@ -40,6 +42,8 @@ dependencies = [
  "shared-types",
  "test-tools",
  "toolwright",
+ "toolwright-runtime",
+ "toolwright-std",
  "unix-tools",
 ]
 
@@ -88,6 +92,22 @@ dependencies = [
 [[package]]
 name = "build-tools"
 version = "0.1.0"
+dependencies = [
+ "toolwright-core",
+]
+
+[[package]]
+name = "toolwright-std"
+version = "0.1.0"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+dependencies = [
+ "toolwright-runtime",
+]
+
+[[package]]
+name = "toolwright-runtime"
+version = "0.1.0"
+source = "registry+https://github.com/rust-lang/crates.io-index"
 dependencies = [
  "toolwright-core",
 ]
@@ -167,6 +187,7 @@ fn a_dependency_on_toolwright_without_tools_is_found_with_its_source() {
                 Some(Path::new("/w/app/../types")),
                 false
             ),
+            ("toolwright-std", "toolwright-std", None, true),
             (
                 "unix-tools",
                 "unix-tools",
@@ -194,6 +215,7 @@ fn a_crate_that_contributed_a_tool_is_not_named() {
         "shared-types",
         "unix-tools",
         "test-tools",
+        "toolwright-std",
     ];
     assert_eq!(found(true, &all), []);
     assert_eq!(message(&[]), None);
