@@ -71,8 +71,8 @@ pub fn read_crate(root: &Path, read: &dyn Fn(&Path) -> Option<String>) -> Crate 
 /// `base`.
 pub fn breaches(krate: &Crate, base: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    for module in krate.values() {
-        found.extend(list_breaches(module, base));
+    for (path, module) in krate {
+        found.extend(list_breaches(krate, path, module, base));
     }
     for (path, module) in krate {
         for name in named(&module.code) {
@@ -92,17 +92,30 @@ fn shown(file: &Path, base: &Path) -> String {
 }
 
 /// A module folder's layer comment: there, once, and listing exactly the modules declared.
-fn list_breaches(module: &Module, base: &Path) -> Vec<String> {
+fn list_breaches(krate: &Crate, path: &[String], module: &Module, base: &Path) -> Vec<String> {
     let file = shown(&module.file, base);
     if module.children.is_empty() {
         return Vec::new();
     }
-    let declared = module.children.join(", ");
     match module.layers.as_slice() {
-        [] => vec![format!(
-            "{file}: no `// The layers, lowest first` comment over its modules ({declared}): \
-             add one listing them, lowest first (no module imports one listed after it)"
-        )],
+        [] => {
+            let advice = match order(krate, path, &module.children) {
+                Ok(order) => format!(
+                    "add one listing them, lowest first; the imports today allow \
+                     `// The layers, lowest first (no module imports one listed after it): \
+                     {}.`",
+                    order.join(", ")
+                ),
+                Err(circle) => format!(
+                    "no order fits today's imports: {} import one another (a circle to \
+                     break first)",
+                    circle.join(", ")
+                ),
+            };
+            vec![format!(
+                "{file}: no `// The layers, lowest first` comment over its modules: {advice}"
+            )]
+        }
         [(line, listed)] => {
             let mut found = Vec::new();
             for name in &module.children {
@@ -133,6 +146,50 @@ fn list_breaches(module: &Module, base: &Path) -> Vec<String> {
             "{file}:{second}: a second layer comment (the first is at line {first}): keep one"
         )],
     }
+}
+
+/// The children of the module at `path`, lowest first, as their imports of one another
+/// allow (declared order among equals), or the modules of a circle when none does.
+fn order(krate: &Crate, path: &[String], children: &[String]) -> Result<Vec<String>, Vec<String>> {
+    let depth = path.len();
+    // `uses[i]` holds the children that child `i` (any file under it) names.
+    let mut uses = vec![std::collections::BTreeSet::new(); children.len()];
+    for (module_path, module) in krate {
+        if module_path.len() <= depth || module_path[..depth] != *path {
+            continue;
+        }
+        let Some(from) = children.iter().position(|c| *c == module_path[depth]) else {
+            continue;
+        };
+        for name in named(&module.code) {
+            let Some(whole) = absolute(module_path, module, &name) else {
+                continue;
+            };
+            if whole.len() > depth && whole[..depth] == *path {
+                if let Some(to) = children.iter().position(|c| *c == whole[depth]) {
+                    if to != from {
+                        uses[from].insert(to);
+                    }
+                }
+            }
+        }
+    }
+    let mut placed: Vec<usize> = Vec::new();
+    while placed.len() < children.len() {
+        let next = (0..children.len())
+            .find(|i| !placed.contains(i) && uses[*i].iter().all(|used| placed.contains(used)));
+        match next {
+            Some(i) => placed.push(i),
+            None => {
+                let circle = (0..children.len())
+                    .filter(|i| !placed.contains(i))
+                    .map(|i| format!("`{}`", children[i]))
+                    .collect();
+                return Err(circle);
+            }
+        }
+    }
+    Ok(placed.into_iter().map(|i| children[i].clone()).collect())
 }
 
 /// The module path `name` (written in `module`, whose path is `path`) enters, or `None` when

@@ -28,9 +28,14 @@ fn workspace() -> PathBuf {
 /// The member directories the root manifest lists (`dir/*` opened).
 fn members(root: &Path) -> Vec<PathBuf> {
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    let list = manifest
-        .split_once("members")
-        .and_then(|(_, rest)| rest.split_once('['))
+    // `members = [..]` of `[workspace]` (not `default-members`), on one line or several.
+    let at = manifest
+        .match_indices("members")
+        .find(|(at, _)| *at == 0 || manifest[..*at].ends_with('\n'))
+        .map(|(at, _)| at)
+        .unwrap();
+    let list = manifest[at..]
+        .split_once('[')
         .and_then(|(_, rest)| rest.split_once(']'))
         .map(|(list, _)| list)
         .unwrap();
