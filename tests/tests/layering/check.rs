@@ -165,12 +165,12 @@ fn order(krate: &Crate, path: &[String], children: &[String]) -> Result<Vec<Stri
             let Some(whole) = absolute(module_path, module, &name) else {
                 continue;
             };
-            if whole.len() > depth && whole[..depth] == *path {
-                if let Some(to) = children.iter().position(|c| *c == whole[depth]) {
-                    if to != from {
-                        uses[from].insert(to);
-                    }
-                }
+            if whole.len() > depth
+                && whole[..depth] == *path
+                && let Some(to) = children.iter().position(|c| *c == whole[depth])
+                && to != from
+            {
+                uses[from].insert(to);
             }
         }
     }
