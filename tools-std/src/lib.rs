@@ -56,11 +56,3 @@ pub const TOOL_NAMES: [&str; 16] = [
 pub fn registry() -> Result<ToolRegistry, RegistryError> {
     toolwright_runtime::register_all_tools()
 }
-
-// The Rust examples of the operator's guide (book/src), compiled and run as doctests here,
-// where every crate they use is a dependency.
-#[cfg(doctest)]
-#[doc = include_str!("../../book/src/serving.md")]
-#[doc = include_str!("../../book/src/tasks.md")]
-#[doc = include_str!("../../book/src/replicas.md")]
-struct BookDoctests;
