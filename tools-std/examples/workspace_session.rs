@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
+use toolwright_core::ToolCall;
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor};
 use toolwright_std::Workspace;
 
 #[tokio::main]

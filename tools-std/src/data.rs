@@ -1,7 +1,7 @@
 //! Data: arithmetic, JSON lookups, the time.
 
 use serde_json::Value;
-use toolwright_runtime::{ToolError, tool};
+use toolwright_core::{ToolError, tool};
 
 /// Longest expression `calculate` evaluates.
 const MAX_EXPRESSION: usize = 1000;

@@ -10,11 +10,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
-use toolwright_runtime::{ApprovalNeed, Json, ToolContext, ToolError, tool};
+use toolwright_core::{ApprovalNeed, Json, ToolContext, ToolError, tool};
 
 use crate::confine::{self, Confinement};
 use crate::quarantine::GitEntries;
-use crate::workspace;
+use crate::workspace::workspace;
 
 /// How long a stopped command's supervisor has to kill everything and exit before it is
 /// killed itself.
@@ -55,7 +55,7 @@ pub struct CommandOutput {
     /// configuration when a person next uses git there), moved into quarantine. Absent
     /// when there were none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub quarantined: Vec<crate::Quarantined>,
+    pub quarantined: Vec<crate::quarantine::Quarantined>,
 }
 
 /// What `run_command` would run, and where, on one line whatever the arguments hold. Takes
@@ -131,7 +131,7 @@ pub fn shown_word(word: &str) -> String {
 
 /// Whether a `run_command` call needs approval: not when the program and the start of its
 /// arguments match an entry of the workspace's
-/// [`run_without_approval`](crate::Workspace::run_without_approval) list, and never for a
+/// [`run_without_approval`](crate::workspace::Workspace::run_without_approval) list, and never for a
 /// shell script. Takes `run_command`'s parameters.
 pub fn run_command_approval(
     ctx: &ToolContext,

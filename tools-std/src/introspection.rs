@@ -3,7 +3,7 @@
 use std::num::NonZeroU32;
 
 use serde_json::{Value, json};
-use toolwright_runtime::{Catalog, SafetyLevel, ToolContext, ToolError, tool};
+use toolwright_core::{Catalog, SafetyLevel, ToolContext, ToolError, tool};
 
 /// The tools this call may see (read-only; the executor gives every call one).
 fn catalog(ctx: &ToolContext) -> Result<&Catalog, ToolError> {

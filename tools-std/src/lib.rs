@@ -3,6 +3,8 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+// The layers, lowest first (no module imports one listed after it): names, expression, walk,
+// quarantine, workspace, confine, files, data, execution, sandbox, introspection.
 mod confine;
 pub mod data;
 pub mod execution;
@@ -18,7 +20,7 @@ mod workspace;
 pub use quarantine::Quarantined;
 pub use workspace::{GlobError, PathError, Workspace, WorkspaceError};
 
-use toolwright_runtime::{RegistryError, ToolContext, ToolError, ToolRegistry};
+use toolwright_runtime::{RegistryError, ToolRegistry};
 
 /// The names of the tools in this crate, by category order.
 pub const TOOL_NAMES: [&str; 16] = [
@@ -53,29 +55,4 @@ pub const TOOL_NAMES: [&str; 16] = [
 /// ```
 pub fn registry() -> Result<ToolRegistry, RegistryError> {
     toolwright_runtime::register_all_tools()
-}
-
-// The Rust examples of the operator's guide (book/src), compiled and run as doctests here,
-// where every crate they use is a dependency.
-#[cfg(doctest)]
-#[doc = include_str!("../../book/src/serving.md")]
-#[doc = include_str!("../../book/src/tasks.md")]
-#[doc = include_str!("../../book/src/replicas.md")]
-struct BookDoctests;
-
-/// The workspace from the executor's state, or a failure saying how to configure one.
-pub(crate) fn workspace(ctx: &ToolContext) -> Result<&Workspace, ToolError> {
-    ctx.state::<Workspace>().ok_or_else(|| {
-        ToolError::new(
-            "no workspace is configured, so file and command tools are unavailable; the \
-             application adds one with `Executor::builder(..).state(toolwright_std::Workspace::new(root)?)` \
-             (or `toolwright --root DIR`)",
-        )
-    })
-}
-
-impl From<PathError> for ToolError {
-    fn from(error: PathError) -> Self {
-        ToolError::from_error(error)
-    }
 }

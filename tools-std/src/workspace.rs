@@ -9,7 +9,7 @@ use std::time::Duration;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use toolwright_runtime::ApprovalNeed;
+use toolwright_core::{ApprovalNeed, ToolContext, ToolError};
 
 /// `EXDEV`: what `openat2` with `RESOLVE_BENEATH` answers for a path that leaves the root.
 const EXDEV: i32 = 18;
@@ -300,22 +300,8 @@ impl Workspace {
             .unwrap_or_else(crate::quarantine::default_folder)
     }
 
-    /// Whether a confined command could read `path` (it is in the workspace, or in a
-    /// directory or file of the commands' view of the system, such as `/usr` or the
-    /// allow-listed files of `/etc`): the directory or file that lets it, or `None`. A
-    /// server asks this of its secrets (token files, keys) before it starts.
-    ///
-    /// ```
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let workspace = toolwright_std::Workspace::new(dir.path()).unwrap();
-    /// std::fs::write(dir.path().join("token"), "secret").unwrap();
-    /// assert!(workspace.readable_by_commands(dir.path().join("token")).is_some());
-    /// # #[cfg(target_os = "linux")]
-    /// assert!(workspace.readable_by_commands("/etc/shadow").is_none());
-    /// ```
-    pub fn readable_by_commands(&self, path: impl AsRef<Path>) -> Option<PathBuf> {
-        crate::confine::readable_by_commands(self, path.as_ref())
-    }
+    // `readable_by_commands` is in `confine`, beside the list of the commands' view that
+    // answers it.
 
     /// Whether commands may run without kernel confinement where the kernel cannot confine
     /// them (no Landlock); off by default, so on such a kernel `run_command` refuses to run.
@@ -339,7 +325,7 @@ impl Workspace {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolwright_runtime::{ApprovalNeed, ToolContext, ToolState};
+    /// use toolwright_core::{ApprovalNeed, ToolContext, ToolState};
     /// use toolwright_std::Workspace;
     ///
     /// let dir = tempfile::tempdir().unwrap();
@@ -398,7 +384,7 @@ impl Workspace {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolwright_runtime::{ApprovalNeed, ToolContext, ToolState};
+    /// use toolwright_core::{ApprovalNeed, ToolContext, ToolState};
     /// use toolwright_std::Workspace;
     ///
     /// let dir = tempfile::tempdir().unwrap();
@@ -695,5 +681,22 @@ impl Workspace {
             Ok(relative) => crate::names::escape(relative.as_os_str()),
             Err(_) => real.display().to_string(),
         }
+    }
+}
+
+/// The workspace from the executor's state, or a failure saying how to configure one.
+pub(crate) fn workspace(ctx: &ToolContext) -> Result<&Workspace, ToolError> {
+    ctx.state::<Workspace>().ok_or_else(|| {
+        ToolError::new(
+            "no workspace is configured, so file and command tools are unavailable; the \
+             application adds one with `Executor::builder(..).state(toolwright_std::Workspace::new(root)?)` \
+             (or `toolwright --root DIR`)",
+        )
+    })
+}
+
+impl From<PathError> for ToolError {
+    fn from(error: PathError) -> Self {
+        ToolError::from_error(error)
     }
 }

@@ -1,6 +1,8 @@
 //! The executor for programs without an async runtime.
 
-use super::{CallOptions, Executor, MetricsSnapshot};
+use super::Executor;
+use super::metrics::MetricsSnapshot;
+use super::options::CallOptions;
 use toolwright_core::ToolCall;
 use toolwright_core::ToolResult;
 

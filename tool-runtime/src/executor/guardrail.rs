@@ -98,7 +98,7 @@ pub enum OutputVerdict {
 }
 
 /// Policy code around every call, on the executor
-/// ([`ExecutorBuilder::guardrail`](crate::ExecutorBuilder::guardrail)): `check_call` runs after
+/// ([`ExecutorBuilder::guardrail`](crate::executor::ExecutorBuilder::guardrail)): `check_call` runs after
 /// the safety ceiling and before the approval policy (so an approver sees the rewritten
 /// arguments), `check_output` after the tool succeeded and before hooks and the model see
 /// the result. Both default to letting everything through. A guardrail that panics denies the

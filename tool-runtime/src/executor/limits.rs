@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 /// How many times each tool has been run, for per-tool call limits (`#[tool(max_calls =
-/// n)]`, [`ExecutorBuilder::max_calls`](crate::ExecutorBuilder::max_calls)). The executor
+/// n)]`, [`ExecutorBuilder::max_calls`](crate::executor::ExecutorBuilder::max_calls)). The executor
 /// keeps one for all its calls; a front end that serves sessions (an MCP server) gives each
-/// session its own with [`CallOptions::call_counts`](crate::CallOptions::call_counts), so
+/// session its own with [`CallOptions::call_counts`](crate::executor::CallOptions::call_counts), so
 /// the limit is per session.
 ///
 /// A call counts when it is admitted to run (after the policy and approval), so refused

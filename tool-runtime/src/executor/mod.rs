@@ -9,6 +9,10 @@
 //! `pending` (deferred approvals) and `resume` (running them), `limits` (per-tool call
 //! counts), `lenient` (argument repair), `blocking` (an executor for non-async programs).
 
+// The layers, lowest first (no module imports one listed after it): outcome, lenient, limits,
+// approval, guardrail, pool, metrics, options, pending, run, hooks, builder, offer, checks,
+// resume, blocking, policy. (`Executor` and `Inner` are still defined here, so builder, offer,
+// run, checks, resume, blocking and policy import this file: see issue 37.)
 mod approval;
 mod blocking;
 mod builder;

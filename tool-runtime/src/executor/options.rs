@@ -67,8 +67,8 @@ impl CallOptions {
 
     /// Whose call this is (an authenticated principal, a client address, a session): if its
     /// approval is deferred, the call counts against this owner's share of waiting calls
-    /// ([`ExecutorBuilder::max_pending_approvals_per_owner`](crate::ExecutorBuilder::max_pending_approvals_per_owner),
-    /// [`max_pending_bytes_per_owner`](crate::ExecutorBuilder::max_pending_bytes_per_owner)).
+    /// ([`ExecutorBuilder::max_pending_approvals_per_owner`](crate::executor::ExecutorBuilder::max_pending_approvals_per_owner),
+    /// [`max_pending_bytes_per_owner`](crate::executor::ExecutorBuilder::max_pending_bytes_per_owner)).
     /// Calls without an owner share one.
     ///
     /// ```
@@ -83,7 +83,7 @@ impl CallOptions {
     }
 
     /// This call's timeout. The smallest of this, the tool's (`#[tool(timeout = "30s")]`)
-    /// and the executor's ([`ExecutorBuilder::timeout`](crate::ExecutorBuilder::timeout))
+    /// and the executor's ([`ExecutorBuilder::timeout`](crate::executor::ExecutorBuilder::timeout))
     /// applies: a caller can shorten a call, never lengthen it past the others.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
@@ -91,7 +91,7 @@ impl CallOptions {
     }
 
     /// Cancels the call when `token` is cancelled: the tool is told through its
-    /// [`ToolContext`](crate::ToolContext), an async tool is stopped, and the result is a failure.
+    /// [`ToolContext`](toolwright_core::ToolContext), an async tool is stopped, and the result is a failure.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
         self
@@ -105,7 +105,7 @@ impl CallOptions {
     }
 
     /// The highest safety level this call may run, for a caller allowed less than the
-    /// executor's [`max_safety`](crate::ExecutorBuilder::max_safety) (an MCP client whose
+    /// executor's [`max_safety`](crate::executor::ExecutorBuilder::max_safety) (an MCP client whose
     /// token grants only `tools:safe`, say). The lower of the two applies: a tool above it is
     /// refused as denied without running, and the tool's context lists only the tools under
     /// it. It never raises the executor's ceiling.
@@ -141,7 +141,7 @@ impl CallOptions {
     /// The tools offered to the model for this request (its turn's tool list): a call of any
     /// other tool is refused as an unknown tool, whatever the registry holds, and the
     /// suggestions and what a running tool sees of the other tools
-    /// ([`ToolContext::catalog`](crate::ToolContext::catalog)) keep to them. Export
+    /// ([`ToolContext::catalog`](toolwright_core::ToolContext::catalog)) keep to them. Export
     /// the schemas with the same filter (`registry.list(&filter)`), so what the model was
     /// shown and what it may run are one set.
     ///
@@ -196,17 +196,17 @@ impl CallOptions {
         self
     }
 
-    /// Where the tool's [`ToolContext::report_progress`](crate::ToolContext::report_progress) reports go for this call.
+    /// Where the tool's [`ToolContext::report_progress`](toolwright_core::ToolContext::report_progress) reports go for this call.
     pub fn progress(mut self, reporter: impl Fn(Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(reporter));
         self
     }
 
     /// The client that made this call: where the tool's
-    /// [`ToolContext::log`](crate::ToolContext::log),
-    /// [`elicit`](crate::ToolContext::elicit) and [`sample`](crate::ToolContext::sample) go
+    /// [`ToolContext::log`](toolwright_core::ToolContext::log),
+    /// [`elicit`](toolwright_core::ToolContext::elicit) and [`sample`](toolwright_core::ToolContext::sample) go
     /// (an MCP server gives each call its session's client). Without one, logging goes to
-    /// `tracing` and the requests are [`ClientError::NotAvailable`](crate::ClientError::NotAvailable).
+    /// `tracing` and the requests are [`ClientError::NotAvailable`](toolwright_core::ClientError::NotAvailable).
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {

@@ -47,8 +47,8 @@ pub enum Outcome {
     Pending,
     /// The call stopped to ask its caller: its approval (an MCP client of the 2026-07-28
     /// revision approves through a multi round-trip request), or a question the tool asked
-    /// with [`ToolContext::elicit`](crate::ToolContext::elicit) or
-    /// [`ToolContext::sample`](crate::ToolContext::sample) that only the caller's next
+    /// with [`ToolContext::elicit`](toolwright_core::ToolContext::elicit) or
+    /// [`ToolContext::sample`](toolwright_core::ToolContext::sample) that only the caller's next
     /// request can answer. Nothing after the question ran; the front end returns the
     /// questions, and the caller repeats the call with the answers.
     InputRequired,
@@ -80,7 +80,7 @@ pub(super) struct Stopped {
     /// `Some(false)` when the call was refused by the policy or the approver.
     pub(super) approved: Option<bool>,
     /// The token and expiry of a deferred call.
-    pub(super) pending: Option<super::PendingApproval>,
+    pub(super) pending: Option<toolwright_core::PendingApproval>,
     /// The tool's run crashed ([`CallReport::crashed`]).
     pub(super) crashed: bool,
 }

@@ -18,35 +18,35 @@ use toolwright_core::ToolCall;
 use toolwright_core::encoding::{canonical_json, from_hex, hex};
 
 /// How long a deferred call waits for a decision unless the executor says otherwise
-/// ([`ExecutorBuilder::pending_approval_ttl`](crate::ExecutorBuilder::pending_approval_ttl)):
+/// ([`ExecutorBuilder::pending_approval_ttl`](crate::executor::ExecutorBuilder::pending_approval_ttl)):
 /// one hour.
 pub const DEFAULT_PENDING_APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// How many deferred calls one executor keeps at most unless it says otherwise
-/// ([`ExecutorBuilder::max_pending_approvals`](crate::ExecutorBuilder::max_pending_approvals));
+/// ([`ExecutorBuilder::max_pending_approvals`](crate::executor::ExecutorBuilder::max_pending_approvals));
 /// beyond it, a deferral is refused, so a model cannot fill the memory with calls nobody
 /// will approve.
 pub const DEFAULT_MAX_PENDING_APPROVALS: usize = 1024;
 
 /// How many deferred calls one owner ([`CallOptions::owner`](super::CallOptions::owner))
 /// keeps waiting at once unless the executor says otherwise
-/// ([`ExecutorBuilder::max_pending_approvals_per_owner`](crate::ExecutorBuilder::max_pending_approvals_per_owner)):
+/// ([`ExecutorBuilder::max_pending_approvals_per_owner`](crate::executor::ExecutorBuilder::max_pending_approvals_per_owner)):
 /// 64 (as many as one MCP caller's tasks), so one caller cannot take every slot of
 /// [`DEFAULT_MAX_PENDING_APPROVALS`].
 pub const DEFAULT_MAX_PENDING_APPROVALS_PER_OWNER: usize = 64;
 
 /// How many bytes of deferred calls (their JSON: arguments and what the person is shown) one
 /// owner keeps waiting at once unless the executor says otherwise
-/// ([`ExecutorBuilder::max_pending_bytes_per_owner`](crate::ExecutorBuilder::max_pending_bytes_per_owner)):
+/// ([`ExecutorBuilder::max_pending_bytes_per_owner`](crate::executor::ExecutorBuilder::max_pending_bytes_per_owner)):
 /// 4 MiB, so large arguments cannot make one caller's calls fill the memory.
 pub const DEFAULT_MAX_PENDING_BYTES_PER_OWNER: usize = 4 * 1024 * 1024;
 
 /// How many bytes of deferred calls one executor keeps waiting at once, over every owner,
 /// unless it says otherwise
-/// ([`ExecutorBuilder::max_pending_bytes`](crate::ExecutorBuilder::max_pending_bytes)): 64 MiB.
+/// ([`ExecutorBuilder::max_pending_bytes`](crate::executor::ExecutorBuilder::max_pending_bytes)): 64 MiB.
 pub const DEFAULT_MAX_PENDING_BYTES: usize = 64 * 1024 * 1024;
 
-/// The shortest key [`ExecutorBuilder::pending_key`](crate::ExecutorBuilder::pending_key)
+/// The shortest key [`ExecutorBuilder::pending_key`](crate::executor::ExecutorBuilder::pending_key)
 /// takes: 32 bytes (256 bits, the size of HMAC-SHA256's output).
 pub const MIN_PENDING_KEY_LEN: usize = 32;
 
@@ -57,7 +57,7 @@ pub const MIN_PENDING_KEY_LEN: usize = 32;
 /// queue) with [`Executor::take_pending`](super::Executor::take_pending) and run it later
 /// with [`Executor::resume_call`](super::Executor::resume_call): in the same process, or in
 /// another one whose executor has the same
-/// [`pending_key`](crate::ExecutorBuilder::pending_key).
+/// [`pending_key`](crate::executor::ExecutorBuilder::pending_key).
 /// **`call.arguments` holds the model's arguments unredacted** (secrets included): store it
 /// as you would store those secrets.
 ///
@@ -185,7 +185,7 @@ pub enum DeferError {
          (`max_pending_approvals`); try again once some are decided or expired"
     )]
     Full {
-        /// The limit ([`ExecutorBuilder::max_pending_approvals`](crate::ExecutorBuilder::max_pending_approvals)).
+        /// The limit ([`ExecutorBuilder::max_pending_approvals`](crate::executor::ExecutorBuilder::max_pending_approvals)).
         limit: usize,
     },
     /// The caller keeps its most waiting calls.
@@ -195,7 +195,7 @@ pub enum DeferError {
          then call again"
     )]
     OwnerFull {
-        /// The limit ([`ExecutorBuilder::max_pending_approvals_per_owner`](crate::ExecutorBuilder::max_pending_approvals_per_owner)).
+        /// The limit ([`ExecutorBuilder::max_pending_approvals_per_owner`](crate::executor::ExecutorBuilder::max_pending_approvals_per_owner)).
         limit: usize,
     },
     /// The caller's waiting calls would take more bytes than its share.
@@ -207,7 +207,7 @@ pub enum DeferError {
     OwnerBytes {
         /// The call's size, in bytes of its JSON.
         size: usize,
-        /// The limit ([`ExecutorBuilder::max_pending_bytes_per_owner`](crate::ExecutorBuilder::max_pending_bytes_per_owner)).
+        /// The limit ([`ExecutorBuilder::max_pending_bytes_per_owner`](crate::executor::ExecutorBuilder::max_pending_bytes_per_owner)).
         limit: usize,
     },
     /// The waiting calls of every caller would take more bytes than the executor keeps.
@@ -216,7 +216,7 @@ pub enum DeferError {
          the most it keeps (`max_pending_bytes`); try again once some are decided or expired"
     )]
     Bytes {
-        /// The limit ([`ExecutorBuilder::max_pending_bytes`](crate::ExecutorBuilder::max_pending_bytes)).
+        /// The limit ([`ExecutorBuilder::max_pending_bytes`](crate::executor::ExecutorBuilder::max_pending_bytes)).
         limit: usize,
     },
     /// The system had no randomness for a token, or the call could not be signed.
@@ -266,7 +266,7 @@ impl std::fmt::Debug for PendingKey {
 }
 
 impl PendingKey {
-    /// `key`, as given to [`ExecutorBuilder::pending_key`](crate::ExecutorBuilder::pending_key).
+    /// `key`, as given to [`ExecutorBuilder::pending_key`](crate::executor::ExecutorBuilder::pending_key).
     pub(super) fn given(key: &[u8]) -> Self {
         PendingKey(Some(Arc::from(key)))
     }

@@ -39,7 +39,7 @@ struct Idle {
 }
 
 /// What the pool of sync-tool threads is doing, as
-/// [`Executor::metrics`](crate::Executor::metrics) reports it.
+/// [`Executor::metrics`](crate::executor::Executor::metrics) reports it.
 ///
 /// ```
 /// # use std::sync::Arc;
@@ -51,7 +51,7 @@ struct Idle {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncThreadStats {
     /// The most threads the pool starts
-    /// ([`ExecutorBuilder::max_sync_threads`](crate::ExecutorBuilder::max_sync_threads)).
+    /// ([`ExecutorBuilder::max_sync_threads`](crate::executor::ExecutorBuilder::max_sync_threads)).
     pub limit: usize,
     /// Threads alive now, busy or idle.
     pub threads: usize,

@@ -21,14 +21,14 @@ impl Executor {
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
     /// assert!(executor.pending_approvals().is_empty());
     /// ```
-    pub fn pending_approvals(&self) -> Vec<super::PendingCall> {
+    pub fn pending_approvals(&self) -> Vec<super::pending::PendingCall> {
         self.inner.pending.list()
     }
 
     /// Removes the call waiting under `token` and returns it, to keep it elsewhere (it
     /// serializes to JSON) and run it later with [`resume_call`](Self::resume_call), here or
     /// in another process whose executor has the same
-    /// [`pending_key`](crate::ExecutorBuilder::pending_key). `None` when no call waits under
+    /// [`pending_key`](crate::executor::ExecutorBuilder::pending_key). `None` when no call waits under
     /// the token.
     pub fn take_pending(&self, token: &str) -> Option<PendingCall> {
         self.inner.pending.take(token)
@@ -85,7 +85,7 @@ impl Executor {
     /// `decision`, as [`resume_with`](Self::resume_with) does.
     ///
     /// The call must be one an executor made: its `mac` must verify under this executor's
-    /// [`pending_key`](crate::ExecutorBuilder::pending_key) (by default a random key of the
+    /// [`pending_key`](crate::executor::ExecutorBuilder::pending_key) (by default a random key of the
     /// process, so a call resumes only in the process that deferred it; give replicas one
     /// key to resume each other's calls), so edited arguments, another call id, a different
     /// preview or a later expiry are refused. And it runs once: the token is recorded when it

@@ -1,15 +1,14 @@
 #![doc = include_str!("../../docs/registry.md")]
-//!
-//! # Layout
-//!
-//! The module is layered, lowest first, and a file imports only files below it: the leaves
-//! `error`, `registration` and `filter` (plain types); `events` (the change events, which
-//! carry registrations and are matched against filters); `storage` (the map behind
-//! [`ToolRegistry`]: register, look up, remove, and the event each sends); then the files
-//! that add methods to [`ToolRegistry`] over `storage` and import none of one another:
-//! `listing`, `lifecycle` (enable, disable, priorities), `snapshot`, `search`, `catalog`
-//! and `linked` (every `#[tool]` of the binary).
 
+// The layers, lowest first (no module imports one listed after it): error, registration,
+// filter, events, storage, listing, lifecycle, snapshot, search, catalog, linked.
+//
+// The leaves `error`, `registration` and `filter` are plain types; `events` the change events,
+// which carry registrations and are matched against filters; `storage` the map behind
+// `ToolRegistry` (register, look up, remove, and the event each sends); then the files that
+// add methods to `ToolRegistry` over `storage` and import none of one another: `listing`,
+// `lifecycle` (enable, disable, priorities), `snapshot`, `search`, `catalog` and `linked`
+// (every `#[tool]` of the binary).
 mod catalog;
 mod error;
 mod events;

@@ -271,7 +271,7 @@ impl ToolRegistry {
         Ok(self.insert(&mut state, tool, options))
     }
 
-    /// Registers the tools of a [`#[tool_set]`](crate::tool_set), each run on `instance`
+    /// Registers the tools of a [`#[tool_set]`](toolwright_core::tool_set), each run on `instance`
     /// (see [`ToolSet::tools`]), and returns their registrations in the order the methods
     /// are written.
     ///

@@ -70,10 +70,24 @@
 
 #![allow(unsafe_code)]
 
+// The layers, lowest first (no module imports one listed after it): view, mount, syscalls,
+// rules, supervisor, linux, other.
+//
+// `view` is the list of what a confined program sees, `mount` the system calls that build it,
+// `syscalls` the seccomp policy, `rules` the Landlock rules from the same list, `supervisor`
+// what runs between fork and exec (the supervisor and the command), `linux` the
+// `Confinement` prepared before the fork from all of them; `other` stands in for it
+// elsewhere.
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod mount;
 #[cfg(not(target_os = "linux"))]
 mod other;
+#[cfg(target_os = "linux")]
+mod rules;
+#[cfg(target_os = "linux")]
+mod supervisor;
 #[cfg(target_os = "linux")]
 mod syscalls;
 #[cfg(target_os = "linux")]
@@ -82,47 +96,56 @@ mod view;
 #[cfg(target_os = "linux")]
 pub(crate) use linux::{Confinement, PrepareError, Spec, kill, stop};
 #[cfg(not(target_os = "linux"))]
-pub(crate) use other::{Confinement, PrepareError, Spec, kill, stop};
+pub(crate) use other::{Access, Confinement, PrepareError, Spec, kill, stop};
 #[cfg(target_os = "linux")]
 pub(crate) use view::Access;
 
-/// What a program may do with a granted path (outside Linux, nothing is confined).
-#[cfg(not(target_os = "linux"))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
-    Execute,
-    Read,
-    Write,
-}
+use std::path::{Path, PathBuf};
+
+use crate::workspace::Workspace;
 
 /// Whether a program confined with `binds` could read `path`: the directory or file of its
 /// view that lets it, or `None`. Outside Linux (no confinement) everything.
-pub(crate) fn readable_through(
-    binds: &[(std::path::PathBuf, Access)],
-    path: &std::path::Path,
-) -> Option<std::path::PathBuf> {
+pub(crate) fn readable_through(binds: &[(PathBuf, Access)], path: &Path) -> Option<PathBuf> {
     #[cfg(target_os = "linux")]
     return view::readable_through(binds, false, path);
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (binds, path);
-        Some(std::path::PathBuf::from("/"))
+        Some(PathBuf::from("/"))
     }
 }
 
 /// Whether a confined command of `ws` could read `path`: the directory or file of its view
 /// that lets it, or `None`. Always `None` where commands are not confined.
-pub(crate) fn readable_by_commands(
-    ws: &crate::Workspace,
-    path: &std::path::Path,
-) -> Option<std::path::PathBuf> {
+fn readable_by_commands(ws: &Workspace, path: &Path) -> Option<PathBuf> {
     #[cfg(target_os = "linux")]
     return view::readable_by_commands(ws, path);
     // Unconfined commands read whatever the process can.
     #[cfg(not(target_os = "linux"))]
     {
         let _ = path;
-        ws.unconfined_allowed()
-            .then(|| std::path::PathBuf::from("/"))
+        ws.unconfined_allowed().then(|| PathBuf::from("/"))
+    }
+}
+
+// Here rather than in `workspace`: the view's list answers it, and the workspace stays below
+// the confinement it configures.
+impl Workspace {
+    /// Whether a confined command could read `path` (it is in the workspace, or in a
+    /// directory or file of the commands' view of the system, such as `/usr` or the
+    /// allow-listed files of `/etc`): the directory or file that lets it, or `None`. A
+    /// server asks this of its secrets (token files, keys) before it starts.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = toolwright_std::Workspace::new(dir.path()).unwrap();
+    /// std::fs::write(dir.path().join("token"), "secret").unwrap();
+    /// assert!(workspace.readable_by_commands(dir.path().join("token")).is_some());
+    /// # #[cfg(target_os = "linux")]
+    /// assert!(workspace.readable_by_commands("/etc/shadow").is_none());
+    /// ```
+    pub fn readable_by_commands(&self, path: impl AsRef<Path>) -> Option<PathBuf> {
+        readable_by_commands(self, path.as_ref())
     }
 }

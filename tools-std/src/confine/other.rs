@@ -3,9 +3,17 @@
 use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
-use toolwright_runtime::ToolError;
+use toolwright_core::ToolError;
 
-use crate::Workspace;
+use crate::workspace::Workspace;
+
+/// What a program may do with a granted path (outside Linux, nothing is confined).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Execute,
+    Read,
+    Write,
+}
 
 /// No kernel confinement outside Linux: commands run only if the workspace allows
 /// unconfined commands, and a timeout kills the command's process group.
@@ -24,7 +32,7 @@ pub(crate) enum PrepareError {
 
 /// What a confined program may do where there is no confinement: only whether it may run.
 pub(crate) struct Spec {
-    pub(crate) binds: Vec<(PathBuf, super::Access)>,
+    pub(crate) binds: Vec<(PathBuf, Access)>,
     pub(crate) toolchain: bool,
     pub(crate) network: bool,
     pub(crate) unconfined_allowed: bool,
@@ -65,7 +73,7 @@ impl Confinement {
     pub(crate) fn prepare_spec(
         spec: Spec,
         _cwd: &Path,
-        _more_binds: impl FnOnce(&Path) -> Vec<(PathBuf, super::Access)>,
+        _more_binds: impl FnOnce(&Path) -> Vec<(PathBuf, Access)>,
     ) -> Result<Confinement, PrepareError> {
         if !spec.unconfined_allowed {
             return Err(PrepareError::NotConfinable);

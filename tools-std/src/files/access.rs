@@ -6,11 +6,11 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::Dir;
-use toolwright_runtime::{ToolContext, ToolError};
+use toolwright_core::{ToolContext, ToolError};
 
-use crate::Workspace;
 use crate::names::escape;
 use crate::walk::open_options_nonblocking;
+use crate::workspace::Workspace;
 
 /// How much of a file is sniffed for NUL bytes to tell binary from text.
 pub(super) const SNIFF_BYTES: usize = 8192;

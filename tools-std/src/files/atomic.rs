@@ -7,16 +7,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::fs::{Dir, OpenOptions};
-use toolwright_runtime::file_change::ApprovedChange;
-use toolwright_runtime::{ToolContext, ToolError};
+use toolwright_core::file_change::ApprovedChange;
+use toolwright_core::{ToolContext, ToolError};
 
 use super::access::{
     OpenFile, check_regular, display, in_root, io_error, open_error, open_for_reading, read_error,
     split_parent,
 };
-use crate::Workspace;
 use crate::names::{count, escape};
 use crate::walk::open_options_nonblocking;
+use crate::workspace::Workspace;
 
 /// Where a write lands: the directory that holds the file, opened beneath the root, and the
 /// file's name in it.
@@ -342,7 +342,7 @@ pub(super) fn is_stale(error: &std::io::Error) -> bool {
 }
 
 pub(super) fn stale(path: &str) -> ToolError {
-    toolwright_runtime::file_change::ChangeError::Stale {
+    toolwright_core::file_change::ChangeError::Stale {
         path: path.to_owned(),
     }
     .into()
@@ -352,7 +352,7 @@ pub(super) fn stale(path: &str) -> ToolError {
 mod tests {
     use super::*;
     use cap_std::ambient_authority;
-    use toolwright_runtime::file_change::FileChange;
+    use toolwright_core::file_change::FileChange;
 
     fn open(dir: &Path) -> Dir {
         Dir::open_ambient_dir(dir, ambient_authority()).unwrap()

@@ -1,7 +1,7 @@
 //! Writing and editing: `write_file` and `edit_file`, with their previews and approvals.
 
-use toolwright_runtime::file_change::FileChange;
-use toolwright_runtime::{ApprovalNeed, Preview, ToolContext, ToolError, tool};
+use toolwright_core::file_change::FileChange;
+use toolwright_core::{ApprovalNeed, Preview, ToolContext, ToolError, tool};
 
 use super::access::{display, io_error};
 use super::atomic::{
@@ -9,7 +9,7 @@ use super::atomic::{
     unchanged_since_approval, write_atomically, write_target,
 };
 use crate::names::count;
-use crate::{Workspace, workspace};
+use crate::workspace::{Workspace, workspace};
 
 /// What `write_file` would do: the change to the current file, hunk by hunk (each can be
 /// approved on its own), or the new file's size. Takes `write_file`'s parameters, read once

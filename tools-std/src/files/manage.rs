@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
-use toolwright_runtime::{ToolContext, ToolError, tool};
+use toolwright_core::{ToolContext, ToolError, tool};
 
 use super::access::{cancelled, display, in_root, io_error, split_parent};
 use crate::names::count;
 use crate::walk::{Kind, Step, WalkOptions, walk};
-use crate::{PathError, Workspace, workspace};
+use crate::workspace::{PathError, Workspace, workspace};
 
 /// Create a directory in the workspace, with any missing parents. Creating one that exists is
 /// not an error.

@@ -18,7 +18,7 @@
 //! `delete_path`).
 
 #[cfg(doc)]
-use crate::Workspace;
+use crate::workspace::Workspace;
 
 mod access;
 mod atomic;

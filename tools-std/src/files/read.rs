@@ -5,14 +5,14 @@ use std::num::NonZeroU64;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolwright_runtime::{Json, ToolContext, ToolError, tool};
+use toolwright_core::{Json, ToolContext, ToolError, tool};
 
 use super::access::{
     CANCEL_CHECK_LINES, READ_BUFFER, SNIFF_BYTES, cancelled, display, in_root, looks_binary,
     open_for_reading, read_error, read_line_capped, utf8_prefix,
 };
 use crate::names::count;
-use crate::workspace;
+use crate::workspace::workspace;
 
 /// Read a UTF-8 text file in the workspace. Returns the text as is. Large files are cut at a
 /// byte limit with a note saying how to read on (use `offset` and `limit` to page through

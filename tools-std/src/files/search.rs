@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::num::NonZeroU32;
 
 use cap_std::fs::Dir;
-use toolwright_runtime::{ToolContext, ToolError, tool};
+use toolwright_core::{ToolContext, ToolError, tool};
 
 use super::access::{
     CANCEL_CHECK_LINES, READ_BUFFER, SNIFF_BYTES, cancelled, check_regular, display, looks_binary,
@@ -13,7 +13,7 @@ use super::access::{
 };
 use crate::names::{count, escape_line};
 use crate::walk::{Kind, Step, WalkOptions, open_options_nonblocking, walk};
-use crate::workspace;
+use crate::workspace::workspace;
 
 /// Longest line `search_files` prints whole.
 const MAX_MATCH_LINE: usize = 300;

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 use tempfile::TempDir;
-use toolwright_runtime::{ApprovalNeed, Tool, ToolContext, ToolError, ToolState};
+use toolwright_core::{ApprovalNeed, Tool, ToolContext, ToolError, ToolState};
 use toolwright_std::Workspace;
 
 /// A workspace with `docs/guide.md`, `src/main.rs`, `secret.txt`, configured by `configure`,

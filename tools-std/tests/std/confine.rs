@@ -568,9 +568,9 @@ async fn cancelling_a_call_ends_everything_it_started() {
     let marker = unique_sleep(5);
     let setsid = if installed("setsid") { "setsid" } else { "" };
     let script = format!("{setsid} sleep {marker} & touch ready; sleep 1000");
-    let token = toolwright_runtime::CancellationToken::new();
+    let token = toolwright_core::CancellationToken::new();
     let call = h.executor.execute_with(
-        toolwright_runtime::ToolCall::new("test", "run_command", sh(&script)),
+        toolwright_core::ToolCall::new("test", "run_command", sh(&script)),
         toolwright_runtime::CallOptions::new().cancellation(token.clone()),
     );
     let ready = h.root().join("ready");

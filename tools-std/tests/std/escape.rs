@@ -448,8 +448,9 @@ async fn build_toolchains_work_confined() {
 #[tokio::test]
 async fn the_audit_log_records_what_was_quarantined() {
     use std::sync::Arc;
+    use toolwright_core::ToolCall;
     use toolwright_runtime::executor::AuditLog;
-    use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
+    use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor};
 
     let dir = tempfile::tempdir().unwrap();
     let quarantine = tempfile::tempdir().unwrap();

@@ -1,7 +1,8 @@
 //! The file tools: normal use and every failure message.
 
 use serde_json::json;
-use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall};
+use toolwright_core::ToolCall;
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor};
 
 use crate::harness::Harness;
 

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use tempfile::TempDir;
-use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolResult};
+use toolwright_core::{ToolCall, ToolResult};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor};
 use toolwright_std::Workspace;
 
 pub struct Harness {

@@ -338,9 +338,9 @@ async fn delete_path_removes_links_never_their_targets() {
     symlink(outside.path(), h.root().join("outlink")).unwrap();
     symlink(outside.path().join("keep.txt"), h.root().join("outfile")).unwrap();
     for path in ["dirlink/", "rellink", "outlink/", "outfile"] {
-        let mut state = toolwright_runtime::ToolState::new();
+        let mut state = toolwright_core::ToolState::new();
         state.insert(toolwright_std::Workspace::new(h.root()).unwrap());
-        let ctx = toolwright_runtime::ToolContext::new().with_state(state);
+        let ctx = toolwright_core::ToolContext::new().with_state(state);
         let preview = toolwright_std::files::delete_path_preview(&ctx, path, &Some(true)).unwrap();
         assert!(preview.contains("symbolic link"), "{path}: {preview}");
         let done = h
@@ -420,7 +420,7 @@ async fn gigabyte_child() {
             .build();
     let before = peak_rss_kib();
     let read = executor
-        .execute(toolwright_runtime::ToolCall::new(
+        .execute(toolwright_core::ToolCall::new(
             "1",
             "read_file",
             json!({"path": "huge.txt", "limit": 1}),
@@ -429,7 +429,7 @@ async fn gigabyte_child() {
     assert!(read.success, "{read:?}");
     assert!(read.content.contains("was cut here"));
     let search = executor
-        .execute(toolwright_runtime::ToolCall::new(
+        .execute(toolwright_core::ToolCall::new(
             "2",
             "search_files",
             json!({"pattern": "xxxx"}),
@@ -503,7 +503,7 @@ async fn timed_out_searches_stop_and_give_their_threads_back() {
             .build();
     let calls: Vec<_> = (0..200)
         .map(|i| {
-            toolwright_runtime::ToolCall::new(
+            toolwright_core::ToolCall::new(
                 format!("s{i}"),
                 "search_files",
                 json!({"pattern": "z+y+x+w", "case_insensitive": true}),

@@ -6,11 +6,10 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use toolwright_core::file_change::{ApprovedChange, FileChange};
+use toolwright_core::{ToolCall, ToolContext, ToolResult};
 use toolwright_runtime::executor::AuditLog;
-use toolwright_runtime::file_change::{ApprovedChange, FileChange};
-use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolContext, ToolResult,
-};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor};
 use toolwright_std::Workspace;
 
 /// Thirty numbered lines.
@@ -47,7 +46,7 @@ fn with_changed(changed: &[u32]) -> String {
 /// The unified diff `edit_file` is given for the same three changes.
 fn three_hunk_diff() -> String {
     let change =
-        toolwright_runtime::file_change::FileChange::between("notes.txt", &original(), &edited());
+        toolwright_core::file_change::FileChange::between("notes.txt", &original(), &edited());
     change.unified_diff()
 }
 
@@ -270,7 +269,7 @@ fn the_tool_itself_never_writes_approved_hunks_over_another_text() {
     // applies the hunks to the text they were computed from, or writes nothing.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "someone else's text\n").unwrap();
-    let mut state = toolwright_runtime::ToolState::new();
+    let mut state = toolwright_core::ToolState::new();
     state.insert(Workspace::new(dir.path()).unwrap());
     let change = FileChange::between("notes.txt", &original(), &edited());
     for approved in [
@@ -316,7 +315,7 @@ fn some_hunks_of_a_change_within_the_limit_cannot_write_past_it() {
     let new = format!("xxxxxxx\nxxxxxxx\nxxxxxxx\n{}", &old[..old.len() - 24]);
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f.txt"), &old).unwrap();
-    let mut state = toolwright_runtime::ToolState::new();
+    let mut state = toolwright_core::ToolState::new();
     state.insert(Workspace::new(dir.path()).unwrap().max_write_bytes(100));
     let change = FileChange::between("f.txt", &old, &new);
     assert_eq!(change.hunks.len(), 2);

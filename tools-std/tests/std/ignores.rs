@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolwright_runtime::{CallOptions, CancellationToken, Executor, ToolCall};
+use toolwright_core::{CancellationToken, ToolCall};
+use toolwright_runtime::{CallOptions, Executor};
 
 use crate::harness::Harness;
 

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolwright_runtime::{Executor, SafetyLevel, ToolCall};
+use toolwright_core::{SafetyLevel, ToolCall};
+use toolwright_runtime::Executor;
 
 use crate::harness::Harness;
 

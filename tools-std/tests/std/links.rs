@@ -7,7 +7,8 @@ use std::os::unix::fs::symlink;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, ToolCall, ToolResult};
+use toolwright_core::{ToolCall, ToolResult};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor};
 use toolwright_std::Workspace;
 
 /// An executor over `root` whose approver records each request, then runs `during` (which

@@ -1,6 +1,6 @@
 //! Safety levels are honest: a change here is visible in review.
 
-use toolwright_runtime::SafetyLevel;
+use toolwright_core::SafetyLevel;
 
 #[test]
 fn every_std_tool_with_its_safety_level_and_category() {
