@@ -1,6 +1,6 @@
 //! The executor for programs without an async runtime.
 
-use super::Executor;
+use super::handle::Executor;
 use super::metrics::MetricsSnapshot;
 use super::options::CallOptions;
 use toolwright_core::ToolCall;

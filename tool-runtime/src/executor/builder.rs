@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use super::approval::ApprovalHandler;
 use super::guardrail::Guardrail;
+use super::handle::{Executor, Inner};
 use super::hooks::ToolHook;
 use super::limits::CallCounts;
 use super::metrics::Metrics;
@@ -14,7 +15,6 @@ use super::pending::{
     DEFAULT_PENDING_APPROVAL_TTL, MIN_PENDING_KEY_LEN, PendingCalls, PendingKey, PendingLimits,
 };
 use super::pool::{DEFAULT_SYNC_THREADS, Pool};
-use super::{Executor, Inner};
 use crate::registry::{ToolFilter, ToolRegistry};
 use toolwright_core::SafetyLevel;
 use toolwright_core::ToolState;
@@ -603,7 +603,7 @@ impl Executor {
             max_sync_threads: DEFAULT_SYNC_THREADS,
             max_concurrent_calls: None,
             validate_output: cfg!(debug_assertions),
-            max_output_bytes: super::DEFAULT_MAX_OUTPUT_BYTES,
+            max_output_bytes: super::handle::DEFAULT_MAX_OUTPUT_BYTES,
             max_client_requests: DEFAULT_MAX_CLIENT_REQUESTS,
             guardrails: Vec::new(),
             pending_ttl: DEFAULT_PENDING_APPROVAL_TTL,

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use super::Executor;
+use super::handle::Executor;
 use super::outcome::Stopped;
 use toolwright_core::__runtime::ValueChecker;
 use toolwright_core::Tool;

@@ -1,5 +1,6 @@
 //! Observability hooks: code that runs before and after every call.
 
+use std::any::Any;
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
@@ -7,7 +8,6 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::run::panic_message;
 use toolwright_core::SafetyLevel;
 use toolwright_core::ToolResult;
 use toolwright_core::file_change::HunkSelection;
@@ -175,5 +175,16 @@ impl ToolHook for AuditLog {
 
     fn error(&self, event: &HookEvent, result: &ToolResult) {
         self.record(event, result);
+    }
+}
+
+/// The text of a panic's payload (`&str` or `String`), or a placeholder.
+pub(super) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_owned()
     }
 }

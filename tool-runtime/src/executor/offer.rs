@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::Executor;
+use super::handle::Executor;
 use super::options::CallOptions;
 use crate::registry::ToolFilter;
 use toolwright_core::Tool;

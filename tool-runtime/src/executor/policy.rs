@@ -10,11 +10,12 @@ use tracing::Instrument;
 
 use super::approval::{ApprovalDecision, ApprovalRequest};
 use super::guardrail::{CallVerdict, GuardedCall, OutputVerdict};
+use super::handle::{CallRecord, Executor, REDACTED, no_runtime};
 use super::hooks::{self, HookEvent};
+use super::lenient;
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::run::{AbortOnDrop, cancelled, failed};
-use super::{CallRecord, Executor, REDACTED, lenient, no_runtime};
 use crate::registry::{Lookup, ToolFilter};
 use toolwright_core::__runtime::summarize_value;
 use toolwright_core::ApprovalNeed;

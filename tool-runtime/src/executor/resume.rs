@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use super::Executor;
 use super::approval::ApprovalDecision;
+use super::handle::Executor;
 use super::options::CallOptions;
 use super::outcome::{CallReport, Outcome};
 use super::pending::{PendingCall, ResumeError};

@@ -2,7 +2,6 @@
 //! the executor's pool (sync tools), under the call's timeout, cancellation and the
 //! executor's limits, with panics caught.
 
-use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -13,7 +12,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::Executor;
+use super::handle::Executor;
+use super::hooks::panic_message;
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::pool::{JobHandle, Pool};
@@ -264,16 +264,6 @@ pub(super) async fn cancelled(token: Option<&CancellationToken>) {
     match token {
         Some(token) => token.cancelled().await,
         None => std::future::pending().await,
-    }
-}
-
-pub(super) fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(text) = payload.downcast_ref::<&str>() {
-        (*text).to_owned()
-    } else if let Some(text) = payload.downcast_ref::<String>() {
-        text.clone()
-    } else {
-        "a panic without a message".to_owned()
     }
 }
 

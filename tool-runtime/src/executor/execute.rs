@@ -1,0 +1,250 @@
+//! Running calls: `Executor::execute`, `execute_with`, `execute_batch` and what they share.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+use tracing::Instrument;
+
+use crate::registry::{ToolFilter, ToolRegistry};
+use toolwright_core::SafetyLevel;
+use toolwright_core::Tool;
+use toolwright_core::ToolCall;
+use toolwright_core::ToolOutput;
+use toolwright_core::ToolResult;
+
+use super::handle::{CallRecord, Executor, UNKNOWN_TOOL_METRIC, no_runtime};
+use super::hooks::{self, HookEvent};
+use super::metrics::MetricsSnapshot;
+use super::options::CallOptions;
+use super::outcome::{CallReport, Outcome, Stopped};
+impl Executor {
+    /// The registry the executor runs tools from.
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.inner.registry
+    }
+
+    /// How many elicitation and sampling requests one call may make of its client
+    /// ([`ExecutorBuilder::max_client_requests`]).
+    pub fn max_client_requests(&self) -> u32 {
+        self.inner.max_client_requests
+    }
+
+    /// Whether the executor has an approval handler (without one, dangerous tools are refused).
+    pub fn has_approval_handler(&self) -> bool {
+        self.inner.approval.is_some()
+    }
+
+    /// The highest safety level the executor runs.
+    pub fn max_safety(&self) -> SafetyLevel {
+        self.inner.max_safety
+    }
+
+    /// The tools a model may call through this executor: enabled, at or under the safety
+    /// ceiling, by priority then name.
+    pub fn available_tools(&self) -> Vec<Tool> {
+        self.inner
+            .registry
+            .list(&ToolFilter::new().max_safety(self.inner.max_safety))
+    }
+
+    /// Whether structured output is checked against the tool's output schema
+    /// ([`ExecutorBuilder::validate_output`]).
+    pub fn validates_output(&self) -> bool {
+        self.inner.validate_output
+    }
+
+    /// The most bytes of text and data one result may carry
+    /// ([`ExecutorBuilder::max_output_bytes`]).
+    pub fn max_output_bytes(&self) -> usize {
+        self.inner.max_output_bytes
+    }
+
+    /// Every tool's counters so far.
+    pub fn metrics(&self) -> MetricsSnapshot {
+        let mut snapshot = self.inner.metrics.snapshot();
+        snapshot.sync_threads = self.inner.pool.stats();
+        snapshot
+    }
+
+    /// Runs one call. Never panics and never fails: every outcome is a [`ToolResult`] with the
+    /// call's id. Needs a Tokio runtime (without one, use [`BlockingExecutor`]).
+    pub async fn execute(&self, call: ToolCall) -> ToolResult {
+        self.execute_with(call, CallOptions::new()).await.result
+    }
+
+    /// Runs one call with its options (a timeout, a cancellation token, the tools offered
+    /// for this turn, a caller's ceiling, the client's powers) and reports how it ended
+    /// ([`Outcome`]) and which tool it named, beside the [`ToolResult`]. Front ends answer
+    /// by outcome: an MCP server turns an unknown tool into a protocol error and attaches
+    /// structured content only for tools that declare an output schema.
+    pub async fn execute_with(&self, call: ToolCall, options: CallOptions) -> CallReport {
+        // Named and attributed per the OpenTelemetry semantic conventions for generative AI
+        // (`execute_tool`, `gen_ai.tool.*`); `otel.name` is the span name exporters show.
+        let span = tracing::info_span!(
+            "execute_tool",
+            otel.name = %format_args!("execute_tool {}", call.name),
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = %call.name,
+            gen_ai.tool.call.id = %call.id,
+            gen_ai.tool.type = "function",
+            safety = tracing::field::Empty,
+        );
+        self.run(call, options).instrument(span).await
+    }
+
+    /// Runs every call of a turn, independent ones concurrently (up to
+    /// [`concurrency`](ExecutorBuilder::concurrency)), every call with `options` (the tools
+    /// offered for this turn ([`CallOptions::allowed_tools`]), a timeout, one cancellation
+    /// token for the whole turn, a caller's ceiling), and returns exactly one result per
+    /// call, in the calls' order, each with its call's id.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use serde_json::json;
+    /// use toolwright_runtime::{tool, register_all_tools, CallOptions, Executor, ToolCall, ToolFilter};
+    ///
+    /// /// Add two numbers.
+    /// #[tool]
+    /// fn add_numbers(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// let executor = Executor::builder(Arc::new(register_all_tools().unwrap())).build();
+    /// let turn = CallOptions::new().allowed_tools(ToolFilter::new().names(["add_numbers"]));
+    /// let results = executor
+    ///     .execute_batch(vec![ToolCall::new("1", "add_numbers", json!({"a": 1, "b": 2}))], turn)
+    ///     .await;
+    /// assert_eq!(results[0].content, "3");
+    /// # }
+    /// ```
+    pub async fn execute_batch(
+        &self,
+        calls: Vec<ToolCall>,
+        options: CallOptions,
+    ) -> Vec<ToolResult> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return calls.into_iter().map(|call| no_runtime(&call.id)).collect();
+        }
+        let ids: Vec<String> = calls.iter().map(|call| call.id.clone()).collect();
+        let permits = Arc::new(tokio::sync::Semaphore::new(self.inner.concurrency));
+        let mut tasks = tokio::task::JoinSet::new();
+        for (index, call) in calls.into_iter().enumerate() {
+            let executor = self.clone();
+            let permits = Arc::clone(&permits);
+            let options = options.clone();
+            tasks.spawn(
+                async move {
+                    let _permit = permits.acquire_owned().await.ok();
+                    (index, executor.execute_with(call, options).await.result)
+                }
+                .in_current_span(),
+            );
+        }
+        let mut results: Vec<Option<ToolResult>> = vec![None; ids.len()];
+        while let Some(joined) = tasks.join_next().await {
+            if let Ok((index, result)) = joined {
+                results[index] = Some(result);
+            }
+        }
+        results
+            .into_iter()
+            .zip(ids)
+            .map(|(result, id)| {
+                result.unwrap_or_else(|| {
+                    ToolResult::failure(
+                        id,
+                        "internal error: the call's task ended without a result",
+                    )
+                })
+            })
+            .collect()
+    }
+
+    async fn run(&self, call: ToolCall, options: CallOptions) -> CallReport {
+        let started = Instant::now();
+        let ToolCall {
+            id,
+            name,
+            arguments,
+        } = call;
+        let mut record = CallRecord {
+            event: HookEvent {
+                call_id: id.clone(),
+                tool: name.clone(),
+                safety: None,
+                arguments: Value::Null,
+                approved: None,
+                hunks: None,
+            },
+            id,
+            name,
+            tool: None,
+            coerced: Vec::new(),
+        };
+        let output = self.admit_and_run(&mut record, arguments, &options).await;
+        self.finish(record, output, started)
+    }
+
+    /// The result of a call that ended with `output`: metadata, metrics, hooks.
+    fn finish(
+        &self,
+        record: CallRecord,
+        output: Result<ToolOutput, Stopped>,
+        started: Instant,
+    ) -> CallReport {
+        let CallRecord {
+            id,
+            name,
+            tool,
+            mut event,
+            coerced,
+        } = record;
+        let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut pending = None;
+        let mut crashed = false;
+        let (mut result, outcome) = match output {
+            Ok(output) => (ToolResult::from_output(id, output), Outcome::Success),
+            Err(stopped) => {
+                if stopped.approved.is_some() {
+                    event.approved = stopped.approved;
+                }
+                pending = stopped.pending;
+                crashed = stopped.crashed;
+                (ToolResult::failure(id, stopped.message), stopped.outcome)
+            }
+        };
+        result.metadata.pending = pending;
+        result.metadata.execution_time_ms = elapsed_ms;
+        result.metadata.safety_level = event.safety;
+        result.metadata.approved = event.approved;
+        if result.success {
+            result.metadata.hunks.clone_from(&event.hunks);
+        }
+        result.metadata.coerced = coerced;
+
+        let metric_name = if tool.is_some() {
+            name.as_str()
+        } else {
+            UNKNOWN_TOOL_METRIC
+        };
+        self.inner
+            .metrics
+            .record(metric_name, outcome, elapsed_ms, result.content.len());
+        if result.success {
+            hooks::run_all(&self.inner.hooks, "after", |hook| {
+                hook.after(&event, &result)
+            });
+        } else {
+            tracing::debug!(error = result.error.as_deref(), "tool call failed");
+            hooks::run_all(&self.inner.hooks, "error", |hook| {
+                hook.error(&event, &result)
+            });
+        }
+        CallReport {
+            result,
+            outcome,
+            tool,
+            crashed,
+        }
+    }
+}
