@@ -58,7 +58,7 @@ pub enum ClientError {
     Cancelled,
     /// The question goes to the caller with the call's result, and the caller repeats the
     /// call with the answer (MCP's multi round-trip requests, revision 2026-07-28). A
-    /// [`ClientPowers`] implementation returns this; under an executor the tool never sees
+    /// [`ClientPowers`](crate::client::ClientPowers) implementation returns this; under an executor the tool never sees
     /// it: its run stops at the question (`Outcome::InputRequired`),
     /// and the repeated call runs the tool again with the answer.
     #[error(

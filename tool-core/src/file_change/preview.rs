@@ -76,7 +76,7 @@ impl Preview {
     /// The preview of a file change whose hunks the approver may take one by one: the
     /// `ApprovalRequest` carries them, and the tool **must** write
     /// exactly [`ToolContext::approved_change`](crate::ToolContext::approved_change)'s
-    /// [`ApprovedChange::apply`] (the hunks accepted, applied to the file as previewed), not
+    /// [`ApprovedChange::apply`](crate::file_change::ApprovedChange::apply) (the hunks accepted, applied to the file as previewed), not
     /// its arguments' whole change.
     ///
     /// ```
