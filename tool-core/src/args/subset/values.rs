@@ -91,7 +91,7 @@ pub(super) fn plural_y(count: usize) -> &'static str {
     if count == 1 { "y" } else { "ies" }
 }
 
-/// `value is not one of a, b or c`, as the full validator words it.
+/// `value is not one of a, b or c`, as the usual JSON Schema validators word it.
 pub(super) fn enum_message(value: &Value, options: &[Value]) -> String {
     pub(super) const SHOWN: usize = 3;
     let shown: Vec<String> = options.iter().map(Value::to_string).collect();
