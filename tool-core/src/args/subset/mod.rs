@@ -12,7 +12,7 @@
 //! `multipleOf`, `minLength` / `maxLength`, `allOf` / `anyOf` / `oneOf` / `not`,
 //! `if` / `then` / `else`, boolean schemas, and `$ref` to a place in the same schema
 //! (`#`, `#/$defs/...`). With the `schema-validation` feature also `pattern` and
-//! `patternProperties` (the `regex` crate, see [`patterns`]); without it they are not
+//! `patternProperties` (the `regex-lite` crate, see [`patterns`]); without it they are not
 //! checked, and with `patternProperties` present neither is `additionalProperties`. Not
 //! checked: `format` (only an annotation in 2020-12), `dependentRequired` /
 //! `dependentSchemas`, `unevaluated*`; `$ref` to other documents or anchors is refused when

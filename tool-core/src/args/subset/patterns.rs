@@ -1,7 +1,9 @@
 //! `pattern` and `patternProperties`: regular expressions, checked with the
-//! `schema-validation` feature by the `regex` crate (linear in the text: no value can make a
-//! match slow). Without the feature, or for an expression `regex` cannot read (ECMA-262's
-//! look-around and back-references, or one past the size limit), they are not checked.
+//! `schema-validation` feature by the `regex-lite` crate (one small crate; linear in the
+//! text, so no value can make a match slow; `\d`, `\w`, `\s` are ASCII, as in ECMA-262).
+//! Without the feature, or for an expression `regex-lite` cannot read (ECMA-262's
+//! look-around and back-references, Unicode classes `\p{..}`, or one past the size limit),
+//! they are not checked.
 
 #[cfg(feature = "schema-validation")]
 use std::collections::HashMap;
@@ -17,7 +19,7 @@ const SIZE_LIMIT: usize = 1 << 20;
 #[derive(Default)]
 pub(super) struct Patterns {
     #[cfg(feature = "schema-validation")]
-    compiled: HashMap<String, regex::Regex>,
+    compiled: HashMap<String, regex_lite::Regex>,
 }
 
 impl Patterns {
@@ -76,7 +78,7 @@ impl Patterns {
         if self.compiled.contains_key(pattern) {
             return;
         }
-        match regex::RegexBuilder::new(pattern)
+        match regex_lite::RegexBuilder::new(pattern)
             .size_limit(SIZE_LIMIT)
             .build()
         {
@@ -86,7 +88,7 @@ impl Patterns {
             Err(error) => tracing::warn!(
                 pattern,
                 %error,
-                "a JSON Schema `pattern` the `regex` crate cannot read is not checked"
+                "a JSON Schema `pattern` the `regex-lite` crate cannot read is not checked"
             ),
         }
     }

@@ -285,7 +285,7 @@ fn what_the_subset_leaves_unchecked() {
 }
 
 // With the `schema-validation` feature: regular expressions, searched (not anchored) as
-// JSON Schema has them; an expression the `regex` crate cannot read is left unchecked.
+// JSON Schema has them; an expression the `regex-lite` crate cannot read is left unchecked.
 #[cfg(feature = "schema-validation")]
 #[test]
 fn patterns_with_the_feature() {
@@ -295,6 +295,11 @@ fn patterns_with_the_feature() {
     );
     assert!(messages(json!({"pattern": "b"}), json!("abc")).is_empty());
     assert!(messages(json!({"pattern": "(?=a)"}), json!("b")).is_empty());
+    // ASCII classes, as ECMA-262 has them.
+    assert_eq!(
+        one(json!({"pattern": "^\\d+$"}), json!("١٢")),
+        "\"١٢\" does not match \"^\\\\d+$\""
+    );
     let schema = json!({
         "properties": {"id": {}},
         "patternProperties": {"^x-": {"type": "string"}},
