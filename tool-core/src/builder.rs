@@ -23,11 +23,11 @@ use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas
 ///
 /// Made by [`Tool::builder`]. The arguments a model sends are validated against the input
 /// schema before the handler runs; problems are reported like those of `#[tool]` functions.
-/// With the `schema-validation` feature that is full JSON Schema validation; without it
-/// (the default), the subset of JSON Schema tools' arguments use is checked: types,
-/// `required`, `additionalProperties`, `enum` / `const`, bounds and lengths, items and
-/// nested objects, `anyOf` / `oneOf` / `allOf`, local `$ref`s, but not `pattern` (see the
-/// `toolwright` crate's "Cargo features", `toolwright/docs/features.md`).
+/// The crate checks the JSON Schema tools' arguments use: types, `required`,
+/// `additionalProperties`, `enum` / `const`, bounds and lengths, items and nested objects,
+/// `anyOf` / `oneOf` / `allOf`, local `$ref`s, and `pattern` / `patternProperties` with the
+/// `schema-validation` feature (see the `toolwright` crate's "Cargo features",
+/// `toolwright/docs/features.md`).
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {

@@ -1,6 +1,6 @@
 //! The checks a tool defined at run time passes before it is built: the same rules
-//! `#[tool]` checks at compile time, plus a valid JSON Schema (checked against the
-//! meta-schema with the `schema-validation` feature, by its shape without it).
+//! `#[tool]` checks at compile time, plus a valid JSON Schema (checked by its shape: every
+//! keyword the argument check reads has a value of the right kind).
 
 use serde_json::{Map, Value};
 use toolwright_names::{NAME_RULE, NameError, did_you_mean};
@@ -148,8 +148,8 @@ fn check_name(name: &str) -> Result<(), ToolDefinitionError> {
     })
 }
 
-/// A schema is valid JSON Schema (by its `$schema`, 2020-12 when absent): against the
-/// meta-schema with the `schema-validation` feature, by its shape without it.
+/// A schema is valid JSON Schema (by its `$schema`, 2020-12 when absent), by its shape: every
+/// keyword the argument check reads has a value of the right kind.
 pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
     const KNOWN: [&str; 5] = [
         "https://json-schema.org/draft/2020-12/schema",
@@ -177,22 +177,8 @@ pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
     meta_check(schema)
 }
 
-/// The schema against its draft's meta-schema.
-#[cfg(feature = "schema-validation")]
-fn meta_check(schema: &Value) -> Result<(), String> {
-    jsonschema::meta::validate(schema).map_err(|error| {
-        let at = error.instance_path().to_string();
-        if at.is_empty() {
-            error.to_string()
-        } else {
-            format!("at `{at}`: {error}")
-        }
-    })
-}
-
 /// The schema's shape, without a JSON Schema library: every schema an object or a boolean,
 /// every keyword the argument check reads of the right kind.
-#[cfg(not(feature = "schema-validation"))]
 fn meta_check(schema: &Value) -> Result<(), String> {
     crate::args::check_shape(schema)
 }

@@ -346,7 +346,7 @@ async fn problems(tool: &Tool, value: Value) -> Vec<String> {
     }
 }
 
-// With or without the `schema-validation` feature (the subset checker or `jsonschema`), the
+// With or without the `schema-validation` feature (which adds `pattern` to the one checker), the
 // model reads the same errors for what a tool's arguments usually get wrong.
 #[tokio::test]
 async fn wrong_types_missing_unknown_and_enum_read_the_same_with_either_checker() {
@@ -421,7 +421,7 @@ async fn wrong_types_missing_unknown_and_enum_read_the_same_with_either_checker(
     );
 }
 
-// Only the full validator reads regular expressions and other documents.
+// Only with the `schema-validation` feature does the checker read regular expressions.
 #[cfg(feature = "schema-validation")]
 #[tokio::test]
 async fn the_full_validator_checks_patterns() {
@@ -437,7 +437,7 @@ async fn the_full_validator_checks_patterns() {
 }
 
 // Without the feature: a `pattern` is not checked (documented in toolwright/docs/features.md),
-// and a `$ref` to another document is refused when the tool is built, naming the feature.
+// and a `$ref` to another document is refused when the tool is built, saying which are followed.
 #[cfg(not(feature = "schema-validation"))]
 #[tokio::test]
 async fn the_subset_checker_leaves_patterns_and_refuses_remote_references() {
@@ -462,7 +462,8 @@ async fn the_subset_checker_leaves_patterns_and_refuses_remote_references() {
         "{err:?}"
     );
     assert!(
-        err.to_string().contains("`schema-validation` feature"),
+        err.to_string()
+            .contains("only references inside the schema (`#`, `#/$defs/...`) are followed"),
         "{err}"
     );
 }
@@ -495,8 +496,7 @@ fn schemas_that_loop_in_place_are_refused() {
 
 // A recursive schema that does move into the value (a tree) is fine, and a value built to
 // make a branching schema explode is stopped by the step budget rather than holding the
-// thread: the call fails, in bounded work. With `schema-validation` too: `jsonschema` has no
-// budget, the subset checker's guards it.
+// thread: the call fails, in bounded work, with or without `schema-validation` (one checker).
 #[tokio::test]
 async fn recursive_schemas_check_in_bounded_work() {
     let tree = echo(json!({

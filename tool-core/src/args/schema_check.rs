@@ -1,28 +1,21 @@
-//! Arguments of a tool defined at run time, checked against its JSON Schema.
-//!
-//! With the `schema-validation` feature the `jsonschema` crate checks them (all of JSON
-//! Schema); without it, [`super::subset`] does (the keywords a tool's arguments use, see
-//! there). Either way each problem becomes a [`Violation`], and every violation the same
-//! [`ArgumentError`], so the model reads the same kind of message.
+//! Arguments of a tool defined at run time, checked against its JSON Schema by
+//! [`super::subset`], the crate's one JSON Schema engine (the keywords a tool's arguments
+//! use, see there). Each problem becomes a [`Violation`], and every violation the same kind
+//! of [`ArgumentError`] `#[tool]`'s typed reading gives, so the model reads one kind of
+//! message.
 
 use serde_json::{Map, Value};
 
+use super::error::{ArgumentError, InvalidArguments, summarize_value};
+use super::subset::Subset;
 use super::violation::{Violation, ViolationKind};
-use super::{ArgumentError, InvalidArguments, summarize_value};
 use crate::param::ParamInfo;
-
-#[cfg(not(feature = "schema-validation"))]
-type Engine = super::subset::Subset;
-/// The full validator, behind the subset checker's step budget: `jsonschema` has no limit
-/// of its own on the work a value can make it do (`anyOf` branches that each recurse).
-#[cfg(feature = "schema-validation")]
-type Engine = (jsonschema::Validator, super::subset::Subset);
 
 /// Checks a runtime tool's arguments against its JSON Schema before its handler sees them,
 /// and reports every problem the way `#[tool]`'s typed reading does.
 pub(crate) struct SchemaChecker {
     tool: String,
-    engine: Engine,
+    engine: Subset,
     /// The properties, for "valid parameters" lists.
     names: Vec<String>,
     /// Properties not in `required`: `null` for them means absent, as for `#[tool]` functions
@@ -36,7 +29,7 @@ impl SchemaChecker {
     pub(crate) fn new(tool: &str, schema: &Value, params: &[ParamInfo]) -> Result<Self, String> {
         Ok(SchemaChecker {
             tool: tool.to_owned(),
-            engine: engine(schema)?,
+            engine: Subset::new(schema)?,
             names: params.iter().map(|p| p.name().to_owned()).collect(),
             optional: params
                 .iter()
@@ -54,7 +47,7 @@ impl SchemaChecker {
         args.retain(|name, value| !(value.is_null() && self.optional.contains(name)));
         let instance = Value::Object(args);
         let mut errors = Vec::new();
-        for violation in violations(&self.engine, &instance) {
+        for violation in self.engine.violations(&instance) {
             self.convert(violation, &instance, &mut errors);
         }
         match (errors.is_empty(), instance) {
@@ -113,70 +106,24 @@ impl SchemaChecker {
 // For toolwright-runtime (the executor checks structured outputs); not part of the API.
 #[doc(hidden)]
 pub struct ValueChecker {
-    engine: Engine,
+    engine: Subset,
 }
 
 impl ValueChecker {
     /// A checker for `schema`, or why `schema` cannot check values.
     pub fn new(schema: &Value) -> Result<Self, String> {
         Ok(ValueChecker {
-            engine: engine(schema)?,
+            engine: Subset::new(schema)?,
         })
     }
 
     /// Every way `instance` breaks the schema: the JSON Pointer of the value (`""` for the
     /// whole of it) and what the schema requires there.
     pub fn problems(&self, instance: &Value) -> Vec<(String, String)> {
-        violations(&self.engine, instance)
+        self.engine
+            .violations(instance)
             .into_iter()
             .map(|violation| (violation.pointer, violation.message))
             .collect()
     }
-}
-
-#[cfg(not(feature = "schema-validation"))]
-fn engine(schema: &Value) -> Result<Engine, String> {
-    super::subset::Subset::new(schema)
-}
-
-#[cfg(not(feature = "schema-validation"))]
-fn violations(engine: &Engine, instance: &Value) -> Vec<Violation> {
-    engine.violations(instance)
-}
-
-#[cfg(feature = "schema-validation")]
-fn engine(schema: &Value) -> Result<Engine, String> {
-    let validator = jsonschema::validator_for(schema).map_err(|error| error.to_string())?;
-    Ok((validator, super::subset::Subset::guard(schema)))
-}
-
-#[cfg(feature = "schema-validation")]
-fn violations(engine: &Engine, instance: &Value) -> Vec<Violation> {
-    use jsonschema::error::ValidationErrorKind as Kind;
-
-    let (validator, guard) = engine;
-    if let Some(too_complex) = guard.too_complex(instance) {
-        return vec![too_complex];
-    }
-    validator
-        .iter_errors(instance)
-        .map(|error| {
-            let kind = match error.kind() {
-                Kind::Required { property } => ViolationKind::Required {
-                    property: property
-                        .as_str()
-                        .map_or_else(|| property.to_string(), str::to_owned),
-                },
-                Kind::AdditionalProperties { unexpected } => ViolationKind::Additional {
-                    unexpected: unexpected.clone(),
-                },
-                _ => ViolationKind::Other,
-            };
-            Violation {
-                pointer: error.instance_path().to_string(),
-                kind,
-                message: error.to_string(),
-            }
-        })
-        .collect()
 }

@@ -1,6 +1,5 @@
-//! The shape of a JSON Schema, checked without a JSON Schema library (the crate built
-//! without the `schema-validation` feature): what a runtime-built tool's schemas pass
-//! instead of validation against the meta-schema.
+//! The shape of a JSON Schema, checked by the crate itself: what a runtime-built tool's
+//! schemas pass when the tool is built, in place of validation against the meta-schema.
 //!
 //! Every schema, at any depth (under `properties`, `items`, `anyOf`, `$defs`, ...), is an
 //! object or a boolean, and each keyword the subset checker reads has a value of the kind

@@ -1,5 +1,5 @@
-//! One way a value breaks a JSON Schema: what the subset checker and the full validator
-//! both report, and the argument checker turns into [`ArgumentError`](super::ArgumentError)s.
+//! One way a value breaks a JSON Schema: what the checker ([`super::subset`]) reports, and
+//! the argument checker turns into [`ArgumentError`](super::ArgumentError)s.
 
 /// One way an instance breaks a schema.
 #[derive(Debug, Clone, PartialEq)]

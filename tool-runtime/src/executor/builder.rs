@@ -262,8 +262,7 @@ impl ExecutorBuilder {
     /// the schema fails the call with a message naming the field (a JSON Pointer) and what
     /// the schema expects there: a bug in the tool, caught before a model or client reads
     /// data that does not match what the tool promised. A tool whose schema the executor
-    /// cannot read (a `$ref` to another document without the `schema-validation` feature)
-    /// is not checked, and a warning is logged once.
+    /// cannot read (a `$ref` to another document or an anchor) is not checked, and a warning is logged once.
     ///
     /// ```
     /// # use std::sync::Arc;
