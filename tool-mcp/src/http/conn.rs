@@ -43,7 +43,7 @@ pub(crate) async fn attribute(
 ) -> Response {
     let owner = request
         .extensions()
-        .get::<crate::Principal>()
+        .get::<crate::principal::Principal>()
         .map(|principal| principal.owner().to_owned());
     if let (Some(owner), Some(conn)) = (owner, request.extensions().get::<ConnHandle>())
         && let Err(refusal) = conn.attribute(&owner)
