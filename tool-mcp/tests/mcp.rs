@@ -267,7 +267,7 @@ async fn dangerous_tools_need_approval_through_elicitation_or_a_flag() {
     assert_eq!(result.is_error, Some(true));
     let text = &result.content[0].as_text().unwrap().text;
     assert!(text.contains("cannot ask you to approve it"), "{text}");
-    assert!(text.contains("--allow-dangerous"), "{text}");
+    assert!(text.contains("McpServer::allow_dangerous(true)"), "{text}");
     assert_eq!(WIPES.load(Ordering::SeqCst), before);
     client.cancel().await.unwrap();
 
@@ -312,7 +312,7 @@ async fn dangerous_tools_need_approval_through_elicitation_or_a_flag() {
     client.cancel().await.unwrap();
     http.shutdown();
 
-    // --allow-dangerous: runs without asking a client that cannot elicit.
+    // allow_dangerous(true): runs without asking a client that cannot elicit.
     let (http, _) = start(|s| s.allow_dangerous(true)).await;
     let client = connect(&http, Client::default()).await;
     let result = client

@@ -112,29 +112,37 @@ impl McpServer {
         if self.executor.has_approval_handler() {
             return None;
         }
+        // The closures are called once per call: each takes its own copy of the hint.
+        let hint = self.options.allow_dangerous_hint.clone();
         if !may_approve {
             return Some(
-                CallOptions::new().approval(|request: ApprovalRequest| async move {
+                CallOptions::new().approval(move |request: ApprovalRequest| {
+                    let hint = hint.clone();
+                    async move {
                     ApprovalDecision::Denied {
                         reason: format!(
                             "`{}` is dangerous, and your access token lacks the `{SCOPE_APPROVE}` \
                          scope needed to approve it; ask for a token with that scope (the \
-                         server refuses dangerous tools to such callers unless started with \
-                         --allow-dangerous)",
+                         server refuses dangerous tools to such callers unless its operator \
+                         allows them: {hint})",
                             request.tool
                         ),
+                    }
                     }
                 }),
             );
         }
-        Some(CallOptions::new().approval(|request: ApprovalRequest| async move {
+        Some(CallOptions::new().approval(move |request: ApprovalRequest| {
+            let hint = hint.clone();
+            async move {
             ApprovalDecision::Denied {
                 reason: format!(
                     "`{}` is dangerous, and this MCP client cannot ask you to approve it (it does \
-                     not support elicitation); the server refuses dangerous tools unless started \
-                     with --allow-dangerous",
+                     not support elicitation); the server refuses dangerous tools unless its \
+                     operator allows them: {hint}",
                     request.tool
                 ),
+            }
             }
         }))
     }

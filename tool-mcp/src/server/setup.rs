@@ -11,6 +11,10 @@ use crate::client::SessionLog;
 use crate::error::ServeError;
 use crate::in_flight::InFlight;
 
+/// The setting a refusal of a dangerous call names unless told another
+/// ([`McpServer::allow_dangerous_hint`]).
+const DEFAULT_ALLOW_DANGEROUS_HINT: &str = "`McpServer::allow_dangerous(true)`";
+
 /// Tools per `tools/list` page.
 const DEFAULT_PAGE_SIZE: usize = 100;
 
@@ -59,6 +63,9 @@ pub(super) struct Options {
     pub(super) instructions: Option<String>,
     pub(super) page_size: usize,
     pub(super) allow_dangerous: bool,
+    /// How a refusal of a dangerous call names the setting that lets such calls run
+    /// ([`McpServer::allow_dangerous_hint`]).
+    pub(super) allow_dangerous_hint: String,
     pub(super) elicitation: bool,
     /// How `requestState` is sealed and checked (multi round-trip requests).
     pub(super) seal: StateSeal,
@@ -74,6 +81,7 @@ impl McpServer {
                 instructions: None,
                 page_size: DEFAULT_PAGE_SIZE,
                 allow_dangerous: false,
+                allow_dangerous_hint: DEFAULT_ALLOW_DANGEROUS_HINT.to_owned(),
                 elicitation: true,
                 seal: StateSeal::random(),
             }),
@@ -151,6 +159,22 @@ impl McpServer {
     /// elicitation). Off by default: they are refused.
     pub fn allow_dangerous(self, allow: bool) -> Self {
         self.with(|o| o.allow_dangerous = allow)
+    }
+
+    /// How the refusal of a dangerous call that nobody could approve names the setting
+    /// that lets such calls run, for whoever runs the server: by default this builder's
+    /// option (`McpServer::allow_dangerous(true)`); a command-line program names its flag.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # let executor = toolwright_runtime::Executor::builder(Arc::new(toolwright_runtime::ToolRegistry::new())).build();
+    /// // A CLI whose `--allow-dangerous` flag calls `allow_dangerous(true)`:
+    /// let server = toolwright_mcp::McpServer::new(executor).allow_dangerous_hint("--allow-dangerous");
+    /// # let _ = server;
+    /// ```
+    pub fn allow_dangerous_hint(self, setting: impl Into<String>) -> Self {
+        let setting = setting.into();
+        self.with(|o| o.allow_dangerous_hint = setting)
     }
 
     /// Ask the client's user to approve dangerous calls through MCP elicitation when the

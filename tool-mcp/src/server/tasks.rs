@@ -323,15 +323,18 @@ fn approval(server: &McpServer, principal: Option<&Principal>, may_ask: bool) ->
         return TaskApproval::Executor;
     }
     TaskApproval::Deny(if may_approve {
-        "this MCP client cannot ask you to approve it (it does not support elicitation); the \
-         server refuses dangerous tools unless started with --allow-dangerous"
-            .to_owned()
+        format!(
+            "this MCP client cannot ask you to approve it (it does not support elicitation); \
+             the server refuses dangerous tools unless its operator allows them: {}",
+            server.options.allow_dangerous_hint
+        )
     } else {
         format!(
             "your access token lacks the `{}` scope needed to approve it; ask for a token with \
-             that scope (the server refuses dangerous tools to such callers unless started \
-             with --allow-dangerous)",
-            crate::principal::SCOPE_APPROVE
+             that scope (the server refuses dangerous tools to such callers unless its \
+             operator allows them: {})",
+            crate::principal::SCOPE_APPROVE,
+            server.options.allow_dangerous_hint
         )
     })
 }
