@@ -31,6 +31,10 @@ pub mod tasks;
 #[cfg_attr(docsrs, doc(cfg(feature = "upstream")))]
 pub mod upstream;
 
+// The README (the crate's front page) links `Executor`.
+#[cfg(doc)]
+use toolwright_runtime::Executor;
+
 pub use ask::rounds::{
     DEFAULT_MAX_CLAIMS_PER_OWNER, DEFAULT_MAX_MEMORY_CLAIMS, MemoryClaims, StateClaims,
 };

@@ -1,5 +1,5 @@
-//! What operators and load balancers see: `/healthz`, `/readyz` (and `/metrics`, in
-//! `metrics`), and the gate that drains the server (new requests refused, requests in flight
+//! What operators and load balancers see: `/healthz`, `/readyz`, `/metrics` (the text is
+//! `metrics`'s), and the gate that drains the server (new requests refused, requests in flight
 //! counted).
 
 use std::sync::Arc;

@@ -25,7 +25,7 @@ use crate::tasks::store::{TaskLimits, TaskStore, TaskStoreError};
 
 /// The tasks settings of [`McpServer`].
 impl McpServer {
-    /// Keeps tasks in `store` (default: a [`MemoryTaskStore`] of this server's own). Give
+    /// Keeps tasks in `store` (default: a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of this server's own). Give
     /// replicas behind a load balancer one shared store (`RedisTaskStore`, feature
     /// `redis`), so any of them answers for any task.
     ///
@@ -45,7 +45,7 @@ impl McpServer {
     }
 
     /// How long a task is kept from its creation, result included (default
-    /// [`DEFAULT_TASK_TTL`], one hour; at least a millisecond). A call still running then
+    /// [`DEFAULT_TASK_TTL`](crate::tasks::DEFAULT_TASK_TTL), one hour; at least a millisecond). A call still running then
     /// is cancelled: give long calls a TTL longer than they run.
     ///
     /// ```
@@ -61,7 +61,7 @@ impl McpServer {
         self
     }
 
-    /// How often clients are told to poll a task (default [`DEFAULT_POLL_INTERVAL`], a
+    /// How often clients are told to poll a task (default [`DEFAULT_POLL_INTERVAL`](crate::tasks::DEFAULT_POLL_INTERVAL), a
     /// second; at least a millisecond), and how often the replica running a task reads it
     /// for what other replicas wrote when its store cannot tell it (Redis).
     ///

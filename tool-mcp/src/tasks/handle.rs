@@ -18,11 +18,11 @@ use super::record::TaskRecord;
 use super::store::TaskStoreError;
 use super::store::{MemoryTaskStore, TaskLimits, TaskStore};
 
-/// How long a task is kept from its creation unless [`McpServer::task_ttl`] says otherwise:
+/// How long a task is kept from its creation unless [`McpServer::task_ttl`](crate::McpServer::task_ttl) says otherwise:
 /// one hour. A call still running then is cancelled.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
 
-/// How often clients are told to poll a task unless [`McpServer::task_poll_interval`] says
+/// How often clients are told to poll a task unless [`McpServer::task_poll_interval`](crate::McpServer::task_poll_interval) says
 /// otherwise: every second. It is also how often a replica running a task reads it for what
 /// other replicas wrote, when its store cannot tell it.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);

@@ -47,6 +47,8 @@
 //! [`CallReport::crashed`]: toolwright_runtime::executor::CallReport::crashed
 //! [`Executor::resume_with`]: toolwright_runtime::Executor::resume_with
 //! [`Principal::owner`]: crate::Principal::owner
+//! [`McpServer::task_ttl`]: crate::McpServer::task_ttl
+//! [`TaskSupport`]: toolwright_runtime::TaskSupport
 
 // The layers, lowest first (no module imports one listed after it): record, store, handle,
 // redis.
