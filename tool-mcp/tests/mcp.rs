@@ -271,6 +271,20 @@ async fn dangerous_tools_need_approval_through_elicitation_or_a_flag() {
     assert_eq!(WIPES.load(Ordering::SeqCst), before);
     client.cancel().await.unwrap();
 
+    // A program with a flag of its own (the CLI) names the flag instead.
+    let (flagged, _) = start(|s| s.allow_dangerous_hint("`--allow-dangerous`")).await;
+    let client = connect(&flagged, Client::default()).await;
+    let result = client
+        .call_tool(CallToolRequestParams::new("wipe").with_arguments(args(json!({"reason": "x"}))))
+        .await
+        .unwrap();
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.contains("`--allow-dangerous`"), "{text}");
+    assert!(!text.contains("McpServer"), "{text}");
+    assert_eq!(WIPES.load(Ordering::SeqCst), before);
+    client.cancel().await.unwrap();
+    flagged.shutdown();
+
     // A client whose user says no: refused, not run; the user saw the call.
     let declining = Client {
         elicitation: Some(false),

@@ -5,10 +5,13 @@
 //! The guard sits between the process's streams and rmcp: incoming lines are checked
 //! ([`crate::jsonrpc::check`]) before rmcp reads them; everything written out, rmcp's lines
 //! and the guard's errors, goes through one writer, whole lines at a time.
+//!
+//! `McpServer::serve_stdio` and `serve_io` (and the free `serve_stdio`) are the entrance.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use rmcp::ServiceExt;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
@@ -18,7 +21,6 @@ use toolwright_runtime::Executor;
 use crate::error::ServeError;
 use crate::jsonrpc::{self, INVALID_REQUEST, Incoming, Rejection};
 use crate::server::setup::McpServer;
-use rmcp::ServiceExt;
 
 /// The longest line taken (a message larger than this is refused, not buffered).
 const MAX_LINE: usize = 16 * 1024 * 1024;
