@@ -250,6 +250,18 @@ impl McpServer {
     pub fn executor(&self) -> &Executor {
         &self.executor
     }
+
+    /// Whether dangerous calls run unasked when the client cannot ask
+    /// ([`allow_dangerous`](Self::allow_dangerous)).
+    pub(crate) fn allows_dangerous(&self) -> bool {
+        self.options.allow_dangerous
+    }
+
+    /// Whether the client's user is asked to approve dangerous calls
+    /// ([`elicitation`](Self::elicitation)).
+    pub(crate) fn asks_by_elicitation(&self) -> bool {
+        self.options.elicitation
+    }
 }
 
 /// The name a server announces unless told another: the running program's file name
@@ -266,18 +278,3 @@ fn default_name() -> String {
         })
         .unwrap_or_else(|| "toolwright-mcp".to_owned())
 }
-
-impl McpServer {
-    /// Whether dangerous calls run unasked when the client cannot ask
-    /// ([`allow_dangerous`](Self::allow_dangerous)).
-    pub(crate) fn allows_dangerous(&self) -> bool {
-        self.options.allow_dangerous
-    }
-
-    /// Whether the client's user is asked to approve dangerous calls
-    /// ([`elicitation`](Self::elicitation)).
-    pub(crate) fn asks_by_elicitation(&self) -> bool {
-        self.options.elicitation
-    }
-}
-// ---- end tasks ----
