@@ -9,7 +9,7 @@
 use rmcp::ErrorData as McpError;
 use toolwright_runtime::SafetyLevel;
 
-use crate::Principal;
+use crate::principal::Principal;
 
 /// Who made the request, when the HTTP server authenticated it: rmcp puts the request's
 /// `http::request::Parts` in the context's extensions, and the authentication middleware put

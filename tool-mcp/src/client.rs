@@ -24,8 +24,7 @@ use toolwright_runtime::client::{
 };
 use toolwright_runtime::{ClientError, Elicitation, LogLevel};
 
-use crate::McpServer;
-use crate::rounds::Round;
+use crate::ask::rounds::Round;
 
 /// The level a session logs at until its client sends `logging/setLevel`.
 pub(crate) const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
@@ -48,7 +47,7 @@ impl SessionLog {
 
     /// The level of one request of MCP 2026-07-28, which has no `logging/setLevel`: the
     /// `logLevel` of its `_meta`; without one, no log message at all.
-    fn for_request(level: Option<LoggingLevel>) -> Self {
+    pub(crate) fn for_request(level: Option<LoggingLevel>) -> Self {
         let level = level.map_or(SessionLog::OFF, |level| from_rmcp(level) as u8);
         SessionLog(Arc::new(AtomicU8::new(level)))
     }
@@ -65,59 +64,6 @@ impl SessionLog {
                     .copied()
                     .unwrap_or(DEFAULT_LOG_LEVEL),
             ),
-        }
-    }
-}
-
-impl McpServer {
-    /// The server as one session sees it: shared options and executor, its own log level
-    /// and its own counts for per-tool call limits.
-    pub(crate) fn for_session(&self) -> McpServer {
-        let mut server = self.clone();
-        server.log = SessionLog::default();
-        server.call_counts = Some(Arc::default());
-        server
-    }
-
-    /// The server for one stateless request: no session, so call limits count on the
-    /// executor (a fresh count per request would be no limit at all).
-    #[cfg(feature = "http")]
-    pub(crate) fn for_stateless_request(&self) -> McpServer {
-        let mut server = self.clone();
-        server.log = SessionLog::default();
-        server.call_counts = None;
-        server.notifies = false;
-        server
-    }
-
-    /// The client powers of one `tools/call`: the session's peer, with what it declared
-    /// (in the handshake, or in the request's `_meta` from a 2026-07-28 client). With a
-    /// `round`, questions go to the caller in the call's result instead of as requests.
-    pub(crate) fn client_for_call(
-        &self,
-        context: &RequestContext<RoleServer>,
-        round: Option<Arc<Round>>,
-    ) -> McpClient {
-        let capabilities = context.client_capabilities();
-        let capabilities = capabilities.as_ref();
-        McpClient {
-            round,
-            peer: context.peer.clone(),
-            call: context.id.clone(),
-            // A 2026-07-28 request names its level itself (there is no `logging/setLevel`).
-            level: match context.protocol_version() {
-                Some(version) if !version.has_initialize() => {
-                    SessionLog::for_request(context.meta.log_level())
-                }
-                _ => self.log.clone(),
-            },
-            logs: OnceLock::new(),
-            // Form elicitation: declared, or implied by an empty `elicitation: {}` (before the
-            // specification split forms from URLs).
-            elicitation: capabilities
-                .and_then(|c| c.elicitation.as_ref())
-                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
-            sampling: capabilities.is_some_and(|c| c.sampling.is_some()),
         }
     }
 }
@@ -154,6 +100,37 @@ pub(crate) async fn flushed<T>(queue: &mpsc::UnboundedSender<Queued<T>>) {
 }
 
 impl McpClient {
+    /// The client powers of one `tools/call`: the session's peer, with what it declared
+    /// (in the handshake, or in the request's `_meta` from a 2026-07-28 client). With a
+    /// `round`, questions go to the caller in the call's result instead of as requests.
+    pub(crate) fn for_call(
+        context: &RequestContext<RoleServer>,
+        round: Option<Arc<Round>>,
+        session_log: &SessionLog,
+    ) -> McpClient {
+        let capabilities = context.client_capabilities();
+        let capabilities = capabilities.as_ref();
+        McpClient {
+            round,
+            peer: context.peer.clone(),
+            call: context.id.clone(),
+            // A 2026-07-28 request names its level itself (there is no `logging/setLevel`).
+            level: match context.protocol_version() {
+                Some(version) if !version.has_initialize() => {
+                    SessionLog::for_request(context.meta.log_level())
+                }
+                _ => session_log.clone(),
+            },
+            logs: OnceLock::new(),
+            // Form elicitation: declared, or implied by an empty `elicitation: {}` (before the
+            // specification split forms from URLs).
+            elicitation: capabilities
+                .and_then(|c| c.elicitation.as_ref())
+                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+            sampling: capabilities.is_some_and(|c| c.sampling.is_some()),
+        }
+    }
+
     /// Waits until the log messages of the call so far have been sent, so a result is never
     /// sent before the logs that came before it.
     pub(crate) async fn flush(&self) {
@@ -245,7 +222,7 @@ impl ClientPowers for McpClient {
         Box::pin(async move {
             match peer.send_request(request).await {
                 Ok(ClientResult::ElicitResult(result)) => {
-                    Ok(crate::answers::elicitation_of(result))
+                    Ok(crate::ask::answers::elicitation_of(result))
                 }
                 Ok(_) => Err(ClientError::Protocol(
                     "the client answered the elicitation request with something else".to_owned(),
@@ -301,13 +278,13 @@ impl ClientPowers for McpClient {
 /// escapes, bidirectional controls and invisible characters escaped), since it may quote a
 /// file or a model.
 fn attributed(tool: &str, message: &str) -> String {
-    let message = crate::approval::printable(message);
+    let message = crate::ask::approval::printable(message);
     if tool.is_empty() {
         message.into_owned()
     } else {
         format!(
             "Tool `{}` asks: {message}",
-            crate::approval::printable(tool)
+            crate::ask::approval::printable(tool)
         )
     }
 }

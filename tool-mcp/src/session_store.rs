@@ -227,7 +227,7 @@ impl RedisSessionStore {
             url: shown,
             prefix: DEFAULT_KEY_PREFIX.to_owned(),
             state_prefix: DEFAULT_STATE_KEY_PREFIX.to_owned(),
-            states_per_owner: crate::DEFAULT_MAX_CLAIMS_PER_OWNER,
+            states_per_owner: crate::ask::rounds::DEFAULT_MAX_CLAIMS_PER_OWNER,
             ttl: DEFAULT_TTL,
         };
         tracing::info!(url = %store.url, "MCP sessions are kept in Redis");
@@ -430,7 +430,7 @@ impl SessionStore for RedisSessionStore {
 /// [`state_key_prefix`](RedisSessionStore::state_key_prefix) (not the sessions' prefix, so
 /// no session id names it, and nothing but this claim ever sets its expiry), living as long
 /// as the state could be presented.
-impl crate::rounds::StateClaims for RedisSessionStore {
+impl crate::ask::rounds::StateClaims for RedisSessionStore {
     fn claim(
         &self,
         owner: &str,
@@ -635,7 +635,7 @@ mod tests {
             url: String::new(),
             prefix: DEFAULT_KEY_PREFIX.to_owned(),
             state_prefix: DEFAULT_STATE_KEY_PREFIX.to_owned(),
-            states_per_owner: crate::DEFAULT_MAX_CLAIMS_PER_OWNER,
+            states_per_owner: crate::ask::rounds::DEFAULT_MAX_CLAIMS_PER_OWNER,
             ttl: DEFAULT_TTL,
         };
         assert_eq!(store.ttl_millis(), 300_000);

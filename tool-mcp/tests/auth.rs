@@ -528,7 +528,7 @@ async fn a_caller_s_own_approval_counts_only_with_tools_approve() {
     approver.cancel().await.unwrap();
     http.shutdown();
 
-    // A server started with --allow-dangerous runs it for the caller without tools:approve.
+    // A server that allows dangerous tools runs it for the caller without tools:approve.
     let http = start(HttpOptions::new(), |s| s.allow_dangerous(true)).await;
     let dangerous = connect(&http, DANGEROUS_TOKEN, Client::default()).await;
     let result = dangerous

@@ -267,9 +267,23 @@ async fn dangerous_tools_need_approval_through_elicitation_or_a_flag() {
     assert_eq!(result.is_error, Some(true));
     let text = &result.content[0].as_text().unwrap().text;
     assert!(text.contains("cannot ask you to approve it"), "{text}");
-    assert!(text.contains("--allow-dangerous"), "{text}");
+    assert!(text.contains("McpServer::allow_dangerous(true)"), "{text}");
     assert_eq!(WIPES.load(Ordering::SeqCst), before);
     client.cancel().await.unwrap();
+
+    // A program with a flag of its own (the CLI) names the flag instead.
+    let (flagged, _) = start(|s| s.allow_dangerous_hint("`--allow-dangerous`")).await;
+    let client = connect(&flagged, Client::default()).await;
+    let result = client
+        .call_tool(CallToolRequestParams::new("wipe").with_arguments(args(json!({"reason": "x"}))))
+        .await
+        .unwrap();
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(text.contains("`--allow-dangerous`"), "{text}");
+    assert!(!text.contains("McpServer"), "{text}");
+    assert_eq!(WIPES.load(Ordering::SeqCst), before);
+    client.cancel().await.unwrap();
+    flagged.shutdown();
 
     // A client whose user says no: refused, not run; the user saw the call.
     let declining = Client {
@@ -312,7 +326,7 @@ async fn dangerous_tools_need_approval_through_elicitation_or_a_flag() {
     client.cancel().await.unwrap();
     http.shutdown();
 
-    // --allow-dangerous: runs without asking a client that cannot elicit.
+    // allow_dangerous(true): runs without asking a client that cannot elicit.
     let (http, _) = start(|s| s.allow_dangerous(true)).await;
     let client = connect(&http, Client::default()).await;
     let result = client

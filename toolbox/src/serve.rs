@@ -112,6 +112,8 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
              commands, maths, time. Paths are relative to that directory."
         ))
         .allow_dangerous(args.allow_dangerous)
+        // Refusals name the flag, not the library option, to whoever started the CLI.
+        .allow_dangerous_hint("`--allow-dangerous`")
         .task_ttl(Duration::from_secs(args.task_ttl));
     // Tasks in Redis with the sessions, so any replica answers for any task; else in memory.
     let server = match task_store {

@@ -10,12 +10,47 @@ use std::sync::{Arc, Mutex, PoisonError};
 use jiff::Timestamp;
 use rmcp::model::TaskStatus;
 use serde_json::Value;
+use std::time::Duration;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::TaskConfig;
 use super::record::TaskRecord;
 use super::store::TaskStoreError;
+use super::store::{MemoryTaskStore, TaskLimits, TaskStore};
+
+/// How long a task is kept from its creation unless [`McpServer::task_ttl`](crate::McpServer::task_ttl) says otherwise:
+/// one hour. A call still running then is cancelled.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// How often clients are told to poll a task unless [`McpServer::task_poll_interval`](crate::McpServer::task_poll_interval) says
+/// otherwise: every second. It is also how often a replica running a task reads it for what
+/// other replicas wrote, when its store cannot tell it.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// What a server does with tasks: whether it makes them, where it keeps them, for how
+/// long; and the tasks this replica runs.
+#[derive(Clone)]
+pub(crate) struct TaskConfig {
+    pub(crate) enabled: bool,
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) ttl: Duration,
+    pub(crate) poll_interval: Duration,
+    pub(crate) limits: TaskLimits,
+    pub(crate) running: Arc<Running>,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        TaskConfig {
+            enabled: true,
+            store: Arc::new(MemoryTaskStore::new()),
+            ttl: DEFAULT_TASK_TTL,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            limits: TaskLimits::default(),
+            running: Arc::default(),
+        }
+    }
+}
 
 /// How many times a write is tried when others keep writing the same task in between.
 const MAX_WRITE_ATTEMPTS: u32 = 64;

@@ -7,7 +7,7 @@ use redis::aio::ConnectionManager;
 
 use super::record::TaskRecord;
 use super::store::{TaskLimits, TaskStore, TaskStoreError};
-use crate::{RedisSessionStore, RedisStoreError};
+use crate::session_store::{RedisSessionStore, RedisStoreError};
 
 /// The key prefix used unless [`RedisTaskStore::key_prefix`] sets another.
 pub const DEFAULT_TASK_KEY_PREFIX: &str = "toolwright:mcp:tasks:";

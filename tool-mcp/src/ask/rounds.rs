@@ -422,7 +422,7 @@ impl Round {
         let answer = self
             .answer_or_ask("elicit", request)
             .ok_or(ClientError::InputRequired)?;
-        crate::answers::read_elicitation(answer)
+        crate::ask::answers::read_elicitation(answer)
     }
 
     /// A tool's sampling request: the client's message, or the question for the caller.
@@ -456,7 +456,7 @@ pub(crate) struct RoundApproval {
 
 impl ApprovalHandler for RoundApproval {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<ApprovalDecision> {
-        let decision = match crate::approval::Form::for_request(&request) {
+        let decision = match crate::ask::approval::Form::for_request(&request) {
             Err(error) => ApprovalDecision::Denied {
                 reason: format!("could not ask the user: {error}"),
             },

@@ -18,9 +18,9 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::conn::{self, ConnHandle, Holder};
+use crate::http::listen::ListenShares;
+use crate::http::pool::{ConnHandle, Holder};
 use crate::jsonrpc::{self, INVALID_PARAMS, Rejection};
-use crate::listen::ListenShares;
 use crate::owners::Refusals;
 
 /// What [`check_post`] enforces.
@@ -59,7 +59,7 @@ pub(crate) async fn check_post(
             .map(ConnHandle::standing);
         let response = next.run(request).await;
         return match standing {
-            Some(standing) => conn::hold_until_sent(response, standing),
+            Some(standing) => crate::http::body::hold_until_sent(response, standing),
             None => response,
         };
     }
@@ -119,7 +119,7 @@ pub(crate) async fn check_post(
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
     match slot {
-        Some(slot) => conn::hold_until_sent(response, (slot, standing)),
+        Some(slot) => crate::http::body::hold_until_sent(response, (slot, standing)),
         None => response,
     }
 }
@@ -127,7 +127,7 @@ pub(crate) async fn check_post(
 /// Whom a request's share counts against: its principal, else its peer's address.
 fn caller(parts: &axum::http::request::Parts) -> Option<Holder> {
     #[cfg(feature = "auth")]
-    if let Some(principal) = parts.extensions.get::<crate::Principal>() {
+    if let Some(principal) = parts.extensions.get::<crate::principal::Principal>() {
         return Some(Holder::Principal(principal.owner().to_owned()));
     }
     parts

@@ -1,11 +1,9 @@
-//! What operators and load balancers see: `/healthz`, `/readyz` (and `/metrics`, in
-//! `metrics`), and the gate that drains the server (new requests refused, requests in flight
+//! What operators and load balancers see: `/healthz`, `/readyz`, `/metrics` (the text is
+//! `metrics`'s), and the gate that drains the server (new requests refused, requests in flight
 //! counted).
 
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -13,11 +11,15 @@ use axum::http::header::{CONNECTION, RETRY_AFTER};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 
-use crate::in_flight::{InFlight, InFlightGuard};
+use crate::http::body::hold_until_sent;
+#[cfg(feature = "metrics")]
+use crate::http::metrics::ServerGauges;
+use crate::http::sessions::LimitedSessionManager;
+use crate::in_flight::InFlight;
 use crate::jsonrpc::Incoming;
-use crate::sessions::LimitedSessionManager;
+#[cfg(feature = "metrics")]
+use axum::http::header::CONTENT_TYPE;
 
 /// What the ops endpoints and the drain gate share.
 pub(crate) struct Ops {
@@ -29,7 +31,7 @@ pub(crate) struct Ops {
     pub(crate) sessions: Arc<LimitedSessionManager>,
     /// The histograms `/metrics` shows, and the executor whose counters it shows.
     #[cfg(feature = "metrics")]
-    pub(crate) metrics: Arc<crate::PrometheusMetrics>,
+    pub(crate) metrics: Arc<crate::http::metrics::PrometheusMetrics>,
     #[cfg(feature = "metrics")]
     pub(crate) executor: toolwright_runtime::Executor,
     pub(crate) max_body: usize,
@@ -41,10 +43,10 @@ pub(crate) struct Ops {
     pub(crate) limit_refusals: Arc<crate::refused::LimitRefusals>,
     /// The connections, for `mcp_connections_open`.
     #[cfg(feature = "metrics")]
-    pub(crate) pool: Arc<crate::conn::Pool>,
+    pub(crate) pool: Arc<crate::http::pool::Pool>,
     /// The `subscriptions/listen` streams, for `mcp_listen_streams_open`.
     #[cfg(feature = "metrics")]
-    pub(crate) listens: Arc<crate::listen::ListenShares>,
+    pub(crate) listens: Arc<crate::http::listen::ListenShares>,
 }
 
 impl Ops {
@@ -96,12 +98,7 @@ pub(crate) async fn gate(State(ops): State<Arc<Ops>>, request: Request, next: Ne
     let response = next.run(request).await;
     match guard {
         None => response,
-        Some(guard) => response.map(|body| {
-            Body::new(Guarded {
-                body,
-                _guard: guard,
-            })
-        }),
+        Some(guard) => hold_until_sent(response, guard),
     }
 }
 
@@ -139,32 +136,6 @@ async fn finishing_work(request: Request, max_body: usize) -> Result<Request, Re
         return Err(refusal());
     }
     Ok(Request::from_parts(parts, Body::from(bytes)))
-}
-
-/// A response body that holds a guard until it is sent (or dropped).
-struct Guarded {
-    body: Body,
-    _guard: InFlightGuard,
-}
-
-impl http_body::Body for Guarded {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.body.size_hint()
-    }
 }
 
 /// The `Host` and `Origin` checks of `/mcp` (rmcp's, with the same lists), for the ops
@@ -288,6 +259,29 @@ pub(crate) async fn check_host(
             .into_response();
     }
     next.run(request).await
+}
+
+/// `GET /metrics`: Prometheus text.
+#[cfg(feature = "metrics")]
+pub(crate) async fn metrics(State(ops): State<Arc<Ops>>) -> Response {
+    let text = ops.metrics.render_with(
+        &ops.executor,
+        Some(ServerGauges {
+            sessions: ops.sessions.open_sessions(),
+            requests: ops.requests.count(),
+            connections: ops.pool.open(),
+            listen_streams: ops.listens.open(),
+            draining: ops.is_draining(),
+            refusals: ops.refusals.snapshot(),
+            limit_refusals: ops.limit_refusals.snapshot(),
+        }),
+    );
+    let mut response = text.into_response();
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+    );
+    response
 }
 
 #[cfg(test)]

@@ -22,17 +22,20 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "auth")]
-use crate::auth::{self, AuthState};
-use crate::conn::{self, ConnectionLimits, Pool};
-use crate::http_guard::{self, PostLimits, SessionKnown};
+use crate::auth::middleware::{self as auth, AuthState};
+use crate::error::ServeError;
+use crate::http::conn;
+use crate::http::guard::{self as guard, PostLimits, SessionKnown};
+use crate::http::listen::ListenShares;
+use crate::http::ops::{self, Ops};
+use crate::http::options::HttpOptions;
+use crate::http::pool::{ConnectionLimits, Pool};
+use crate::http::sessions::{self, LimitedSessionManager, SessionLimits};
 use crate::in_flight::InFlight;
-use crate::listen::ListenShares;
-use crate::ops::{self, Ops};
 #[cfg(feature = "auth")]
 use crate::owners::CallShares;
 use crate::owners::{OwnedStore, Refusals, SessionOwners};
-use crate::sessions::{self, LimitedSessionManager, SessionLimits};
-use crate::{HttpOptions, McpServer, ServeError};
+use crate::server::setup::McpServer;
 
 /// How long the server may take to close its connections once told to stop, before its task
 /// is ended.
@@ -232,7 +235,7 @@ impl HttpServer {
             metrics: options
                 .metrics
                 .clone()
-                .unwrap_or_else(|| Arc::new(crate::PrometheusMetrics::new())),
+                .unwrap_or_else(|| Arc::new(crate::http::metrics::PrometheusMetrics::new())),
             #[cfg(feature = "metrics")]
             executor: server.executor().clone(),
             max_body: options.max_request_body_bytes,
@@ -280,13 +283,13 @@ impl HttpServer {
         let mut mcp = axum::Router::new()
             .nest_service("/mcp", service)
             .layer(from_fn_with_state(limits, sessions::limit_answers))
-            .layer(from_fn_with_state(post_limits, http_guard::check_post))
-            .layer(from_fn_with_state(known, http_guard::check_delete));
+            .layer(from_fn_with_state(post_limits, guard::check_post))
+            .layer(from_fn_with_state(known, guard::check_delete));
         let router = axum::Router::new()
             .route("/healthz", get(ops::healthz))
             .route("/readyz", get(ops::readyz));
         #[cfg(feature = "metrics")]
-        let router = router.route("/metrics", get(crate::metrics::metrics));
+        let router = router.route("/metrics", get(crate::http::ops::metrics));
         let router = router.layer(from_fn_with_state(ops_hosts, ops::check_host));
         #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut router = router.with_state(Arc::clone(&ops));

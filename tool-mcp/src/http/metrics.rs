@@ -2,12 +2,6 @@
 //! a hook records, and the HTTP server's `/metrics`, which shows them with the executor's
 //! counters and the server's gauges.
 
-use std::sync::Arc;
-
-use axum::extract::State;
-use axum::http::HeaderValue;
-use axum::http::header::CONTENT_TYPE;
-use axum::response::{IntoResponse, Response};
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -16,8 +10,6 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use toolwright_runtime::executor::{HookEvent, ToolHook, UNKNOWN_TOOL_METRIC};
 use toolwright_runtime::{Executor, ToolResult};
-
-use crate::ops::Ops;
 
 /// Label sets: `[("tool", name)]` or `[("state", ...)]`.
 type Labels = Vec<(String, String)>;
@@ -275,37 +267,15 @@ impl ToolHook for PrometheusMetrics {
 
 /// The server's own numbers for `/metrics`.
 pub(crate) struct ServerGauges {
-    sessions: usize,
-    requests: usize,
-    draining: bool,
+    pub(crate) sessions: usize,
+    pub(crate) requests: usize,
+    pub(crate) draining: bool,
     /// Connections open.
-    connections: usize,
+    pub(crate) connections: usize,
     /// `subscriptions/listen` streams open.
-    listen_streams: usize,
+    pub(crate) listen_streams: usize,
     /// `(reason, count)` of refusals by a limit.
-    refusals: Vec<(&'static str, u64)>,
+    pub(crate) refusals: Vec<(&'static str, u64)>,
     /// `(reason, count)` of approvals, tasks and request states refused by a limit.
-    limit_refusals: [(&'static str, u64); 3],
-}
-
-/// `GET /metrics`: Prometheus text.
-pub(crate) async fn metrics(State(ops): State<Arc<Ops>>) -> Response {
-    let text = ops.metrics.render_with(
-        &ops.executor,
-        Some(ServerGauges {
-            sessions: ops.sessions.open_sessions(),
-            requests: ops.requests.count(),
-            connections: ops.pool.open(),
-            listen_streams: ops.listens.open(),
-            draining: ops.is_draining(),
-            refusals: ops.refusals.snapshot(),
-            limit_refusals: ops.limit_refusals.snapshot(),
-        }),
-    );
-    let mut response = text.into_response();
-    response.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
-    );
-    response
+    pub(crate) limit_refusals: [(&'static str, u64); 3],
 }

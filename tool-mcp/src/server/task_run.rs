@@ -18,10 +18,10 @@ use toolwright_runtime::{
     ApprovalDecision, ApprovalRequest, CallOptions, ClientError, Elicitation, SafetyLevel, ToolCall,
 };
 
-use super::handle::{Ending, Interrupted, TaskHandle};
-use crate::McpServer;
-use crate::approval::printable;
+use crate::ask::approval::printable;
 use crate::content::call_tool_result;
+use crate::server::setup::McpServer;
+use crate::tasks::handle::{Ending, Interrupted, TaskHandle};
 
 /// Who approves a dangerous call of a task: what `McpServer`'s approval for a plain call
 /// decides, except that a client that may approve is asked through the task's
@@ -152,7 +152,7 @@ impl Job {
             };
             let answer = match asked.take() {
                 Some(key) => self.handle.answer(&key).await,
-                None => match crate::approval::input_request(&waiting.request) {
+                None => match crate::ask::approval::input_request(&waiting.request) {
                     Ok(form) => {
                         self.handle
                             .request_input("approval", form, waiting_message(&waiting.request))
@@ -162,7 +162,7 @@ impl Job {
                 },
             };
             let decision = match answer {
-                Ok(answer) => crate::approval::decision_from_answer(&waiting.request, &answer),
+                Ok(answer) => crate::ask::approval::decision_from_answer(&waiting.request, &answer),
                 Err(Interrupted::Unaskable(error)) => ApprovalDecision::Denied {
                     reason: format!("could not ask the user: {error}"),
                 },
@@ -428,7 +428,7 @@ impl ClientPowers for TaskClient {
                 printable(&tool)
             );
             match handle.request_input("elicitation", question, waiting).await {
-                Ok(answer) => crate::answers::read_elicitation(answer),
+                Ok(answer) => crate::ask::answers::read_elicitation(answer),
                 Err(Interrupted::Cancelled | Interrupted::Gone) => Err(ClientError::Cancelled),
                 Err(Interrupted::Store(error)) => Err(ClientError::Protocol(error.to_string())),
                 Err(Interrupted::Unaskable(error)) => Err(ClientError::Protocol(error)),
@@ -473,19 +473,19 @@ mod tests {
     #[test]
     fn answers_are_read_as_elicitation_results() {
         let accepted =
-            crate::answers::read_elicitation(json!({"action": "accept", "content": {"x": 1}}))
+            crate::ask::answers::read_elicitation(json!({"action": "accept", "content": {"x": 1}}))
                 .unwrap();
         assert!(matches!(accepted, Elicitation::Accepted(content) if content["x"] == 1));
         assert!(matches!(
-            crate::answers::read_elicitation(json!({"action": "decline"})).unwrap(),
+            crate::ask::answers::read_elicitation(json!({"action": "decline"})).unwrap(),
             Elicitation::Declined
         ));
         assert!(matches!(
-            crate::answers::read_elicitation(json!({"action": "cancel"})).unwrap(),
+            crate::ask::answers::read_elicitation(json!({"action": "cancel"})).unwrap(),
             Elicitation::Cancelled
         ));
         assert!(matches!(
-            crate::answers::read_elicitation(json!("yes")),
+            crate::ask::answers::read_elicitation(json!("yes")),
             Err(ClientError::InvalidAnswer(_))
         ));
     }

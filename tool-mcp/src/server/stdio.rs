@@ -5,15 +5,22 @@
 //! The guard sits between the process's streams and rmcp: incoming lines are checked
 //! ([`crate::jsonrpc::check`]) before rmcp reads them; everything written out, rmcp's lines
 //! and the guard's errors, goes through one writer, whole lines at a time.
+//!
+//! `McpServer::serve_stdio` and `serve_io` (and the free `serve_stdio`) are the entrance.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use rmcp::ServiceExt;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 
+use toolwright_runtime::Executor;
+
+use crate::error::ServeError;
 use crate::jsonrpc::{self, INVALID_REQUEST, Incoming, Rejection};
+use crate::server::setup::McpServer;
 
 /// The longest line taken (a message larger than this is refused, not buffered).
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -184,4 +191,70 @@ async fn read_line<R: AsyncRead + Unpin>(
 
 fn lock(in_flight: &InFlight) -> std::sync::MutexGuard<'_, HashSet<String>> {
     in_flight.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl McpServer {
+    /// Serves over stdio until the client disconnects.
+    ///
+    /// # Errors
+    ///
+    /// When initialization fails or the streams fail.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves newline-delimited JSON-RPC (the stdio transport) on any pair of streams, until
+    /// `input` ends: a pipe, a socket, a child's stdio. Lines that are not JSON-RPC messages
+    /// get their JSON-RPC error (`-32700`, `-32600`, `-32602` for `tools/call` arguments that
+    /// are not an object), and a request reusing the id of one still in flight is refused.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::Arc;
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let server = McpServer::new(Executor::builder(Arc::new(ToolRegistry::new())).build());
+    /// let (mut client, server_in) = tokio::io::duplex(4096);
+    /// let (server_out, client_out) = tokio::io::duplex(4096);
+    /// let serving = tokio::spawn(server.serve_io(server_in, server_out));
+    /// client.write_all(b"{not json\n").await.unwrap();
+    /// let mut reply = String::new();
+    /// BufReader::new(client_out).read_line(&mut reply).await.unwrap();
+    /// assert!(reply.contains("-32700"), "{reply}");
+    /// drop(client);
+    /// let _ = serving.await;
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When initialization fails or the streams fail.
+    pub async fn serve_io<R, W>(self, input: R, output: W) -> Result<(), ServeError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let running = self
+            .for_session()
+            .serve(crate::server::stdio::guard(input, output))
+            .await
+            .map_err(|error| ServeError::Protocol(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| ServeError::Protocol(error.to_string()))?;
+        Ok(())
+    }
+}
+
+/// Serves `executor` over stdio (the process's stdin and stdout) until the client
+/// disconnects. Log to stderr only: stdout carries the protocol.
+///
+/// # Errors
+///
+/// When the client does not complete initialization, or the streams fail.
+pub async fn serve_stdio(executor: Executor) -> Result<(), ServeError> {
+    McpServer::new(executor).serve_stdio().await
 }

@@ -7,9 +7,9 @@ use std::time::Duration;
 use rmcp::transport::streamable_http_server::session::SessionStore;
 
 #[cfg(feature = "auth")]
-use crate::AuthConfig;
+use crate::auth::config::AuthConfig;
 #[cfg(feature = "metrics")]
-use crate::PrometheusMetrics;
+use crate::http::metrics::PrometheusMetrics;
 
 /// How [`McpServer::serve_http_with`](crate::McpServer::serve_http_with) serves: a builder.
 ///

@@ -344,8 +344,8 @@ pub(crate) async fn limit_answers(
     let refused = Arc::new(AtomicU8::new(NOT_REFUSED));
     let address = request
         .extensions()
-        .get::<crate::conn::ConnHandle>()
-        .map(crate::conn::ConnHandle::peer);
+        .get::<crate::http::pool::ConnHandle>()
+        .map(crate::http::pool::ConnHandle::peer);
     let run = next.run(request);
     let response = match address {
         Some(address) => {

@@ -1,0 +1,362 @@
+//! `McpServer` as rmcp's `ServerHandler`: what each request of a session does.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::SubscriptionFilter;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult,
+    Implementation, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool as McpTool, UpdateTaskParams,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+use toolwright_runtime::executor::{Outcome, Progress};
+use toolwright_runtime::schema::{Format, mcp_output_schema, tools_to_schema};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, SafetyLevel, ToolCall, ToolFilter};
+
+use crate::ask::rounds::Binding;
+use crate::caller::{ceiling, enter_share, principal};
+use crate::client::{Queued, flushed};
+use crate::content::call_tool_result;
+use crate::principal::Principal;
+use crate::server::setup::McpServer;
+
+impl ServerHandler for McpServer {
+    #[allow(deprecated)] // `enable_logging`: rmcp marks logging deprecated (SEP-2577).
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        if let Some(tools) = capabilities.tools.as_mut() {
+            tools.list_changed = self.notifies.then_some(true);
+        }
+        crate::server::tasks::declare(self, &mut capabilities); // tasks (SEP-2663)
+        let mut config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            self.options.name.clone(),
+            self.options.version.clone(),
+        ));
+        if let Some(instructions) = &self.options.instructions {
+            config = config.with_instructions(instructions.clone());
+        }
+        config
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Tell this client when the tools it may see change, for as long as it is connected:
+        // only changes to tools under its ceiling (the executor's, and its token's when the
+        // HTTP server authenticated the `initialized` notification).
+        let ceiling = match principal(&context.extensions) {
+            None => Some(SafetyLevel::Dangerous),
+            Some(principal) => principal.max_safety(),
+        };
+        let Some(ceiling) = ceiling else {
+            return; // a token that grants no tools sees no list to change
+        };
+        let visible = ToolFilter::new().max_safety(ceiling.min(self.executor.max_safety()));
+        let mut changes = self.executor.registry().subscribe_changes();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    change = changes.recv() => {
+                        let concerns = match change {
+                            Ok(change) => change.concerns(&visible),
+                            // Missed changes may have concerned this client.
+                            Err(RecvError::Lagged(_)) => true,
+                            Err(RecvError::Closed) => break,
+                        };
+                        if concerns && peer.notify_tool_list_changed().await.is_err() {
+                            break;
+                        }
+                    }
+                    () = tokio::time::sleep(Duration::from_secs(10)) => {}
+                }
+                if peer.is_transport_closed() {
+                    break;
+                }
+            }
+        });
+    }
+
+    /// `subscriptions/listen` (a 2026-07-28 client): tool list changes, unless the server
+    /// cannot notify (stateless HTTP: method not found).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.notifies
+            .then(|| crate::server::listen::accepted(requested))
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        // The tools this client may see: as for a session's `initialized` (its token's
+        // ceiling under the executor's; none for a token that grants no tools).
+        let ceiling = match principal(&subscription.request_context().extensions) {
+            None => Some(SafetyLevel::Dangerous),
+            Some(principal) => principal.max_safety(),
+        };
+        let visible = ceiling
+            .map(|ceiling| ToolFilter::new().max_safety(ceiling.min(self.executor.max_safety())));
+        crate::server::listen::tool_changes(self.executor.registry(), visible, subscription).await;
+        Ok(())
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let ceiling = ceiling(principal(&context.extensions))?;
+        let tools = self.tools(ceiling);
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|&offset| offset <= tools.len())
+                .ok_or_else(|| {
+                    McpError::invalid_params(
+                        format!(
+                            "invalid cursor `{cursor}`: use the nextCursor of the previous page"
+                        ),
+                        None,
+                    )
+                })?,
+        };
+        let end = (start + self.options.page_size).min(tools.len());
+        let mut result = ListToolsResult::with_all_items(tools[start..end].to_vec());
+        result.next_cursor = (end < tools.len()).then(|| end.to_string());
+        Ok(result)
+    }
+
+    /// rmcp asks for the one tool a 2026-07-28 request names (to check its `Mcp-Name` and
+    /// parameter headers): that tool only, if a client may see it, not the whole list.
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        let registry = self.executor.registry();
+        let tool = registry.get(name)?;
+        if !registry.is_enabled(name) || tool.safety() > self.executor.max_safety() {
+            return None;
+        }
+        let value = tools_to_schema(std::slice::from_ref(&tool), Format::Mcp)
+            .into_iter()
+            .next()?;
+        serde_json::from_value::<McpTool>(value).ok()
+    }
+
+    #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); clients use it today.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.log.set(request.level);
+        Ok(())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        // ---- tasks (SEP-2663): a call of a tool that runs as a task is tasks.rs's ----
+        if let Some(answer) = crate::server::tasks::call_tool(self, &request, &context).await {
+            return answer;
+        }
+        // ---- end tasks ----
+        // The caller's share of calls in flight (with authentication): over it, refused at
+        // once, so one token cannot take every slot of the executor.
+        let _share = enter_share(&context.extensions)?;
+        let _running = self.calls.enter();
+        let name = request.name.to_string();
+        let arguments = request.arguments.unwrap_or_default();
+        let principal = principal(&context.extensions);
+        let ceiling = ceiling(principal)?;
+        // A 2026-07-28 client is asked through the call's result (multi round-trip
+        // requests): the round holds the answers its repeated call brings.
+        let round = if context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize())
+        {
+            let binding = Binding::new(principal.map(Principal::owner), &name, &arguments);
+            let round = self
+                .options
+                .seal
+                .open(
+                    &binding,
+                    request.request_state.as_deref(),
+                    request.input_responses.as_ref(),
+                )
+                .await
+                .map_err(|error| {
+                    if matches!(error, crate::ask::rounds::RoundError::Claims(_)) {
+                        crate::refused::LimitRefusals::count(&self.refused.request_states);
+                    }
+                    tracing::warn!(tool = %name, %error, "refused a call's requestState");
+                    McpError::invalid_params(error.to_string(), Some(json!({"tool": name})))
+                })?;
+            Some(Arc::new(round))
+        } else {
+            None
+        };
+        let arguments = Value::Object(arguments);
+        // Who approves if the tool is dangerous: the executor asks only for dangerous calls.
+        let mut options = self
+            .approval_for(&context, principal, round.as_ref())
+            .unwrap_or_default();
+        let server_defers = self.defers_to_a_task(&context, principal, round.as_ref());
+        // Whether the server deferred the approval: a call then not pending was refused by
+        // a limit of the waiting approvals.
+        let deferred = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        if server_defers {
+            let deferred = Arc::clone(&deferred);
+            options = options.approval(move |_: ApprovalRequest| {
+                deferred.store(true, std::sync::atomic::Ordering::Relaxed);
+                async { ApprovalDecision::Defer }
+            });
+        }
+        // Whose call it is: a deferred approval counts against its owner's share.
+        options = options.owner(crate::caller::owner(principal));
+        let client = Arc::new(self.client_for_call(&context, round.clone()));
+        options = options
+            .cancellation(context.ct.clone())
+            .max_safety(ceiling)
+            .shared_client(client.clone());
+        if let Some(counts) = &self.call_counts {
+            options = options.call_counts(Arc::clone(counts));
+        }
+        let mut progress_queue = None;
+        if let Some(token) = context.meta.get_progress_token() {
+            let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Queued<Progress>>();
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                while let Some(item) = receiver.recv().await {
+                    let report = match item {
+                        Queued::Send(report) => report,
+                        Queued::Flush(done) => {
+                            let _ = done.send(());
+                            continue;
+                        }
+                    };
+                    let mut params = ProgressNotificationParam::new(token.clone(), report.progress);
+                    if let Some(total) = report.total {
+                        params = params.with_total(total);
+                    }
+                    if let Some(message) = report.message {
+                        params = params.with_message(message);
+                    }
+                    if peer.notify_progress(params).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            progress_queue = Some(sender.clone());
+            options = options.progress(move |report| {
+                let _ = sender.send(Queued::Send(report));
+            });
+        }
+
+        let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
+        let report = self.executor.execute_with(call, options).await;
+        if deferred.load(std::sync::atomic::Ordering::Relaxed) && report.outcome != Outcome::Pending
+        {
+            crate::refused::LimitRefusals::count(&self.refused.pending_approvals);
+        }
+        // The progress and log notifications the tool sent go out before its result (or the
+        // wait ends with the request's cancellation).
+        let notifications_sent = async {
+            if let Some(queue) = &progress_queue {
+                flushed(queue).await;
+            }
+            client.flush().await;
+        };
+        tokio::select! {
+            () = notifications_sent => {}
+            () = context.ct.cancelled() => {}
+        }
+        if report.outcome == Outcome::InputRequired
+            && let Some(round) = &round
+        {
+            let questions = round.questions();
+            if !questions.is_empty() {
+                let Some(state) = self.options.seal.seal(round, &questions) else {
+                    return Err(McpError::internal_error(
+                        "the server could not seal the state of this call's questions (no \
+                         randomness or no key)",
+                        None,
+                    ));
+                };
+                return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                    Some(questions),
+                    Some(state),
+                )));
+            }
+        }
+        // ---- tasks (SEP-2663): a deferred approval becomes a task the client answers ----
+        if let Some(answer) =
+            crate::server::tasks::deferred(self, &context, &report, server_defers).await
+        {
+            return answer;
+        }
+        if server_defers && report.outcome == Outcome::Pending {
+            // Deferred here only to become a task, which it did not: nobody could ever
+            // answer it, so it must not wait (and fill the caller's share) for an hour.
+            if let Some(pending) = &report.result.metadata.pending {
+                let _ = self.executor.take_pending(&pending.token);
+            }
+            return Err(McpError::new(
+                rmcp::model::ErrorCode(-32000),
+                format!(
+                    "tool `{}` needs the user's approval, and this call could not become a \
+                     task to ask it (see the server's log); try again later",
+                    crate::ask::approval::printable(&name)
+                ),
+                None,
+            ));
+        }
+        // ---- end tasks ----
+        let result = report.result;
+        if report.outcome == Outcome::UnknownTool {
+            // The tool does not exist (or the name is not a tool name): a protocol error.
+            let message = result
+                .error
+                .unwrap_or_else(|| format!("unknown tool `{name}`"));
+            return Err(McpError::invalid_params(
+                message,
+                Some(json!({"tool": name})),
+            ));
+        }
+        // Structured content only where the tool declares an (object) output schema.
+        let structured = report.tool.as_ref().and_then(mcp_output_schema).is_some();
+        Ok(call_tool_result(result, structured).into())
+    }
+
+    // ---- tasks (SEP-2663): tasks/get, tasks/update, tasks/cancel are tasks.rs's ----
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        crate::server::tasks::get_task(self, request, &context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        crate::server::tasks::update_task(self, request, &context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        crate::server::tasks::cancel_task(self, request, &context).await
+    }
+    // ---- end tasks ----
+}
