@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 
+// The layers, lowest first (no module imports one listed after it): errors, runtime_path,
+// attr, signature, enclosing, validate, expand, tool_set, tool_type.
 mod attr;
 mod enclosing;
 mod errors;
@@ -99,7 +101,7 @@ fn expand_tool(
     front: Front,
 ) -> proc_macro2::TokenStream {
     let mut errors = errors::Errors::default();
-    let attr = attr::ToolAttr::parse(args, &mut errors);
+    let attr = attr::ToolAttr::parse(args, front, &mut errors);
     let mut function = match syn::parse2::<syn::Item>(input.clone()) {
         Ok(syn::Item::Fn(function)) => function,
         Ok(item) => {

@@ -28,4 +28,13 @@ impl Front {
             Front::Facade => syn::parse_quote!(::toolwright),
         }
     }
+
+    /// The crate's name as the user writes it in a path, for the messages that show one.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Front::Core => "toolwright_core",
+            Front::Runtime => "toolwright_runtime",
+            Front::Facade => "toolwright",
+        }
+    }
 }

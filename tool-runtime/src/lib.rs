@@ -31,11 +31,9 @@ pub use toolwright_core::{
 pub use toolwright_core::{file_change, priority};
 
 #[doc(inline)]
-#[doc = include_str!("../docs/client.md")]
 pub use toolwright_core::client;
 
 #[doc(inline)]
-#[doc = include_str!("../docs/providers.md")]
 pub use toolwright_formats::providers;
 #[doc(inline)]
 pub use toolwright_formats::schema;
@@ -53,6 +51,6 @@ pub use toolwright_core::__macros::runtime_tool_set as tool_set;
 pub use toolwright_core::__macros::runtime_tool_type as tool_type;
 
 // Not public API: the items generated code names (toolwright-core's; `#[tool]` in a crate
-// that depends on this one names `::toolwright_runtime::__private`).
+// that depends on this one names `::toolwright_core::__private`).
 #[doc(hidden)]
 pub use toolwright_core::__private;

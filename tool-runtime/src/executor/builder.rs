@@ -429,8 +429,9 @@ impl ExecutorBuilder {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
-    /// use serde_json::json;
-    /// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall};
+    /// use toolwright_core::serde_json::json;
+    /// use toolwright_core::{tool, ToolCall};
+    /// use toolwright_runtime::{register_all_tools, Executor};
     ///
     /// /// Search the web.
     /// #[tool]
@@ -467,7 +468,8 @@ impl ExecutorBuilder {
     /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
     /// ```rust,standalone_crate
     /// use std::sync::Arc;
-    /// use toolwright_runtime::{tool, Executor, ToolRegistry};
+    /// use toolwright_core::tool;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     /// use toolwright_runtime::executor::ExecutorBuildError;
     ///
     /// struct Pool;

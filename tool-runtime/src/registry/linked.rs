@@ -54,7 +54,8 @@ fn find_clashes(tools: &[Tool]) -> Vec<NameClash> {
 /// shared name with each definition's crate, module, file and line.
 ///
 /// ```
-/// use toolwright_runtime::{tool, register_all_tools};
+/// use toolwright_core::tool;
+/// use toolwright_runtime::register_all_tools;
 ///
 /// /// Count the words in a text.
 /// #[tool]

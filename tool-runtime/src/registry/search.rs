@@ -26,7 +26,8 @@ impl ToolRegistry {
     /// `register` and `remove`.
     ///
     /// ```
-    /// use toolwright_runtime::{tool, register_all_tools};
+    /// use toolwright_core::tool;
+    /// use toolwright_runtime::register_all_tools;
     ///
     /// /// Send an email message to a recipient.
     /// #[tool(safety = "dangerous", tags("mail"))]
