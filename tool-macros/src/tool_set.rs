@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! const _: () = {
-//!     use ::toolwright_runtime::__private as __tool_rt;
+//!     use ::toolwright::__private as __tool_rt;
 //!     type __ToolSelf = Service;                       // `Self` outside the impl
 //!     fn __tool_set_0() -> &'static SetTool<__ToolSelf> {
 //!         // what `#[tool]` emits for a free function (see `expand`), calling
@@ -43,7 +43,7 @@ const SELF_ALIAS: &str = "__ToolSelf";
 
 /// One `#[tool]` method, read and checked.
 struct Method {
-    /// The `#[tool]` attribute's path as written (`tool`, `toolwright_runtime::tool`).
+    /// The `#[tool]` attribute's path as written (`tool`, `toolwright::tool`).
     attr_path: Path,
     signature: Signature,
     model: ToolModel,

@@ -93,12 +93,12 @@ pub enum ApprovalDecision {
     /// # let _ = first_and_last;
     /// ```
     ApprovedHunks {
-        /// The accepted hunks' indices ([`Hunk::index`](crate::file_change::Hunk::index)).
+        /// The accepted hunks' indices ([`Hunk::index`](toolwright_core::file_change::Hunk::index)).
         hunks: Vec<usize>,
     },
     /// Decide later: the call ends now with a pending result
     /// ([`Outcome::Pending`](crate::executor::Outcome::Pending), the token in
-    /// [`ResultMetadata::pending`](crate::ResultMetadata::pending)); the application shows
+    /// [`ResultMetadata::pending`](toolwright_core::ResultMetadata::pending)); the application shows
     /// the request to a person and runs or refuses the call with
     /// [`Executor::resume`](crate::Executor::resume).
     ///

@@ -102,7 +102,8 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use toolwright_runtime::{Executor, SafetyLevel, ToolRegistry};
+    /// # use toolwright_core::SafetyLevel;
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_safety(SafetyLevel::Cautious).build();
     /// assert_eq!(executor.max_safety(), SafetyLevel::Cautious);
     /// ```
@@ -113,7 +114,7 @@ impl ExecutorBuilder {
 
     /// How many elicitation and sampling requests one call may make of its client (default
     /// [`DEFAULT_MAX_CLIENT_REQUESTS`], 10); beyond it a request fails with
-    /// [`ClientError::LimitReached`](crate::ClientError::LimitReached) without reaching the
+    /// [`ClientError::LimitReached`](toolwright_core::ClientError::LimitReached) without reaching the
     /// client, so a tool a model drives cannot flood the user with questions or spend the
     /// client's model without end.
     ///
@@ -185,7 +186,7 @@ impl ExecutorBuilder {
     /// hop per call (a few microseconds; async tools run on the caller's task). A call whose
     /// caller stopped waiting keeps its thread until the tool returns and counts against
     /// this limit as *abandoned* ([`SyncThreadStats`](super::SyncThreadStats) in [`Executor::metrics`]); tools that
-    /// check [`ToolContext::is_cancelled`](crate::ToolContext::is_cancelled) give their thread back at once. When every thread
+    /// check [`ToolContext::is_cancelled`](toolwright_core::ToolContext::is_cancelled) give their thread back at once. When every thread
     /// is busy, a call waits for one within its timeout, then fails saying so.
     ///
     /// ```
@@ -214,7 +215,7 @@ impl ExecutorBuilder {
         self
     }
 
-    /// A value tools can read through [`ToolContext::state`](crate::ToolContext::state); one per type.
+    /// A value tools can read through [`ToolContext::state`](toolwright_core::ToolContext::state); one per type.
     ///
     /// ```
     /// # use std::sync::Arc;
@@ -278,7 +279,7 @@ impl ExecutorBuilder {
 
     /// The most bytes of text and data one result may carry (default
     /// [`DEFAULT_MAX_OUTPUT_BYTES`](super::DEFAULT_MAX_OUTPUT_BYTES), 16 MiB; at least 1):
-    /// [`ToolOutput::byte_len`](crate::ToolOutput::byte_len), counted before base64. A
+    /// [`ToolOutput::byte_len`](toolwright_core::ToolOutput::byte_len), counted before base64. A
     /// larger output (a buggy or hostile tool's 500 MB image) fails the call saying so,
     /// instead of being encoded and sent on. Providers refuse far less (Anthropic takes
     /// images up to 5 MB); the limit is for what no one can use.
@@ -454,8 +455,8 @@ impl ExecutorBuilder {
     }
 
     /// The executor, after checking that its state holds every type of state the registry's
-    /// tools need ([`Tool::required_state`](crate::Tool::required_state): tool sets' `Self`, `#[state]` parameters,
-    /// [`ToolBuilder::needs_state`](crate::ToolBuilder::needs_state)), disabled tools
+    /// tools need ([`Tool::required_state`](toolwright_core::Tool::required_state): tool sets' `Self`, `#[state]` parameters,
+    /// [`ToolBuilder::needs_state`](toolwright_core::ToolBuilder::needs_state)), disabled tools
     /// included since they can be enabled later. Tools registered after the build are not
     /// checked: a call to one whose state is missing fails with a message naming the type.
     ///

@@ -145,7 +145,7 @@ pub struct LatencyStats {
     pub p99_ms: f64,
 }
 
-/// The size of a tool's results: the bytes of [`ToolResult::content`](crate::ToolResult::content)
+/// The size of a tool's results: the bytes of [`ToolResult::content`](toolwright_core::ToolResult::content)
 /// (its UTF-8 length), the text the model receives whatever the provider's format, over
 /// every call: a failure's content is its error message, which the model reads too. The
 /// payload of a binary block (an image, an embedded resource) is not counted, only the text

@@ -92,7 +92,7 @@ impl CallOptions {
     }
 
     /// Cancels the call when `token` is cancelled: the tool is told through its
-    /// [`ToolContext`](crate::ToolContext), an async tool is stopped, and the result is a failure.
+    /// [`ToolContext`](toolwright_core::ToolContext), an async tool is stopped, and the result is a failure.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
         self
@@ -143,7 +143,7 @@ impl CallOptions {
     /// The tools offered to the model for this request (its turn's tool list): a call of any
     /// other tool is refused as an unknown tool, whatever the registry holds, and the
     /// suggestions and what a running tool sees of the other tools
-    /// ([`ToolContext::catalog`](crate::ToolContext::catalog)) keep to them. Export
+    /// ([`ToolContext::catalog`](toolwright_core::ToolContext::catalog)) keep to them. Export
     /// the schemas with the same filter (`registry.list(&filter)`), so what the model was
     /// shown and what it may run are one set.
     ///
@@ -199,17 +199,17 @@ impl CallOptions {
         self
     }
 
-    /// Where the tool's [`ToolContext::report_progress`](crate::ToolContext::report_progress) reports go for this call.
+    /// Where the tool's [`ToolContext::report_progress`](toolwright_core::ToolContext::report_progress) reports go for this call.
     pub fn progress(mut self, reporter: impl Fn(Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(reporter));
         self
     }
 
     /// The client that made this call: where the tool's
-    /// [`ToolContext::log`](crate::ToolContext::log),
-    /// [`elicit`](crate::ToolContext::elicit) and [`sample`](crate::ToolContext::sample) go
+    /// [`ToolContext::log`](toolwright_core::ToolContext::log),
+    /// [`elicit`](toolwright_core::ToolContext::elicit) and [`sample`](toolwright_core::ToolContext::sample) go
     /// (an MCP server gives each call its session's client). Without one, logging goes to
-    /// `tracing` and the requests are [`ClientError::NotAvailable`](crate::ClientError::NotAvailable).
+    /// `tracing` and the requests are [`ClientError::NotAvailable`](toolwright_core::ClientError::NotAvailable).
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {

@@ -48,8 +48,8 @@ pub enum Outcome {
     Pending,
     /// The call stopped to ask its caller: its approval (an MCP client of the 2026-07-28
     /// revision approves through a multi round-trip request), or a question the tool asked
-    /// with [`ToolContext::elicit`](crate::ToolContext::elicit) or
-    /// [`ToolContext::sample`](crate::ToolContext::sample) that only the caller's next
+    /// with [`ToolContext::elicit`](toolwright_core::ToolContext::elicit) or
+    /// [`ToolContext::sample`](toolwright_core::ToolContext::sample) that only the caller's next
     /// request can answer. Nothing after the question ran; the front end returns the
     /// questions, and the caller repeats the call with the answers.
     InputRequired,

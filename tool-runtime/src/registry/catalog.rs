@@ -69,7 +69,7 @@ impl CatalogSource for VisibleTools {
 
 impl ToolRegistry {
     /// A read-only catalog of the enabled tools that pass `filter`, for a tool's context
-    /// ([`ToolContext::with_catalog`](crate::ToolContext::with_catalog)); the executor makes one for each call.
+    /// ([`ToolContext::with_catalog`](toolwright_core::ToolContext::with_catalog)); the executor makes one for each call.
     ///
     /// ```
     /// use std::sync::Arc;

@@ -48,7 +48,8 @@ impl ToolFilter {
     /// Only tools at or below `level` (`Cautious`: safe and cautious tools).
     ///
     /// ```
-    /// # use toolwright_runtime::{SafetyLevel, ToolFilter};
+    /// # use toolwright_core::SafetyLevel;
+    /// # use toolwright_runtime::ToolFilter;
     /// let filter = ToolFilter::new().max_safety(SafetyLevel::Safe);
     /// # let _ = filter;
     /// ```

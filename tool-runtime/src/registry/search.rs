@@ -44,7 +44,8 @@ impl ToolRegistry {
     /// categories, tags and names).
     ///
     /// ```
-    /// # use toolwright_runtime::{SafetyLevel, ToolFilter, ToolRegistry};
+    /// # use toolwright_core::SafetyLevel;
+    /// # use toolwright_runtime::{ToolFilter, ToolRegistry};
     /// let hits = ToolRegistry::new().search_filtered("delete", 5, &ToolFilter::new().max_safety(SafetyLevel::Safe));
     /// assert!(hits.is_empty());
     /// ```

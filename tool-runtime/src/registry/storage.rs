@@ -146,7 +146,8 @@ impl ToolRegistry {
     /// [`RegistryChange::generation`] of the last event sent.
     ///
     /// ```
-    /// # use toolwright_runtime::{Tool, ToolRegistry};
+    /// # use toolwright_core::Tool;
+    /// # use toolwright_runtime::ToolRegistry;
     /// let registry = ToolRegistry::new();
     /// assert_eq!(registry.generation(), 0);
     /// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
@@ -275,7 +276,7 @@ impl ToolRegistry {
         Ok(self.insert(&mut state, tool, options))
     }
 
-    /// Registers the tools of a [`#[tool_set]`](crate::tool_set), each run on `instance`
+    /// Registers the tools of a [`#[tool_set]`](toolwright_core::tool_set), each run on `instance`
     /// (see [`ToolSet::tools`]), and returns their registrations in the order the methods
     /// are written.
     ///
