@@ -41,7 +41,7 @@ fn macro_options() -> BTreeSet<String> {
         .find("const TOOL_OPTIONS")
         .expect("TOOL_OPTIONS in attr.rs");
     let list = &source[start..];
-    let list = &list[list.find("&[").expect("a list") + 2..list.find("];").expect("its end")];
+    let list = &list[list.find("= &[").expect("a list") + 4..list.find("];").expect("its end")];
     list.split(',')
         .map(|item| item.trim().trim_matches('"').to_owned())
         .filter(|item| !item.is_empty())
