@@ -122,15 +122,12 @@ pub use toolwright_macros::tool_set;
 /// ```
 pub use toolwright_macros::tool_type;
 
-// For toolwright-runtime and the facade; not part of the API: the macros as each re-exports
-// them, so the generated code names the crate the user wrote `#[tool]` through (the way
+// For the facade; not part of the API: the macros as it re-exports them, so the generated
+// code names the crate the user wrote `#[tool]` through (the way
 // `$crate` works for `macro_rules!`), without reading the user's manifest.
 #[doc(hidden)]
 pub mod __macros {
-    pub use toolwright_macros::{
-        facade_tool, facade_tool_set, facade_tool_type, runtime_tool, runtime_tool_set,
-        runtime_tool_type,
-    };
+    pub use toolwright_macros::{facade_tool, facade_tool_set, facade_tool_type};
 }
 
 // For toolwright-formats and toolwright-runtime; not part of the API. (The other items
@@ -142,8 +139,8 @@ pub mod __runtime {
     pub use crate::input_schema::is_meaningful_bound;
 }
 
-// Not public API: the items generated code names (toolwright-runtime and the facade
-// re-export this module).
+// Not public API: the items generated code names (the facade
+// re-exports this module).
 #[doc(hidden)]
 pub mod __private {
     pub use crate::approval_rule::IntoApproval;
