@@ -35,7 +35,7 @@ TOML
     cp "$here/Cargo.lock" "$dir/Cargo.lock"
     {
         if [ "$kind" = ours ]; then
-            echo "use toolwright_runtime::tool;"
+            echo "use toolwright_core::tool;"
             for i in $(seq 1 "$n"); do
                 printf '/// Add two integers (%d).\n#[tool]\npub fn add_%d(\n    /// The first\n    a: i64,\n    /// The second\n    b: i64,\n) -> i64 { a + b + %d }\n' "$i" "$i" "$i"
             done

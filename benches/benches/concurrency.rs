@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use toolwright_runtime::{Executor, ToolCall, register_all_tools, tool};
+use toolwright_core::{ToolCall, tool};
+use toolwright_runtime::{Executor, register_all_tools};
 
 /// Wait one millisecond.
 #[tool]

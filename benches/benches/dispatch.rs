@@ -10,7 +10,8 @@ use benches::{
 };
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::Value;
-use toolwright_runtime::{Executor, ToolCall, ToolContext, register_all_tools};
+use toolwright_core::{ToolCall, ToolContext};
+use toolwright_runtime::{Executor, register_all_tools};
 
 fn dispatch(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -5,8 +5,9 @@ use std::hint::black_box;
 
 use benches::{runtime_registry, runtime_tools};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use toolwright_runtime::schema::{Format, tools_to_schema};
-use toolwright_runtime::{SafetyLevel, ToolFilter, ToolRegistry};
+use toolwright_core::SafetyLevel;
+use toolwright_formats::schema::{Format, tools_to_schema};
+use toolwright_runtime::{ToolFilter, ToolRegistry};
 
 fn scale(c: &mut Criterion) {
     for size in [1_000_usize, 10_000] {

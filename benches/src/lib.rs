@@ -14,7 +14,7 @@ use rmcp::{RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_route
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use toolwright_runtime::{Tool, ToolError};
+use toolwright_core::{Tool, ToolError};
 
 // The layers, lowest first (no module imports one listed after it): serving.
 pub mod serving;
@@ -26,13 +26,13 @@ pub fn add_numbers(a: i64, b: i64) -> i64 {
 }
 
 /// Add two integers.
-#[toolwright_runtime::tool]
+#[toolwright_core::tool]
 pub fn add(a: i64, b: i64) -> i64 {
     add_numbers(a, b)
 }
 
 /// Add two integers, as an async tool (no thread hop in the executor).
-#[toolwright_runtime::tool]
+#[toolwright_core::tool]
 pub async fn add_async(a: i64, b: i64) -> i64 {
     add_numbers(a, b)
 }
@@ -89,7 +89,7 @@ pub fn search_work(
 }
 
 /// Search with ten parameters (a benchmark of argument handling).
-#[toolwright_runtime::tool]
+#[toolwright_core::tool]
 #[allow(clippy::too_many_arguments)]
 pub fn search_ten(
     query: String,
@@ -291,9 +291,9 @@ pub fn runtime_tools(count: usize) -> Vec<Tool> {
                 .categories([if i % 2 == 0 { "crm" } else { "erp" }])
                 .tags([noun])
                 .safety(if i % 5 == 0 {
-                    toolwright_runtime::SafetyLevel::Cautious
+                    toolwright_core::SafetyLevel::Cautious
                 } else {
-                    toolwright_runtime::SafetyLevel::Safe
+                    toolwright_core::SafetyLevel::Safe
                 })
                 .handler(|_| async { Ok::<_, ToolError>("ok") })
                 .build()

@@ -3,7 +3,9 @@
 //!
 //! A binary of its own, because the clashes would break every other test's registry.
 
-use toolwright_runtime::{NameClash, RegistryError, ToolRegistry, ToolSource, register_all_tools};
+use toolwright::model::ToolSource;
+use toolwright::runtime::{NameClash, RegistryError};
+use toolwright::{ToolRegistry, register_all_tools};
 
 // dup-tools defines `get_forecast` twice (weather-tools has the third) and `purge_cache`
 // (admin-tools has the other); naming the crates links them.

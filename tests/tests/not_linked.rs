@@ -2,10 +2,10 @@
 //! the crate's dev-dependencies) but never names it, so rustc does not link it and its tools
 //! are not collected. `use admin_tools as _;` (see `integration/main.rs`) is what fixes it.
 
-use toolwright_runtime::register_all_tools;
+use toolwright::register_all_tools;
 
 /// A tool of the test binary itself, always collected.
-#[toolwright_runtime::tool]
+#[toolwright::tool]
 fn local_probe() -> &'static str {
     "here"
 }

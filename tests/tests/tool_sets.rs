@@ -8,10 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolwright_runtime::executor::{ExecutorBuildError, MissingState};
-use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, Executor, RegistryError, StateType, Tool, ToolCall,
-    ToolContext, ToolError, ToolRegistry, ToolSet, register_all_tools, tool, tool_set,
+use toolwright::model::{StateType, ToolSet};
+use toolwright::runtime::executor::{ExecutorBuildError, MissingState};
+use toolwright::runtime::{ApprovalDecision, ApprovalRequest, RegistryError};
+use toolwright::{
+    Executor, Tool, ToolCall, ToolContext, ToolError, ToolRegistry, register_all_tools, tool,
+    tool_set,
 };
 
 /// A store the set's tools share.

@@ -85,31 +85,10 @@ pub use serde;
 /// ```
 pub use serde_json;
 
-/// Turns a function into a tool a language model can call: its description from the doc
-/// comment, the JSON Schema of its parameters from their types, a handler that reads the
-/// model's JSON arguments into typed values. Every option (`name`, `safety`, `categories`,
-/// `tags`, `required`, `version`, `priority`, `crate`, `preview`, `approval`, `timeout`,
-/// `max_calls`, `task`) is documented with the facade's `toolwright::tool`, whose examples
-/// run tools with the executor; in a crate on the core alone, write them the same way.
-///
-/// ```
-/// use toolwright_core::{tool, SafetyLevel};
-///
-/// /// Add two integers.
-/// #[tool(safety = "safe")]
-/// fn add_integers(a: i64, b: i64) -> i64 {
-///     a + b
-/// }
-///
-/// let tool = toolwright_core::linked_tools().find(|t| t.name() == "add_integers").unwrap();
-/// assert_eq!(tool.safety(), SafetyLevel::Safe);
-/// assert_eq!(tool.required(), ["a", "b"]);
-/// assert_eq!(add_integers(2, 3), 5); // still a plain function
-/// ```
+#[doc = include_str!("../docs/tool-attribute.md")]
 pub use toolwright_macros::tool;
 
-/// Turns the methods of an `impl` block into tools that share one instance (`&self`); see
-/// [`ToolSet`] and `toolwright_core::tool_set`.
+#[doc = include_str!("../docs/tool-set.md")]
 pub use toolwright_macros::tool_set;
 
 /// Derives what a type a tool takes or returns needs (serde's `Serialize` and
@@ -143,15 +122,12 @@ pub use toolwright_macros::tool_set;
 /// ```
 pub use toolwright_macros::tool_type;
 
-// For toolwright-runtime and the facade; not part of the API: the macros as each re-exports
-// them, so the generated code names the crate the user wrote `#[tool]` through (the way
+// For the facade; not part of the API: the macros as it re-exports them, so the generated
+// code names the crate the user wrote `#[tool]` through (the way
 // `$crate` works for `macro_rules!`), without reading the user's manifest.
 #[doc(hidden)]
 pub mod __macros {
-    pub use toolwright_macros::{
-        facade_tool, facade_tool_set, facade_tool_type, runtime_tool, runtime_tool_set,
-        runtime_tool_type,
-    };
+    pub use toolwright_macros::{facade_tool, facade_tool_set, facade_tool_type};
 }
 
 // For toolwright-formats and toolwright-runtime; not part of the API. (The other items
@@ -163,8 +139,8 @@ pub mod __runtime {
     pub use crate::input_schema::is_meaningful_bound;
 }
 
-// Not public API: the items generated code names (toolwright-runtime and the facade
-// re-export this module).
+// Not public API: the items generated code names (the facade
+// re-exports this module).
 #[doc(hidden)]
 pub mod __private {
     pub use crate::approval_rule::IntoApproval;

@@ -8,6 +8,7 @@ use syn::{Expr, ExprLit, Ident, Lit, LitStr, Path, Token};
 use toolwright_names::did_you_mean;
 
 use crate::errors::Errors;
+use crate::runtime_path::Front;
 
 /// One option's value and the tokens it was written with, set at most once.
 pub(crate) struct Opt<T> {
@@ -88,7 +89,8 @@ const TOOL_OPTIONS: &[&str] = &[
 
 impl ToolAttr {
     /// Parses the attribute's arguments, recording every problem in `errors` and parsing on.
-    pub(crate) fn parse(args: TokenStream, errors: &mut Errors) -> ToolAttr {
+    /// `front` is the crate the user wrote the macro through, named in the messages.
+    pub(crate) fn parse(args: TokenStream, front: Front, errors: &mut Errors) -> ToolAttr {
         let mut attr = ToolAttr {
             name: Opt::new("name"),
             description: Opt::new("description"),
@@ -156,22 +158,27 @@ impl ToolAttr {
                         attr.version.set(errors, &path, lit);
                     }
                 }
-                // #[tool(priority = 100)] or #[tool(priority = toolwright_runtime::priority::BUILTIN)]
+                // #[tool(priority = 100)] or #[tool(priority = toolwright_core::priority::BUILTIN)]
                 "priority" => {
                     if let Some(expr) = expr_value(&meta, errors, "priority = 100")? {
                         attr.priority.set(errors, &path, expr);
                     }
                 }
-                // #[tool(crate = my_crate::toolwright_runtime)]
+                // #[tool(crate = my_crate::toolwright)]
                 "crate" => {
-                    if let Some(expr) =
-                        expr_value(&meta, errors, "crate = path::to::toolwright_runtime")?
-                    {
+                    let form = format!("crate = path::to::{}", front.name());
+                    if let Some(expr) = expr_value(&meta, errors, &form)? {
                         match expr {
-                            Expr::Path(p) if p.qself.is_none() => attr.krate.set(errors, &path, p.path),
+                            Expr::Path(p) if p.qself.is_none() => {
+                                attr.krate.set(errors, &path, p.path)
+                            }
                             other => errors.at(
                                 other,
-                                "expected a path to the runtime crate, like `crate = my_crate::toolwright_runtime`",
+                                format!(
+                                    "expected a path to the crate that re-exports the macro, \
+                                     like `crate = my_crate::{}`",
+                                    front.name()
+                                ),
                             ),
                         }
                     }

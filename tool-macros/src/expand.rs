@@ -12,11 +12,11 @@
 //! ```
 //!
 //! it emits (paths and names shortened; `__tool_rt` is `<crate>::__private`, where `<crate>` is
-//! `crate = ...` or `::toolwright_runtime`):
+//! `crate = ...` or the front the user wrote it through, `::toolwright` here):
 //!
 //! ```text
 //! const _: () = {
-//!     use ::toolwright_runtime::__private as __tool_rt;
+//!     use ::toolwright::__private as __tool_rt;
 //!     fn __tool_default_1() -> u64 { 4096 }          // one per `default`, spanned at it
 //!     fn __tool_params(gen) -> Vec<ParamInfo> {     // one schema per parameter
 //!         Vec::from([(param_ops::<String>().schema)(gen, "path", Some("Path"), true, false, None), ..])

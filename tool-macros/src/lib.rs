@@ -1,7 +1,7 @@
 #![doc = include_str!("../README.md")]
 
-// The layers, lowest first (no module imports one listed after it): errors, enclosing,
-// attr, signature, runtime_path, validate, expand, tool_type, tool_set.
+// The layers, lowest first (no module imports one listed after it): errors, runtime_path,
+// attr, signature, enclosing, validate, expand, tool_set, tool_type.
 mod attr;
 mod enclosing;
 mod errors;
@@ -44,35 +44,10 @@ pub fn tool_type(args: TokenStream, input: TokenStream) -> TokenStream {
     tool_type::expand_tool_type(args.into(), input.into(), Front::Core).into()
 }
 
-/// `#[tool_type]` as `toolwright_runtime` re-exports it.
-#[proc_macro_attribute]
-pub fn runtime_tool_type(args: TokenStream, input: TokenStream) -> TokenStream {
-    tool_type::expand_tool_type(args.into(), input.into(), Front::Runtime).into()
-}
-
 /// `#[tool_type]` as the facade (`toolwright`) re-exports it.
 #[proc_macro_attribute]
 pub fn facade_tool_type(args: TokenStream, input: TokenStream) -> TokenStream {
     tool_type::expand_tool_type(args.into(), input.into(), Front::Facade).into()
-}
-
-/// `#[tool]` as `toolwright_runtime` re-exports it: the generated code names
-/// `::toolwright_runtime`.
-#[proc_macro_attribute]
-pub fn runtime_tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand_tool(
-        args.into(),
-        input.into(),
-        proc_macro::Span::call_site(),
-        Front::Runtime,
-    )
-    .into()
-}
-
-/// `#[tool_set]` as `toolwright_runtime` re-exports it.
-#[proc_macro_attribute]
-pub fn runtime_tool_set(args: TokenStream, input: TokenStream) -> TokenStream {
-    tool_set::expand_tool_set(args.into(), input.into(), Front::Runtime).into()
 }
 
 /// `#[tool]` as the facade (`toolwright`) re-exports it: the generated code names
@@ -101,7 +76,7 @@ fn expand_tool(
     front: Front,
 ) -> proc_macro2::TokenStream {
     let mut errors = errors::Errors::default();
-    let attr = attr::ToolAttr::parse(args, &mut errors);
+    let attr = attr::ToolAttr::parse(args, front, &mut errors);
     let mut function = match syn::parse2::<syn::Item>(input.clone()) {
         Ok(syn::Item::Fn(function)) => function,
         Ok(item) => {

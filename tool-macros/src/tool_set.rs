@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! const _: () = {
-//!     use ::toolwright_runtime::__private as __tool_rt;
+//!     use ::toolwright::__private as __tool_rt;
 //!     type __ToolSelf = Service;                       // `Self` outside the impl
 //!     fn __tool_set_0() -> &'static SetTool<__ToolSelf> {
 //!         // what `#[tool]` emits for a free function (see `expand`), calling
@@ -43,7 +43,7 @@ const SELF_ALIAS: &str = "__ToolSelf";
 
 /// One `#[tool]` method, read and checked.
 struct Method {
-    /// The `#[tool]` attribute's path as written (`tool`, `toolwright_runtime::tool`).
+    /// The `#[tool]` attribute's path as written (`tool`, `toolwright::tool`).
     attr_path: Path,
     signature: Signature,
     model: ToolModel,
@@ -79,18 +79,21 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream, front: Fron
         };
         let mut attr_errors = Errors::default();
         let tool_attr = match &attr.meta {
-            syn::Meta::Path(_) => ToolAttr::parse(TokenStream::new(), &mut attr_errors),
-            syn::Meta::List(list) => ToolAttr::parse(list.tokens.clone(), &mut attr_errors),
+            syn::Meta::Path(_) => ToolAttr::parse(TokenStream::new(), front, &mut attr_errors),
+            syn::Meta::List(list) => ToolAttr::parse(list.tokens.clone(), front, &mut attr_errors),
             syn::Meta::NameValue(_) => {
                 attr_errors.at(&attr, "expected `#[tool]` or `#[tool(...)]`");
-                ToolAttr::parse(TokenStream::new(), &mut attr_errors)
+                ToolAttr::parse(TokenStream::new(), front, &mut attr_errors)
             }
         };
         if let Some(tokens) = tool_attr.krate.tokens() {
             attr_errors.at(
                 tokens,
-                "in a tool set, give the runtime's path once on the set: \
-                 `#[tool_set(crate = path::to::toolwright_runtime)]`",
+                format!(
+                    "in a tool set, give the crate's path once on the set: \
+                     `#[tool_set(crate = path::to::{})]`",
+                    front.name()
+                ),
             );
         }
         errors.append(&attr_errors);
@@ -209,7 +212,11 @@ fn parse_args(args: TokenStream, front: Front, errors: &mut Errors) -> Path {
                 }
                 other => errors.at(
                     other,
-                    "expected a path to the runtime crate, like `crate = my_crate::toolwright_runtime`",
+                    format!(
+                        "expected a path to the crate that re-exports the macro, like \
+                         `crate = my_crate::{}`",
+                        front.name()
+                    ),
                 ),
             }
         } else {
@@ -220,11 +227,11 @@ fn parse_args(args: TokenStream, front: Front, errors: &mut Errors) -> Path {
             }
             let hint = match did_you_mean(&key, ["crate"]) {
                 Some(close) => format!("did you mean `{close}`?"),
-                None => {
-                    "the one option is `crate = path::to::toolwright_runtime`; the tools' options go \
-                         on each method's `#[tool(...)]`"
-                        .to_owned()
-                }
+                None => format!(
+                    "the one option is `crate = path::to::{}`; the tools' options go on each \
+                     method's `#[tool(...)]`",
+                    front.name()
+                ),
             };
             errors.at(
                 &meta.path,

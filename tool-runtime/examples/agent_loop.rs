@@ -6,10 +6,11 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
-use toolwright_runtime::providers::openai;
-use toolwright_runtime::schema::{Format, tools_to_schema};
-use toolwright_runtime::{Executor, SafetyLevel, ToolError, ToolFilter, register_all_tools, tool};
+use toolwright_core::serde_json::{Value, json};
+use toolwright_core::{SafetyLevel, ToolError, tool};
+use toolwright_formats::providers::openai;
+use toolwright_formats::schema::{Format, tools_to_schema};
+use toolwright_runtime::{Executor, ToolFilter, register_all_tools};
 
 /// Get the current weather for a city.
 #[tool(categories(weather))]
@@ -58,7 +59,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "== request: {} tools offered ==\n{}\n",
         tools.len(),
-        serde_json::to_string_pretty(&tools)?
+        toolwright_core::serde_json::to_string_pretty(&tools)?
     );
 
     // 2. The model's answer (canned here): two tool calls, the second with broken JSON.
@@ -95,11 +96,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     messages.extend(openai::chat_tool_messages(&results));
     println!(
         "\n== next request's messages ==\n{}",
-        serde_json::to_string_pretty(&messages)?
+        toolwright_core::serde_json::to_string_pretty(&messages)?
     );
     println!(
         "\n== metadata ==\n{}",
-        serde_json::to_string_pretty(&results.iter().map(|r| &r.metadata).collect::<Vec<_>>())?
+        toolwright_core::serde_json::to_string_pretty(
+            &results.iter().map(|r| &r.metadata).collect::<Vec<_>>()
+        )?
     );
     Ok(())
 }

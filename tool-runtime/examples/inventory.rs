@@ -11,11 +11,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-use serde::Serialize;
-use serde_json::json;
+use toolwright_core::serde_json::json;
+use toolwright_core::{Json, ToolCall, ToolContext, ToolError, tool, tool_set, tool_type};
 use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, Executor, Json, ToolCall, ToolContext, ToolError,
-    ToolRegistry, register_all_tools, tool, tool_set,
+    ApprovalDecision, ApprovalRequest, Executor, ToolRegistry, register_all_tools,
 };
 
 /// Stock by item name, shared by the tools.
@@ -30,7 +29,7 @@ struct Limits {
 }
 
 /// One line of a stock report (the tool's structured output).
-#[derive(Serialize, schemars::JsonSchema)]
+#[tool_type]
 struct StockLine {
     item: String,
     count: u32,

@@ -3,9 +3,10 @@
 //!
 //! Run it with `cargo run --example quickstart`.
 
-use serde_json::json;
-use toolwright_runtime::schema::{Format, tools_to_schema};
-use toolwright_runtime::{SafetyLevel, ToolError, ToolFilter, register_all_tools, tool};
+use toolwright_core::serde_json::json;
+use toolwright_core::{SafetyLevel, ToolError, tool};
+use toolwright_formats::schema::{Format, tools_to_schema};
+use toolwright_runtime::{ToolFilter, register_all_tools};
 
 /// Get the current weather for a city. Use it when the user asks about the weather.
 #[tool(categories(weather), tags("forecast"))]
@@ -46,7 +47,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!("== {} tools, as an OpenAI `tools` array ==", tools.len());
     let schemas = tools_to_schema(&tools, Format::OpenAiChat);
-    println!("{}", serde_json::to_string_pretty(&schemas)?);
+    println!(
+        "{}",
+        toolwright_core::serde_json::to_string_pretty(&schemas)?
+    );
 
     let weather = registry.get("get_weather").ok_or("get_weather is linked")?;
     for arguments in [

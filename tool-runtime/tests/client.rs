@@ -5,14 +5,14 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tokio::sync::Notify;
-use toolwright_runtime::client::{
+use toolwright_core::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingMessage,
     SamplingOptions, SamplingRequest,
 };
-use toolwright_runtime::{
-    CallOptions, CancellationToken, ClientError, Elicitation, Executor, LogLevel, Tool, ToolCall,
-    ToolContext, ToolRegistry,
+use toolwright_core::{
+    CancellationToken, ClientError, Elicitation, LogLevel, Tool, ToolCall, ToolContext,
 };
+use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
 
 /// A client that records what it is asked; its elicitation waits for `release` when given.
 #[derive(Default)]

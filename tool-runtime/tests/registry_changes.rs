@@ -5,10 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use tokio::sync::broadcast::Receiver;
+use toolwright_core::{SafetyLevel, Tool};
 use toolwright_runtime::registry::{CHANGE_CAPACITY, ChangeKind, RegistryChange};
-use toolwright_runtime::{
-    RegisterOptions, Registration, SafetyLevel, Tool, ToolFilter, ToolRegistry,
-};
+use toolwright_runtime::{RegisterOptions, Registration, ToolFilter, ToolRegistry};
 
 fn tool(name: &str) -> Tool {
     versioned(name, None)
@@ -355,16 +354,16 @@ struct Plugin {
     greeting: &'static str,
 }
 
-#[toolwright_runtime::tool_set]
+#[toolwright_core::tool_set]
 impl Plugin {
     /// Greet from the plugin.
-    #[toolwright_runtime::tool]
+    #[toolwright_core::tool]
     fn plugin_greet(&self) -> &'static str {
         self.greeting
     }
 
     /// Say the plugin's version.
-    #[toolwright_runtime::tool]
+    #[toolwright_core::tool]
     fn plugin_version(&self) -> &'static str {
         "1"
     }

@@ -8,9 +8,9 @@
 // What the code `#[tool]` generates names: `toolwright::tool` is the macro's facade entry
 // point, whose generated code names `::toolwright::__private`.
 #[doc(hidden)]
-pub use toolwright_runtime::__private;
+pub use toolwright_core::__private;
 
-pub use toolwright_runtime::{schemars, serde, serde_json};
+pub use toolwright_core::{schemars, serde, serde_json};
 
 #[doc = include_str!("../docs/tool-attribute.md")]
 pub use toolwright_core::__macros::facade_tool as tool;
@@ -51,9 +51,8 @@ pub use toolwright_core::__macros::facade_tool_set as tool_set;
 /// ```
 pub use toolwright_core::__macros::facade_tool_type as tool_type;
 
-pub use toolwright_runtime::{
-    Executor, SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult,
-};
+pub use toolwright_core::{SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolResult};
+pub use toolwright_runtime::{Executor, ToolRegistry};
 
 /// A registry of every `#[tool]` function linked into the program, from any crate.
 ///
@@ -118,13 +117,19 @@ pub fn register_all_tools() -> Result<ToolRegistry, runtime::RegistryError> {
 /// ```
 pub mod model {
     pub use toolwright_core::{
-        ApprovalNeed, ArgumentError, Audio, BoxFuture, CancellationToken, Content,
-        EmbeddedResource, Image, IntoToolOutput, InvalidArguments, Json, ParamInfo,
-        ParseSafetyLevelError, ParseTaskSupportError, ResourceData, ResourceLink, SafetyLevel,
-        StateType, TaskSupport, Text, Tool, ToolBuilder, ToolContext, ToolDefinitionError,
-        ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource, ToolSpec, ToolState,
+        ApprovalNeed, ArgumentError, Audio, BoxFuture, CancellationToken, Catalog, CatalogEntry,
+        CatalogHit, CatalogSource, ClientError, ClientPowers, Content, Elicitation,
+        EmbeddedResource, Image, IntoToolOutput, InvalidArguments, Json, LogLevel, ParamInfo,
+        ParseSafetyLevelError, ParseTaskSupportError, Preview, ResourceData, ResourceLink,
+        ResultMetadata, SafetyLevel, StateType, TaskSupport, Text, Tool, ToolBuilder, ToolCall,
+        ToolContext, ToolDefinitionError, ToolError, ToolMeta, ToolOutput, ToolParam, ToolResult,
+        ToolSet, ToolSource, ToolSpec, ToolState,
     };
-    pub use toolwright_core::{client, file_change, priority};
+    pub use toolwright_core::{file_change, priority};
+
+    #[doc(inline)]
+    #[doc = include_str!("../docs/client.md")]
+    pub use toolwright_core::client;
 }
 
 /// Formats: tool schemas for each API and the calls read back from a model's response
@@ -144,7 +149,10 @@ pub mod model {
 /// ```
 pub mod formats {
     pub use toolwright_core::{ResultMetadata, ToolCall, ToolResult};
-    pub use toolwright_formats::{providers, schema};
+    #[doc(inline)]
+    #[doc = include_str!("../docs/providers.md")]
+    pub use toolwright_formats::providers;
+    pub use toolwright_formats::schema;
 }
 
 /// The runtime: the registry that holds tools, and the executor that runs a model's calls

@@ -2,7 +2,8 @@
 //! check of structured output against the output schema.
 
 use serde_json::{Value, json};
-use toolwright_runtime::{Content, ResourceData, ToolResult};
+use toolwright::ToolResult;
+use toolwright::model::{Content, ResourceData};
 
 use crate::tools::{assert_contract_result, call, executor, registry, runs};
 
@@ -201,6 +202,6 @@ async fn output_above_the_limit_fails_without_being_sent() {
     assert_eq!(runs("huge"), 2);
     assert_eq!(
         crate::tools::executor().build().max_output_bytes(),
-        toolwright_runtime::executor::DEFAULT_MAX_OUTPUT_BYTES
+        toolwright::runtime::executor::DEFAULT_MAX_OUTPUT_BYTES
     );
 }

@@ -9,8 +9,9 @@ use async_openai::types::responses::{
     FunctionCallOutput, FunctionCallOutputItemParam, InputContent, InputItem,
 };
 use serde_json::{Value, json};
-use toolwright_runtime::providers::{anthropic, gemini, openai};
-use toolwright_runtime::{ToolCall, ToolOutput, ToolResult};
+use toolwright::formats::providers::{anthropic, gemini, openai};
+use toolwright::model::ToolOutput;
+use toolwright::{ToolCall, ToolResult};
 
 use crate::tools::{call, every_block_list, executor};
 

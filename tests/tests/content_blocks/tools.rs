@@ -6,10 +6,9 @@ use std::sync::{Arc, LazyLock, Mutex};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use toolwright_runtime::{
-    Audio, Content, EmbeddedResource, Executor, ExecutorBuilder, Image, Json, ResourceLink,
-    ToolCall, ToolRegistry, ToolResult, register_all_tools, tool,
-};
+use toolwright::model::{Audio, Content, EmbeddedResource, Image, Json, ResourceLink};
+use toolwright::runtime::ExecutorBuilder;
+use toolwright::{Executor, ToolCall, ToolRegistry, ToolResult, register_all_tools, tool};
 
 static RUNS: LazyLock<Mutex<HashMap<String, usize>>> = LazyLock::new(Mutex::default);
 

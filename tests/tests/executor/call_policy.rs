@@ -6,13 +6,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwright_runtime::executor::{
+use toolwright::SafetyLevel;
+use toolwright::model::{BoxFuture, ToolOutput};
+use toolwright::runtime::executor::{
     CallCounts, CallVerdict, GuardedCall, Guardrail, Outcome, OutputVerdict, PendingCall,
     ResumeError,
 };
-use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, BoxFuture, CallOptions, SafetyLevel, ToolFilter, ToolOutput,
-};
+use toolwright::runtime::{ApprovalDecision, ApprovalRequest, CallOptions, ToolFilter};
 
 use crate::contract::assert_contract_result;
 use crate::tools::{approve_all, call, executor, runs};
@@ -444,7 +444,7 @@ async fn output_guardrails_replace_or_withhold_before_the_model_sees_it() {
 
 // ---- deferred approvals
 
-fn deferring() -> toolwright_runtime::ExecutorBuilder {
+fn deferring() -> toolwright::runtime::ExecutorBuilder {
     executor().approval(|_: ApprovalRequest| std::future::ready(ApprovalDecision::Defer))
 }
 
@@ -505,7 +505,7 @@ async fn a_deferred_call_is_pending_then_runs_once_with_its_id() {
 #[tokio::test]
 async fn a_resumed_call_may_be_modified_or_denied_and_is_checked_again() {
     let executor = deferring().build();
-    let token = |result: toolwright_runtime::ToolResult| result.metadata.pending.unwrap().token;
+    let token = |result: toolwright::ToolResult| result.metadata.pending.unwrap().token;
     let first = executor
         .execute(call(
             "1",
@@ -705,7 +705,7 @@ async fn forged_foreign_and_replayed_pending_calls_are_refused() {
     let honest = executor.take_pending(&pending.token).unwrap();
     let stored = serde_json::to_string(&honest).unwrap();
     let read = || serde_json::from_str::<PendingCall>(&stored).unwrap();
-    let resume = |pending: PendingCall, executor: &toolwright_runtime::Executor| {
+    let resume = |pending: PendingCall, executor: &toolwright::Executor| {
         let executor = executor.clone();
         async move {
             executor
@@ -732,7 +732,7 @@ async fn forged_foreign_and_replayed_pending_calls_are_refused() {
         (|p: &mut PendingCall| p.call.id = "c-8".into()) as fn(&mut PendingCall),
         |p| p.request.preview = Some("nothing to see".into()),
         |p| p.expires_at = jiff::Timestamp::MAX,
-        |p| p.max_safety = Some(toolwright_runtime::SafetyLevel::Safe),
+        |p| p.max_safety = Some(toolwright::SafetyLevel::Safe),
         |p| p.mac.clear(),
     ] {
         let mut forged = read();
@@ -783,7 +783,7 @@ async fn a_short_pending_key_is_a_build_error() {
     assert!(
         matches!(
             error,
-            toolwright_runtime::executor::ExecutorBuildError::ShortPendingKey { len: 9 }
+            toolwright::runtime::executor::ExecutorBuildError::ShortPendingKey { len: 9 }
         ),
         "{error:?}"
     );
@@ -980,51 +980,51 @@ async fn the_smallest_timeout_applies() {
 // ---- per-tool approval rules, timeouts and limits declared on the tool
 
 /// Move money; asked about only above 100.
-#[toolwright_runtime::tool(approval = large_amounts)]
+#[toolwright::tool(approval = large_amounts)]
 fn pay_out(key: String, amount: u32) -> String {
     crate::tools::count_run(&key);
     format!("paid {amount}")
 }
 
 fn large_amounts(
-    _ctx: &toolwright_runtime::ToolContext,
+    _ctx: &toolwright::ToolContext,
     _key: &str,
     amount: &u32,
-) -> toolwright_runtime::ApprovalNeed {
+) -> toolwright::model::ApprovalNeed {
     if *amount > 100 {
-        toolwright_runtime::ApprovalNeed::Required
+        toolwright::model::ApprovalNeed::Required
     } else {
-        toolwright_runtime::ApprovalNeed::NotRequired
+        toolwright::model::ApprovalNeed::NotRequired
     }
 }
 
 /// Remove a scratch file; needs no approval inside scratch/, though dangerous.
-#[toolwright_runtime::tool(safety = "dangerous", approval = scratch_is_free)]
+#[toolwright::tool(safety = "dangerous", approval = scratch_is_free)]
 fn remove_scratch(key: String, path: String) -> String {
     crate::tools::count_run(&key);
     format!("removed {path}")
 }
 
 fn scratch_is_free(
-    _ctx: &toolwright_runtime::ToolContext,
+    _ctx: &toolwright::ToolContext,
     _key: &str,
     path: &str,
-) -> Result<toolwright_runtime::ApprovalNeed, toolwright_runtime::ToolError> {
+) -> Result<toolwright::model::ApprovalNeed, toolwright::ToolError> {
     if path.contains("panic") {
         panic!("the rule broke");
     }
     if path.is_empty() {
-        return Err(toolwright_runtime::ToolError::new("`path` is empty"));
+        return Err(toolwright::ToolError::new("`path` is empty"));
     }
     Ok(if path.starts_with("scratch/") && !path.contains("..") {
-        toolwright_runtime::ApprovalNeed::NotRequired
+        toolwright::model::ApprovalNeed::NotRequired
     } else {
-        toolwright_runtime::ApprovalNeed::Required
+        toolwright::model::ApprovalNeed::Required
     })
 }
 
 /// Wait forever, but the tool says 50 ms at most.
-#[toolwright_runtime::tool(timeout = "50ms")]
+#[toolwright::tool(timeout = "50ms")]
 async fn short_fuse(key: String) -> String {
     crate::tools::count_run(&key);
     std::future::pending::<()>().await;
@@ -1032,7 +1032,7 @@ async fn short_fuse(key: String) -> String {
 }
 
 /// Ring once per executor.
-#[toolwright_runtime::tool(max_calls = 1)]
+#[toolwright::tool(max_calls = 1)]
 fn ring_once(key: String) -> String {
     crate::tools::count_run(&key);
     "ring".into()

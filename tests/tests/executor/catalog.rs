@@ -5,10 +5,8 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use toolwright_runtime::{
-    CallOptions, Executor, SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolFilter,
-    ToolRegistry,
-};
+use toolwright::runtime::{CallOptions, ToolFilter};
+use toolwright::{Executor, SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolRegistry};
 
 /// A tool that reports what its catalog holds: the listed names, whether `get` finds each
 /// name it was asked about, and the names a search for "file" finds.

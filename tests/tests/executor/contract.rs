@@ -1,7 +1,8 @@
 //! `ToolCall` and `ToolResult` in exactly the execution contract's JSON shape.
 
 use serde_json::{Value, json};
-use toolwright_runtime::{ResultMetadata, SafetyLevel, ToolCall, ToolResult};
+use toolwright::model::ResultMetadata;
+use toolwright::{SafetyLevel, ToolCall, ToolResult};
 
 use crate::tools::{approve_all, call, executor};
 

@@ -4,8 +4,9 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolwright_runtime::executor::{AuditLog, HookEvent, ToolHook, UNKNOWN_TOOL_METRIC};
-use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, ToolResult};
+use toolwright::ToolResult;
+use toolwright::runtime::executor::{AuditLog, HookEvent, ToolHook, UNKNOWN_TOOL_METRIC};
+use toolwright::runtime::{ApprovalDecision, ApprovalRequest, CallOptions};
 
 use crate::tools::{call, executor};
 

@@ -3,8 +3,9 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolwright_runtime::executor::Outcome;
-use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, SafetyLevel};
+use toolwright::SafetyLevel;
+use toolwright::runtime::executor::Outcome;
+use toolwright::runtime::{ApprovalDecision, ApprovalRequest, CallOptions};
 
 use crate::tools::{approve_all, call, executor, runs};
 

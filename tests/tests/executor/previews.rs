@@ -6,12 +6,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolwright_runtime::executor::Outcome;
-use toolwright_runtime::file_change::FileChange;
-use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, CallOptions, Executor, Preview, SafetyLevel, Tool, ToolCall,
-    ToolError, ToolRegistry,
-};
+use toolwright::model::Preview;
+use toolwright::model::file_change::FileChange;
+use toolwright::runtime::executor::Outcome;
+use toolwright::runtime::{ApprovalDecision, ApprovalRequest, CallOptions};
+use toolwright::{Executor, SafetyLevel, Tool, ToolCall, ToolError, ToolRegistry};
 
 /// What the world looks like to the preview: a number another process may change.
 struct World(AtomicUsize);
@@ -170,9 +169,9 @@ async fn a_resumed_decision_applies_even_if_the_rule_would_no_longer_ask() {
         .approval(|ctx, _| {
             let ask = ctx.require_state::<Doc>()?.ask.load(Ordering::SeqCst);
             Ok(if ask {
-                toolwright_runtime::ApprovalNeed::Required
+                toolwright::model::ApprovalNeed::Required
             } else {
-                toolwright_runtime::ApprovalNeed::NotRequired
+                toolwright::model::ApprovalNeed::NotRequired
             })
         })
         .preview(|ctx, args| {

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-use toolwright_runtime::ToolCall;
+use toolwright::ToolCall;
 
 use crate::contract::assert_contract_result;
 use crate::tools::{approve_all, executor};
@@ -108,11 +108,10 @@ mod layered {
 
     use proptest::prelude::*;
     use serde_json::json;
-    use toolwright_runtime::executor::{CallVerdict, GuardedCall, Guardrail, Outcome};
-    use toolwright_runtime::{
-        ApprovalDecision, ApprovalRequest, BoxFuture, CallOptions, Executor, SafetyLevel, ToolCall,
-        ToolFilter, tool,
-    };
+    use toolwright::model::BoxFuture;
+    use toolwright::runtime::executor::{CallVerdict, GuardedCall, Guardrail, Outcome};
+    use toolwright::runtime::{ApprovalDecision, ApprovalRequest, CallOptions, ToolFilter};
+    use toolwright::{Executor, SafetyLevel, ToolCall, tool};
 
     use crate::contract::assert_contract_result;
     use crate::tools::registry;
@@ -149,14 +148,14 @@ mod layered {
     }
 
     fn negative_needs_approval(
-        _ctx: &toolwright_runtime::ToolContext,
+        _ctx: &toolwright::ToolContext,
         _case: &u64,
         n: &i64,
-    ) -> toolwright_runtime::ApprovalNeed {
+    ) -> toolwright::model::ApprovalNeed {
         if *n < 0 {
-            toolwright_runtime::ApprovalNeed::Required
+            toolwright::model::ApprovalNeed::Required
         } else {
-            toolwright_runtime::ApprovalNeed::NotRequired
+            toolwright::model::ApprovalNeed::NotRequired
         }
     }
 
@@ -331,11 +330,10 @@ mod partial_approvals {
 
     use proptest::prelude::*;
     use serde_json::json;
-    use toolwright_runtime::file_change::{FileChange, Hunk, LineKind};
-    use toolwright_runtime::{
-        ApprovalDecision, ApprovalRequest, Executor, Preview, SafetyLevel, Tool, ToolCall,
-        ToolError, ToolRegistry,
-    };
+    use toolwright::model::Preview;
+    use toolwright::model::file_change::{FileChange, Hunk, LineKind};
+    use toolwright::runtime::{ApprovalDecision, ApprovalRequest};
+    use toolwright::{Executor, SafetyLevel, Tool, ToolCall, ToolError, ToolRegistry};
 
     /// The document the tool edits.
     struct Doc(Mutex<String>);

@@ -3,8 +3,10 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolwright_runtime::executor::{BlockingExecutor, Outcome};
-use toolwright_runtime::{CallOptions, CancellationToken, ToolCall};
+use toolwright::ToolCall;
+use toolwright::model::CancellationToken;
+use toolwright::runtime::CallOptions;
+use toolwright::runtime::executor::{BlockingExecutor, Outcome};
 
 use crate::tools::{Greeting, call, executor, runs};
 
@@ -309,13 +311,13 @@ async fn a_timeout_tells_a_sync_tool_to_stop() {
 
 /// Two runtime tools, `meet_async` and `meet_sync`, each of whose calls waits until `n`
 /// calls of it have started.
-fn meeting(n: usize) -> std::sync::Arc<toolwright_runtime::ToolRegistry> {
+fn meeting(n: usize) -> std::sync::Arc<toolwright::ToolRegistry> {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let registry = toolwright_runtime::ToolRegistry::new();
+    let registry = toolwright::ToolRegistry::new();
     let arrived = Arc::new(AtomicUsize::new(0));
     let here = Arc::clone(&arrived);
-    let meet_async = toolwright_runtime::Tool::builder("meet_async")
+    let meet_async = toolwright::Tool::builder("meet_async")
         .description("Wait until everyone has arrived.")
         .handler(move |_| {
             let here = Arc::clone(&here);
@@ -330,7 +332,7 @@ fn meeting(n: usize) -> std::sync::Arc<toolwright_runtime::ToolRegistry> {
         .build()
         .unwrap();
     let arrived = Arc::new(AtomicUsize::new(0));
-    let meet_sync = toolwright_runtime::Tool::builder("meet_sync")
+    let meet_sync = toolwright::Tool::builder("meet_sync")
         .description("Wait until everyone has arrived, on a thread.")
         .sync_handler(move |_, _| {
             arrived.fetch_add(1, Ordering::SeqCst);
@@ -350,7 +352,7 @@ fn meeting(n: usize) -> std::sync::Arc<toolwright_runtime::ToolRegistry> {
 async fn independent_calls_run_concurrently() {
     // Each call waits until all 100 are running at once: run one after another, they would
     // never finish (the timeout turns that into a failure). No clock decides the result.
-    let executor = toolwright_runtime::Executor::builder(meeting(100))
+    let executor = toolwright::Executor::builder(meeting(100))
         .concurrency(100)
         .max_sync_threads(100)
         .timeout(Duration::from_secs(120))

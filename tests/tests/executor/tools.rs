@@ -6,9 +6,9 @@ use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, Executor, ExecutorBuilder, SafetyLevel, ToolCall,
-    ToolContext, ToolError, ToolRegistry, register_all_tools, tool,
+use toolwright::runtime::{ApprovalDecision, ApprovalRequest, ExecutorBuilder};
+use toolwright::{
+    Executor, SafetyLevel, ToolCall, ToolContext, ToolError, ToolRegistry, register_all_tools, tool,
 };
 
 static RUNS: LazyLock<Mutex<HashMap<String, usize>>> = LazyLock::new(Mutex::default);

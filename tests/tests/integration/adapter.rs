@@ -1,7 +1,8 @@
 //! The JSON-arguments adapter: typed parameters in, errors a model can act on.
 
 use serde_json::{Map, Value, json};
-use toolwright_runtime::{ArgumentError, Tool, ToolContext, ToolError, register_all_tools};
+use toolwright::model::ArgumentError;
+use toolwright::{Tool, ToolContext, ToolError, register_all_tools};
 
 fn tool(name: &str) -> Tool {
     register_all_tools().unwrap().get(name).unwrap()

@@ -1,6 +1,7 @@
 //! Link-time collection across crates.
 
-use toolwright_runtime::{SafetyLevel, ToolFilter, ToolRegistry, register_all_tools};
+use toolwright::runtime::ToolFilter;
+use toolwright::{SafetyLevel, ToolRegistry, register_all_tools};
 
 const LOCAL: [&str; 6] = [
     "always_fails",
@@ -21,7 +22,7 @@ fn collects_tools_from_every_linked_crate() {
         weather_tools::convert_temperature(100.0, weather_tools::Unit::Fahrenheit),
         212.0
     );
-    assert_eq!(renamed_runtime_tools::reverse_text("abc".into()), "cba");
+    assert_eq!(renamed_core_tools::reverse_text("abc".into()), "cba");
 
     let registry = register_all_tools().unwrap();
     let mut expected: Vec<&str> = LOCAL
@@ -101,7 +102,7 @@ fn attribute_options_reach_the_tool() {
     assert_eq!(search.categories(), ["search"]);
     assert_eq!(search.tags(), ["records", "query"]);
     assert_eq!(search.version(), Some("2.0.0"));
-    assert_eq!(search.priority(), toolwright_runtime::priority::OFFICIAL);
+    assert_eq!(search.priority(), toolwright::model::priority::OFFICIAL);
     assert_eq!(search.required(), ["query"]);
     assert!(search.is_async());
     let key = search
@@ -120,7 +121,7 @@ fn attribute_options_reach_the_tool() {
         "Empty the application's cache. Everything cached is lost."
     );
     let echo = registry.get("echo").unwrap();
-    assert_eq!(echo.priority(), toolwright_runtime::priority::COMMUNITY);
+    assert_eq!(echo.priority(), toolwright::model::priority::COMMUNITY);
     assert_eq!(echo.version(), None);
 }
 

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolwright_runtime::{Json, ToolContext, ToolError, tool};
+use toolwright::model::Json;
+use toolwright::{ToolContext, ToolError, tool};
 
 /// How to sort.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
@@ -50,7 +51,7 @@ pub struct Filter {
     tags("records", "query"),
     required("query"),
     version = "2.0.0",
-    priority = toolwright_runtime::priority::OFFICIAL
+    priority = toolwright::model::priority::OFFICIAL
 )]
 pub async fn search(
     ctx: &ToolContext,

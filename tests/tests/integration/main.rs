@@ -2,7 +2,7 @@
 //!
 //! Tools come from three places: this test crate, `weather-tools` (whose functions the tests
 //! call), and `admin-tools` (whose functions nothing calls: it is linked only because it is
-//! named below), plus `renamed-runtime-tools` (`#[tool(crate = ...)]`).
+//! named below), plus `renamed-core-tools` (`#[tool(crate = ...)]`).
 
 // The smallest wiring that links a crate nothing else names, so its tools are collected.
 use admin_tools as _;

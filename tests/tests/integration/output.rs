@@ -3,7 +3,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
-use toolwright_runtime::{IntoToolOutput, Json, ToolError, ToolOutput};
+use toolwright::ToolError;
+use toolwright::model::{IntoToolOutput, Json, ToolOutput};
 
 fn content(output: impl IntoToolOutput) -> String {
     output.into_tool_output().unwrap().content
@@ -81,7 +82,7 @@ fn unserializable_structured_output_is_a_failure_not_a_panic() {
 
 #[test]
 fn content_blocks_and_tuples_become_blocks_in_order() {
-    use toolwright_runtime::{Audio, Content, EmbeddedResource, Image, ResourceLink};
+    use toolwright::model::{Audio, Content, EmbeddedResource, Image, ResourceLink};
 
     // One block of text is plain text; anything else keeps its blocks.
     assert_eq!(
@@ -167,7 +168,7 @@ fn content_blocks_and_tuples_become_blocks_in_order() {
 
 #[test]
 fn the_builder_adds_blocks_after_the_text() {
-    use toolwright_runtime::{Content, Image};
+    use toolwright::model::{Content, Image};
 
     let out = ToolOutput::default().block(Image::png(vec![1]));
     assert_eq!(

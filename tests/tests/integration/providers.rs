@@ -11,13 +11,12 @@ use async_openai::types::responses::{
     FunctionToolCall, InputItem, OutputItem, Tool as ResponsesTool,
 };
 use serde_json::{Value, json};
-use toolwright_runtime::providers::{anthropic, gemini, openai};
-use toolwright_runtime::schema::{Format, SchemaOptions, tools_to_schema, tools_to_schema_with};
-use toolwright_runtime::{
-    Executor, SafetyLevel, ToolCall, ToolFilter, ToolResult, register_all_tools,
-};
+use toolwright::formats::providers::{anthropic, gemini, openai};
+use toolwright::formats::schema::{Format, SchemaOptions, tools_to_schema, tools_to_schema_with};
+use toolwright::runtime::ToolFilter;
+use toolwright::{Executor, SafetyLevel, ToolCall, ToolResult, register_all_tools};
 
-fn strict_able() -> Vec<toolwright_runtime::Tool> {
+fn strict_able() -> Vec<toolwright::Tool> {
     register_all_tools()
         .unwrap()
         .list(&ToolFilter::new().include_disabled(true))

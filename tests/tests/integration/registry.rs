@@ -5,11 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde_json::{Value, json};
-use toolwright_runtime::registry::{ApplyReport, Timestamp};
-use toolwright_runtime::{
-    RegisterOptions, RegistryError, RegistrySnapshot, SafetyLevel, Tool, ToolFilter, ToolRegistry,
-    priority, register_all_tools,
-};
+use toolwright::model::priority;
+use toolwright::runtime::registry::{ApplyReport, Timestamp};
+use toolwright::runtime::{RegisterOptions, RegistryError, RegistrySnapshot, ToolFilter};
+use toolwright::{SafetyLevel, Tool, ToolRegistry, register_all_tools};
 
 /// A registry whose clock ticks one second per registration, from a fixed time.
 fn registry() -> ToolRegistry {

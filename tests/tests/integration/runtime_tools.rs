@@ -1,9 +1,8 @@
 //! Tools defined at run time with `Tool::builder`.
 
 use serde_json::{Map, Value, json};
-use toolwright_runtime::{
-    ArgumentError, SafetyLevel, Tool, ToolContext, ToolDefinitionError, ToolError, priority,
-};
+use toolwright::model::{ArgumentError, ToolDefinitionError, priority};
+use toolwright::{SafetyLevel, Tool, ToolContext, ToolError};
 
 fn args(value: Value) -> Map<String, Value> {
     value.as_object().cloned().expect("an object")
@@ -193,7 +192,7 @@ async fn handler_with_context_and_failures() {
     assert_eq!(err.to_string(), "call c9 failed");
 }
 
-fn build_error(builder: toolwright_runtime::ToolBuilder) -> ToolDefinitionError {
+fn build_error(builder: toolwright::model::ToolBuilder) -> ToolDefinitionError {
     match builder.build() {
         Ok(tool) => panic!("{} should not build", tool.name()),
         Err(error) => error,

@@ -1,7 +1,7 @@
 //! The JSON Schema of tools' parameters.
 
 use serde_json::{Value, json};
-use toolwright_runtime::register_all_tools;
+use toolwright::register_all_tools;
 
 use crate::snapshot::assert_json_snapshot;
 

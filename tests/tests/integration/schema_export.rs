@@ -2,10 +2,11 @@
 //! strict-mode rules, Gemini's subset, MCP annotations.
 
 use serde_json::{Map, Value, json};
-use toolwright_runtime::schema::{
+use toolwright::formats::schema::{
     Format, SchemaError, SchemaOptions, tools_to_schema, tools_to_schema_with,
 };
-use toolwright_runtime::{Tool, ToolFilter, register_all_tools};
+use toolwright::runtime::ToolFilter;
+use toolwright::{Tool, register_all_tools};
 
 use crate::snapshot::assert_json_snapshot;
 

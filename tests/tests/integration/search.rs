@@ -1,7 +1,8 @@
 //! Tool search: the right tool among a thousand.
 
 use serde_json::json;
-use toolwright_runtime::{SafetyLevel, Tool, ToolFilter, ToolRegistry};
+use toolwright::runtime::ToolFilter;
+use toolwright::{SafetyLevel, Tool, ToolRegistry};
 
 const VERBS: [&str; 10] = [
     "get", "list", "update", "create", "archive", "sync", "export", "import", "count", "validate",

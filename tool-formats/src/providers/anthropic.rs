@@ -19,7 +19,7 @@ const ANTHROPIC: &str = "Anthropic message";
 /// When the content is not an array of blocks.
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_formats::providers::anthropic::parse_tool_uses;
 ///
 /// let message = json!({"role": "assistant", "content": [
@@ -72,7 +72,7 @@ pub fn parse_tool_uses(message: &Value) -> Result<Vec<ToolCall>, ProviderError> 
 /// any other block (audio, resource links, other types).
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_formats::providers::anthropic::tool_results_message;
 /// use toolwright_core::{Image, ToolOutput, ToolResult};
 ///

@@ -22,7 +22,7 @@ pub const GENERATED_ID_PREFIX: &str = "gemini_call_";
 /// When the parts are not an array of objects.
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_formats::providers::gemini::parse_function_calls;
 ///
 /// let response = json!({"candidates": [{"content": {"role": "model", "parts": [
@@ -83,7 +83,7 @@ pub fn parse_function_calls(response: &Value) -> Result<Vec<ToolCall>, ProviderE
 /// `functionResponse` (Gemini 3's multimodal function responses).
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_formats::providers::gemini::function_responses;
 /// use toolwright_core::{Image, ToolCall, ToolOutput, ToolResult};
 ///
@@ -95,7 +95,7 @@ pub fn parse_function_calls(response: &Value) -> Result<Vec<ToolCall>, ProviderE
 /// ```
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_formats::providers::gemini::function_responses;
 /// use toolwright_core::{ToolCall, ToolResult};
 ///

@@ -7,7 +7,7 @@
 //! others run) and strict only about the message's structure.
 //!
 //! ```
-//! use serde_json::json;
+//! use toolwright_core::serde_json::json;
 //! use toolwright_formats::providers::openai;
 //!
 //! let message = json!({

@@ -25,7 +25,7 @@ const RESPONSES: &str = "OpenAI responses output";
 /// When the message is not an object, or `tool_calls` is not an array of objects.
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_formats::providers::openai::parse_chat_tool_calls;
 ///
 /// let completion = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
@@ -85,7 +85,7 @@ pub fn parse_chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, ProviderE
 /// When the output is not an array of objects.
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_formats::providers::openai::parse_responses_tool_calls;
 ///
 /// let response = json!({"output": [
@@ -146,7 +146,7 @@ pub fn parse_responses_tool_calls(output: &Value) -> Result<Vec<ToolCall>, Provi
 /// use toolwright_core::ToolResult;
 ///
 /// let messages = chat_tool_messages(&[ToolResult::success("call_1", "18 °C")]);
-/// assert_eq!(messages[0], serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "18 °C"}));
+/// assert_eq!(messages[0], toolwright_core::serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "18 °C"}));
 /// ```
 pub fn chat_tool_messages(results: &[ToolResult]) -> Vec<Value> {
     results
@@ -238,7 +238,7 @@ fn chat_media_part(block: &Content) -> Option<Value> {
 ///
 /// let output = ToolOutput::text("Map:").block(Image::jpeg(b"jpg".to_vec()));
 /// let items = responses_tool_outputs(&[ToolResult::from_output("call_2", output)]);
-/// assert_eq!(items[0]["output"][1], serde_json::json!({"type": "input_image", "image_url": "data:image/jpeg;base64,anBn", "detail": "auto"}));
+/// assert_eq!(items[0]["output"][1], toolwright_core::serde_json::json!({"type": "input_image", "image_url": "data:image/jpeg;base64,anBn", "detail": "auto"}));
 /// ```
 pub fn responses_tool_outputs(results: &[ToolResult]) -> Vec<Value> {
     results

@@ -2,7 +2,7 @@
 //! mode), Anthropic, Gemini and MCP.
 //!
 //! ```
-//! use serde_json::json;
+//! use toolwright_core::serde_json::json;
 //! use toolwright_formats::schema::{tools_to_schema, Format};
 //! use toolwright_core::tool;
 //!
@@ -208,8 +208,8 @@ pub fn tools_to_schema(tools: &[Tool], format: Format) -> Vec<Value> {
 /// let tools: Vec<_> = toolwright_core::linked_tools().filter(|t| t.name() == "search_notes").collect();
 /// let strict = tools_to_schema_with(&tools, Format::OpenAiResponses, SchemaOptions::new().strict(true)).unwrap();
 /// assert_eq!(strict[0]["strict"], true);
-/// assert_eq!(strict[0]["parameters"]["required"], serde_json::json!(["query", "limit"]));
-/// assert_eq!(strict[0]["parameters"]["properties"]["limit"]["type"], serde_json::json!(["integer", "null"]));
+/// assert_eq!(strict[0]["parameters"]["required"], toolwright_core::serde_json::json!(["query", "limit"]));
+/// assert_eq!(strict[0]["parameters"]["properties"]["limit"]["type"], toolwright_core::serde_json::json!(["integer", "null"]));
 /// ```
 pub fn tools_to_schema_with(
     tools: &[Tool],

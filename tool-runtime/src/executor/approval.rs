@@ -49,7 +49,7 @@ pub struct ApprovalRequest {
 /// An approval handler's answer.
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_runtime::ApprovalDecision;
 ///
 /// let narrowed = ApprovalDecision::Modified { arguments: json!({"path": "build/"}) };
@@ -105,9 +105,10 @@ pub enum ApprovalDecision {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
-    /// use serde_json::json;
+    /// use toolwright_core::serde_json::json;
     /// use toolwright_runtime::executor::Outcome;
-    /// use toolwright_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
+    /// use toolwright_core::{tool, ToolCall};
+    /// use toolwright_runtime::{register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor};
     ///
     /// /// Transfer money.
     /// #[tool(safety = "dangerous")]
@@ -141,7 +142,8 @@ pub enum ApprovalDecision {
 /// `Fn(ApprovalRequest) -> impl Future<Output = ApprovalDecision>` closure is one.
 ///
 /// ```
-/// use toolwright_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture};
+/// use toolwright_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
+/// use toolwright_core::BoxFuture;
 ///
 /// /// Approves only tools on a list.
 /// struct AllowList(Vec<String>);

@@ -10,8 +10,9 @@ use toolwright_core::ToolResult;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use serde_json::json;
-/// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall};
+/// use toolwright_core::serde_json::json;
+/// use toolwright_core::{tool, ToolCall};
+/// use toolwright_runtime::{register_all_tools, Executor};
 /// use toolwright_runtime::executor::BlockingExecutor;
 ///
 /// /// Say hi.

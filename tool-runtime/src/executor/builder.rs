@@ -102,7 +102,8 @@ impl ExecutorBuilder {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use toolwright_runtime::{Executor, SafetyLevel, ToolRegistry};
+    /// # use toolwright_core::SafetyLevel;
+    /// # use toolwright_runtime::{Executor, ToolRegistry};
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).max_safety(SafetyLevel::Cautious).build();
     /// assert_eq!(executor.max_safety(), SafetyLevel::Cautious);
     /// ```
@@ -428,8 +429,9 @@ impl ExecutorBuilder {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
-    /// use serde_json::json;
-    /// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall};
+    /// use toolwright_core::serde_json::json;
+    /// use toolwright_core::{tool, ToolCall};
+    /// use toolwright_runtime::{register_all_tools, Executor};
     ///
     /// /// Search the web.
     /// #[tool]
@@ -466,7 +468,8 @@ impl ExecutorBuilder {
     /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
     /// ```rust,standalone_crate
     /// use std::sync::Arc;
-    /// use toolwright_runtime::{tool, Executor, ToolRegistry};
+    /// use toolwright_core::tool;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
     /// use toolwright_runtime::executor::ExecutorBuildError;
     ///
     /// struct Pool;

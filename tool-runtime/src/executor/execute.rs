@@ -102,8 +102,9 @@ impl Executor {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
-    /// use serde_json::json;
-    /// use toolwright_runtime::{tool, register_all_tools, CallOptions, Executor, ToolCall, ToolFilter};
+    /// use toolwright_core::serde_json::json;
+    /// use toolwright_core::{tool, ToolCall};
+    /// use toolwright_runtime::{register_all_tools, CallOptions, Executor, ToolFilter};
     ///
     /// /// Add two numbers.
     /// #[tool]

@@ -12,8 +12,8 @@ use toolwright_core::ToolOutput;
 /// would run with (unredacted: a guardrail is the application's own policy code).
 ///
 /// ```
-/// use serde_json::json;
-/// use toolwright_runtime::SafetyLevel;
+/// use toolwright_core::serde_json::json;
+/// use toolwright_core::SafetyLevel;
 /// use toolwright_runtime::executor::GuardedCall;
 ///
 /// let call = GuardedCall::new("c1", "write_file", SafetyLevel::Dangerous, json!({"path": "a"}));
@@ -52,7 +52,7 @@ impl GuardedCall {
 /// What a guardrail says before a call runs.
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_runtime::executor::CallVerdict;
 ///
 /// let narrowed = CallVerdict::Rewrite { arguments: json!({"path": "sandbox/a"}) };
@@ -78,7 +78,7 @@ pub enum CallVerdict {
 /// What a guardrail says about a call's output, before the model sees it.
 ///
 /// ```
-/// use toolwright_runtime::ToolOutput;
+/// use toolwright_core::ToolOutput;
 /// use toolwright_runtime::executor::OutputVerdict;
 ///
 /// let redacted = OutputVerdict::Replace(ToolOutput::text("[output withheld: it held a key]"));
@@ -107,9 +107,10 @@ pub enum OutputVerdict {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_runtime::executor::{CallVerdict, GuardedCall, Guardrail, OutputVerdict};
-/// use toolwright_runtime::{tool, register_all_tools, BoxFuture, Executor, ToolCall, ToolOutput};
+/// use toolwright_core::{tool, BoxFuture, ToolCall, ToolOutput};
+/// use toolwright_runtime::{register_all_tools, Executor};
 ///
 /// /// Look up a customer.
 /// #[tool]

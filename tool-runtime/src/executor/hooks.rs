@@ -51,7 +51,7 @@ pub struct HookEvent {
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use toolwright_runtime::{ToolResult};
+/// use toolwright_core::ToolResult;
 /// use toolwright_runtime::executor::{HookEvent, ToolHook};
 ///
 /// #[derive(Default)]

@@ -154,8 +154,9 @@ pub struct LatencyStats {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
-/// use serde_json::json;
-/// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall};
+/// use toolwright_core::serde_json::json;
+/// use toolwright_core::{tool, ToolCall};
+/// use toolwright_runtime::{register_all_tools, Executor};
 ///
 /// /// Repeat a word.
 /// #[tool]
@@ -207,8 +208,9 @@ pub struct ToolMetrics {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
-/// use serde_json::json;
-/// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall};
+/// use toolwright_core::serde_json::json;
+/// use toolwright_core::{tool, ToolCall};
+/// use toolwright_runtime::{register_all_tools, Executor};
 ///
 /// /// Double a number.
 /// #[tool]

@@ -17,9 +17,10 @@ use toolwright_formats::schema::{Format, tools_to_schema};
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
-/// use serde_json::json;
-/// use toolwright_runtime::schema::Format;
-/// use toolwright_runtime::{tool, register_all_tools, Executor, ToolCall, ToolFilter};
+/// use toolwright_core::serde_json::json;
+/// use toolwright_formats::schema::Format;
+/// use toolwright_core::{tool, ToolCall};
+/// use toolwright_runtime::{register_all_tools, Executor, ToolFilter};
 ///
 /// /// Read a note.
 /// #[tool(categories(notes))]

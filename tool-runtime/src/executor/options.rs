@@ -20,7 +20,8 @@ pub(super) type ProgressReporter = Arc<dyn Fn(Progress) + Send + Sync>;
 ///
 /// ```
 /// use std::time::Duration;
-/// use toolwright_runtime::{CallOptions, CancellationToken};
+/// use toolwright_runtime::CallOptions;
+/// use toolwright_core::CancellationToken;
 ///
 /// let token = CancellationToken::new();
 /// let options = CallOptions::new().timeout(Duration::from_secs(5)).cancellation(token.clone());
@@ -113,9 +114,10 @@ impl CallOptions {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
-    /// use serde_json::json;
+    /// use toolwright_core::serde_json::json;
     /// use toolwright_runtime::executor::Outcome;
-    /// use toolwright_runtime::{tool, register_all_tools, CallOptions, Executor, SafetyLevel, ToolCall};
+    /// use toolwright_core::{tool, SafetyLevel, ToolCall};
+    /// use toolwright_runtime::{register_all_tools, CallOptions, Executor};
     ///
     /// /// Rename a file.
     /// #[tool(safety = "cautious")]
@@ -148,9 +150,10 @@ impl CallOptions {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
-    /// use serde_json::json;
+    /// use toolwright_core::serde_json::json;
     /// use toolwright_runtime::executor::Outcome;
-    /// use toolwright_runtime::{tool, register_all_tools, CallOptions, Executor, ToolCall, ToolFilter};
+    /// use toolwright_core::{tool, ToolCall};
+    /// use toolwright_runtime::{register_all_tools, CallOptions, Executor, ToolFilter};
     ///
     /// /// Read the weather.
     /// #[tool]
@@ -211,14 +214,15 @@ impl CallOptions {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
-    /// use serde_json::json;
-    /// use toolwright_runtime::client::{ClientFuture, ClientPowers, ElicitationRequest};
-    /// use toolwright_runtime::{CallOptions, ClientError, Elicitation, Executor, Tool, ToolCall, ToolRegistry};
+    /// use toolwright_core::serde_json::json;
+    /// use toolwright_core::client::{ClientFuture, ClientPowers, ElicitationRequest};
+    /// use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
+    /// use toolwright_core::{ClientError, Elicitation, Tool, ToolCall};
     ///
     /// /// A user who always says yes.
     /// struct Yes;
     /// impl ClientPowers for Yes {
-    ///     fn elicit(&self, _: ElicitationRequest) -> ClientFuture<Result<Elicitation<serde_json::Value>, ClientError>> {
+    ///     fn elicit(&self, _: ElicitationRequest) -> ClientFuture<Result<Elicitation<toolwright_core::serde_json::Value>, ClientError>> {
     ///         Box::pin(async { Ok(Elicitation::Accepted(json!({"sure": true}))) })
     ///     }
     /// }

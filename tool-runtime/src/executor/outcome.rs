@@ -12,8 +12,9 @@ use toolwright_core::ToolResult;
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// use std::sync::Arc;
-/// use serde_json::json;
-/// use toolwright_runtime::{CallOptions, Executor, ToolCall, ToolRegistry};
+/// use toolwright_core::serde_json::json;
+/// use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
+/// use toolwright_core::ToolCall;
 /// use toolwright_runtime::executor::Outcome;
 ///
 /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();

@@ -70,14 +70,14 @@ pub const MIN_PENDING_KEY_LEN: usize = 32;
 /// be reformatted: keys are compared in a canonical order).
 ///
 /// ```
-/// use serde_json::json;
+/// use toolwright_core::serde_json::json;
 /// use toolwright_runtime::executor::PendingCall;
 ///
 /// let text = r#"{"token":"t","call":{"id":"c1","name":"wipe","arguments":{}},
 ///   "request":{"call_id":"c1","tool":"wipe","description":"Wipe.","safety":"dangerous","arguments":{}},
 ///   "expires_at":"2030-01-01T00:00:00Z","mac":"00"}"#;
 /// // It reads, but no executor would run it: the MAC is not one of an executor's.
-/// let pending: PendingCall = serde_json::from_str(text).unwrap();
+/// let pending: PendingCall = toolwright_core::serde_json::from_str(text).unwrap();
 /// assert_eq!(pending.call.id, "c1");
 /// assert_eq!(pending.max_safety, None);
 /// ```

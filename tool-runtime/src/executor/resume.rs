@@ -96,9 +96,10 @@ impl Executor {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// use std::sync::Arc;
-    /// use serde_json::json;
+    /// use toolwright_core::serde_json::json;
     /// use toolwright_runtime::executor::{PendingCall, ResumeError};
-    /// use toolwright_runtime::{tool, register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor, ToolCall};
+    /// use toolwright_core::{tool, ToolCall};
+    /// use toolwright_runtime::{register_all_tools, ApprovalDecision, ApprovalRequest, CallOptions, Executor};
     ///
     /// /// Delete a branch.
     /// #[tool(safety = "dangerous")]
@@ -111,9 +112,9 @@ impl Executor {
     /// let token = pending.metadata.pending.unwrap().token;
     ///
     /// // Kept in a database as JSON ...
-    /// let stored = serde_json::to_string(&executor.take_pending(&token).unwrap()).unwrap();
+    /// let stored = toolwright_core::serde_json::to_string(&executor.take_pending(&token).unwrap()).unwrap();
     /// // ... and run after a person approved (in another process: with the same pending key).
-    /// let waiting: PendingCall = serde_json::from_str(&stored).unwrap();
+    /// let waiting: PendingCall = toolwright_core::serde_json::from_str(&stored).unwrap();
     ///
     /// // Edited on the way: refused, nothing runs.
     /// let mut forged = waiting.clone();

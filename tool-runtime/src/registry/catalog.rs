@@ -73,7 +73,8 @@ impl ToolRegistry {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use toolwright_runtime::{SafetyLevel, ToolFilter, ToolRegistry};
+    /// use toolwright_core::SafetyLevel;
+    /// use toolwright_runtime::{ToolFilter, ToolRegistry};
     ///
     /// let registry = Arc::new(ToolRegistry::new());
     /// let catalog = registry.catalog(ToolFilter::new().max_safety(SafetyLevel::Safe));

@@ -58,7 +58,8 @@ pub enum RegistryError {
 /// [`RegistryError::DuplicateTools`]).
 ///
 /// ```
-/// use toolwright_runtime::{NameClash, ToolSource};
+/// use toolwright_runtime::NameClash;
+/// use toolwright_core::ToolSource;
 ///
 /// let clash = NameClash {
 ///     name: "get_forecast".into(),

@@ -39,7 +39,8 @@ pub enum ChangeKind {
 /// that re-read the registry can apply events it has already seen without harm.
 ///
 /// ```
-/// use toolwright_runtime::{RegisterOptions, Tool, ToolFilter, ToolRegistry};
+/// use toolwright_runtime::{RegisterOptions, ToolFilter, ToolRegistry};
+/// use toolwright_core::Tool;
 /// use toolwright_runtime::registry::ChangeKind;
 ///
 /// let registry = ToolRegistry::new();
@@ -73,7 +74,8 @@ impl RegistryChange {
     /// each client about the changes that concern its view only.
     ///
     /// ```
-    /// use toolwright_runtime::{SafetyLevel, Tool, ToolFilter, ToolRegistry};
+    /// use toolwright_core::{SafetyLevel, Tool};
+    /// use toolwright_runtime::{ToolFilter, ToolRegistry};
     ///
     /// let registry = ToolRegistry::new();
     /// let mut changes = registry.subscribe_changes();
@@ -100,7 +102,8 @@ impl RegistryChange {
 /// ```
 /// use tokio::sync::broadcast::error::TryRecvError;
 /// use toolwright_runtime::registry::CHANGE_CAPACITY;
-/// use toolwright_runtime::{Tool, ToolRegistry};
+/// use toolwright_core::Tool;
+/// use toolwright_runtime::ToolRegistry;
 ///
 /// let registry = ToolRegistry::new();
 /// let mut changes = registry.subscribe_changes();

@@ -10,7 +10,8 @@ use toolwright_core::{SafetyLevel, Tool};
 /// `include_disabled(true)`.
 ///
 /// ```
-/// use toolwright_runtime::{SafetyLevel, ToolFilter};
+/// use toolwright_core::SafetyLevel;
+/// use toolwright_runtime::ToolFilter;
 ///
 /// let filter = ToolFilter::new()
 ///     .max_safety(SafetyLevel::Cautious)
@@ -47,7 +48,8 @@ impl ToolFilter {
     /// Only tools at or below `level` (`Cautious`: safe and cautious tools).
     ///
     /// ```
-    /// # use toolwright_runtime::{SafetyLevel, ToolFilter};
+    /// # use toolwright_core::SafetyLevel;
+    /// # use toolwright_runtime::ToolFilter;
     /// let filter = ToolFilter::new().max_safety(SafetyLevel::Safe);
     /// # let _ = filter;
     /// ```
@@ -119,7 +121,8 @@ impl ToolFilter {
     /// The safety ceiling, if one is set.
     ///
     /// ```
-    /// use toolwright_runtime::{SafetyLevel, ToolFilter};
+    /// use toolwright_core::SafetyLevel;
+    /// use toolwright_runtime::ToolFilter;
     /// assert_eq!(ToolFilter::new().max_safety(SafetyLevel::Safe).safety_ceiling(), Some(SafetyLevel::Safe));
     /// ```
     pub fn safety_ceiling(&self) -> Option<SafetyLevel> {
@@ -129,7 +132,8 @@ impl ToolFilter {
     /// Whether a tool in state `enabled` passes the filter.
     ///
     /// ```
-    /// use toolwright_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
+    /// use toolwright_core::{tool, SafetyLevel};
+    /// use toolwright_runtime::{register_all_tools, ToolFilter};
     ///
     /// /// Delete everything.
     /// #[tool(safety = "dangerous", categories(filesystem))]

@@ -61,7 +61,8 @@ impl ToolRegistry {
     /// Every tool, enabled or not, as a serializable summary, by priority then name.
     ///
     /// ```
-    /// use toolwright_runtime::{tool, register_all_tools};
+    /// use toolwright_core::tool;
+    /// use toolwright_runtime::register_all_tools;
     ///
     /// /// Tell the time.
     /// #[tool(priority = 100)]

@@ -6,7 +6,8 @@ use toolwright_core::Tool;
 /// A tool in a registry, with the registry's state for it.
 ///
 /// ```
-/// use toolwright_runtime::{tool, register_all_tools, ToolRegistry};
+/// use toolwright_core::tool;
+/// use toolwright_runtime::{register_all_tools, ToolRegistry};
 ///
 /// /// Say hello.
 /// #[tool]
@@ -101,7 +102,8 @@ impl RegisterOptions {
     /// ([`RegistryError::VersionConflict`](super::RegistryError::VersionConflict)).
     ///
     /// ```
-    /// use toolwright_runtime::{RegisterOptions, Tool, ToolRegistry};
+    /// use toolwright_runtime::{RegisterOptions, ToolRegistry};
+    /// use toolwright_core::Tool;
     ///
     /// let registry = ToolRegistry::new();
     /// let v1 = Tool::builder("greet").description("Say hello.").handler(|_| async { "hello" }).build().unwrap();

@@ -26,7 +26,8 @@ impl ToolRegistry {
     /// `register` and `remove`.
     ///
     /// ```
-    /// use toolwright_runtime::{tool, register_all_tools};
+    /// use toolwright_core::tool;
+    /// use toolwright_runtime::register_all_tools;
     ///
     /// /// Send an email message to a recipient.
     /// #[tool(safety = "dangerous", tags("mail"))]
@@ -43,7 +44,8 @@ impl ToolRegistry {
     /// categories, tags and names).
     ///
     /// ```
-    /// # use toolwright_runtime::{SafetyLevel, ToolFilter, ToolRegistry};
+    /// # use toolwright_core::SafetyLevel;
+    /// # use toolwright_runtime::{ToolFilter, ToolRegistry};
     /// let hits = ToolRegistry::new().search_filtered("delete", 5, &ToolFilter::new().max_safety(SafetyLevel::Safe));
     /// assert!(hits.is_empty());
     /// ```

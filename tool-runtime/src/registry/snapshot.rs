@@ -26,7 +26,8 @@ pub struct RegistrationSnapshot {
 /// choices (which tools are enabled, their priorities) and for tests and debugging.
 ///
 /// ```
-/// use toolwright_runtime::{tool, register_all_tools, RegistrySnapshot};
+/// use toolwright_core::tool;
+/// use toolwright_runtime::{register_all_tools, RegistrySnapshot};
 ///
 /// /// Ping.
 /// #[tool]
@@ -34,10 +35,10 @@ pub struct RegistrationSnapshot {
 ///
 /// let registry = register_all_tools().unwrap();
 /// registry.set_enabled("ping", false).unwrap();
-/// let json = serde_json::to_string(&registry.snapshot()).unwrap();
+/// let json = toolwright_core::serde_json::to_string(&registry.snapshot()).unwrap();
 ///
 /// let fresh = register_all_tools().unwrap();
-/// let saved: RegistrySnapshot = serde_json::from_str(&json).unwrap();
+/// let saved: RegistrySnapshot = toolwright_core::serde_json::from_str(&json).unwrap();
 /// let report = fresh.apply_state(&saved);
 /// assert!(report.unknown.is_empty());
 /// assert!(!fresh.is_enabled("ping"));
@@ -90,7 +91,7 @@ impl ToolRegistry {
     /// ```
     /// use toolwright_runtime::{RegistrySnapshot, ToolRegistry};
     ///
-    /// let saved: RegistrySnapshot = serde_json::from_value(serde_json::json!({"tools": [{
+    /// let saved: RegistrySnapshot = toolwright_core::serde_json::from_value(toolwright_core::serde_json::json!({"tools": [{
     ///     "spec": {"name": "gone", "description": "Removed since.", "input_schema": {"type": "object"}},
     ///     "enabled": false, "priority": 10, "created_at": "2025-12-27T14:00:00Z",
     ///     "source": {"crate": "app", "module_path": "app", "file": "src/main.rs", "line": 1}

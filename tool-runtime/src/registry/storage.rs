@@ -35,7 +35,8 @@ pub(super) struct State {
 /// [`register_all`](Self::register_all) takes `&self`.
 ///
 /// ```
-/// use toolwright_runtime::{tool, register_all_tools, SafetyLevel, ToolFilter};
+/// use toolwright_core::{tool, SafetyLevel};
+/// use toolwright_runtime::{register_all_tools, ToolFilter};
 ///
 /// /// Read a file.
 /// #[tool(categories(filesystem))]
@@ -123,7 +124,8 @@ impl ToolRegistry {
     /// Generations are consecutive, so a gap also shows what was missed.
     ///
     /// ```
-    /// use toolwright_runtime::{Tool, ToolRegistry};
+    /// use toolwright_core::Tool;
+    /// use toolwright_runtime::ToolRegistry;
     /// use toolwright_runtime::registry::ChangeKind;
     ///
     /// let registry = ToolRegistry::new();
@@ -144,7 +146,8 @@ impl ToolRegistry {
     /// [`RegistryChange::generation`] of the last event sent.
     ///
     /// ```
-    /// # use toolwright_runtime::{Tool, ToolRegistry};
+    /// # use toolwright_core::Tool;
+    /// # use toolwright_runtime::ToolRegistry;
     /// let registry = ToolRegistry::new();
     /// assert_eq!(registry.generation(), 0);
     /// registry.register(Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap()).unwrap();
@@ -208,8 +211,9 @@ impl ToolRegistry {
     ///   [`RegistryError::VersionConflict`]: bump the version to replace a tool.
     ///
     /// ```
-    /// use serde_json::json;
-    /// use toolwright_runtime::{RegistryError, Tool, ToolRegistry};
+    /// use toolwright_core::serde_json::json;
+    /// use toolwright_runtime::{RegistryError, ToolRegistry};
+    /// use toolwright_core::Tool;
     ///
     /// let v1 = |schema| Tool::builder("example").description("An example.").version("1.0.0")
     ///     .input_schema(schema).handler(|_| async { "ok" }).build().unwrap();
@@ -227,7 +231,8 @@ impl ToolRegistry {
     /// same spec again returns the existing registration unchanged.
     ///
     /// ```
-    /// use toolwright_runtime::{RegisterOptions, Tool, ToolRegistry};
+    /// use toolwright_runtime::{RegisterOptions, ToolRegistry};
+    /// use toolwright_core::Tool;
     ///
     /// let registry = ToolRegistry::new();
     /// let ping = Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap();
@@ -284,7 +289,8 @@ impl ToolRegistry {
     /// <!-- A crate of its own: its tools need state, and doctests share a binary. -->
     /// ```rust,standalone_crate
     /// use std::sync::Arc;
-    /// use toolwright_runtime::{tool, tool_set, ToolRegistry};
+    /// use toolwright_core::{tool, tool_set};
+    /// use toolwright_runtime::ToolRegistry;
     ///
     /// struct Tenant {
     ///     name: String,
@@ -320,7 +326,8 @@ impl ToolRegistry {
     ///
     /// ```rust,standalone_crate
     /// use std::sync::Arc;
-    /// use toolwright_runtime::{tool, tool_set, RegisterOptions, ToolFilter, ToolRegistry};
+    /// use toolwright_core::{tool, tool_set};
+    /// use toolwright_runtime::{RegisterOptions, ToolFilter, ToolRegistry};
     ///
     /// struct Plugin;
     ///

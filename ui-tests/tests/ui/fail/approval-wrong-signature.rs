@@ -1,4 +1,5 @@
-use toolwright_runtime::{ApprovalNeed, ToolContext, tool};
+use toolwright::model::ApprovalNeed;
+use toolwright::{ToolContext, tool};
 
 // Returns a bool, not an `ApprovalNeed`.
 fn returns_bool(_ctx: &ToolContext, _path: &str) -> bool {

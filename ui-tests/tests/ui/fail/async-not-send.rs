@@ -1,6 +1,6 @@
 use std::rc::Rc;
 
-use toolwright_runtime::tool;
+use toolwright::tool;
 
 /// Count to a number slowly.
 #[tool]

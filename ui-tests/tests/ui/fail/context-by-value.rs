@@ -1,4 +1,4 @@
-use toolwright_runtime::{tool, ToolContext};
+use toolwright::{tool, ToolContext};
 
 /// Who is calling.
 #[tool]

@@ -1,7 +1,7 @@
-use toolwright_runtime::tool;
+use toolwright::tool;
 
 /// Read a file.
-#[tool(crate = "toolwright_runtime")]
+#[tool(crate = "toolwright")]
 fn read_file(path: String) -> String {
     path
 }

@@ -1,4 +1,4 @@
-use toolwright_runtime::tool;
+use toolwright::tool;
 
 /// Take a slice of a text.
 #[tool]

@@ -1,4 +1,4 @@
-use toolwright_runtime::tool;
+use toolwright::tool;
 
 #[tool(description = "  ")]
 fn read_file(path: String) -> String {

@@ -1,4 +1,4 @@
-use toolwright_runtime::tool;
+use toolwright::tool;
 
 #[tool]
 fn read_file(path: String) -> String {

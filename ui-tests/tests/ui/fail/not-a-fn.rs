@@ -1,4 +1,4 @@
-use toolwright_runtime::tool;
+use toolwright::tool;
 
 /// A tool that is a struct.
 #[tool]

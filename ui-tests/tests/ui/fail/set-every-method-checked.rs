@@ -1,5 +1,5 @@
 // Every problem of every method is reported at once, as for free functions.
-use toolwright_runtime::{tool, tool_set};
+use toolwright::{tool, tool_set};
 
 struct Service;
 

@@ -1,4 +1,4 @@
-use toolwright_runtime::{tool, tool_set};
+use toolwright::{tool, tool_set};
 
 struct Service {
     count: u32,

@@ -1,7 +1,7 @@
 // A set's instance is shared by concurrent calls: it must be `Send + Sync`.
 use std::cell::Cell;
 
-use toolwright_runtime::{tool, tool_set};
+use toolwright::{tool, tool_set};
 
 struct Service {
     count: Cell<u32>,

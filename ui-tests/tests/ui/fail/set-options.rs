@@ -1,11 +1,11 @@
-use toolwright_runtime::{tool, tool_set};
+use toolwright::{tool, tool_set};
 
 struct Service;
 
-#[tool_set(crat = toolwright_runtime, safety = "safe")]
+#[tool_set(crat = toolwright, safety = "safe")]
 impl Service {
     /// Say hi.
-    #[tool(crate = toolwright_runtime)]
+    #[tool(crate = toolwright)]
     fn hi(&self) -> String {
         String::new()
     }

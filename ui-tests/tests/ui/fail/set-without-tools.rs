@@ -1,4 +1,4 @@
-use toolwright_runtime::tool_set;
+use toolwright::tool_set;
 
 struct Service;
 

@@ -1,4 +1,4 @@
-use toolwright_runtime::{ToolContext, tool};
+use toolwright::{ToolContext, tool};
 
 struct Pool;
 trait Store {}

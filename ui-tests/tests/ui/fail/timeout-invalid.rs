@@ -1,4 +1,4 @@
-use toolwright_runtime::tool;
+use toolwright::tool;
 
 /// No unit.
 #[tool(timeout = "30")]

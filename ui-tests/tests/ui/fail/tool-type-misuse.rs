@@ -1,4 +1,4 @@
-use toolwright_runtime::tool_type;
+use toolwright::tool_type;
 
 // The derives `#[tool_type]` adds, written again.
 #[tool_type]

@@ -1,4 +1,4 @@
-use toolwright_runtime::tool;
+use toolwright::tool;
 
 /// Delete a file.
 #[tool(safety = "risky")]

@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
-use serde_json::json;
-use toolwright_runtime::{ApprovalNeed, ToolContext, ToolError, ToolRegistry, register_all_tools, tool, tool_set};
+use toolwright::serde_json::json;
+use toolwright::model::ApprovalNeed;
+use toolwright::{ToolContext, ToolError, ToolRegistry, register_all_tools, tool, tool_set};
 
 mod rules {
     use super::*;
@@ -54,7 +55,7 @@ impl Shop {
     }
 }
 
-fn args(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+fn args(value: toolwright::serde_json::Value) -> toolwright::serde_json::Map<String, toolwright::serde_json::Value> {
     value.as_object().cloned().unwrap_or_default()
 }
 

@@ -1,28 +1,28 @@
-// A crate that re-exports the runtime can point `#[tool]` at its own path, so its users
-// need no direct dependency on `toolwright_runtime`.
+// A crate that re-exports the facade can point `#[tool]` at its own path, so its users
+// need no direct dependency on `toolwright`.
 mod facade {
-    pub use toolwright_runtime;
+    pub use toolwright;
 }
 
-use facade::toolwright_runtime as rt;
+use facade::toolwright as tw;
 
 /// Shout a word.
-#[facade::toolwright_runtime::tool(crate = facade::toolwright_runtime)]
+#[facade::toolwright::tool(crate = facade::toolwright)]
 fn shout(word: String) -> String {
     word.to_uppercase()
 }
 
 /// Whisper a word.
-#[rt::tool(crate = crate::facade::toolwright_runtime, tags("quiet"))]
+#[tw::tool(crate = crate::facade::toolwright, tags("quiet"))]
 async fn whisper(word: String) -> String {
     word.to_lowercase()
 }
 
 fn main() {
-    let registry = rt::register_all_tools().unwrap();
+    let registry = tw::register_all_tools().unwrap();
     let tool = registry.get("shout").unwrap();
-    let args = serde_json::json!({"word": "hi"}).as_object().unwrap().clone();
-    let out = tool.call_blocking(&rt::ToolContext::new(), args).unwrap().unwrap();
+    let args = tw::serde_json::json!({"word": "hi"}).as_object().unwrap().clone();
+    let out = tool.call_blocking(&tw::ToolContext::new(), args).unwrap().unwrap();
     assert_eq!(out.content, "HI");
     let whisper = registry.get("whisper").unwrap();
     assert!(whisper.is_async());

@@ -2,7 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolwright_runtime::{ToolContext, tool};
+use toolwright::{ToolContext, tool};
 
 const DEFAULT_LIMIT: u32 = 3;
 
@@ -36,24 +36,24 @@ fn join_words(
 }
 
 fn main() {
-    let tool = toolwright_runtime::register_all_tools().unwrap().get("join_words").unwrap();
+    let tool = toolwright::register_all_tools().unwrap().get("join_words").unwrap();
     assert!(tool.required().is_empty());
     let [words, limit, mode, separator] = tool.params() else { panic!() };
-    assert_eq!(words.default_value(), Some(&serde_json::json!(["a", "b"])));
-    assert_eq!(limit.default_value(), Some(&serde_json::json!(6)));
+    assert_eq!(words.default_value(), Some(&toolwright::serde_json::json!(["a", "b"])));
+    assert_eq!(limit.default_value(), Some(&toolwright::serde_json::json!(6)));
     assert_eq!(mode.default_value(), None);
-    assert_eq!(separator.default_value(), Some(&serde_json::json!(",")));
+    assert_eq!(separator.default_value(), Some(&toolwright::serde_json::json!(",")));
     assert!(tool.input_schema().get("required").is_none());
 
-    let run = |args: serde_json::Value| {
+    let run = |args: toolwright::serde_json::Value| {
         tool.call_blocking(&ToolContext::new(), args.as_object().unwrap().clone())
             .unwrap()
             .unwrap()
             .content
     };
-    assert_eq!(run(serde_json::json!({})), "a,b:Fast");
+    assert_eq!(run(toolwright::serde_json::json!({})), "a,b:Fast");
     // `null` takes the default too.
-    assert_eq!(run(serde_json::json!({"words": null, "mode": "slow"})), "a,b:Slow");
-    assert_eq!(run(serde_json::json!({"words": ["x", "y", "z"], "limit": 2})), "x,y:Fast");
+    assert_eq!(run(toolwright::serde_json::json!({"words": null, "mode": "slow"})), "a,b:Slow");
+    assert_eq!(run(toolwright::serde_json::json!({"words": ["x", "y", "z"], "limit": 2})), "x,y:Fast");
     assert_eq!(Mode::Slow, Mode::Slow);
 }

@@ -2,7 +2,7 @@
 #![forbid(unsafe_code)]
 #![deny(warnings, unused, nonstandard_style, rust_2018_idioms, unreachable_pub)]
 
-use toolwright_runtime::{ToolContext, ToolError, tool, tool_set};
+use toolwright::{ToolContext, ToolError, tool, tool_set};
 
 /// A sync tool.
 #[tool(categories(lint), required("a"))]
@@ -17,7 +17,7 @@ async fn async_tool(ctx: &ToolContext, text: String) -> Result<String, ToolError
 }
 
 mod inner {
-    use toolwright_runtime::tool;
+    use toolwright::tool;
 
     /// A tool in a private module.
     #[tool(categories(lint))]
@@ -47,8 +47,8 @@ impl Set {
 }
 
 fn main() {
-    let registry = toolwright_runtime::register_all_tools().unwrap();
-    let lint = registry.list(&toolwright_runtime::ToolFilter::new().categories(["lint"]));
+    let registry = toolwright::register_all_tools().unwrap();
+    let lint = registry.list(&toolwright::runtime::ToolFilter::new().categories(["lint"]));
     let names: Vec<&str> = lint.iter().map(|tool| tool.name()).collect();
     assert_eq!(names, ["async_tool", "inner_tool", "set_async", "set_sync", "sync_tool"]);
     assert!(registry.get("inner_tool").unwrap().source().module_path.ends_with("::inner"));

@@ -2,8 +2,8 @@ use std::collections::HashMap;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
-use toolwright_runtime::{ToolContext, tool};
+use toolwright::serde_json::json;
+use toolwright::{ToolContext, tool};
 
 #[derive(Deserialize, JsonSchema)]
 struct Point {
@@ -41,7 +41,7 @@ fn count_parts(
     weights: HashMap<String, f64>,
     nested: Option<Vec<HashMap<String, Vec<Point>>>>,
     unit: Unit,
-    value: serde_json::Value,
+    value: toolwright::serde_json::Value,
 ) -> usize {
     let shape_points: usize = drawing
         .shapes
@@ -60,7 +60,7 @@ fn count_parts(
 }
 
 fn main() {
-    let tool = toolwright_runtime::register_all_tools().unwrap().get("count_parts").unwrap();
+    let tool = toolwright::register_all_tools().unwrap().get("count_parts").unwrap();
     let schema = tool.input_schema();
     assert_eq!(tool.required(), ["drawing", "extra", "weights", "unit", "value"]);
     for name in ["Drawing", "Shape", "Point", "Unit"] {

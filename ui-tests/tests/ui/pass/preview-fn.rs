@@ -1,5 +1,5 @@
-use serde_json::json;
-use toolwright_runtime::{ToolContext, ToolError, register_all_tools, tool};
+use toolwright::serde_json::json;
+use toolwright::{ToolContext, ToolError, register_all_tools, tool};
 
 mod previews {
     use super::*;

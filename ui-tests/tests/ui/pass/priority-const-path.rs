@@ -1,9 +1,10 @@
-use toolwright_runtime::{ToolFilter, tool};
+use toolwright::runtime::ToolFilter;
+use toolwright::tool;
 
-const MINE: i32 = toolwright_runtime::priority::OFFICIAL + 1;
+const MINE: i32 = toolwright::model::priority::OFFICIAL + 1;
 
 /// A built-in tool.
-#[tool(priority = toolwright_runtime::priority::BUILTIN)]
+#[tool(priority = toolwright::model::priority::BUILTIN)]
 fn builtin_tool() -> String {
     String::new()
 }
@@ -27,13 +28,13 @@ fn default_tool() -> String {
 }
 
 fn main() {
-    let registry = toolwright_runtime::register_all_tools().unwrap();
+    let registry = toolwright::register_all_tools().unwrap();
     assert_eq!(registry.get("builtin_tool").unwrap().priority(), 100);
     assert_eq!(registry.get("computed_tool").unwrap().priority(), 51);
     assert_eq!(registry.get("last_tool").unwrap().priority(), -1);
     assert_eq!(
         registry.get("default_tool").unwrap().priority(),
-        toolwright_runtime::priority::DEFAULT
+        toolwright::model::priority::DEFAULT
     );
     let order: Vec<String> = registry
         .list(&ToolFilter::new())

@@ -2,8 +2,9 @@ use std::fmt;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{Value, json};
-use toolwright_runtime::{Json, ToolContext, tool};
+use toolwright::serde_json::{Value, json};
+use toolwright::model::Json;
+use toolwright::{ToolContext, tool};
 
 /// Returns a `String`.
 #[tool]
@@ -49,7 +50,7 @@ fn ret_unit() {}
 #[tool]
 fn ret_unit_explicit() -> () {}
 
-/// Returns a `serde_json::Value`.
+/// Returns a `toolwright::serde_json::Value`.
 #[tool]
 fn ret_value() -> Value {
     json!({"a": 1})
@@ -95,7 +96,7 @@ async fn ret_async_nested() -> Result<Option<String>, String> {
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let registry = toolwright_runtime::register_all_tools().unwrap();
+    let registry = toolwright::register_all_tools().unwrap();
     let call = |name: &str, args: Value| {
         let tool = registry.get(name).unwrap();
         let args = args.as_object().unwrap().clone();

@@ -1,7 +1,7 @@
 #![deny(warnings, clippy::all)]
 // `#[state]` parameters on free functions, sync and async, in any position, beside the
 // context; they are not in the schema.
-use toolwright_runtime::{ToolContext, register_all_tools, tool};
+use toolwright::{ToolContext, register_all_tools, tool};
 
 struct Pool(String);
 struct Prefix(&'static str);
@@ -14,7 +14,7 @@ fn describe_pool(#[state] pool: &Pool, verbose: bool, #[state] prefix: &Prefix) 
 
 /// Describe the pool later.
 #[tool]
-async fn describe_pool_later(ctx: &ToolContext, #[state] pool: &toolwright_runtime::Json<Pool>) -> String {
+async fn describe_pool_later(ctx: &ToolContext, #[state] pool: &toolwright::model::Json<Pool>) -> String {
     let _ = ctx;
     pool.0.0.clone()
 }

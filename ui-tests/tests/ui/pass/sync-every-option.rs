@@ -1,4 +1,5 @@
-use toolwright_runtime::{SafetyLevel, TaskSupport, tool};
+use toolwright::{SafetyLevel, tool};
+use toolwright::model::TaskSupport;
 
 /// Ignored: `description` wins over the doc comment.
 #[tool(
@@ -22,7 +23,7 @@ fn main() {
     // The function is still an ordinary function.
     assert_eq!(delete_path("a".into(), None), "removed a (force: false)");
 
-    let registry = toolwright_runtime::register_all_tools().unwrap();
+    let registry = toolwright::register_all_tools().unwrap();
     assert!(registry.get("delete_path").is_none());
     let tool = registry.get("remove_file").unwrap();
     assert_eq!(tool.name(), "remove_file");
@@ -37,13 +38,13 @@ fn main() {
     assert_eq!(tool.max_calls(), Some(7));
     assert_eq!(tool.task_support(), TaskSupport::Optional);
     assert!(!tool.is_async());
-    assert_eq!(tool.input_schema()["required"], serde_json::json!(["path"]));
+    assert_eq!(tool.input_schema()["required"], toolwright::serde_json::json!(["path"]));
     assert_eq!(tool.output_schema(), None);
     assert!(tool.source().file.ends_with("sync-every-option.rs"));
 
-    let args = serde_json::json!({"path": "b", "force": true});
+    let args = toolwright::serde_json::json!({"path": "b", "force": true});
     let out = tool
-        .call_blocking(&toolwright_runtime::ToolContext::new(), args.as_object().unwrap().clone())
+        .call_blocking(&toolwright::ToolContext::new(), args.as_object().unwrap().clone())
         .unwrap()
         .unwrap();
     assert_eq!(out.content, "removed b (force: true)");

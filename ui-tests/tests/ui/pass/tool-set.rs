@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use toolwright_runtime::{ToolContext, ToolError, ToolRegistry, ToolSet, tool, tool_set};
+use toolwright::{ToolContext, ToolError, ToolRegistry, tool, tool_set};
+use toolwright::model::ToolSet;
 
 struct Limits(u32);
 
@@ -41,7 +42,7 @@ impl Counter {
     }
 
     /// Add several steps.
-    #[toolwright_runtime::tool]
+    #[toolwright::tool]
     async fn add_steps(&self, ctx: &ToolContext, steps: Vec<Step>) -> u32 {
         let _ = ctx.call_id();
         let total: u32 = steps.iter().map(|s| s.0).sum();
