@@ -3,7 +3,7 @@
 
 use admin_tools as _;
 use dup_tools as _;
-use renamed_runtime_tools as _;
+use renamed_core_tools as _;
 use weather_tools as _;
 
 mod link_check;

@@ -15,7 +15,7 @@ fn the_unnamed_crates_of_tools_are_told_with_the_fix() {
     for (package, fix) in [
         ("admin-tools", "use admin_tools as _;"),
         ("dup-tools", "use dup_tools as _;"),
-        ("renamed-runtime-tools", "use renamed_runtime_tools as _;"),
+        ("renamed-core-tools", "use renamed_core_tools as _;"),
         ("weather-tools", "use weather_tools as _;"),
     ] {
         // Its source (a path dependency) was read: it defines tools, for sure.

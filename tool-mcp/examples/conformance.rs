@@ -33,12 +33,13 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use toolwright_mcp::McpServer;
-use toolwright_runtime::client::{SamplingMessage, SamplingOptions};
-use toolwright_runtime::{
-    Audio, ClientError, Elicitation, EmbeddedResource, Executor, Image, LogLevel, SafetyLevel,
-    Tool, ToolContext, ToolError, ToolRegistry, register_all_tools, tool,
+use toolwright_core::client::{SamplingMessage, SamplingOptions};
+use toolwright_core::{
+    Audio, ClientError, Elicitation, EmbeddedResource, Image, LogLevel, SafetyLevel, Tool,
+    ToolContext, ToolError, tool,
 };
+use toolwright_mcp::McpServer;
+use toolwright_runtime::{Executor, ToolRegistry, register_all_tools};
 
 /// A 1x1 red PNG.
 const RED_PIXEL_PNG: [u8; 70] = [

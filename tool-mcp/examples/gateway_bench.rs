@@ -34,8 +34,9 @@ use rmcp::service::RunningService;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
+use toolwright_core::{SafetyLevel, Tool};
 use toolwright_mcp::McpServer;
-use toolwright_runtime::{Executor, SafetyLevel, Tool, ToolRegistry};
+use toolwright_runtime::{Executor, ToolRegistry};
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 type Client = RunningService<rmcp::RoleClient, ()>;

@@ -11,10 +11,11 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+use toolwright_core::{SafetyLevel, Tool};
+use toolwright_formats::schema::{Format, tools_to_schema};
 use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream};
 use toolwright_mcp::{McpServer, UpstreamError};
-use toolwright_runtime::schema::{Format, tools_to_schema};
-use toolwright_runtime::{Executor, SafetyLevel, Tool, ToolFilter, ToolRegistry};
+use toolwright_runtime::{Executor, ToolFilter, ToolRegistry};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -7,7 +7,7 @@
 //! principal, no share, every safety level the executor allows.
 
 use rmcp::ErrorData as McpError;
-use toolwright_runtime::SafetyLevel;
+use toolwright_core::SafetyLevel;
 
 use crate::principal::Principal;
 

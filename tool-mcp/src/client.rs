@@ -19,10 +19,10 @@ use rmcp::model::{
 use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
-use toolwright_runtime::client::{
+use toolwright_core::client::{
     ClientFuture, ClientPowers, ElicitationRequest, Role, SampledMessage, SamplingRequest,
 };
-use toolwright_runtime::{ClientError, Elicitation, LogLevel};
+use toolwright_core::{ClientError, Elicitation, LogLevel};
 
 use crate::ask::rounds::Round;
 
@@ -417,7 +417,7 @@ pub(crate) fn from_rmcp(level: LoggingLevel) -> LogLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolwright_runtime::client::{SamplingMessage, SamplingOptions};
+    use toolwright_core::client::{SamplingMessage, SamplingOptions};
 
     #[test]
     fn levels_round_trip_through_rmcp() {

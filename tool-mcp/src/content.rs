@@ -3,8 +3,8 @@
 
 use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 #[cfg(feature = "upstream")]
-use toolwright_runtime::ToolOutput;
-use toolwright_runtime::{Content, ResourceData, ToolResult};
+use toolwright_core::ToolOutput;
+use toolwright_core::{Content, ResourceData, ToolResult};
 
 /// The MCP answer to a call that ended with `result`. `structured` says whether to attach
 /// the structured content (only tools that declare an object output schema may).
@@ -109,7 +109,7 @@ pub(crate) fn from_upstream(result: CallToolResult) -> Result<ToolOutput, String
 /// One upstream block as ours.
 #[cfg(feature = "upstream")]
 fn from_block(block: ContentBlock) -> Result<Content, String> {
-    use toolwright_runtime::{Audio, EmbeddedResource, Image, ResourceLink};
+    use toolwright_core::{Audio, EmbeddedResource, Image, ResourceLink};
     let decode = |data: &str, what: &str| {
         use base64::Engine as _;
         base64::engine::general_purpose::STANDARD

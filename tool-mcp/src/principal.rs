@@ -6,12 +6,12 @@
 use std::collections::BTreeSet;
 
 use sha2::{Digest, Sha256};
-use toolwright_runtime::SafetyLevel;
+use toolwright_core::SafetyLevel;
 
 /// The scope that lets a caller see and call safe tools.
 ///
 /// ```
-/// use toolwright_runtime::SafetyLevel;
+/// use toolwright_core::SafetyLevel;
 /// let p = toolwright_mcp::Principal::new("me", ["tools:safe"]);
 /// assert_eq!(p.max_safety(), Some(SafetyLevel::Safe));
 /// ```
@@ -19,7 +19,7 @@ pub const SCOPE_SAFE: &str = "tools:safe";
 /// The scope that lets a caller see and call safe and cautious tools.
 ///
 /// ```
-/// use toolwright_runtime::SafetyLevel;
+/// use toolwright_core::SafetyLevel;
 /// let p = toolwright_mcp::Principal::new("me", ["tools:cautious"]);
 /// assert_eq!(p.max_safety(), Some(SafetyLevel::Cautious));
 /// ```
@@ -27,7 +27,7 @@ pub const SCOPE_CAUTIOUS: &str = "tools:cautious";
 /// The scope that lets a caller see and call every tool (dangerous ones still need approval).
 ///
 /// ```
-/// use toolwright_runtime::SafetyLevel;
+/// use toolwright_core::SafetyLevel;
 /// let p = toolwright_mcp::Principal::new("me", ["tools:dangerous"]);
 /// assert_eq!(p.max_safety(), Some(SafetyLevel::Dangerous));
 /// ```
@@ -49,7 +49,7 @@ pub const SCOPE_APPROVE: &str = "tools:approve";
 ///
 /// ```
 /// use toolwright_mcp::Principal;
-/// use toolwright_runtime::SafetyLevel;
+/// use toolwright_core::SafetyLevel;
 ///
 /// let bot = Principal::new("ci-bot", ["tools:safe", "tools:cautious"]);
 /// assert_eq!(bot.subject(), "ci-bot");
@@ -172,7 +172,7 @@ impl Principal {
     /// `tools:dangerous`, the highest one present; `None` without any of them.
     ///
     /// ```
-    /// use toolwright_runtime::SafetyLevel;
+    /// use toolwright_core::SafetyLevel;
     /// let p = toolwright_mcp::Principal::new("me", ["tools:dangerous", "tools:safe"]);
     /// assert_eq!(p.max_safety(), Some(SafetyLevel::Dangerous));
     /// ```

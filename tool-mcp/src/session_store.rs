@@ -436,7 +436,7 @@ impl crate::ask::rounds::StateClaims for RedisSessionStore {
         owner: &str,
         nonce: String,
         ttl: std::time::Duration,
-    ) -> toolwright_runtime::BoxFuture<Result<bool, String>> {
+    ) -> toolwright_core::BoxFuture<Result<bool, String>> {
         if self.state_prefix.starts_with(&self.prefix)
             || self.prefix.starts_with(&self.state_prefix)
         {

@@ -19,8 +19,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
+use toolwright_core::{SafetyLevel, tool};
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
-use toolwright_runtime::{Executor, SafetyLevel, register_all_tools, tool};
+use toolwright_runtime::{Executor, register_all_tools};
 
 const ISSUER: &str = "https://login.example.test";
 const AUDIENCE: &str = "https://tools.example.test";

@@ -8,11 +8,11 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::json;
+use toolwright_core::{BoxFuture, SafetyLevel, tool};
 use toolwright_mcp::McpServer;
 use toolwright_runtime::executor::{CallVerdict, GuardedCall, Guardrail};
 use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, BoxFuture, Executor, ExecutorBuilder, SafetyLevel,
-    register_all_tools, tool,
+    ApprovalDecision, ApprovalRequest, Executor, ExecutorBuilder, register_all_tools,
 };
 
 static RUNS: AtomicUsize = AtomicUsize::new(0);

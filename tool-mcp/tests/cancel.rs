@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
+use toolwright_core::{ToolContext, tool};
 use toolwright_mcp::McpServer;
-use toolwright_runtime::{Executor, ToolContext, register_all_tools, tool};
+use toolwright_runtime::{Executor, register_all_tools};
 
 /// Spin on a thread of its own until cancelled (a sync tool that checks its context).
 #[tool]

@@ -17,9 +17,10 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use toolwright_core::client::{SamplingMessage as Message, SamplingOptions};
+use toolwright_core::{Elicitation, LogLevel, ToolContext, tool};
 use toolwright_mcp::McpServer;
-use toolwright_runtime::client::{SamplingMessage as Message, SamplingOptions};
-use toolwright_runtime::{Elicitation, Executor, LogLevel, ToolContext, register_all_tools, tool};
+use toolwright_runtime::{Executor, register_all_tools};
 
 /// Log at three levels.
 #[tool]

@@ -9,10 +9,9 @@ use rmcp::{ServiceExt, model::ClientConfig};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
+use toolwright_core::{Audio, Content, EmbeddedResource, Image, Json, ResourceLink, tool};
 use toolwright_mcp::McpServer;
-use toolwright_runtime::{
-    Audio, Content, EmbeddedResource, Executor, Image, Json, ResourceLink, register_all_tools, tool,
-};
+use toolwright_runtime::{Executor, register_all_tools};
 
 /// The size of a picture.
 #[derive(Serialize, JsonSchema)]

@@ -14,8 +14,9 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 use tokio::sync::Notify;
+use toolwright_core::{SafetyLevel, ToolContext, tool};
 use toolwright_mcp::{HttpOptions, HttpServer, McpServer, PrometheusMetrics, ServeError};
-use toolwright_runtime::{Executor, SafetyLevel, ToolContext, register_all_tools, tool};
+use toolwright_runtime::{Executor, register_all_tools};
 
 /// Add two numbers.
 #[tool]

@@ -12,8 +12,9 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
+use toolwright_core::SafetyLevel;
 use toolwright_mcp::McpServer;
-use toolwright_runtime::{Executor, SafetyLevel};
+use toolwright_runtime::Executor;
 use toolwright_std::Workspace;
 
 /// How the client's user answers a form: given the file's path, the form's schema (as JSON),

@@ -16,8 +16,9 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{Notify, Semaphore};
+use toolwright_core::tool;
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
-use toolwright_runtime::{Executor, register_all_tools, tool};
+use toolwright_runtime::{Executor, register_all_tools};
 
 /// How long anything may take before a test gives up.
 const DEADLINE: Duration = Duration::from_secs(120);

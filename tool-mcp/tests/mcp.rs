@@ -15,10 +15,9 @@ use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
+use toolwright_core::{Json, SafetyLevel, Tool, ToolContext, ToolError, tool};
 use toolwright_mcp::{HttpServer, McpServer};
-use toolwright_runtime::{
-    Executor, Json, SafetyLevel, Tool, ToolContext, ToolError, register_all_tools, tool,
-};
+use toolwright_runtime::{Executor, register_all_tools};
 
 static WIPES: AtomicUsize = AtomicUsize::new(0);
 

@@ -10,10 +10,9 @@ use std::time::Duration;
 
 use common::{message, post};
 use serde_json::{Value, json};
+use toolwright_core::{LogLevel, Tool, ToolContext, tool};
 use toolwright_mcp::{HttpOptions, HttpServer, McpServer};
-use toolwright_runtime::{
-    Executor, LogLevel, Tool, ToolContext, ToolRegistry, register_all_tools, tool,
-};
+use toolwright_runtime::{Executor, ToolRegistry, register_all_tools};
 
 /// Logs twice while it runs.
 #[tool]

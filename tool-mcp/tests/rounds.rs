@@ -22,11 +22,10 @@ fn sent(to: &str) -> usize {
 
 use common::{message, post};
 use serde_json::{Value, json};
+use toolwright_core::client::{SamplingMessage, SamplingOptions};
+use toolwright_core::{Elicitation, Preview, SafetyLevel, ToolContext, ToolError, tool};
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
-use toolwright_runtime::client::{SamplingMessage, SamplingOptions};
-use toolwright_runtime::{
-    Elicitation, Executor, Preview, SafetyLevel, ToolContext, ToolError, register_all_tools, tool,
-};
+use toolwright_runtime::{Executor, register_all_tools};
 
 const ALICE: &str = "alice-approver-token-0123456789abcdef";
 const BOB: &str = "bob-approver-token-0123456789abcdef";

@@ -17,11 +17,12 @@ use rmcp::transport::streamable_http_server::session::{SessionState, SessionStor
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
+use toolwright_core::tool;
 use toolwright_mcp::{
     DEFAULT_KEY_PREFIX, DEFAULT_STATE_KEY_PREFIX, McpServer, RedisSessionStore, RedisStoreError,
     StateClaims,
 };
-use toolwright_runtime::{Executor, register_all_tools, tool};
+use toolwright_runtime::{Executor, register_all_tools};
 
 /// How long anything may take before a test gives up: generous, so a loaded machine
 /// does not fail a test; nothing is asserted on durations.

@@ -14,9 +14,10 @@ use std::time::Duration;
 use common::{message, post};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
+use toolwright_core::{SafetyLevel, tool};
 use toolwright_mcp::tasks::TaskLimits;
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer, MemoryClaims};
-use toolwright_runtime::{Executor, SafetyLevel, register_all_tools, tool};
+use toolwright_runtime::{Executor, register_all_tools};
 
 /// How long anything may take before a test gives up; nothing is asserted on durations.
 const DEADLINE: Duration = Duration::from_secs(60);

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 use tokio::sync::Semaphore;
+use toolwright_core::Tool;
 use toolwright_mcp::McpServer;
-use toolwright_runtime::{Executor, Tool, ToolRegistry};
+use toolwright_runtime::{Executor, ToolRegistry};
 
 struct Client {
     input: DuplexStream,

@@ -21,11 +21,10 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
+use toolwright_core::{SafetyLevel, ToolContext, tool};
 use toolwright_mcp::tasks::{MemoryTaskStore, TaskStore};
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
-use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, Executor, SafetyLevel, ToolContext, register_all_tools, tool,
-};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor, register_all_tools};
 
 /// How long anything may take before a test gives up: generous, so a loaded machine does
 /// not fail a test; nothing is asserted on durations.
@@ -103,10 +102,8 @@ fn multiply_maybe_as_task(a: i64, b: i64) -> i64 {
 
 /// Check the books, as a task: always finds a discrepancy (a tool error).
 #[tool(task = "required")]
-fn audit_as_task() -> Result<String, toolwright_runtime::ToolError> {
-    Err(toolwright_runtime::ToolError::new(
-        "the books do not balance",
-    ))
+fn audit_as_task() -> Result<String, toolwright_core::ToolError> {
+    Err(toolwright_core::ToolError::new("the books do not balance"))
 }
 
 /// Crash, as a task (a bug in the tool).
@@ -129,15 +126,13 @@ fn purge_cache(region: String) -> String {
 
 /// Ask the user for a colour, as a task.
 #[tool(task = "required")]
-async fn favourite_colour(ctx: &ToolContext) -> Result<String, toolwright_runtime::ToolError> {
+async fn favourite_colour(ctx: &ToolContext) -> Result<String, toolwright_core::ToolError> {
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     struct Answer {
         colour: String,
     }
     match ctx.elicit::<Answer>("Which colour?").await? {
-        toolwright_runtime::Elicitation::Accepted(answer) => {
-            Ok(format!("you like {}", answer.colour))
-        }
+        toolwright_core::Elicitation::Accepted(answer) => Ok(format!("you like {}", answer.colour)),
         _ => Ok("no colour".to_owned()),
     }
 }

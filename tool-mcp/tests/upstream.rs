@@ -18,15 +18,13 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
+use toolwright_core::{CancellationToken, Content, SafetyLevel, Tool, ToolCall};
 use toolwright_mcp::McpServer;
 use toolwright_mcp::upstream::{
     DEFAULT_MAX_TOOL_BYTES, Fingerprint, ListCut, MountOptions, MountUpstream, SkipReason, Skipped,
     Upstream,
 };
-use toolwright_runtime::{
-    ApprovalDecision, CallOptions, CancellationToken, Content, Executor, SafetyLevel, Tool,
-    ToolCall, ToolRegistry,
-};
+use toolwright_runtime::{ApprovalDecision, CallOptions, Executor, ToolRegistry};
 
 const DEADLINE: Duration = Duration::from_secs(60);
 

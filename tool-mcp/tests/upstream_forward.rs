@@ -23,15 +23,13 @@ use rmcp::service::{Peer, RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio::sync::{Barrier, Notify, mpsc};
-use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream};
-use toolwright_runtime::client::{
+use toolwright_core::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };
+use toolwright_core::{ClientError, Elicitation, LogLevel, ToolCall, ToolResult};
+use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream};
 use toolwright_runtime::executor::Outcome;
-use toolwright_runtime::{
-    ApprovalDecision, CallOptions, ClientError, Elicitation, Executor, LogLevel, ToolCall,
-    ToolRegistry, ToolResult,
-};
+use toolwright_runtime::{ApprovalDecision, CallOptions, Executor, ToolRegistry};
 
 const DEADLINE: Duration = Duration::from_secs(60);
 

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use toolwright_core::{SafetyLevel, Tool, ToolCall};
 use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream, UpstreamError};
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
-use toolwright_runtime::{Executor, SafetyLevel, Tool, ToolCall, ToolRegistry};
+use toolwright_runtime::{Executor, ToolRegistry};
 
 const TOKEN: &str = "upstream-test-token-0123456789";
 const DEADLINE: Duration = Duration::from_secs(60);

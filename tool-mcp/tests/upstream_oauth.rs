@@ -18,11 +18,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Map, Value, json};
+use toolwright_core::{Tool, ToolCall};
 use toolwright_mcp::upstream::{
     ClientCredentials, MountOptions, MountUpstream, Upstream, UpstreamError,
 };
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
-use toolwright_runtime::{Executor, Tool, ToolCall, ToolRegistry};
+use toolwright_runtime::{Executor, ToolRegistry};
 
 const CLIENT_ID: &str = "toolwright-gateway";
 const SECRET: &str = "client-secret-0123456789abcdef";
@@ -234,7 +235,7 @@ async fn mount_and_call(upstream: &Upstream) {
         "mount",
         registry.mount(
             upstream,
-            MountOptions::new("web").safety("echo", toolwright_runtime::SafetyLevel::Safe),
+            MountOptions::new("web").safety("echo", toolwright_core::SafetyLevel::Safe),
         ),
     )
     .await

@@ -7,9 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
-use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, CallOptions, Executor, SafetyLevel, ToolCall,
-};
+use toolwright_core::{SafetyLevel, ToolCall};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, Executor};
 
 mod hunks;
 
@@ -239,7 +238,7 @@ fn answers(stdin_taken: bool) -> Option<Box<dyn BufRead>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolwright_runtime::file_change::FileChange;
+    use toolwright_core::file_change::FileChange;
 
     fn request(change: Option<FileChange>) -> ApprovalRequest {
         serde_json::from_value(serde_json::json!({

@@ -4,8 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
-use toolwright_runtime::SafetyLevel;
-use toolwright_runtime::schema::Format;
+use toolwright_core::SafetyLevel;
+use toolwright_formats::schema::Format;
 
 /// List LLM tools, export their schemas, call one, or serve them over MCP.
 #[derive(Debug, Parser)]

@@ -41,10 +41,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Deserialize;
+use toolwright_core::SafetyLevel;
 use toolwright_mcp::upstream::{
     ClientCredentials, Fingerprint, Mount, MountOptions, MountReport, MountUpstream, Upstream,
 };
-use toolwright_runtime::{SafetyLevel, ToolRegistry};
+use toolwright_runtime::ToolRegistry;
 use toolwright_std::sandbox::Sandbox;
 
 use crate::ending::UsageError;

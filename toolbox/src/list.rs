@@ -3,8 +3,9 @@
 use std::io::IsTerminal;
 
 use serde_json::{Value, json};
-use toolwright_runtime::schema::{SchemaOptions, tools_to_schema_with};
-use toolwright_runtime::{Tool, ToolFilter};
+use toolwright_core::Tool;
+use toolwright_formats::schema::{SchemaOptions, tools_to_schema_with};
+use toolwright_runtime::ToolFilter;
 
 use crate::cli::{ListArgs, SchemaArgs};
 use crate::ending::{Outcome, Stop, print};
@@ -176,7 +177,7 @@ pub(crate) async fn schema(args: SchemaArgs) -> Result<Outcome, Stop> {
             print(|out| writeln!(out, "{json}"))?;
             Ok(Outcome::Success)
         }
-        Err(error @ toolwright_runtime::schema::SchemaError::StrictNotSupported { .. }) => {
+        Err(error @ toolwright_formats::schema::SchemaError::StrictNotSupported { .. }) => {
             Err(Stop::Usage(error.to_string()))
         }
         Err(error) => {

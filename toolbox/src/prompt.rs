@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value};
-use toolwright_runtime::client::{
+use toolwright_core::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };
-use toolwright_runtime::{ClientError, Elicitation};
+use toolwright_core::{ClientError, Elicitation};
 
 use crate::shown::{visible, visible_lines};
 

@@ -4,9 +4,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use toolwright_core::SafetyLevel;
 use toolwright_mcp::secret::SecretSource;
 use toolwright_mcp::{AuthConfig, HttpOptions, JwtConfig, McpServer, PrometheusMetrics};
-use toolwright_runtime::{Executor, SafetyLevel};
+use toolwright_runtime::Executor;
 
 use crate::cli::{HttpArgs, ServeArgs};
 use crate::ending::{Outcome, UsageError, registry};

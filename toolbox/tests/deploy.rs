@@ -12,7 +12,8 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use toolwright_runtime::{SafetyLevel, ToolFilter};
+use toolwright_core::SafetyLevel;
+use toolwright_runtime::ToolFilter;
 
 const SAFE_TOKEN: &str = "safe-token-0123456789abcdef";
 const ALL_TOKEN: &str = "all-token-0123456789abcdef";

@@ -10,8 +10,8 @@ pub const CHILD: &str = "TOOLWRIGHT_LINK_CHECK_CHILD";
 /// warning).
 pub fn child() {
     if std::env::var_os(CHILD).is_some() {
-        let _ = toolwright_runtime::register_all_tools();
-        let _ = toolwright_runtime::register_all_tools();
+        let _ = toolwright::register_all_tools();
+        let _ = toolwright::register_all_tools();
     }
 }
 

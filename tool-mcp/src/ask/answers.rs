@@ -5,7 +5,7 @@
 
 use rmcp::model::{ElicitResult, ElicitationAction};
 use serde_json::{Map, Value};
-use toolwright_runtime::client::{ClientError, Elicitation};
+use toolwright_core::client::{ClientError, Elicitation};
 
 /// What a tool reads of the client's answer to its elicitation: accepted (with the form's
 /// content, `{}` when the client sent none), declined, or cancelled.

@@ -13,8 +13,9 @@ use rmcp::model::{
 };
 use rmcp::service::Peer;
 use serde_json::Value;
-use toolwright_runtime::file_change::Hunk;
-use toolwright_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture};
+use toolwright_core::BoxFuture;
+use toolwright_core::file_change::Hunk;
+use toolwright_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
 
 /// The one boolean of a plain approval form.
 const APPROVE: &str = "approve";
@@ -361,8 +362,8 @@ pub(crate) fn decision_from_answer(request: &ApprovalRequest, answer: &Value) ->
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use toolwright_runtime::SafetyLevel;
-    use toolwright_runtime::file_change::FileChange;
+    use toolwright_core::SafetyLevel;
+    use toolwright_core::file_change::FileChange;
 
     use super::*;
 

@@ -41,9 +41,8 @@ use rmcp::model::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use toolwright_runtime::{
-    ApprovalDecision, ApprovalHandler, ApprovalRequest, BoxFuture, ClientError, Elicitation,
-};
+use toolwright_core::{BoxFuture, ClientError, Elicitation};
+use toolwright_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
 
 /// How long a `requestState` may be presented after it was issued (a person answering a
 /// question may take a while; an approval should not wait for days).

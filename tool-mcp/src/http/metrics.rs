@@ -8,8 +8,9 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
+use toolwright_core::ToolResult;
+use toolwright_runtime::Executor;
 use toolwright_runtime::executor::{HookEvent, ToolHook, UNKNOWN_TOOL_METRIC};
-use toolwright_runtime::{Executor, ToolResult};
 
 /// Label sets: `[("tool", name)]` or `[("state", ...)]`.
 type Labels = Vec<(String, String)>;

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use rmcp::RoleServer;
 use rmcp::model::Tool as McpTool;
 use rmcp::service::RequestContext;
-use toolwright_runtime::schema::{Format, tools_to_schema};
-use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, SafetyLevel};
+use toolwright_core::SafetyLevel;
+use toolwright_formats::schema::{Format, tools_to_schema};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions};
 
 use crate::ask::approval::ElicitationApproval;
 use crate::ask::rounds::{Round, RoundApproval};

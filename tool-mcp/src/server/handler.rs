@@ -13,9 +13,10 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
+use toolwright_core::{SafetyLevel, ToolCall};
+use toolwright_formats::schema::{Format, mcp_output_schema, tools_to_schema};
 use toolwright_runtime::executor::{Outcome, Progress};
-use toolwright_runtime::schema::{Format, mcp_output_schema, tools_to_schema};
-use toolwright_runtime::{ApprovalDecision, ApprovalRequest, SafetyLevel, ToolCall, ToolFilter};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, ToolFilter};
 
 use crate::ask::rounds::Binding;
 use crate::caller::{ceiling, enter_share, principal};

@@ -9,14 +9,13 @@ use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRe
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
-use toolwright_runtime::client::{
+use toolwright_core::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };
+use toolwright_core::{ClientError, Elicitation, SafetyLevel, ToolCall};
+use toolwright_formats::schema::mcp_output_schema;
 use toolwright_runtime::executor::{CallReport, Outcome, Progress, ResumeError};
-use toolwright_runtime::schema::mcp_output_schema;
-use toolwright_runtime::{
-    ApprovalDecision, ApprovalRequest, CallOptions, ClientError, Elicitation, SafetyLevel, ToolCall,
-};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions};
 
 use crate::ask::approval::printable;
 use crate::content::call_tool_result;

@@ -13,8 +13,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
+use toolwright_core::{TaskSupport, ToolCall};
 use toolwright_runtime::executor::{CallReport, Outcome};
-use toolwright_runtime::{TaskSupport, ToolCall};
 
 use crate::principal::Principal;
 use crate::server::setup::McpServer;

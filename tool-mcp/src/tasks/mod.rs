@@ -25,7 +25,7 @@
 //! JSON-RPC error. A dangerous call is approved as for any call, except that a client
 //! that can be asked is asked through the task (the call is deferred and resumed with the
 //! answer). The tool's progress is the task's status message; its questions
-//! ([`ToolContext::elicit`](toolwright_runtime::ToolContext::elicit)) go to `inputRequests`;
+//! ([`ToolContext::elicit`](toolwright_core::ToolContext::elicit)) go to `inputRequests`;
 //! it cannot log to the client or sample its model (no open request carries them).
 //!
 //! Tasks live in a [`TaskStore`]: in memory by default ([`MemoryTaskStore`]); in Redis with
@@ -48,7 +48,7 @@
 //! [`Executor::resume_with`]: toolwright_runtime::Executor::resume_with
 //! [`Principal::owner`]: crate::Principal::owner
 //! [`McpServer::task_ttl`]: crate::McpServer::task_ttl
-//! [`TaskSupport`]: toolwright_runtime::TaskSupport
+//! [`TaskSupport`]: toolwright_core::TaskSupport
 
 // The layers, lowest first (no module imports one listed after it): record, store, handle,
 // redis.

@@ -30,7 +30,7 @@ use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Map, Value};
 use sha2::Digest as _;
 use tokio::sync::{mpsc, watch};
-use toolwright_runtime::{ToolContext, ToolError, ToolOutput};
+use toolwright_core::{ToolContext, ToolError, ToolOutput};
 
 use super::error::UpstreamError;
 #[cfg(feature = "upstream-http")]

@@ -31,8 +31,8 @@ use rmcp::model::{
 };
 use rmcp::service::InboundStreamOrigin;
 use serde_json::Value;
-use toolwright_runtime::client::{SampledMessage, SamplingMessage, SamplingOptions};
-use toolwright_runtime::{ClientError, Elicitation, LogLevel, ToolContext};
+use toolwright_core::client::{SampledMessage, SamplingMessage, SamplingOptions};
+use toolwright_core::{ClientError, Elicitation, LogLevel, ToolContext};
 
 /// The most characters of one question or log message of an upstream shown to a person;
 /// the rest is cut, and the cut said.
@@ -406,10 +406,8 @@ fn sampling_request(
 
 fn sampling_result(reply: SampledMessage) -> CreateMessageResult {
     let message = match reply.role {
-        toolwright_runtime::client::Role::User => McpSamplingMessage::user_text(reply.text),
-        toolwright_runtime::client::Role::Assistant => {
-            McpSamplingMessage::assistant_text(reply.text)
-        }
+        toolwright_core::client::Role::User => McpSamplingMessage::user_text(reply.text),
+        toolwright_core::client::Role::Assistant => McpSamplingMessage::assistant_text(reply.text),
     };
     let mut result = CreateMessageResult::new(message, reply.model);
     result.stop_reason = reply.stop_reason;

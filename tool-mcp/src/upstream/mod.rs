@@ -37,7 +37,7 @@
 //!   progress is the call's progress.
 //! - **The upstream's own requests.** Its elicitation (forms) and sampling requests go to
 //!   the client of the call they belong to, through the call's
-//!   [`ToolContext`](toolwright_runtime::ToolContext): the call whose response stream they
+//!   [`ToolContext`](toolwright_core::ToolContext): the call whose response stream they
 //!   arrived on (streamable HTTP marks it), else the only mounted call in flight on the
 //!   connection; with none, or several and nothing to tell them apart, a question is
 //!   declined and sampling refused, never sent to another call's client. A question says

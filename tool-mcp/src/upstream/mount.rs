@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use rmcp::model::Tool as McpTool;
 use serde_json::Value;
-use toolwright_runtime::{RegisterOptions, SafetyLevel, Tool, ToolRegistry};
+use toolwright_core::{SafetyLevel, Tool};
+use toolwright_runtime::{RegisterOptions, ToolRegistry};
 
 use super::connection::{ListCut, ListLimits, Upstream};
 use super::error::UpstreamError;
@@ -24,7 +25,7 @@ const MAX_DESCRIPTION: usize = 4096;
 ///
 /// ```
 /// use toolwright_mcp::upstream::MountOptions;
-/// use toolwright_runtime::SafetyLevel;
+/// use toolwright_core::SafetyLevel;
 ///
 /// let options = MountOptions::new("github")
 ///     .safety("get_*", SafetyLevel::Safe)      // a glob over the names a client sees
@@ -775,10 +776,9 @@ impl Mount {
         let preview = {
             let (server, namespace, shown_name) =
                 (server.clone(), namespace.clone(), shown_name.clone());
-            move |_: &toolwright_runtime::ToolContext,
-                  arguments: &serde_json::Map<String, Value>| {
+            move |_: &toolwright_core::ToolContext, arguments: &serde_json::Map<String, Value>| {
                 let arguments = Value::Object(arguments.clone()).to_string();
-                Ok::<_, toolwright_runtime::ToolError>(format!(
+                Ok::<_, toolwright_core::ToolError>(format!(
                     "Call `{shown_name}` on the upstream MCP server `{server}` (mounted as `{namespace}`) with {}",
                     toolwright_names::escape::escape(&arguments)
                 ))

@@ -8,8 +8,8 @@ use std::ffi::OsStr;
 use std::io::{BufRead, Write};
 
 use anstyle::{AnsiColor, Style};
+use toolwright_core::file_change::{FileChange, Hunk, LineKind};
 use toolwright_runtime::ApprovalDecision;
-use toolwright_runtime::file_change::{FileChange, Hunk, LineKind};
 
 use crate::shown::visible;
 

@@ -17,6 +17,8 @@
 //! `find_files`), `edit` (`write_file`, `edit_file`) and `manage` (`create_directory`,
 //! `delete_path`).
 
+// The layers, lowest first (no module imports one listed after it): access, atomic, read,
+// search, edit, manage.
 #[cfg(doc)]
 use crate::workspace::Workspace;
 

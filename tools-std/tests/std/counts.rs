@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 use toolwright_core::ToolCall;
-use toolwright_runtime::schema::{Format, tools_to_schema};
+use toolwright_formats::schema::{Format, tools_to_schema};
 use toolwright_runtime::{ApprovalDecision, ApprovalRequest, Executor};
 
 use crate::harness::Harness;
