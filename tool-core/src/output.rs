@@ -252,8 +252,8 @@ pub(crate) fn text_of(blocks: &[Content]) -> String {
             content blocks (`Image`, `Audio`, `ResourceLink`, `EmbeddedResource`, `Content`, \
             `Vec<Content>`, or a tuple of outputs), `Option<T>`, or `Result<T, E>` where \
             `E: Display`",
-    note = "`Json` and the blocks are in `toolwright::model` (in `toolwright_core` for a crate \
-            of tools on the core alone)"
+    note = "`Json` and the blocks are in the tool model of the crate you took `#[tool]` from \
+            (its `model` module in the facade, the crate root in the core)"
 )]
 pub trait IntoToolOutput {
     /// Turns the value into output, or into the failure it stands for.

@@ -15,9 +15,8 @@ use super::nested;
     message = "`{Self}` cannot be a tool parameter",
     label = "this type cannot be read from the model's JSON arguments",
     note = "a tool parameter must implement `serde::Deserialize` and `schemars::JsonSchema` \
-            (schemars 1); for your own types put `#[tool_type]` on them (`toolwright::tool_type`, \
-            or `toolwright_core::tool_type` in a crate on the core alone), which derives both \
-            through the crate's own re-exports"
+            (schemars 1); for your own types put `#[tool_type]` on them (from the crate you took `#[tool]` \
+            from), which derives both through that crate's own re-exports"
 )]
 pub trait ToolParam: DeserializeOwned + schemars::JsonSchema {}
 
