@@ -19,9 +19,6 @@ pub mod secret;
 mod server;
 mod stdio;
 pub mod tasks;
-#[cfg(feature = "upstream")]
-#[cfg_attr(docsrs, doc(cfg(feature = "upstream")))]
-pub mod upstream;
 
 // The streamable HTTP server (feature `http`) and what it may add.
 #[cfg(feature = "auth")]
@@ -73,9 +70,10 @@ pub use session_store::{
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use tasks::RedisTaskStore;
 pub use tasks::{MemoryTaskStore, TaskStore};
-#[cfg(feature = "upstream")]
-#[cfg_attr(docsrs, doc(cfg(feature = "upstream")))]
-pub use upstream::{Mount, MountOptions, MountReport, MountUpstream, Upstream, UpstreamError};
+// The gateway (toolwright-gateway) turns what an upstream server logs into ours with the
+// same mapping as a client's level; not part of the API.
+#[doc(hidden)]
+pub use client::from_rmcp as log_level_from_rmcp;
 
 #[cfg(feature = "http")]
 use std::net::SocketAddr;

@@ -23,7 +23,7 @@ use rmcp::service::{Peer, RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio::sync::{Barrier, Notify, mpsc};
-use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream};
+use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
 use toolwright_runtime::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream, UpstreamError};
+use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream, UpstreamError};
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
 use toolwright_runtime::{Executor, SafetyLevel, Tool, ToolCall, ToolRegistry};
 

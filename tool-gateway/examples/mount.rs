@@ -11,8 +11,9 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream};
-use toolwright_mcp::{McpServer, UpstreamError};
+use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
+use toolwright_gateway::UpstreamError;
+use toolwright_mcp::McpServer;
 use toolwright_runtime::schema::{Format, tools_to_schema};
 use toolwright_runtime::{Executor, SafetyLevel, Tool, ToolFilter, ToolRegistry};
 
