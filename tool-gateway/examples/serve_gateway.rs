@@ -28,9 +28,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             _ => config = Some(PathBuf::from(arg)),
         }
     }
-    let config = config.unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/gateway.toml")
-    });
+    let config = config
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/gateway.toml"));
 
     // Everything is checked before anything starts: the file (each mistake with its line),
     // the paths an upstream could replace, the secrets a confined upstream could read. A
@@ -56,7 +55,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         for name in &names {
             println!("{name}");
         }
-        eprintln!("{} tools mounted from {} upstreams", names.len(), mounts.len());
+        eprintln!(
+            "{} tools mounted from {} upstreams",
+            names.len(),
+            mounts.len()
+        );
         for mount in &mounts {
             mount.upstream().close().await;
         }

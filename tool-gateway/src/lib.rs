@@ -4,8 +4,8 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it): upstream, config.
-pub mod upstream;
 pub mod config;
+pub mod upstream;
 
 pub use config::{Checks, ConfigError, GatewayConfig, StartError, UpstreamConfig};
 pub use upstream::{Mount, MountOptions, MountReport, MountUpstream, Upstream, UpstreamError};

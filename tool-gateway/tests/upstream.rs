@@ -18,11 +18,11 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
-use toolwright_mcp::McpServer;
 use toolwright_gateway::upstream::{
     DEFAULT_MAX_TOOL_BYTES, Fingerprint, ListCut, MountOptions, MountUpstream, SkipReason, Skipped,
     Upstream,
 };
+use toolwright_mcp::McpServer;
 use toolwright_runtime::{
     ApprovalDecision, CallOptions, CancellationToken, Content, Executor, SafetyLevel, Tool,
     ToolCall, ToolRegistry,

@@ -58,9 +58,11 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
                         .to_owned()));
                 }
                 if config.max_message_bytes.is_some() {
-                    return Err(at("`max_message_bytes` is for an HTTP upstream (`url`); a \
+                    return Err(at(
+                        "`max_message_bytes` is for an HTTP upstream (`url`); a \
                                    stdio upstream's messages are bounded at 16 MiB"
-                        .to_owned()));
+                            .to_owned(),
+                    ));
                 }
             }
             (None, Some(_)) => {
@@ -70,9 +72,11 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
                     || config.sandbox.is_some()
                     || config.unconfined
                 {
-                    return Err(at("`args`, `env`, `cwd`, `sandbox` and `unconfined` are for \
+                    return Err(at(
+                        "`args`, `env`, `cwd`, `sandbox` and `unconfined` are for \
                                    a stdio upstream (`command`), not an HTTP one (`url`)"
-                        .to_owned()));
+                            .to_owned(),
+                    ));
                 }
                 let ways = [
                     config.token_file.is_some(),
@@ -80,9 +84,11 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
                     config.oauth.is_some(),
                 ];
                 if ways.into_iter().filter(|given| *given).count() > 1 {
-                    return Err(at("give the upstream's credentials in one of `token_file`, \
+                    return Err(at(
+                        "give the upstream's credentials in one of `token_file`, \
                                    `token_env` or `oauth`, not several"
-                        .to_owned()));
+                            .to_owned(),
+                    ));
                 }
                 if let Some(oauth) = &config.oauth {
                     let line = line_of(&text, oauth.span().start);
@@ -91,7 +97,7 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
             }
             (Some(_), Some(_)) => {
                 return Err(at(
-                    "an upstream is a `command` (stdio) or a `url` (HTTP), not both".to_owned()
+                    "an upstream is a `command` (stdio) or a `url` (HTTP), not both".to_owned(),
                 ));
             }
             (None, None) => {

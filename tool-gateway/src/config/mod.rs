@@ -39,12 +39,12 @@
 
 // The layers, lowest first (no module imports one listed after it): error, file, confine,
 // refusals, load, checks, start.
+mod checks;
+mod confine;
 mod error;
 mod file;
-mod confine;
-mod refusals;
 mod load;
-mod checks;
+mod refusals;
 mod start;
 
 pub use checks::Checks;

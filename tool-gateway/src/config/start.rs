@@ -93,10 +93,7 @@ impl UpstreamConfig {
 
     /// Connects over HTTP: `Err` when this build cannot, else the connection's outcome.
     #[cfg(feature = "http")]
-    async fn connect_http(
-        &self,
-        url: &str,
-    ) -> Result<Result<Upstream, UpstreamError>, StartError> {
+    async fn connect_http(&self, url: &str) -> Result<Result<Upstream, UpstreamError>, StartError> {
         let mut upstream = Upstream::http(url);
         if let Some(max) = self.max_message_bytes {
             upstream = upstream.max_message_bytes(max);

@@ -140,7 +140,7 @@ impl HttpUpstream {
 impl Upstream {
     /// An upstream at a streamable HTTP `url` (`https://host/mcp`); give it a bearer token
     /// on the [`HttpUpstream`], then [`connect`](HttpUpstream::connect).
-        #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn http(url: impl Into<String>) -> HttpUpstream {
         HttpUpstream {
             url: url.into(),

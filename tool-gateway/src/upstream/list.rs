@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use rmcp::model::{ClientRequest, ListToolsRequest, PaginatedRequestParams, ServerResult, Tool as McpTool};
+use rmcp::model::{
+    ClientRequest, ListToolsRequest, PaginatedRequestParams, ServerResult, Tool as McpTool,
+};
 use rmcp::service::PeerRequestOptions;
 use sha2::Digest as _;
 

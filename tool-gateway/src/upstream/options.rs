@@ -179,7 +179,10 @@ impl MountOptions {
     }
 
     /// The pins naming the tool mounted as `mounted`.
-    pub(super) fn pins_of<'a>(&'a self, mounted: &'a str) -> impl Iterator<Item = Fingerprint> + 'a {
+    pub(super) fn pins_of<'a>(
+        &'a self,
+        mounted: &'a str,
+    ) -> impl Iterator<Item = Fingerprint> + 'a {
         self.pins
             .iter()
             .filter(move |(key, _)| self.names(key, mounted))

@@ -182,4 +182,3 @@ impl fmt::Display for MountReport {
         Ok(())
     }
 }
-

@@ -326,7 +326,11 @@ impl Upstream {
         }
     }
 
-    pub(super) fn request_error(&self, method: &'static str, error: impl std::fmt::Display) -> UpstreamError {
+    pub(super) fn request_error(
+        &self,
+        method: &'static str,
+        error: impl std::fmt::Display,
+    ) -> UpstreamError {
         UpstreamError::Request {
             upstream: self.inner.label.clone(),
             method,
