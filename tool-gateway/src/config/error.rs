@@ -92,9 +92,9 @@ pub enum StartError {
     Connect {
         /// Its namespace.
         namespace: String,
-        /// Why.
+        /// Why (boxed: an upstream's error is large).
         #[source]
-        source: UpstreamError,
+        source: Box<UpstreamError>,
         /// For a confined server: what it could read and write, and how to give it more
         /// (empty otherwise).
         hint: String,
@@ -104,9 +104,9 @@ pub enum StartError {
     Mount {
         /// Its namespace.
         namespace: String,
-        /// Why.
+        /// Why (boxed: an upstream's error is large).
         #[source]
-        source: UpstreamError,
+        source: Box<UpstreamError>,
     },
     /// Its mount options are refused (a configuration not made by
     /// [`GatewayConfig::load`](super::GatewayConfig::load) is checked there).

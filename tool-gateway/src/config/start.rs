@@ -62,7 +62,7 @@ impl UpstreamConfig {
             .await
             .map_err(|source| StartError::Mount {
                 namespace: self.namespace.clone(),
-                source,
+                source: Box::new(source),
             })
     }
 
@@ -74,7 +74,7 @@ impl UpstreamConfig {
     pub async fn connect(&self) -> Result<Upstream, StartError> {
         let failed = |source: UpstreamError| StartError::Connect {
             namespace: self.namespace.clone(),
-            source,
+            source: Box::new(source),
             hint: confinement_hint(self),
         };
         if let Some(url) = &self.url {

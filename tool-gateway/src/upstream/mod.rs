@@ -3,7 +3,7 @@
 //!
 //! [`Upstream`] is a connection to an MCP server (rmcp's client): a command started as a
 //! child process ([`Upstream::stdio`]) or, with the `http` feature, a streamable HTTP URL
-//! ([`Upstream::http`]: a bearer token or, with `oauth`, OAuth 2.0 client
+//! (`Upstream::http`: a bearer token or, with `oauth`, OAuth 2.0 client
 //! credentials, `HttpUpstream::client_credentials`). [`MountUpstream::mount`] lists its
 //! tools (every page, within [`MountOptions::max_tools`] and [`MountOptions::max_pages`])
 //! and registers each as a runtime tool whose handler forwards the call upstream. Then

@@ -70,7 +70,7 @@ impl MountOptions {
         &self.namespace
     }
 
-    /// Checks the options without connecting to anything (as [`MountUpstream::mount`]
+    /// Checks the options without connecting to anything (as [`MountUpstream::mount`](super::MountUpstream::mount)
     /// does first), so a configuration is refused before any server starts.
     ///
     /// ```
@@ -129,14 +129,14 @@ impl MountOptions {
     }
 
     /// The most tools read from the upstream (default 1000); the rest are reported as
-    /// [`ListCut::TooManyTools`].
+    /// [`ListCut::TooManyTools`](super::ListCut::TooManyTools).
     pub fn max_tools(mut self, max: usize) -> Self {
         self.max_tools = max;
         self
     }
 
     /// The most pages of `tools/list` read (default 100); a list that goes on is reported as
-    /// [`ListCut::TooManyPages`].
+    /// [`ListCut::TooManyPages`](super::ListCut::TooManyPages).
     pub fn max_pages(mut self, max: usize) -> Self {
         self.max_pages = max.max(1);
         self
@@ -145,7 +145,7 @@ impl MountOptions {
     /// The most bytes of one tool's definition as the upstream lists it (its JSON: name,
     /// description, schemas, annotations; default [`DEFAULT_MAX_TOOL_BYTES`], 64 KiB). A
     /// larger one is dropped as soon as its page is read and reported as
-    /// [`SkipReason::TooLarge`], so an upstream cannot make the gateway hold (and compile)
+    /// [`SkipReason::TooLarge`](super::SkipReason::TooLarge), so an upstream cannot make the gateway hold (and compile)
     /// schemas of any size. One page of `tools/list` is bounded before it is decoded by
     /// the transport: 16 MiB a message.
     ///
@@ -161,7 +161,7 @@ impl MountOptions {
 
     /// The most bytes of all the definitions one listing keeps (default
     /// [`DEFAULT_MAX_MOUNT_BYTES`], 16 MiB); the definitions past it are reported as
-    /// [`SkipReason::MountFull`].
+    /// [`SkipReason::MountFull`](super::SkipReason::MountFull).
     pub fn max_mount_bytes(mut self, max: usize) -> Self {
         self.max_mount_bytes = max;
         self

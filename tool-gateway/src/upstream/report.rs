@@ -72,7 +72,7 @@ pub enum SkipReason {
     InvalidDefinition(String),
     /// The registry refused it; the registry's reason.
     Registry(String),
-    /// Its definition is larger than [`MountOptions::max_tool_bytes`].
+    /// Its definition is larger than [`MountOptions::max_tool_bytes`](super::MountOptions::max_tool_bytes).
     TooLarge {
         /// The bytes of its definition.
         bytes: usize,
@@ -80,7 +80,7 @@ pub enum SkipReason {
         limit: usize,
     },
     /// Keeping it would have taken the listing's definitions past
-    /// [`MountOptions::max_mount_bytes`].
+    /// [`MountOptions::max_mount_bytes`](super::MountOptions::max_mount_bytes).
     MountFull {
         /// The bytes of its definition.
         bytes: usize,

@@ -48,7 +48,7 @@ const MAX_SERVER_NAME: usize = 64;
 /// A connection to an upstream MCP server, cheap to clone (one connection, shared).
 ///
 /// Made by [`Upstream::stdio`] (a command started as a child process) or, with the
-/// `http` feature, [`Upstream::http`]; mounted into a registry with
+/// `http` feature, `Upstream::http`; mounted into a registry with
 /// [`MountUpstream::mount`](super::MountUpstream::mount).
 #[derive(Clone)]
 pub struct Upstream {
