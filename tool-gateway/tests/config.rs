@@ -32,7 +32,12 @@ fn a_toml_mistake_names_its_line() {
         "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\nunconfined = true\nsafety = \"harmless\"\n",
     );
     let error = GatewayConfig::load(&path).unwrap_err();
-    assert!(error.to_string().starts_with(&format!("{}:5: ", path.display())), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("{}:5: ", path.display())),
+        "{error}"
+    );
     let (line, _) = invalid(error);
     assert_eq!(line, Some(5));
 }
@@ -71,7 +76,10 @@ fn a_namespace_used_twice_names_both_lines() {
     );
     let (line, message) = invalid(GatewayConfig::load(&path).unwrap_err());
     assert_eq!(line, Some(5));
-    assert!(message.contains(&format!("already used at {}:1", path.display())), "{message}");
+    assert!(
+        message.contains(&format!("already used at {}:1", path.display())),
+        "{message}"
+    );
 }
 
 #[test]
@@ -92,7 +100,11 @@ fn a_missing_file_is_a_read_error() {
     let dir = tempfile::tempdir().unwrap();
     let error = GatewayConfig::load(&dir.path().join("none.toml")).unwrap_err();
     assert!(matches!(error, ConfigError::Read { .. }), "{error:?}");
-    assert!(error.to_string().starts_with("cannot read the configuration"));
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot read the configuration")
+    );
 }
 
 #[test]
@@ -125,7 +137,10 @@ fn a_path_beneath_what_another_upstream_writes_is_refused() {
     );
     let (line, message) = invalid(GatewayConfig::load(&path).unwrap_err());
     assert_eq!(line, Some(5));
-    assert!(message.contains("the upstream `writer` may write"), "{message}");
+    assert!(
+        message.contains("the upstream `writer` may write"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -170,8 +185,15 @@ fn a_secret_readable_by_a_confined_upstream_is_refused() {
     let error = config
         .refuse_exposed_to_upstreams("token file", &token)
         .unwrap_err();
-    assert!(matches!(error, ConfigError::ExposedToUpstream { .. }), "{error:?}");
-    assert!(error.to_string().contains("readable by the upstream `hostile`"));
+    assert!(
+        matches!(error, ConfigError::ExposedToUpstream { .. }),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("readable by the upstream `hostile`")
+    );
     // Elsewhere, nothing to refuse.
     let elsewhere = tempfile::tempdir().unwrap();
     config
@@ -206,7 +228,9 @@ fn an_upstream_token_file_a_confined_upstream_could_read_is_refused() {
     );
     let error = Checks::new().flag("--config").load(&path).unwrap_err();
     assert!(
-        error.to_string().contains("the upstream token file (in --config)"),
+        error
+            .to_string()
+            .contains("the upstream token file (in --config)"),
         "{error}"
     );
 }
@@ -239,7 +263,9 @@ fn checks_refuse_a_secret_or_the_configuration_the_tools_could_read() {
         .load(&path)
         .unwrap_err();
     assert!(
-        error.to_string().starts_with("refusing to serve: the gateway configuration (--config)"),
+        error
+            .to_string()
+            .starts_with("refusing to serve: the gateway configuration (--config)"),
         "{error}"
     );
 }
@@ -261,5 +287,8 @@ fn checks_refuse_a_secret_a_confined_upstream_could_read() {
         .secret("token file", &token)
         .load(&path)
         .unwrap_err();
-    assert!(matches!(error, ConfigError::ExposedToUpstream { .. }), "{error:?}");
+    assert!(
+        matches!(error, ConfigError::ExposedToUpstream { .. }),
+        "{error:?}"
+    );
 }
