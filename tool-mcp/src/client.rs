@@ -401,7 +401,7 @@ fn to_rmcp(level: LogLevel) -> LoggingLevel {
 }
 
 /// rmcp's logging level as ours (also for what an upstream logs).
-pub(crate) fn from_rmcp(level: LoggingLevel) -> LogLevel {
+pub fn from_rmcp(level: LoggingLevel) -> LogLevel {
     match level {
         LoggingLevel::Debug => LogLevel::Debug,
         LoggingLevel::Info => LogLevel::Info,

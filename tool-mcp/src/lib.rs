@@ -5,7 +5,7 @@
 
 // The layers, lowest first (no module imports one listed after it): secret, principal,
 // jsonrpc, content, in_flight, refused, owners, caller, auth, error, ask, client,
-// session_store, tasks, server, http, upstream.
+// session_store, tasks, server, http.
 mod ask;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
@@ -27,9 +27,6 @@ mod server;
 #[cfg(feature = "redis")]
 mod session_store;
 pub mod tasks;
-#[cfg(feature = "upstream")]
-#[cfg_attr(docsrs, doc(cfg(feature = "upstream")))]
-pub mod upstream;
 
 // The README (the crate's front page) links `Executor`.
 #[cfg(doc)]
@@ -67,6 +64,7 @@ pub use session_store::{
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use tasks::RedisTaskStore;
 pub use tasks::{MemoryTaskStore, TaskStore};
-#[cfg(feature = "upstream")]
-#[cfg_attr(docsrs, doc(cfg(feature = "upstream")))]
-pub use upstream::{Mount, MountOptions, MountReport, MountUpstream, Upstream, UpstreamError};
+// The gateway (toolwright-gateway) turns what an upstream server logs into ours with the
+// same mapping as a client's level; not part of the API.
+#[doc(hidden)]
+pub use client::from_rmcp as log_level_from_rmcp;

@@ -26,11 +26,14 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     let config = args
         .config
         .as_deref()
-        .map(crate::gateway::load)
+        .map(|path| {
+            let mut checks = toolwright_gateway::Checks::new();
+            if let Some(audit) = &args.audit_log {
+                checks = checks.audit_log(audit);
+            }
+            crate::gateway::load(checks, path)
+        })
         .transpose()?;
-    if let (Some(config), Some(audit)) = (&config, &args.audit_log) {
-        crate::gateway::refuse_audit_log_exposed(config, audit)?;
-    }
     // Opened before any upstream starts.
     let audit = crate::audit::open(args.audit_log.as_deref())?;
     let (registry, _mounts) = crate::gateway::registry_of(config.as_ref()).await?;

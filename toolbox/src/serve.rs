@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use toolwright_core::SafetyLevel;
+use toolwright_gateway::Checks;
 use toolwright_mcp::secret::SecretSource;
 use toolwright_mcp::{AuthConfig, HttpOptions, JwtConfig, McpServer, PrometheusMetrics};
 use toolwright_runtime::Executor;
@@ -16,6 +17,9 @@ use crate::workspace::workspace;
 pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     // Options first: a deployment mistake is reported before anything starts.
     let workspace = workspace(&args.workspace)?;
+    // The files that decide who may call: out of the tools' reach, and out of every
+    // confined upstream's.
+    let mut checks = Checks::new().workspace(&workspace);
     let secrets = [
         (
             "token file (--auth-token-file)",
@@ -31,33 +35,23 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
             &args.http_options.request_state_key_file,
         ),
     ];
-    for (what, path) in &secrets {
+    for (what, path) in secrets {
         if let Some(path) = path {
-            refuse_exposed_secret(&workspace, what, path)?;
+            checks = checks.secret(what, path);
         }
     }
+    if let Some(audit) = &args.audit_log {
+        checks = checks.audit_log(audit);
+    }
+    checks
+        .refuse_secrets_readable_by_tools()
+        .map_err(|error| UsageError(error.to_string()))?;
     // The gateway configuration names commands, their environments (API keys) and token
-    // files: a tool that could read it could read them.
+    // files: it and its secret files are checked as the secrets are.
     let gateway = args
         .config
         .as_deref()
-        .map(|path| {
-            refuse_exposed_secret(&workspace, "gateway configuration (--config)", path)?;
-            let config = crate::gateway::load(path)?;
-            for (what, file) in crate::gateway::secret_files(&config) {
-                refuse_exposed_secret(&workspace, what, &file)?;
-            }
-            // Nor may a confined upstream read what decides who may call.
-            for (what, path) in &secrets {
-                if let Some(path) = path {
-                    crate::gateway::refuse_exposed_to_upstreams(&config, what, path)?;
-                }
-            }
-            if let Some(audit) = &args.audit_log {
-                crate::gateway::refuse_audit_log_exposed(&config, audit)?;
-            }
-            Ok::<_, UsageError>(config)
-        })
+        .map(|path| crate::gateway::load(checks.clone(), path))
         .transpose()?;
     let (options, claims, task_store) = match args.http {
         Some(addr) => {
@@ -166,33 +160,6 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         );
     }
     Ok(Outcome::Success)
-}
-
-/// Refuses to serve when the tools it serves could read (or, in the workspace, rewrite) the
-/// file that decides who may call them: a stolen `tools:approve` token approves its holder's
-/// own dangerous calls, and a rewritten JWKS accepts the writer's tokens.
-fn refuse_exposed_secret(
-    workspace: &toolwright_std::Workspace,
-    what: &str,
-    path: &std::path::Path,
-) -> Result<(), UsageError> {
-    let Some(through) = workspace.readable_by_commands(path) else {
-        return Ok(());
-    };
-    let place = if through == workspace.root() {
-        format!("it is inside the workspace {}", through.display())
-    } else {
-        format!(
-            "it is under {}, which commands run by `run_command` may read",
-            through.display()
-        )
-    };
-    Err(UsageError(format!(
-        "refusing to serve: the {what} {} is readable by the tools it protects ({place}); \
-         move it outside the workspace and outside the directories commands may read (for \
-         example to /etc/toolwright/ or ~/.config/toolwright/, mode 600)",
-        path.display()
-    )))
 }
 
 /// What `serve --http` runs with, from its flags, and what replicas share on the session

@@ -20,10 +20,10 @@ use std::path::Path;
 use clap::{CommandFactory, FromArgMatches};
 use serde::Deserialize;
 use toml::Spanned;
+use toolwright_gateway::config::line_of;
 
 use crate::cli::Cli;
 use crate::ending::UsageError;
-use crate::gateway::line_of;
 
 /// The `[serve]` table of a configuration, each key with its place.
 #[derive(Deserialize)]

@@ -187,13 +187,22 @@ pub mod runtime {
 }
 
 /// The MCP server: serve an executor's tools over stdio, or over streamable HTTP with the
-/// feature `mcp-http` (authentication: `mcp-auth`; Prometheus metrics: `mcp-metrics`);
-/// mount another MCP server's tools into a registry with `mcp-upstream` (`mcp::upstream`)
-/// (`toolwright-mcp`).
+/// feature `mcp-http` (authentication: `mcp-auth`; Prometheus metrics: `mcp-metrics`)
+/// (`toolwright-mcp`). To mount another MCP server's tools, see [`gateway`].
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp {
     pub use toolwright_mcp::*;
+}
+
+/// The gateway: other MCP servers' tools mounted into a registry under your policy
+/// (`gateway::upstream`), and a `gateway.toml` loaded with the pre-start checks of
+/// `toolwright serve --config` (`gateway::config`); feature `mcp-upstream` (HTTP upstreams:
+/// `mcp-upstream-http`; OAuth: `mcp-upstream-oauth`) (`toolwright-gateway`).
+#[cfg(feature = "mcp-upstream")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-upstream")))]
+pub mod gateway {
+    pub use toolwright_gateway::*;
 }
 
 /// Standard tools that are safe to hand to a model: files in a workspace, data, commands

@@ -19,11 +19,11 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use toolwright_core::{CancellationToken, Content, SafetyLevel, Tool, ToolCall};
-use toolwright_mcp::McpServer;
-use toolwright_mcp::upstream::{
+use toolwright_gateway::upstream::{
     DEFAULT_MAX_TOOL_BYTES, Fingerprint, ListCut, MountOptions, MountUpstream, SkipReason, Skipped,
     Upstream,
 };
+use toolwright_mcp::McpServer;
 use toolwright_runtime::{ApprovalDecision, CallOptions, Executor, ToolRegistry};
 
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -865,7 +865,7 @@ async fn a_server_that_never_answers_initialize_is_given_up() {
     assert!(
         matches!(
             error,
-            toolwright_mcp::upstream::UpstreamError::Handshake { .. }
+            toolwright_gateway::upstream::UpstreamError::Handshake { .. }
         ),
         "{error:?}"
     );

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 /// [`MountOptions::pin`](super::MountOptions::pin).
 ///
 /// ```
-/// use toolwright_mcp::upstream::Fingerprint;
+/// use toolwright_gateway::upstream::Fingerprint;
 ///
 /// let tool = rmcp::model::Tool::new("echo", "Echo.", serde_json::Map::new());
 /// let fingerprint = Fingerprint::of(&tool);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use toolwright_core::{SafetyLevel, Tool, ToolCall};
-use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream, UpstreamError};
+use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream, UpstreamError};
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
 use toolwright_runtime::{Executor, ToolRegistry};
 

@@ -1,4 +1,4 @@
-//! OAuth 2.0 client credentials for an HTTP upstream (feature `upstream-oauth`): the secret
+//! OAuth 2.0 client credentials for an HTTP upstream (feature `oauth`): the secret
 //! read from a file or an environment variable, the authorization server found from the MCP
 //! server's metadata by rmcp (or a token URL given), the token fetched by rmcp's
 //! `AuthorizationManager`, and [`CredentialsHttpClient`], rmcp's HTTP client with the token on
@@ -25,7 +25,7 @@ use rmcp::transport::streamable_http_client::{
 use tokio::sync::Mutex;
 
 use super::error::UpstreamError;
-use crate::secret::SecretSource;
+use toolwright_mcp::secret::SecretSource;
 
 /// OAuth 2.0 client credentials (RFC 6749 §4.4) for an HTTP upstream, given to
 /// [`HttpUpstream::client_credentials`](super::HttpUpstream::client_credentials).
@@ -42,8 +42,8 @@ use crate::secret::SecretSource;
 /// `client_secret_basic`.
 ///
 /// ```no_run
-/// # async fn run() -> Result<(), toolwright_mcp::upstream::UpstreamError> {
-/// use toolwright_mcp::upstream::{ClientCredentials, Upstream};
+/// # async fn run() -> Result<(), toolwright_gateway::upstream::UpstreamError> {
+/// use toolwright_gateway::upstream::{ClientCredentials, Upstream};
 ///
 /// let upstream = Upstream::http("https://tools.example.com/mcp")
 ///     .client_credentials(
@@ -114,7 +114,7 @@ impl ClientCredentials {
     /// any more: the secret is the authorization server's). May be given more than once.
     ///
     /// ```
-    /// use toolwright_mcp::upstream::ClientCredentials;
+    /// use toolwright_gateway::upstream::ClientCredentials;
     ///
     /// let credentials = ClientCredentials::secret_env("toolwright", "TOOLS_CLIENT_SECRET")
     ///     .authorization_server("https://login.example.com");

@@ -23,7 +23,7 @@ const HASH_DIGITS: usize = 8;
 ///   a name with nothing left is `tool`.
 ///
 /// ```
-/// use toolwright_mcp::upstream::normalise;
+/// use toolwright_gateway::upstream::normalise;
 ///
 /// assert_eq!(normalise("get-weather"), "get_weather");
 /// assert_eq!(normalise("searchRepositories"), "search_repositories");
@@ -97,7 +97,7 @@ fn snake_words(name: &str, glob: bool) -> String {
 /// a valid tool name (a namespace that is not one).
 ///
 /// ```
-/// use toolwright_mcp::upstream::mounted_name;
+/// use toolwright_gateway::upstream::mounted_name;
 ///
 /// assert_eq!(mounted_name("github", "searchRepositories").as_deref(), Some("github_search_repositories"));
 /// let long = mounted_name("ns", &"x".repeat(500)).unwrap();

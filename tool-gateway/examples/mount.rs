@@ -3,9 +3,9 @@
 //!
 //! ```text
 //! # the toolwright command's standard tools, in a temporary directory, confined:
-//! TOOLWRIGHT_BIN=target/debug/toolwright cargo run -p toolwright-mcp --features upstream --example mount
+//! TOOLWRIGHT_BIN=target/debug/toolwright cargo run -p toolwright-gateway --example mount
 //! # without it, an upstream in this process (our own McpServer over a duplex stream):
-//! cargo run -p toolwright-mcp --features upstream --example mount
+//! cargo run -p toolwright-gateway --example mount
 //! ```
 
 use std::sync::Arc;
@@ -13,8 +13,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use toolwright_core::{SafetyLevel, Tool};
 use toolwright_formats::schema::{Format, tools_to_schema};
-use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream};
-use toolwright_mcp::{McpServer, UpstreamError};
+use toolwright_gateway::UpstreamError;
+use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
+use toolwright_mcp::McpServer;
 use toolwright_runtime::{Executor, ToolFilter, ToolRegistry};
 
 #[tokio::main]

@@ -27,7 +27,7 @@ use toolwright_core::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };
 use toolwright_core::{ClientError, Elicitation, LogLevel, ToolCall, ToolResult};
-use toolwright_mcp::upstream::{MountOptions, MountUpstream, Upstream};
+use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
 use toolwright_runtime::executor::Outcome;
 use toolwright_runtime::{ApprovalDecision, CallOptions, Executor, ToolRegistry};
 

@@ -19,7 +19,7 @@ use axum::routing::{get, post};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Map, Value, json};
 use toolwright_core::{Tool, ToolCall};
-use toolwright_mcp::upstream::{
+use toolwright_gateway::upstream::{
     ClientCredentials, MountOptions, MountUpstream, Upstream, UpstreamError,
 };
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
@@ -39,7 +39,7 @@ async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
+        .join("../tool-mcp/tests/data")
         .join(name)
 }
 

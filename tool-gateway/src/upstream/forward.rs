@@ -467,7 +467,7 @@ pub(super) async fn answer_input_requests(
 /// closest level), and to the client of the only call in flight, if there is one, as
 /// that call's tool (at most [`MAX_LOGS_PER_CALL`] a call).
 pub(super) fn log(calls: &Calls, server: &str, params: LoggingMessageNotificationParam) {
-    let level = crate::client::from_rmcp(params.level);
+    let level = toolwright_mcp::log_level_from_rmcp(params.level);
     let text = match &params.data {
         Value::String(text) => bounded(text, MAX_TEXT),
         other => bounded(&other.to_string(), MAX_TEXT),

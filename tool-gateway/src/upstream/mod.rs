@@ -1,9 +1,9 @@
 //! Mounting another MCP server's tools into a [`ToolRegistry`](toolwright_runtime::ToolRegistry),
-//! under our policy (feature `upstream`).
+//! under our policy.
 //!
 //! [`Upstream`] is a connection to an MCP server (rmcp's client): a command started as a
-//! child process ([`Upstream::stdio`]) or, with `upstream-http`, a streamable HTTP URL
-//! ([`Upstream::http`]: a bearer token or, with `upstream-oauth`, OAuth 2.0 client
+//! child process ([`Upstream::stdio`]) or, with the `http` feature, a streamable HTTP URL
+//! (`Upstream::http`: a bearer token or, with `oauth`, OAuth 2.0 client
 //! credentials, `HttpUpstream::client_credentials`). [`MountUpstream::mount`] lists its
 //! tools (every page, within [`MountOptions::max_tools`] and [`MountOptions::max_pages`])
 //! and registers each as a runtime tool whose handler forwards the call upstream. Then
@@ -46,26 +46,38 @@
 //!   answered the same way and the call repeated, at most eight rounds. Only elicitation
 //!   and sampling are declared to the upstream.
 
-mod connection;
+// The layers, lowest first (no module imports one listed after it): error, names,
+// fingerprint, content, forward, session, list, stderr, stdio, oauth, http, options,
+// report, mount.
+mod content;
 mod error;
 mod fingerprint;
 mod forward;
+#[cfg(feature = "http")]
+mod http;
+mod list;
 mod mount;
 mod names;
-#[cfg(feature = "upstream-oauth")]
+#[cfg(feature = "oauth")]
 mod oauth;
+mod options;
+mod report;
+mod session;
+mod stderr;
+mod stdio;
 
-#[cfg(feature = "upstream-http")]
-#[cfg_attr(docsrs, doc(cfg(feature = "upstream-http")))]
-pub use connection::{DEFAULT_MAX_MESSAGE_BYTES, HttpUpstream};
-pub use connection::{ListCut, StdioUpstream, ToolListChanges, Upstream};
 pub use error::UpstreamError;
 pub use fingerprint::{Fingerprint, FingerprintParseError};
-pub use mount::{
-    DEFAULT_MAX_MOUNT_BYTES, DEFAULT_MAX_TOOL_BYTES, FingerprintChange, Mount, MountOptions,
-    MountReport, MountUpstream, MountedTool, SkipReason, Skipped,
-};
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use http::{DEFAULT_MAX_MESSAGE_BYTES, HttpUpstream};
+pub use list::ListCut;
+pub use mount::{Mount, MountUpstream};
 pub use names::{mounted_name, normalise};
-#[cfg(feature = "upstream-oauth")]
-#[cfg_attr(docsrs, doc(cfg(feature = "upstream-oauth")))]
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub use oauth::ClientCredentials;
+pub use options::{DEFAULT_MAX_MOUNT_BYTES, DEFAULT_MAX_TOOL_BYTES, MountOptions};
+pub use report::{FingerprintChange, MountReport, MountedTool, SkipReason, Skipped};
+pub use session::{ToolListChanges, Upstream};
+pub use stdio::StdioUpstream;

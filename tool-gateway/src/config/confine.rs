@@ -1,0 +1,137 @@
+//! The confinement of stdio upstreams (toolwright-std's `Sandbox`, feature `confine`):
+//! resolving the granted paths, what a confined server can read, the prepare step that
+//! confines it, and the hint when one did not start. Without the feature a stdio upstream
+//! must be `unconfined = true`.
+
+use std::path::{Path, PathBuf};
+
+use crate::upstream::StdioUpstream;
+
+use super::file::{SandboxConfig, UpstreamConfig};
+
+/// The confinement of a stdio upstream, or `None` for an HTTP or unconfined one.
+#[cfg(feature = "confine")]
+fn sandbox_of(config: &UpstreamConfig) -> Option<toolwright_std::sandbox::Sandbox> {
+    if config.command.is_none() || config.unconfined {
+        return None;
+    }
+    sandbox_from(config.sandbox.as_ref()?)
+}
+
+/// A `Sandbox` with the grants of `settings`.
+#[cfg(feature = "confine")]
+fn sandbox_from(settings: &SandboxConfig) -> Option<toolwright_std::sandbox::Sandbox> {
+    let mut sandbox = toolwright_std::sandbox::Sandbox::new().network(settings.network);
+    for path in &settings.read {
+        sandbox = sandbox.read(path.clone());
+    }
+    for path in &settings.write {
+        sandbox = sandbox.write(path.clone());
+    }
+    Some(sandbox)
+}
+
+/// Through which directory the confined upstream `config` could read `file`, if it could
+/// (its `sandbox` grants a directory that holds it, or it is in a directory every confined
+/// program sees).
+pub(crate) fn readable_through(config: &UpstreamConfig, file: &Path) -> Option<PathBuf> {
+    #[cfg(feature = "confine")]
+    {
+        sandbox_of(config)?.readable_through(file)
+    }
+    #[cfg(not(feature = "confine"))]
+    {
+        // Without confinement `load` keeps only unconfined stdio upstreams.
+        let _ = (config, file);
+        None
+    }
+}
+
+/// `upstream` with `config`'s confinement applied when it starts (none for an unconfined
+/// one).
+pub(crate) fn confine(upstream: StdioUpstream, config: &UpstreamConfig) -> StdioUpstream {
+    #[cfg(feature = "confine")]
+    if let Some(sandbox) = config.sandbox.as_ref().and_then(sandbox_from) {
+        return upstream
+            .prepare(move |command| sandbox.confine(command).map_err(std::io::Error::other));
+    }
+    #[cfg(not(feature = "confine"))]
+    let _ = config;
+    upstream
+}
+
+/// Checks a stdio upstream's confinement and makes its paths absolute (relative ones are
+/// taken from `base`, the configuration's directory): every path exists and is not `/`.
+pub(crate) fn resolve_sandbox(config: &mut UpstreamConfig, base: &Path) -> Result<(), String> {
+    if config.unconfined {
+        if config.sandbox.is_some() {
+            return Err(
+                "an upstream has a `sandbox` or is `unconfined = true`, not both".to_owned(),
+            );
+        }
+        return Ok(());
+    }
+    if cfg!(not(feature = "confine")) {
+        return Err(
+            "a stdio upstream runs confined, which needs toolwright-gateway's feature \
+             `confine`; turn it on, or set `unconfined = true`"
+                .to_owned(),
+        );
+    }
+    let sandbox = config.sandbox.get_or_insert_with(SandboxConfig::default);
+    for (key, paths) in [("read", &mut sandbox.read), ("write", &mut sandbox.write)] {
+        for path in paths.iter_mut() {
+            let resolved = base.join(&*path);
+            let canonical = std::fs::canonicalize(&resolved).map_err(|error| {
+                format!(
+                    "`sandbox.{key}` names `{}`, which cannot be granted: {error}",
+                    resolved.display()
+                )
+            })?;
+            if canonical.parent().is_none() {
+                return Err(format!(
+                    "`sandbox.{key}` names `{}`, the whole file system; name the directories \
+                     the server needs",
+                    path.display()
+                ));
+            }
+            *path = canonical;
+        }
+    }
+    Ok(())
+}
+
+/// For a confined upstream that did not start: what it could see, and how to give it more.
+pub(crate) fn confinement_hint(config: &UpstreamConfig) -> String {
+    let confined = config.command.is_some() && !config.unconfined;
+    let Some(settings) = config.sandbox.as_ref().filter(|_| confined) else {
+        return String::new();
+    };
+    let list = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|path| format!("`{}`", path.display()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let read = if settings.read.is_empty() {
+        "only the system's programs and libraries".to_owned()
+    } else {
+        format!(
+            "the system's programs and libraries and {}",
+            list(&settings.read)
+        )
+    };
+    let write = if settings.write.is_empty() {
+        "nothing".to_owned()
+    } else {
+        list(&settings.write)
+    };
+    let network = if settings.network { "with" } else { "without" };
+    format!(
+        "\n  it ran confined: it could read {read}, write {write}, {network} the network; if it \
+         needs more (its installation, a cache, a download: `npx` fetches packages), grant it \
+         in its `sandbox` (read, write, network) or set `unconfined = true` (see the book, \
+         \"Confined stdio servers\")"
+    )
+}

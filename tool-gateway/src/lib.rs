@@ -1,0 +1,11 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+// The layers, lowest first (no module imports one listed after it): upstream, config.
+pub mod config;
+pub mod upstream;
+
+pub use config::{Checks, ConfigError, GatewayConfig, StartError, UpstreamConfig};
+pub use upstream::{Mount, MountOptions, MountReport, MountUpstream, Upstream, UpstreamError};
