@@ -10,6 +10,7 @@ use serde_json::Value;
 use toolwright_core::{SafetyLevel, ToolCall};
 use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, Executor};
 
+// The layers, lowest first (no module imports one listed after it): hunks.
 mod hunks;
 
 use crate::shown::visible_lines;

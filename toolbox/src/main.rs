@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 
+// The layers, lowest first (no module imports one listed after it): cli, ending, audit, docs,
+// gateway, list, serve_config, shown, prompt, spinner, workspace, call, serve.
 mod audit;
 mod call;
 mod cli;

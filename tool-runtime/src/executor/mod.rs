@@ -2,7 +2,7 @@
 //! every outcome (success, error, panic, timeout, denial) into a [`ToolResult`].
 //!
 //! The rooms: `builder` (configuration), `options` (per call), `policy` (which tool, which
-//! arguments, ceiling, guardrails, approval rule, approval, call limits), `run` (threads,
+//! arguments, ceiling, guardrails, approval rule, approval, call limits), `running` (threads,
 //! panics, timeouts), `checks` (the output's size and its structured output against the
 //! output schema), `outcome` (how a call ended), `hooks`, `metrics`, `pool` (threads of
 //! sync tools), `approval` (the handler trait), `guardrail` (the guardrail trait),
@@ -10,8 +10,8 @@
 //! counts), `lenient` (argument repair), `blocking` (an executor for non-async programs).
 
 // The layers, lowest first (no module imports one listed after it): outcome, lenient, limits,
-// approval, guardrail, pool, metrics, options, pending, hooks, handle, run, builder, offer,
-// checks, resume, blocking, policy, execute. This file only declares and re-exports.
+// approval, guardrail, pool, metrics, options, pending, hooks, handle, running, builder,
+// offer, checks, resume, blocking, policy, execute. This file only declares and re-exports.
 mod approval;
 mod blocking;
 mod builder;
@@ -30,7 +30,7 @@ mod pending;
 mod policy;
 mod pool;
 mod resume;
-mod run;
+mod running;
 
 pub use approval::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
 pub use blocking::BlockingExecutor;

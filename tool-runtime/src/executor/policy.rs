@@ -15,7 +15,7 @@ use super::hooks::{self, HookEvent};
 use super::lenient;
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
-use super::run::{AbortOnDrop, cancelled, failed};
+use super::running::{AbortOnDrop, cancelled, failed};
 use crate::registry::{Lookup, ToolFilter};
 use toolwright_core::__runtime::summarize_value;
 use toolwright_core::ApprovalNeed;
