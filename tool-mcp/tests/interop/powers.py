@@ -1,5 +1,5 @@
 """Interop test: the official Python MCP SDK (`mcp` on PyPI) against the conformance example
-server (tool-mcp/examples/conformance.rs), for what a tool gives and asks beyond text.
+server (tool-mcp/examples/conformance/), for what a tool gives and asks beyond text.
 
 Usage: python powers.py PATH/TO/examples/conformance
 
