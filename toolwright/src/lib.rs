@@ -188,7 +188,7 @@ pub mod runtime {
 
 /// The MCP server: serve an executor's tools over stdio, or over streamable HTTP with the
 /// feature `mcp-http` (authentication: `mcp-auth`; Prometheus metrics: `mcp-metrics`)
-/// (`toolwright-mcp`). To mount another MCP server's tools, see [`gateway`].
+/// (`toolwright-mcp`). To mount another MCP server's tools, see the `gateway` module (feature `mcp-upstream`).
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp {

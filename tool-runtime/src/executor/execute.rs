@@ -25,7 +25,7 @@ impl Executor {
     }
 
     /// How many elicitation and sampling requests one call may make of its client
-    /// ([`ExecutorBuilder::max_client_requests`]).
+    /// ([`ExecutorBuilder::max_client_requests`](super::ExecutorBuilder::max_client_requests)).
     pub fn max_client_requests(&self) -> u32 {
         self.inner.max_client_requests
     }
@@ -49,13 +49,13 @@ impl Executor {
     }
 
     /// Whether structured output is checked against the tool's output schema
-    /// ([`ExecutorBuilder::validate_output`]).
+    /// ([`ExecutorBuilder::validate_output`](super::ExecutorBuilder::validate_output)).
     pub fn validates_output(&self) -> bool {
         self.inner.validate_output
     }
 
     /// The most bytes of text and data one result may carry
-    /// ([`ExecutorBuilder::max_output_bytes`]).
+    /// ([`ExecutorBuilder::max_output_bytes`](super::ExecutorBuilder::max_output_bytes)).
     pub fn max_output_bytes(&self) -> usize {
         self.inner.max_output_bytes
     }
@@ -68,7 +68,7 @@ impl Executor {
     }
 
     /// Runs one call. Never panics and never fails: every outcome is a [`ToolResult`] with the
-    /// call's id. Needs a Tokio runtime (without one, use [`BlockingExecutor`]).
+    /// call's id. Needs a Tokio runtime (without one, use [`BlockingExecutor`](super::BlockingExecutor)).
     pub async fn execute(&self, call: ToolCall) -> ToolResult {
         self.execute_with(call, CallOptions::new()).await.result
     }
@@ -94,7 +94,7 @@ impl Executor {
     }
 
     /// Runs every call of a turn, independent ones concurrently (up to
-    /// [`concurrency`](ExecutorBuilder::concurrency)), every call with `options` (the tools
+    /// [`concurrency`](super::ExecutorBuilder::concurrency)), every call with `options` (the tools
     /// offered for this turn ([`CallOptions::allowed_tools`]), a timeout, one cancellation
     /// token for the whole turn, a caller's ceiling), and returns exactly one result per
     /// call, in the calls' order, each with its call's id.

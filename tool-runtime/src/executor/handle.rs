@@ -17,7 +17,7 @@ use super::{guardrail, limits, pending, pool};
 pub const REDACTED: &str = "[redacted]";
 
 /// The most bytes of text and data one result carries unless
-/// [`ExecutorBuilder::max_output_bytes`] says otherwise: 16 MiB.
+/// [`ExecutorBuilder::max_output_bytes`](super::ExecutorBuilder::max_output_bytes) says otherwise: 16 MiB.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
 
 /// The key metrics use for calls of tools that do not exist (so a model inventing names

@@ -1,5 +1,5 @@
 //! The executor: runs the calls a model asked for, enforcing the safety policy, and turns
-//! every outcome (success, error, panic, timeout, denial) into a [`ToolResult`].
+//! every outcome (success, error, panic, timeout, denial) into a [`ToolResult`](toolwright_core::ToolResult).
 //!
 //! The rooms: `builder` (configuration), `options` (per call), `policy` (which tool, which
 //! arguments, ceiling, guardrails, approval rule, approval, call limits), `running` (threads,
