@@ -61,9 +61,19 @@ pub(super) fn warn_once(contributing: impl FnOnce() -> BTreeSet<String>) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         if let Some(message) = check(contributing).as_deref().and_then(message) {
-            eprintln!("{message}");
+            eprintln!("{}", shown(&message));
         }
     });
+}
+
+/// `message` as it may reach a terminal: the names in it come from manifests and lock files,
+/// so each line is escaped (no control or bidirectional character drives the terminal).
+fn shown(message: &str) -> String {
+    message
+        .lines()
+        .map(|line| toolwright_names::escape::escape(line).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What the running process's package, manifest, lock file and dependencies' sources say, or

@@ -2,7 +2,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::sources::{defines_tools, has_tool_attribute};
-use super::{Candidate, Manifests, Unlinked, candidates, dev_dependencies_linked, message};
+use super::{Candidate, Manifests, Unlinked, candidates, dev_dependencies_linked, message, shown};
 
 const MANIFEST: &str = r#"
 [package]
@@ -317,4 +317,15 @@ fn a_crate_source_is_read_for_tools() {
     assert_eq!(defines_tools(&dir), Some(true));
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(defines_tools(&dir), None);
+}
+
+#[test]
+fn names_from_files_cannot_drive_the_terminal() {
+    let hostile = "`evil\u{1b}[2Jtools\u{202e}` (dependency) defines #[tool]s\nsecond line";
+    let shown = shown(hostile);
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{202e}'),
+        "{shown}"
+    );
+    assert_eq!(shown.lines().count(), 2);
 }
