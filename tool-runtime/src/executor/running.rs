@@ -1,5 +1,6 @@
-//! Running a tool once it is admitted: on the caller's task (async tools) or a thread of
-//! the executor's pool (sync tools), under the call's timeout, cancellation and the
+//! Running a tool once it is admitted: on the caller's task (async tools), on a task of the
+//! caller's worker (quick sync tools, see `inline`) or a thread of the executor's pool (other
+//! sync tools), under the call's timeout, cancellation and the
 //! executor's limits, with panics caught.
 
 use std::panic::AssertUnwindSafe;
@@ -10,10 +11,10 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
 use super::handle::Executor;
 use super::hooks::panic_message;
+use super::inline;
 use super::options::CallOptions;
 use super::outcome::{Outcome, Stopped};
 use super::pool::{JobHandle, Pool};
@@ -30,8 +31,8 @@ const STAGE_WAITING_FOR_CALL: u8 = 1;
 const STAGE_WAITING_FOR_THREAD: u8 = 2;
 
 impl Executor {
-    /// Runs the tool on the caller's task (async) or a thread of the pool (sync), with the timeout
-    /// and cancellation applied.
+    /// Runs the tool on the caller's task (async), a task of the caller's worker (inline
+    /// sync) or a thread of the pool (other sync), with the timeout and cancellation applied.
     pub(super) async fn run_tool(
         &self,
         tool: &Tool,
@@ -42,24 +43,43 @@ impl Executor {
     ) -> Result<ToolOutput, Stopped> {
         let name = tool.name();
         let token = CancellationToken::new();
-        // Cancelled by the context when the run stops at a question for the caller.
-        let asked = CancellationToken::new();
-        let mut context = self
-            .context(name, id, token.clone(), options)
-            .with_question_signal(asked.clone());
+        // Cancelled by the context when the run stops at a question only the caller's next
+        // request can answer: there is such a question only with a client to ask.
+        let asked = options.client.is_some().then(CancellationToken::new);
+        let mut context = self.context(tool, id, token.clone(), options);
+        if let Some(asked) = &asked {
+            context = context.with_question_signal(asked.clone());
+        }
         if let Some(change) = approved_change {
             context = context.with_approved_change(change);
         }
-        // Where the call is: waiting for a call slot, for a thread (sync tools), or running;
-        // a timeout while waiting says which limit was full.
-        let stage = Arc::new(AtomicU8::new(STAGE_RUNNING));
-        let task: BoxFuture<Returned> = if tool.is_async() {
+        let inline = if tool.is_async() {
+            None
+        } else {
+            inline::enter(tool)
+        };
+        let to_pool = !tool.is_async() && inline.is_none();
+        // Where the call is, when it may wait: for a call slot, for a thread (sync tools), or
+        // running; a timeout while waiting says which limit was full.
+        let stage = (to_pool || self.inner.call_limit.is_some())
+            .then(|| Arc::new(AtomicU8::new(STAGE_RUNNING)));
+        let task = if tool.is_async() {
             // Polled right here rather than spawned: no hop to another worker thread, and
             // dropping the call drops the tool's future. A panic is caught as it unwinds.
+            Task::Async(CatchUnwind(tool.start_async(context, arguments)))
+        } else if let Some((run, wait)) = inline {
+            // A quick sync tool: a task on this worker (no other thread woken), which the
+            // call waits on rather than runs in, so its timeout and cancellation still
+            // answer if the tool breaks its word and blocks the worker.
             let tool = tool.clone();
-            Box::pin(CatchUnwind(Box::pin(
-                async move { tool.call_with(context, arguments).await }.in_current_span(),
-            )))
+            let span = tracing::Span::current();
+            let running = AbortOnDrop(tokio::spawn(async move {
+                let _entered = span.enter();
+                let returned = call_sync(&tool, &context, arguments);
+                drop(run);
+                returned
+            }));
+            Task::Inline(running, Some(wait))
         } else {
             // A thread of our pool rather than Tokio's blocking pool: a sync tool that never
             // returns would otherwise hold up the runtime's shutdown (and the program's exit)
@@ -67,11 +87,11 @@ impl Executor {
             // its context is cancelled, so a cooperative tool stops early.
             let pool = Arc::clone(&self.inner.pool);
             let tool = tool.clone();
-            let stage = Arc::clone(&stage);
-            Box::pin(async move {
-                stage.store(STAGE_WAITING_FOR_THREAD, Ordering::SeqCst);
+            let stage = stage.clone();
+            Task::Boxed(Box::pin(async move {
+                set(stage.as_deref(), STAGE_WAITING_FOR_THREAD);
                 let slot = pool.slot().await;
-                stage.store(STAGE_RUNNING, Ordering::SeqCst);
+                set(stage.as_deref(), STAGE_RUNNING);
                 match run_on_thread(&pool, slot, &tool, context, arguments) {
                     Ok((handle, receiver)) => {
                         let returned = receiver.await.unwrap_or_else(|_| {
@@ -84,24 +104,24 @@ impl Executor {
                         "no thread could be started for it ({error}); try again"
                     )))),
                 }
-            })
+            }))
         };
         // Under the executor's limit of concurrent calls, a call first waits for a slot.
-        let task: BoxFuture<Returned> = match &self.inner.call_limit {
+        let mut task = match &self.inner.call_limit {
             Some(limit) => {
                 let limit = Arc::clone(limit);
-                let stage = Arc::clone(&stage);
-                stage.store(STAGE_WAITING_FOR_CALL, Ordering::SeqCst);
-                Box::pin(async move {
+                let stage = stage.clone();
+                set(stage.as_deref(), STAGE_WAITING_FOR_CALL);
+                Task::Boxed(Box::pin(async move {
                     let _slot = limit.acquire_owned().await.ok();
-                    stage.store(STAGE_RUNNING, Ordering::SeqCst);
+                    set(stage.as_deref(), STAGE_RUNNING);
                     task.await
-                })
+                }))
             }
             None => task,
         };
         // Whatever happens below, the tool is told to stop when the call ends early.
-        let _stop = token.clone().drop_guard();
+        let _stop = StopOnDrop(&token);
         // The smallest of the call's, the tool's and the executor's.
         let timeout = [options.timeout, tool.timeout(), self.inner.timeout]
             .into_iter()
@@ -113,12 +133,16 @@ impl Executor {
                 None => std::future::pending().await,
             }
         };
-        let cancelled = cancelled(options.cancellation.as_ref());
+        let at = |wanted: u8| {
+            stage
+                .as_deref()
+                .is_some_and(|stage| stage.load(Ordering::SeqCst) == wanted)
+        };
         let joined = tokio::select! {
-            joined = task => joined,
+            joined = &mut task => joined,
             () = timed_out => {
                 let limit = timeout.unwrap_or_default();
-                if stage.load(Ordering::SeqCst) == STAGE_WAITING_FOR_CALL {
+                if at(STAGE_WAITING_FOR_CALL) {
                     let limit_calls = self.inner.max_concurrent_calls;
                     return Err(Stopped::new(Outcome::TimedOut, format!(
                             "tool `{name}` could not start within {}: the executor is already \
@@ -128,7 +152,7 @@ impl Executor {
                             format_duration(limit)
                         )));
                 }
-                if stage.load(Ordering::SeqCst) == STAGE_WAITING_FOR_THREAD {
+                if at(STAGE_WAITING_FOR_THREAD) {
                     let stats = self.inner.pool.stats();
                     return Err(Stopped::new(Outcome::TimedOut, format!(
                             "tool `{name}` could not start within {}: all {} threads for sync \
@@ -145,12 +169,12 @@ impl Executor {
                     format_duration(limit)
                 )));
             }
-            () = cancelled => {
+            () = cancelled(options.cancellation.as_ref()) => {
                 return Err(Stopped::new(Outcome::Cancelled, format!("the call of `{name}` was cancelled")));
             }
             // The run stopped at a question: the call ends here (the drop guard above stops
             // the run), and the front end returns the question to the caller.
-            () = asked.cancelled() => {
+            () = cancelled(asked.as_ref()) => {
                 return Err(Stopped::new(Outcome::InputRequired, format!(
                     "tool `{name}` stopped at a question for its caller; the call runs again \
                      with the answer"
@@ -159,12 +183,66 @@ impl Executor {
         };
         match joined {
             Returned::Value(Ok(output)) => Ok(output),
-            Returned::Value(Err(error)) => Err(failed(name, &error)),
+            Returned::Value(Err(error)) => Err(failed(name, &tool.describe_error(error))),
             Returned::Panicked(panic) => {
                 tracing::error!(tool = name, call_id = id, "tool panicked: {panic}");
                 Err(Stopped::crashed(format!(
                     "tool `{name}` crashed ({panic}); this is a bug in the tool, not in the arguments"
                 )))
+            }
+        }
+    }
+}
+
+/// Where a call's run is, without an allocation for calls that cannot wait.
+fn set(stage: Option<&AtomicU8>, value: u8) {
+    if let Some(stage) = stage {
+        stage.store(value, Ordering::SeqCst);
+    }
+}
+
+/// Cancels the run's token when the call stops waiting for it, whatever the reason.
+struct StopOnDrop<'a>(&'a CancellationToken);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// A run in progress, without a box for the common kinds.
+enum Task {
+    /// An async tool's future, polled on the caller's task.
+    Async(CatchUnwind),
+    /// An inline sync tool's task on this worker, and the caller's side of it.
+    Inline(AbortOnDrop<Returned>, Option<inline::InlineWait>),
+    /// A pooled sync tool, or a run behind the call limit.
+    Boxed(BoxFuture<Returned>),
+}
+
+impl std::future::Future for Task {
+    type Output = Returned;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Returned> {
+        match self.get_mut() {
+            Task::Async(future) => std::pin::Pin::new(future).poll(cx),
+            Task::Boxed(future) => future.as_mut().poll(cx),
+            Task::Inline(running, wait) => {
+                let joined = std::task::ready!(std::pin::Pin::new(&mut running.0).poll(cx));
+                if let Some(wait) = wait.take() {
+                    wait.done();
+                }
+                std::task::Poll::Ready(match joined {
+                    Ok(returned) => returned,
+                    Err(error) if error.is_panic() => Returned::Panicked(format!(
+                        "panicked: {}",
+                        panic_message(&*error.into_panic())
+                    )),
+                    Err(error) => Returned::Panicked(error.to_string()),
+                })
             }
         }
     }
@@ -198,28 +276,32 @@ fn run_on_thread(
     let span = tracing::Span::current();
     let handle = pool.run(slot, move || {
         let _entered = span.enter();
-        let returned = match std::panic::catch_unwind(AssertUnwindSafe(|| {
-            tool.call_blocking(&context, arguments).unwrap_or_else(|| {
-                Err(ToolError::new(
-                    "internal error: an async tool was run as sync",
-                ))
-            })
-        })) {
-            Ok(value) => Returned::Value(value),
-            Err(payload) => Returned::Panicked(format!("panicked: {}", panic_message(&*payload))),
-        };
+        let returned = call_sync(&tool, &context, arguments);
         // The caller may have stopped waiting (timeout, cancellation); that is fine.
         let _ = sender.send(returned);
     })?;
     Ok((handle, receiver))
 }
 
-/// A future whose panics become `Err(message)` instead of unwinding into the executor.
-struct CatchUnwind<F>(std::pin::Pin<Box<F>>);
+/// Calls a sync tool's function here, its panic caught.
+fn call_sync(tool: &Tool, context: &ToolContext, arguments: Map<String, Value>) -> Returned {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+        tool.call_sync_raw(context, arguments).unwrap_or_else(|| {
+            Err(ToolError::new(
+                "internal error: an async tool was run as sync",
+            ))
+        })
+    })) {
+        Ok(value) => Returned::Value(value),
+        Err(payload) => Returned::Panicked(format!("panicked: {}", panic_message(&*payload))),
+    }
+}
 
-impl<F: std::future::Future<Output = Result<ToolOutput, ToolError>>> std::future::Future
-    for CatchUnwind<F>
-{
+/// An async tool's future, whose panics become [`Returned::Panicked`] instead of unwinding
+/// into the executor.
+struct CatchUnwind(BoxFuture<Result<ToolOutput, ToolError>>);
+
+impl std::future::Future for CatchUnwind {
     type Output = Returned;
 
     fn poll(
