@@ -115,6 +115,18 @@ fn hang_inline_too() -> String {
     thread
 }
 
+static CANCELLED_GATE: Gate = Gate::new();
+
+/// Claim to be quick, wait at a gate the first time, then say which thread runs the call.
+#[tool(inline)]
+fn wait_once() -> String {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    if CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+        CANCELLED_GATE.arrive_and_wait();
+    }
+    thread_name()
+}
+
 fn runtime(workers: usize) -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
@@ -128,13 +140,17 @@ fn executor() -> Executor {
     Executor::builder(Arc::new(register_all_tools().expect("the tools"))).build()
 }
 
+/// Which thread ran a call of `tool`, made from a task as a server makes it.
 async fn thread_of(executor: &Executor, tool: &str) -> String {
-    let result = tokio::time::timeout(
-        DEADLINE,
-        executor.execute(ToolCall::new("1", tool, json!({}))),
-    )
-    .await
-    .expect("the call is answered");
+    let call = tokio::spawn({
+        let executor = executor.clone();
+        let call = ToolCall::new("1", tool, json!({}));
+        async move { executor.execute(call).await }
+    });
+    let result = tokio::time::timeout(DEADLINE, call)
+        .await
+        .expect("the call is answered")
+        .expect("its task");
     assert!(result.success, "{result:?}");
     result.content
 }
@@ -248,7 +264,7 @@ fn a_quick_tool_that_hangs_times_out_others_are_answered_and_it_loses_inline() {
             .expect("its task");
         assert!(second.starts_with("tool-sync-"), "{second}");
 
-        // A tool that outlived its call runs on threads of its own from then on.
+        // A tool still running when its call timed out runs on threads of its own from then on.
         let again = tokio::time::timeout(
             DEADLINE,
             executor.execute(ToolCall::new("again", "hang_inline", json!({}))),
@@ -265,4 +281,46 @@ fn a_quick_tool_that_hangs_times_out_others_are_answered_and_it_loses_inline() {
     });
     // The worker the hung run held is free again: the runtime shuts down.
     drop(runtime);
+}
+
+#[test]
+fn a_caller_that_cancels_cannot_take_inline_from_the_others() {
+    let _serial = serial();
+    let executor = executor();
+    runtime(2).block_on(async {
+        let cancel = toolwright::model::CancellationToken::new();
+        let call = tokio::spawn({
+            let executor = executor.clone();
+            let options = CallOptions::new().cancellation(cancel.clone());
+            async move {
+                executor
+                    .execute_with(ToolCall::new("1", "wait_once", json!({})), options)
+                    .await
+            }
+        });
+        tokio::task::spawn_blocking(|| CANCELLED_GATE.wait_for_arrivals(1))
+            .await
+            .expect("the gate");
+        cancel.cancel();
+        let report = tokio::time::timeout(DEADLINE, call)
+            .await
+            .expect("the cancelled call is answered")
+            .expect("its task");
+        assert_eq!(report.outcome, Outcome::Cancelled, "{report:?}");
+        CANCELLED_GATE.open();
+        // Other callers' calls still run inline, once the cancelled run has returned (it
+        // holds the one worker inline runs may have until then).
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        loop {
+            let thread = thread_of(&executor, "wait_once").await;
+            if thread == "test-worker" {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the tool never ran inline again: {thread}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
 }

@@ -69,7 +69,8 @@ impl Executor {
     /// Runs one call. Never panics and never fails: every outcome is a [`ToolResult`] with the
     /// call's id. Needs a Tokio runtime (without one, use [`BlockingExecutor`](super::BlockingExecutor)).
     pub async fn execute(&self, call: ToolCall) -> ToolResult {
-        self.execute_with(call, CallOptions::new()).await.result
+        let running = self.execute_with(call, CallOptions::new());
+        running.await.result
     }
 
     /// Runs one call with its options (a timeout, a cancellation token, the tools offered
@@ -89,7 +90,8 @@ impl Executor {
             gen_ai.tool.type = "function",
             safety = tracing::field::Empty,
         );
-        self.run(call, options).instrument(span).await
+        let running = self.run(call, options).instrument(span);
+        running.await
     }
 
     /// Runs every call of a turn, independent ones concurrently (up to

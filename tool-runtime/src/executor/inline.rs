@@ -12,9 +12,10 @@
 //! What a tool that breaks its word can cost, and no more:
 //! - Inline runs never hold every worker: at most one fewer than the runtime has, process
 //!   wide; past that, and on a runtime with one thread, sync tools go to the pool.
-//! - A run that takes longer than [`INLINE_BUDGET`], or that its caller stopped waiting for
-//!   (a timeout, a cancellation), moves the tool to the pool for good: its later calls run
-//!   on threads of their own, and a warning says so once.
+//! - A run that takes longer than [`INLINE_BUDGET`], or that is still running when its call
+//!   times out, moves the tool to the pool for good: its later calls run on threads of their
+//!   own, and a warning says so once. (A cancellation does not: a caller could otherwise
+//!   slow a tool down for every other caller.)
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -37,17 +38,10 @@ pub(crate) struct InlineRun {
     started: Instant,
 }
 
-/// The caller's side of an inline run: dropped before the run returned (the caller
-/// stopped waiting), it moves the tool to the pool.
-pub(crate) struct InlineWait {
-    tool: Tool,
-    done: bool,
-}
-
 /// The right to run `tool` inline now, when the tool asks for it, has kept its word so far,
 /// the current runtime has more than one worker, and fewer than all but one of them are
 /// running inline tools.
-pub(crate) fn enter(tool: &Tool) -> Option<(InlineRun, InlineWait)> {
+pub(crate) fn enter(tool: &Tool) -> Option<InlineRun> {
     if !tool.is_inline() || tool.cache::<Demoted>().0.load(Ordering::Relaxed) {
         return None;
     }
@@ -60,16 +54,10 @@ pub(crate) fn enter(tool: &Tool) -> Option<(InlineRun, InlineWait)> {
         RUNNING.fetch_sub(1, Ordering::SeqCst);
         return None;
     }
-    Some((
-        InlineRun {
-            tool: tool.clone(),
-            started: Instant::now(),
-        },
-        InlineWait {
-            tool: tool.clone(),
-            done: false,
-        },
-    ))
+    Some(InlineRun {
+        tool: tool.clone(),
+        started: Instant::now(),
+    })
 }
 
 impl InlineRun {
@@ -92,25 +80,8 @@ impl Drop for InlineRun {
     }
 }
 
-impl InlineWait {
-    /// The caller got the run's result.
-    pub(crate) fn done(mut self) {
-        self.done = true;
-    }
-}
-
-impl Drop for InlineWait {
-    fn drop(&mut self) {
-        if !self.done {
-            demote(
-                &self.tool,
-                "a call's caller stopped waiting before it returned (a timeout or a cancellation)",
-            );
-        }
-    }
-}
-
-fn demote(tool: &Tool, why: &str) {
+/// Moves `tool` to the pool for good, saying why once.
+pub(crate) fn demote(tool: &Tool, why: &str) {
     if !tool.cache::<Demoted>().0.swap(true, Ordering::SeqCst) {
         let tool = tool.name();
         tracing::warn!(

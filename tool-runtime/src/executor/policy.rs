@@ -88,35 +88,38 @@ impl Executor {
                 tool.safety(),
             )));
         }
-        // The rare paths are boxed, so the future of a plain call stays small.
+        // The rare paths are boxed, so the future of a plain call stays small; each box is
+        // bound first, as a temporary in the awaiting statement would live in this future.
         if !self.inner.guardrails.is_empty() {
-            arguments =
-                Box::pin(self.guard_call(&tool, &record.id, arguments, &mut record.event, options))
-                    .await?;
+            let guarding =
+                Box::pin(self.guard_call(&tool, &record.id, arguments, &mut record.event, options));
+            arguments = guarding.await?;
         }
         let mut approved_change = None;
         // The policy: the ceiling (above), then the tool's rule, then the safety level's
         // default (only dangerous tools are asked about). A resumed call carries a person's
         // decision about a preview: it applies (their hunks, their check of the preview)
         // even if the rule would no longer ask.
-        let ask = options.previewed.is_some()
-            || if tool.has_approval_rule() {
-                Box::pin(self.needs_approval(&tool, &record.id, &arguments, options)).await?
-            } else {
-                tool.safety() == SafetyLevel::Dangerous
-            };
+        let ask = if options.previewed.is_some() {
+            true
+        } else if tool.has_approval_rule() {
+            let ruling = Box::pin(self.needs_approval(&tool, &record.id, &arguments, options));
+            ruling.await?
+        } else {
+            tool.safety() == SafetyLevel::Dangerous
+        };
         if ask {
             let sent = sent.unwrap_or_else(|| Value::Object(arguments.clone()));
             let approved_arguments;
-            (approved_arguments, approved_change) = Box::pin(self.approve(
+            let approving = Box::pin(self.approve(
                 &tool,
                 &record.id,
                 arguments,
                 sent,
                 &mut record.event,
                 options,
-            ))
-            .await?;
+            ));
+            (approved_arguments, approved_change) = approving.await?;
             arguments = approved_arguments;
         } else if tool.safety() > SafetyLevel::Safe {
             tracing::info!(
@@ -137,15 +140,14 @@ impl Executor {
         // Output guardrails see the arguments the tool ran with.
         let ran_with = (!self.inner.guardrails.is_empty()).then(|| arguments.clone());
         record.event.hunks = approved_change.as_ref().map(ApprovedChange::selection);
-        let output = self
-            .run_tool(&tool, &record.id, arguments, approved_change, options)
-            .await?;
+        let running = self.run_tool(&tool, &record.id, arguments, approved_change, options);
+        let output = running.await?;
         let output = self.check_output(&tool, output)?;
         match ran_with {
             Some(arguments) => {
-                let output =
-                    Box::pin(self.guard_output(&tool, &record.id, arguments, output, options))
-                        .await?;
+                let guarding =
+                    Box::pin(self.guard_output(&tool, &record.id, arguments, output, options));
+                let output = guarding.await?;
                 // A replacement is held to the same size limit as the tool's own output.
                 self.check_output(&tool, output)
             }

@@ -53,7 +53,12 @@ impl Executor {
         if let Some(change) = approved_change {
             context = context.with_approved_change(change);
         }
-        let inline = if tool.is_async() {
+        // The smallest of the call's, the tool's and the executor's.
+        let timeout = [options.timeout, tool.timeout(), self.inner.timeout]
+            .into_iter()
+            .flatten()
+            .min();
+        let mut inline = if tool.is_async() {
             None
         } else {
             inline::enter(tool)
@@ -63,11 +68,21 @@ impl Executor {
         // running; a timeout while waiting says which limit was full.
         let stage = (to_pool || self.inner.call_limit.is_some())
             .then(|| Arc::new(AtomicU8::new(STAGE_RUNNING)));
+        // Nothing can end the call before the run does (no timeout, no cancellation, no
+        // question, no wait for a call slot): a quick tool runs right here, on this thread.
+        let nothing_stops_it = timeout.is_none()
+            && options.cancellation.is_none()
+            && asked.is_none()
+            && self.inner.call_limit.is_none();
         let task = if tool.is_async() {
             // Polled right here rather than spawned: no hop to another worker thread, and
             // dropping the call drops the tool's future. A panic is caught as it unwinds.
             Task::Async(CatchUnwind(tool.start_async(context, arguments)))
-        } else if let Some((run, wait)) = inline {
+        } else if let Some(run) = inline.take_if(|_| nothing_stops_it) {
+            let returned = call_sync(tool, &context, arguments);
+            drop(run);
+            Task::Ready(Some(returned))
+        } else if let Some(run) = inline {
             // A quick sync tool: a task on this worker (no other thread woken), which the
             // call waits on rather than runs in, so its timeout and cancellation still
             // answer if the tool breaks its word and blocks the worker.
@@ -79,7 +94,7 @@ impl Executor {
                 drop(run);
                 returned
             }));
-            Task::Inline(running, Some(wait))
+            Task::Inline(running)
         } else {
             // A thread of our pool rather than Tokio's blocking pool: a sync tool that never
             // returns would otherwise hold up the runtime's shutdown (and the program's exit)
@@ -121,12 +136,7 @@ impl Executor {
             None => task,
         };
         // Whatever happens below, the tool is told to stop when the call ends early.
-        let _stop = StopOnDrop(&token);
-        // The smallest of the call's, the tool's and the executor's.
-        let timeout = [options.timeout, tool.timeout(), self.inner.timeout]
-            .into_iter()
-            .flatten()
-            .min();
+        let mut stop = StopOnDrop(Some(&token));
         let timed_out = async {
             match timeout {
                 Some(limit) => tokio::time::sleep(limit).await,
@@ -142,6 +152,15 @@ impl Executor {
             joined = &mut task => joined,
             () = timed_out => {
                 let limit = timeout.unwrap_or_default();
+                // A quick tool still running at its timeout broke its word.
+                if let Task::Inline(running) = &task
+                    && !running.0.is_finished()
+                {
+                    inline::demote(tool, &format!(
+                        "a call was still running when it timed out after {}",
+                        format_duration(limit)
+                    ));
+                }
                 if at(STAGE_WAITING_FOR_CALL) {
                     let limit_calls = self.inner.max_concurrent_calls;
                     return Err(Stopped::new(Outcome::TimedOut, format!(
@@ -181,6 +200,8 @@ impl Executor {
                 )));
             }
         };
+        // The run is over: nothing is left to stop.
+        stop.0 = None;
         match joined {
             Returned::Value(Ok(output)) => Ok(output),
             Returned::Value(Err(error)) => Err(failed(name, &tool.describe_error(error))),
@@ -201,12 +222,15 @@ fn set(stage: Option<&AtomicU8>, value: u8) {
     }
 }
 
-/// Cancels the run's token when the call stops waiting for it, whatever the reason.
-struct StopOnDrop<'a>(&'a CancellationToken);
+/// Cancels the run's token when the call stops waiting for it before the run is over,
+/// whatever the reason.
+struct StopOnDrop<'a>(Option<&'a CancellationToken>);
 
 impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
-        self.0.cancel();
+        if let Some(token) = self.0 {
+            token.cancel();
+        }
     }
 }
 
@@ -214,10 +238,12 @@ impl Drop for StopOnDrop<'_> {
 enum Task {
     /// An async tool's future, polled on the caller's task.
     Async(CatchUnwind),
-    /// An inline sync tool's task on this worker, and the caller's side of it.
-    Inline(AbortOnDrop<Returned>, Option<inline::InlineWait>),
+    /// An inline sync tool's task on this worker.
+    Inline(AbortOnDrop<Returned>),
     /// A pooled sync tool, or a run behind the call limit.
     Boxed(BoxFuture<Returned>),
+    /// An inline sync tool that already ran.
+    Ready(Option<Returned>),
 }
 
 impl std::future::Future for Task {
@@ -230,11 +256,12 @@ impl std::future::Future for Task {
         match self.get_mut() {
             Task::Async(future) => std::pin::Pin::new(future).poll(cx),
             Task::Boxed(future) => future.as_mut().poll(cx),
-            Task::Inline(running, wait) => {
+            Task::Ready(returned) => match returned.take() {
+                Some(returned) => std::task::Poll::Ready(returned),
+                None => std::task::Poll::Pending,
+            },
+            Task::Inline(running) => {
                 let joined = std::task::ready!(std::pin::Pin::new(&mut running.0).poll(cx));
-                if let Some(wait) = wait.take() {
-                    wait.done();
-                }
                 std::task::Poll::Ready(match joined {
                     Ok(returned) => returned,
                     Err(error) if error.is_panic() => Returned::Panicked(format!(
