@@ -35,7 +35,8 @@ struct Demoted(AtomicBool);
 /// The right to run one call inline: held by the run, released when it returns.
 pub(crate) struct InlineRun {
     tool: Tool,
-    started: Instant,
+    /// When the tool began to run (not when the run was allowed: a task may wait).
+    started: Option<Instant>,
 }
 
 /// The right to run `tool` inline now, when the tool asks for it, has kept its word so far,
@@ -56,14 +57,23 @@ pub(crate) fn enter(tool: &Tool) -> Option<InlineRun> {
     }
     Some(InlineRun {
         tool: tool.clone(),
-        started: Instant::now(),
+        started: None,
     })
 }
 
 impl InlineRun {
-    /// The run returned: a run longer than the budget moves the tool to the pool.
+    /// Runs `call` as the tool's inline run, timed against the budget.
+    pub(crate) fn run<T>(mut self, call: impl FnOnce() -> T) -> T {
+        self.started = Some(Instant::now());
+        call()
+    }
+
+    /// The run is over: one longer than the budget moves the tool to the pool.
     fn finish(&self) {
-        let took = self.started.elapsed();
+        let Some(started) = self.started else {
+            return;
+        };
+        let took = started.elapsed();
         if took > INLINE_BUDGET {
             demote(
                 &self.tool,

@@ -79,9 +79,7 @@ impl Executor {
             // dropping the call drops the tool's future. A panic is caught as it unwinds.
             Task::Async(CatchUnwind(tool.start_async(context, arguments)))
         } else if let Some(run) = inline.take_if(|_| nothing_stops_it) {
-            let returned = call_sync(tool, &context, arguments);
-            drop(run);
-            Task::Ready(Some(returned))
+            Task::Ready(Some(run.run(|| call_sync(tool, &context, arguments))))
         } else if let Some(run) = inline {
             // A quick sync tool: a task on this worker (no other thread woken), which the
             // call waits on rather than runs in, so its timeout and cancellation still
@@ -90,9 +88,7 @@ impl Executor {
             let span = tracing::Span::current();
             let running = AbortOnDrop(tokio::spawn(async move {
                 let _entered = span.enter();
-                let returned = call_sync(&tool, &context, arguments);
-                drop(run);
-                returned
+                run.run(|| call_sync(&tool, &context, arguments))
             }));
             Task::Inline(running)
         } else {
