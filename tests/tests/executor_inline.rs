@@ -18,6 +18,10 @@ use toolwright::{Executor, ToolCall, register_all_tools, tool};
 /// rather than hang CI.
 const DEADLINE: Duration = Duration::from_secs(60);
 
+/// The timeout of a call that hangs: long enough that its run has surely started on any
+/// machine (a run that never started would never arrive at its gate).
+const HANG_TIMEOUT: Duration = Duration::from_secs(2);
+
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> MutexGuard<'static, ()> {
@@ -116,6 +120,19 @@ fn hang_inline_too() -> String {
 }
 
 static CANCELLED_GATE: Gate = Gate::new();
+static LIMITED_GATE: Gate = Gate::new();
+static LIMITED_THREADS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Claim to be quick, then wait at the gate (under an executor's call limit).
+#[tool(inline)]
+fn hang_limited() -> String {
+    LIMITED_THREADS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(thread_name());
+    LIMITED_GATE.arrive_and_wait();
+    thread_name()
+}
 
 /// Claim to be quick, wait at a gate the first time, then say which thread runs the call.
 #[tool(inline)]
@@ -207,7 +224,7 @@ fn a_quick_tool_that_hangs_times_out_others_are_answered_and_it_loses_inline() {
                 executor
                     .execute_with(
                         ToolCall::new("hung", "hang_inline", json!({})),
-                        CallOptions::new().timeout(Duration::from_millis(200)),
+                        CallOptions::new().timeout(HANG_TIMEOUT),
                     )
                     .await
             }
@@ -252,7 +269,7 @@ fn a_quick_tool_that_hangs_times_out_others_are_answered_and_it_loses_inline() {
                 .result
                 .error
                 .as_deref()
-                .is_some_and(|error| error.contains("timed out after 200 ms")),
+                .is_some_and(|error| error.contains("timed out after 2.0 s")),
             "{report:?}"
         );
 
@@ -322,5 +339,41 @@ fn a_caller_that_cancels_cannot_take_inline_from_the_others() {
             );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    });
+}
+
+#[test]
+fn under_a_call_limit_quick_tools_run_inline_and_a_hang_still_times_out() {
+    let _serial = serial();
+    let executor = Executor::builder(Arc::new(register_all_tools().expect("the tools")))
+        .max_concurrent_calls(1)
+        .build();
+    runtime(2).block_on(async {
+        assert_eq!(thread_of(&executor, "where_quick").await, "test-worker");
+        let hung = tokio::spawn({
+            let executor = executor.clone();
+            async move {
+                executor
+                    .execute_with(
+                        ToolCall::new("hung", "hang_limited", json!({})),
+                        CallOptions::new().timeout(HANG_TIMEOUT),
+                    )
+                    .await
+            }
+        });
+        let report = tokio::time::timeout(DEADLINE, hung)
+            .await
+            .expect("the hung call is answered")
+            .expect("its task");
+        assert_eq!(report.outcome, Outcome::TimedOut, "{report:?}");
+        LIMITED_GATE.wait_for_arrivals(1);
+        LIMITED_GATE.open();
+        let again = thread_of(&executor, "hang_limited").await;
+        let threads = LIMITED_THREADS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        assert_eq!(threads[0], "test-worker", "{threads:?}");
+        assert!(again.starts_with("tool-sync-"), "{again}: {threads:?}");
     });
 }

@@ -29,6 +29,7 @@ use toolwright_core::file_change::ApprovedChange;
 const STAGE_RUNNING: u8 = 0;
 const STAGE_WAITING_FOR_CALL: u8 = 1;
 const STAGE_WAITING_FOR_THREAD: u8 = 2;
+const STAGE_RUNNING_INLINE: u8 = 3;
 
 impl Executor {
     /// Runs the tool on the caller's task (async), a task of the caller's worker (inline
@@ -58,79 +59,46 @@ impl Executor {
             .into_iter()
             .flatten()
             .min();
-        let mut inline = if tool.is_async() {
-            None
-        } else {
-            inline::enter(tool)
-        };
-        let to_pool = !tool.is_async() && inline.is_none();
-        // Where the call is, when it may wait: for a call slot, for a thread (sync tools), or
-        // running; a timeout while waiting says which limit was full.
-        let stage = (to_pool || self.inner.call_limit.is_some())
-            .then(|| Arc::new(AtomicU8::new(STAGE_RUNNING)));
-        // Nothing can end the call before the run does (no timeout, no cancellation, no
-        // question, no wait for a call slot): a quick tool runs right here, on this thread.
-        let nothing_stops_it = timeout.is_none()
-            && options.cancellation.is_none()
-            && asked.is_none()
-            && self.inner.call_limit.is_none();
-        let task = if tool.is_async() {
-            // Polled right here rather than spawned: no hop to another worker thread, and
-            // dropping the call drops the tool's future. A panic is caught as it unwinds.
-            Task::Async(CatchUnwind(tool.start_async(context, arguments)))
-        } else if let Some(run) = inline.take_if(|_| nothing_stops_it) {
-            Task::Ready(Some(run.run(|| call_sync(tool, &context, arguments))))
-        } else if let Some(run) = inline {
-            // A quick sync tool: a task on this worker (no other thread woken), which the
-            // call waits on rather than runs in, so its timeout and cancellation still
-            // answer if the tool breaks its word and blocks the worker.
-            let tool = tool.clone();
-            let span = tracing::Span::current();
-            let running = AbortOnDrop(tokio::spawn(async move {
-                let _entered = span.enter();
-                run.run(|| call_sync(&tool, &context, arguments))
-            }));
-            Task::Inline(running)
-        } else {
-            // A thread of our pool rather than Tokio's blocking pool: a sync tool that never
-            // returns would otherwise hold up the runtime's shutdown (and the program's exit)
-            // forever. On timeout or cancellation the thread is left to finish on its own;
-            // its context is cancelled, so a cooperative tool stops early.
-            let pool = Arc::clone(&self.inner.pool);
-            let tool = tool.clone();
-            let stage = stage.clone();
-            Task::Boxed(Box::pin(async move {
-                set(stage.as_deref(), STAGE_WAITING_FOR_THREAD);
-                let slot = pool.slot().await;
-                set(stage.as_deref(), STAGE_RUNNING);
-                match run_on_thread(&pool, slot, &tool, context, arguments) {
-                    Ok((handle, receiver)) => {
-                        let returned = receiver.await.unwrap_or_else(|_| {
-                            Returned::Panicked("its thread ended without a result".to_owned())
-                        });
-                        handle.completed();
-                        returned
-                    }
-                    Err(error) => Returned::Value(Err(ToolError::new(format!(
-                        "no thread could be started for it ({error}); try again"
-                    )))),
-                }
-            }))
-        };
-        // Under the executor's limit of concurrent calls, a call first waits for a slot.
-        let mut task = match &self.inner.call_limit {
-            Some(limit) => {
-                let limit = Arc::clone(limit);
-                let stage = stage.clone();
-                set(stage.as_deref(), STAGE_WAITING_FOR_CALL);
-                Task::Boxed(Box::pin(async move {
-                    let _slot = limit.acquire_owned().await.ok();
-                    set(stage.as_deref(), STAGE_RUNNING);
-                    task.await
-                }))
+        let task = match &self.inner.call_limit {
+            None => {
+                // Nothing can end the call before the run does (no timeout, no cancellation,
+                // no question): a quick tool runs right here, on this thread.
+                let nothing_stops_it =
+                    timeout.is_none() && options.cancellation.is_none() && asked.is_none();
+                let inline = if tool.is_async() {
+                    None
+                } else {
+                    inline::enter(tool)
+                };
+                let stage = (!tool.is_async() && inline.is_none())
+                    .then(|| Arc::new(AtomicU8::new(STAGE_RUNNING)));
+                let task = self.start(tool, context, arguments, inline, nothing_stops_it, &stage);
+                (task, stage)
             }
-            None => task,
+            // Under the executor's limit of concurrent calls, a call first waits for a slot,
+            // and only then is it decided where the run goes.
+            Some(limit) => {
+                let stage = Arc::new(AtomicU8::new(STAGE_WAITING_FOR_CALL));
+                let limit = Arc::clone(limit);
+                let executor = self.clone();
+                let tool = tool.clone();
+                let waiting = Some(Arc::clone(&stage));
+                let task = Task::Boxed(Box::pin(async move {
+                    let _slot = limit.acquire_owned().await.ok();
+                    set(waiting.as_deref(), STAGE_RUNNING);
+                    let inline = if tool.is_async() {
+                        None
+                    } else {
+                        inline::enter(&tool)
+                    };
+                    executor
+                        .start(&tool, context, arguments, inline, false, &waiting)
+                        .await
+                }));
+                (task, Some(stage))
+            }
         };
+        let (mut task, stage) = task;
         // Whatever happens below, the tool is told to stop when the call ends early.
         let mut stop = StopOnDrop(Some(&token));
         let timed_out = async {
@@ -149,9 +117,11 @@ impl Executor {
             () = timed_out => {
                 let limit = timeout.unwrap_or_default();
                 // A quick tool still running at its timeout broke its word.
-                if let Task::Inline(running) = &task
-                    && !running.0.is_finished()
-                {
+                let inline_running = match &task {
+                    Task::Inline(running) => !running.0.is_finished(),
+                    _ => at(STAGE_RUNNING_INLINE),
+                };
+                if inline_running {
                     inline::demote(tool, &format!(
                         "a call was still running when it timed out after {}",
                         format_duration(limit)
@@ -208,6 +178,66 @@ impl Executor {
                 )))
             }
         }
+    }
+}
+
+impl Executor {
+    /// The run of an admitted call, started where it belongs: an async tool's future, an
+    /// inline sync tool (here when `right_here`, else a task of this worker), or a thread of
+    /// the pool. `stage` follows a call that may wait.
+    fn start(
+        &self,
+        tool: &Tool,
+        context: ToolContext,
+        arguments: Map<String, Value>,
+        inline: Option<inline::InlineRun>,
+        right_here: bool,
+        stage: &Option<Arc<AtomicU8>>,
+    ) -> Task {
+        if tool.is_async() {
+            // Polled right here rather than spawned: no hop to another worker thread, and
+            // dropping the call drops the tool's future. A panic is caught as it unwinds.
+            return Task::Async(CatchUnwind(tool.start_async(context, arguments)));
+        }
+        if let Some(run) = inline {
+            if right_here {
+                return Task::Ready(Some(run.run(|| call_sync(tool, &context, arguments))));
+            }
+            // A quick sync tool: a task on this worker (no other thread woken), which the
+            // call waits on rather than runs in, so its timeout and cancellation still
+            // answer if the tool breaks its word and blocks the worker.
+            set(stage.as_deref(), STAGE_RUNNING_INLINE);
+            let tool = tool.clone();
+            let span = tracing::Span::current();
+            return Task::Inline(AbortOnDrop(tokio::spawn(async move {
+                let _entered = span.enter();
+                run.run(|| call_sync(&tool, &context, arguments))
+            })));
+        }
+        // A thread of our pool rather than Tokio's blocking pool: a sync tool that never
+        // returns would otherwise hold up the runtime's shutdown (and the program's exit)
+        // forever. On timeout or cancellation the thread is left to finish on its own; its
+        // context is cancelled, so a cooperative tool stops early.
+        let pool = Arc::clone(&self.inner.pool);
+        let tool = tool.clone();
+        let stage = stage.clone();
+        Task::Boxed(Box::pin(async move {
+            set(stage.as_deref(), STAGE_WAITING_FOR_THREAD);
+            let slot = pool.slot().await;
+            set(stage.as_deref(), STAGE_RUNNING);
+            match run_on_thread(&pool, slot, &tool, context, arguments) {
+                Ok((handle, receiver)) => {
+                    let returned = receiver.await.unwrap_or_else(|_| {
+                        Returned::Panicked("its thread ended without a result".to_owned())
+                    });
+                    handle.completed();
+                    returned
+                }
+                Err(error) => Returned::Value(Err(ToolError::new(format!(
+                    "no thread could be started for it ({error}); try again"
+                )))),
+            }
+        }))
     }
 }
 
