@@ -359,9 +359,9 @@ pub fn assert_send<F: std::future::Future + Send>(future: F) -> F {
 pub struct ParamOps<T> {
     pub schema:
         fn(&mut SchemaGenerator, &str, Option<&str>, bool, bool, Option<Value>) -> ParamInfo,
-    pub required: fn(&mut Arguments<'_>, usize, Take<T>) -> Option<T>,
-    pub optional: fn(&mut Arguments<'_>, usize, Take<T>) -> Option<T>,
-    pub with_default: fn(&mut Arguments<'_>, usize, fn() -> T, Take<T>) -> Option<T>,
+    pub required: fn(&mut Arguments<'_, '_>, usize, Take<T>) -> Option<T>,
+    pub optional: fn(&mut Arguments<'_, '_>, usize, Take<T>) -> Option<T>,
+    pub with_default: fn(&mut Arguments<'_, '_>, usize, fn() -> T, Take<T>) -> Option<T>,
 }
 
 pub const fn param_ops<T: ToolParam>() -> ParamOps<T> {
@@ -375,16 +375,24 @@ pub const fn param_ops<T: ToolParam>() -> ParamOps<T> {
 
 // Free functions, so the table's entries take an `Arguments` of any lifetime (a method's
 // lifetime comes from its impl and would be fixed).
-fn read_required<T: ToolParam>(args: &mut Arguments<'_>, index: usize, take: Take<T>) -> Option<T> {
+fn read_required<T: ToolParam>(
+    args: &mut Arguments<'_, '_>,
+    index: usize,
+    take: Take<T>,
+) -> Option<T> {
     args.required(index, take)
 }
 
-fn read_optional<T: ToolParam>(args: &mut Arguments<'_>, index: usize, take: Take<T>) -> Option<T> {
+fn read_optional<T: ToolParam>(
+    args: &mut Arguments<'_, '_>,
+    index: usize,
+    take: Take<T>,
+) -> Option<T> {
     args.optional(index, take)
 }
 
 fn read_with_default<T: ToolParam>(
-    args: &mut Arguments<'_>,
+    args: &mut Arguments<'_, '_>,
     index: usize,
     default: fn() -> T,
     take: Take<T>,
@@ -438,4 +446,22 @@ impl<T> TakeThroughSerde for &TakeFor<T> {
 /// missing from the state).
 pub fn failed_future(error: ToolError) -> BoxFuture<Result<ToolOutput, ToolError>> {
     Box::pin(std::future::ready(Err(error)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TakeFor, TakeMoving as _, TakeThroughSerde as _};
+
+    #[test]
+    #[allow(
+        clippy::needless_borrow,
+        reason = "the borrow is what picks the impl, as in generated code"
+    )]
+    fn strings_move_and_other_types_go_through_serde() {
+        assert!((&TakeFor::<String>::NEW).take().is_some());
+        assert!((&TakeFor::<Vec<String>>::NEW).take().is_some());
+        assert!((&TakeFor::<u32>::NEW).take().is_none());
+        assert!((&TakeFor::<Vec<u8>>::NEW).take().is_none());
+        assert!((&TakeFor::<Option<String>>::NEW).take().is_none());
+    }
 }

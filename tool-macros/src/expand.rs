@@ -23,9 +23,9 @@
 //!     }
 //!     fn __tool_output_schema(gen) -> Option<Schema> { /* from the return type */ }
 //!     // The arguments read into the parameters' types: once, for the call and the preview.
-//!     fn __tool_read(args: Map<String, Value>) -> Result<(String, u64,), ToolError> {
-//!         let mut slots: [Option<Value>; 2] = [const { None }; 2];  // on the stack
-//!         let mut args = Arguments::new("read_file", args, &["path", "max_bytes"], &mut slots);
+//!     fn __tool_read(mut map: Map<String, Value>) -> Result<(String, u64,), ToolError> {
+//!         let mut slots: [Option<&mut Value>; 2] = [const { None }; 2];  // into the map
+//!         let mut args = Arguments::new("read_file", &mut map, &["path", "max_bytes"], &mut slots);
 //!         // by position; `take`: a `String` moves out of the JSON (autoref specialization)
 //!         let arg_0 = (param_ops::<String>().required)(&mut args, 0, (&TakeFor::<String>::NEW).take());
 //!         let arg_1 = (param_ops::<u64>().with_default)(&mut args, 1, __tool_default_1, (&TakeFor::<u64>::NEW).take());
@@ -449,15 +449,16 @@ fn read_fn(tool_name: &str, params: &[&Param]) -> TokenStream {
     let count = params.len();
     quote! {
         fn __tool_read(
-            __tool_args: __tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
+            mut __tool_map: __tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
         ) -> __tool_rt::Result<(#(#types,)*), __tool_rt::ToolError> {
             #[allow(unused_imports)]
             use __tool_rt::{TakeMoving as _, TakeThroughSerde as _};
-            // One slot per parameter, on the stack: reading allocates nothing of its own.
-            let mut __tool_slots: [__tool_rt::Option<__tool_rt::Value>; #count] =
+            // One slot per parameter, on the stack, pointing into the map: reading neither
+            // allocates nor moves a value.
+            let mut __tool_slots: [__tool_rt::Option<&mut __tool_rt::Value>; #count] =
                 [const { __tool_rt::None }; #count];
             let mut __tool_args = __tool_rt::Arguments::new(
-                #tool_name, __tool_args, &[#(#json_names),*], &mut __tool_slots,
+                #tool_name, &mut __tool_map, &[#(#json_names),*], &mut __tool_slots,
             );
             #(#extract)*
             __tool_args.finish()?;
