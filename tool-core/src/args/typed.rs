@@ -42,11 +42,13 @@ pub(crate) fn take_string(value: &mut Value) -> Option<String> {
 /// A `Vec<String>` parameter's value, moved out of a JSON array of strings.
 pub(crate) fn take_strings(value: &mut Value) -> Option<Vec<String>> {
     match value {
+        // Every item a string: the array is taken whole and collected in place (its buffer
+        // reused), since nothing can fail any more.
         Value::Array(items) if items.iter().all(Value::is_string) => Some(
-            items
-                .iter_mut()
+            std::mem::take(items)
+                .into_iter()
                 .filter_map(|item| match item {
-                    Value::String(text) => Some(std::mem::take(text)),
+                    Value::String(text) => Some(text),
                     _ => None,
                 })
                 .collect(),
