@@ -144,7 +144,7 @@ pub mod __runtime {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::approval_rule::IntoApproval;
-    pub use crate::args::Arguments;
+    pub use crate::args::{Arguments, Take};
     pub use crate::file_change::IntoPreview;
     pub use crate::macro_support::{
         ApprovalRuleFn, AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize,
