@@ -117,6 +117,35 @@ pub fn search_ten(
     )
 }
 
+/// The ten-parameter tool as an async tool (no thread hop in the executor).
+#[toolwright_core::tool]
+#[allow(clippy::too_many_arguments)]
+pub async fn search_ten_async(
+    query: String,
+    paths: Vec<String>,
+    window: Window,
+    limit: u32,
+    offset: Option<u32>,
+    case_sensitive: bool,
+    regex: Option<bool>,
+    weight: f64,
+    tag: Option<String>,
+    depth: u8,
+) -> usize {
+    search_work(
+        &query,
+        &paths,
+        &window,
+        limit,
+        offset,
+        case_sensitive,
+        regex,
+        weight,
+        tag.as_deref(),
+        depth,
+    )
+}
+
 /// The hand-written baseline for `add`: serde_json into a struct, call, format the result.
 pub fn add_by_hand(arguments: &Map<String, Value>) -> Result<String, String> {
     #[derive(Deserialize)]

@@ -144,13 +144,13 @@ pub mod __runtime {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::approval_rule::IntoApproval;
-    pub use crate::args::Arguments;
+    pub use crate::args::{Arguments, Take};
     pub use crate::file_change::IntoPreview;
     pub use crate::macro_support::{
         ApprovalRuleFn, AsyncHandlerFn, DefaultValue, DefaultViaSerialize, DefaultWithoutSerialize,
         LinkedTool, ParamOps, PreviewHandlerFn, SetApprovalFn, SetHandler, SetPreviewFn, SetTool,
-        StaticHandler, SyncHandlerFn, ToolDef, ToolFactory, assert_send, failed_future,
-        missing_value, param, param_ops, state_of,
+        StaticHandler, SyncHandlerFn, TakeFor, TakeMoving, TakeThroughSerde, ToolDef, ToolFactory,
+        assert_send, failed_future, missing_value, param, param_ops, state_of,
     };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::tool_set::{instance_of, shared_instance_of};

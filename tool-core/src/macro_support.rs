@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::approval_rule::{ApprovalNeed, ApprovalRule};
-use crate::args::{Arguments, ToolParam};
+use crate::args::{Arguments, Take, ToolParam, take_string, take_strings};
 use crate::context::{StateType, ToolContext};
 use crate::error::ToolError;
 use crate::file_change::Preview;
@@ -359,17 +359,86 @@ pub fn assert_send<F: std::future::Future + Send>(future: F) -> F {
 pub struct ParamOps<T> {
     pub schema:
         fn(&mut SchemaGenerator, &str, Option<&str>, bool, bool, Option<Value>) -> ParamInfo,
-    pub required: fn(&mut Arguments, usize) -> Option<T>,
-    pub optional: fn(&mut Arguments, usize) -> Option<T>,
-    pub with_default: fn(&mut Arguments, usize, fn() -> T) -> Option<T>,
+    pub required: fn(&mut Arguments<'_, '_>, usize, Take<T>) -> Option<T>,
+    pub optional: fn(&mut Arguments<'_, '_>, usize, Take<T>) -> Option<T>,
+    pub with_default: fn(&mut Arguments<'_, '_>, usize, fn() -> T, Take<T>) -> Option<T>,
 }
 
 pub const fn param_ops<T: ToolParam>() -> ParamOps<T> {
     ParamOps {
         schema: param::<T>,
-        required: Arguments::required::<T>,
-        optional: Arguments::optional::<T>,
-        with_default: Arguments::with_default::<T>,
+        required: read_required::<T>,
+        optional: read_optional::<T>,
+        with_default: read_with_default::<T>,
+    }
+}
+
+// Free functions, so the table's entries take an `Arguments` of any lifetime (a method's
+// lifetime comes from its impl and would be fixed).
+fn read_required<T: ToolParam>(
+    args: &mut Arguments<'_, '_>,
+    index: usize,
+    take: Take<T>,
+) -> Option<T> {
+    args.required(index, take)
+}
+
+fn read_optional<T: ToolParam>(
+    args: &mut Arguments<'_, '_>,
+    index: usize,
+    take: Take<T>,
+) -> Option<T> {
+    args.optional(index, take)
+}
+
+fn read_with_default<T: ToolParam>(
+    args: &mut Arguments<'_, '_>,
+    index: usize,
+    default: fn() -> T,
+    take: Take<T>,
+) -> Option<T> {
+    args.with_default(index, default, take)
+}
+
+/// Picks a parameter's [`Take`] by its type, in generated code where the type is known
+/// (autoref specialization, like [`DefaultValue`]): `(&TakeFor::<T>::NEW).take()` finds
+/// [`TakeMoving`] for the types whose value moves out of the JSON, and [`TakeThroughSerde`]
+/// (one reference further) for every other type. Neither asks anything of `T`, so a type
+/// that cannot be a parameter is reported once, by `param_ops`.
+pub struct TakeFor<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> TakeFor<T> {
+    pub const NEW: Self = TakeFor(std::marker::PhantomData);
+}
+
+pub trait TakeMoving {
+    type Param;
+    fn take(&self) -> Take<Self::Param>;
+}
+
+impl TakeMoving for TakeFor<String> {
+    type Param = String;
+    fn take(&self) -> Take<String> {
+        Some(take_string)
+    }
+}
+
+impl TakeMoving for TakeFor<Vec<String>> {
+    type Param = Vec<String>;
+    fn take(&self) -> Take<Vec<String>> {
+        Some(take_strings)
+    }
+}
+
+pub trait TakeThroughSerde {
+    type Param;
+    fn take(&self) -> Take<Self::Param>;
+}
+
+impl<T> TakeThroughSerde for &TakeFor<T> {
+    type Param = T;
+    fn take(&self) -> Take<T> {
+        None
     }
 }
 
@@ -377,4 +446,22 @@ pub const fn param_ops<T: ToolParam>() -> ParamOps<T> {
 /// missing from the state).
 pub fn failed_future(error: ToolError) -> BoxFuture<Result<ToolOutput, ToolError>> {
     Box::pin(std::future::ready(Err(error)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TakeFor, TakeMoving as _, TakeThroughSerde as _};
+
+    #[test]
+    #[allow(
+        clippy::needless_borrow,
+        reason = "the borrow is what picks the impl, as in generated code"
+    )]
+    fn strings_move_and_other_types_go_through_serde() {
+        assert!((&TakeFor::<String>::NEW).take().is_some());
+        assert!((&TakeFor::<Vec<String>>::NEW).take().is_some());
+        assert!((&TakeFor::<u32>::NEW).take().is_none());
+        assert!((&TakeFor::<Vec<u8>>::NEW).take().is_none());
+        assert!((&TakeFor::<Option<String>>::NEW).take().is_none());
+    }
 }

@@ -315,8 +315,22 @@ macro_rules! json_text_output {
     )*};
 }
 
-json_text_output!(
-    bool, char, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+json_text_output!(char, f32, f64);
+
+// Integers and booleans: their `Display` text is their JSON text, written without serde's
+// serializer and at its exact length (every call of a tool that returns a count).
+macro_rules! display_text_output {
+    ($($ty:ty),* $(,)?) => {$(
+        impl IntoToolOutput for $ty {
+            fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+                Ok(ToolOutput::text(self.to_string()))
+            }
+        }
+    )*};
+}
+
+display_text_output!(
+    bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
 );
 
 impl<T: IntoToolOutput> IntoToolOutput for Option<T> {
@@ -420,3 +434,27 @@ macro_rules! tuple_output {
 tuple_output!(A, B);
 tuple_output!(A, B, C);
 tuple_output!(A, B, C, D);
+
+#[cfg(test)]
+mod tests {
+    use super::IntoToolOutput;
+
+    fn text(output: impl IntoToolOutput) -> String {
+        output
+            .into_tool_output()
+            .map(|out| out.content)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn integers_and_booleans_read_as_their_json() {
+        let json = |value: serde_json::Value| value.to_string();
+        assert_eq!(text(i64::MIN), json(i64::MIN.into()));
+        assert_eq!(text(u64::MAX), json(u64::MAX.into()));
+        assert_eq!(text(-7i8), json((-7i8).into()));
+        assert_eq!(text(42usize), json(42usize.into()));
+        assert_eq!(text(true), json(true.into()));
+        assert_eq!(text(u128::MAX), serde_json::to_string(&u128::MAX).unwrap());
+        assert_eq!(text(i128::MIN), serde_json::to_string(&i128::MIN).unwrap());
+    }
+}

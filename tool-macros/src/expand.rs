@@ -23,10 +23,12 @@
 //!     }
 //!     fn __tool_output_schema(gen) -> Option<Schema> { /* from the return type */ }
 //!     // The arguments read into the parameters' types: once, for the call and the preview.
-//!     fn __tool_read(args: Map<String, Value>) -> Result<(String, u64,), ToolError> {
-//!         let mut args = Arguments::new("read_file", args, &["path", "max_bytes"]);
-//!         let arg_0 = (param_ops::<String>().required)(&mut args, 0);   // by position
-//!         let arg_1 = (param_ops::<u64>().with_default)(&mut args, 1, __tool_default_1);
+//!     fn __tool_read(mut map: Map<String, Value>) -> Result<(String, u64,), ToolError> {
+//!         let mut slots: [Option<&mut Value>; 2] = [const { None }; 2];  // into the map
+//!         let mut args = Arguments::new("read_file", &mut map, &["path", "max_bytes"], &mut slots);
+//!         // by position; `take`: a `String` moves out of the JSON (autoref specialization)
+//!         let arg_0 = (param_ops::<String>().required)(&mut args, 0, (&TakeFor::<String>::NEW).take());
+//!         let arg_1 = (param_ops::<u64>().with_default)(&mut args, 1, __tool_default_1, (&TakeFor::<u64>::NEW).take());
 //!         args.finish()?;                                             // every problem at once
 //!         let Some(arg_0) = arg_0 else { return Err(missing_value("read_file", "path")) };
 //!         let Some(arg_1) = arg_1 else { .. };
@@ -409,22 +411,27 @@ fn read_fn(tool_name: &str, params: &[&Param]) -> TokenStream {
         .map(|(i, (param, binding))| {
             // Every use of the type goes through `param_ops::<T>()`, so a type that cannot be
             // a parameter is reported once per missing trait.
+            // `take`: how the value moves out of the JSON when its type allows it (a `String`).
             if let Some(inner) = &param.option_inner {
                 quote! {
-                    let #binding = (__tool_rt::param_ops::<#inner>().optional)(&mut __tool_args, #i);
+                    let #binding = (__tool_rt::param_ops::<#inner>().optional)(
+                        &mut __tool_args, #i, (&__tool_rt::TakeFor::<#inner>::NEW).take(),
+                    );
                 }
             } else if param.default.is_some() {
                 let ty = &param.ty;
                 let default_fn = default_fn_ident(i);
                 quote! {
                     let #binding = (__tool_rt::param_ops::<#ty>().with_default)(
-                        &mut __tool_args, #i, #default_fn,
+                        &mut __tool_args, #i, #default_fn, (&__tool_rt::TakeFor::<#ty>::NEW).take(),
                     );
                 }
             } else {
                 let ty = &param.ty;
                 quote! {
-                    let #binding = (__tool_rt::param_ops::<#ty>().required)(&mut __tool_args, #i);
+                    let #binding = (__tool_rt::param_ops::<#ty>().required)(
+                        &mut __tool_args, #i, (&__tool_rt::TakeFor::<#ty>::NEW).take(),
+                    );
                 }
             }
         });
@@ -439,11 +446,20 @@ fn read_fn(tool_name: &str, params: &[&Param]) -> TokenStream {
             };
         })
     });
+    let count = params.len();
     quote! {
         fn __tool_read(
-            __tool_args: __tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
+            mut __tool_map: __tool_rt::Map<__tool_rt::String, __tool_rt::Value>,
         ) -> __tool_rt::Result<(#(#types,)*), __tool_rt::ToolError> {
-            let mut __tool_args = __tool_rt::Arguments::new(#tool_name, __tool_args, &[#(#json_names),*]);
+            #[allow(unused_imports)]
+            use __tool_rt::{TakeMoving as _, TakeThroughSerde as _};
+            // One slot per parameter, on the stack, pointing into the map: reading neither
+            // allocates nor moves a value.
+            let mut __tool_slots: [__tool_rt::Option<&mut __tool_rt::Value>; #count] =
+                [const { __tool_rt::None }; #count];
+            let mut __tool_args = __tool_rt::Arguments::new(
+                #tool_name, &mut __tool_map, &[#(#json_names),*], &mut __tool_slots,
+            );
             #(#extract)*
             __tool_args.finish()?;
             #(#unwrap)*

@@ -2,7 +2,7 @@
 //! when they do not fit.
 
 // The layers, lowest first (no module imports one listed after it): violation, error,
-// nested, typed, subset, shape, schema_check.
+// watch, nested, typed, subset, shape, schema_check.
 mod error;
 mod nested;
 mod schema_check;
@@ -10,9 +10,11 @@ mod shape;
 mod subset;
 mod typed;
 mod violation;
+mod watch;
 
 pub use error::{ArgumentError, InvalidArguments, summarize_value};
 pub(crate) use schema_check::SchemaChecker;
 pub use schema_check::ValueChecker;
 pub(crate) use shape::check_shape;
-pub use typed::{Arguments, ToolParam};
+pub use typed::{Arguments, Take, ToolParam};
+pub(crate) use typed::{take_string, take_strings};

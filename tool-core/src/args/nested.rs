@@ -10,6 +10,8 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::watch;
+
 /// One step of the way to a skipped field.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Step {
@@ -26,6 +28,12 @@ pub(crate) fn read_reporting_skipped<T: DeserializeOwned>(
     if !(value.is_object() || value.is_array()) {
         return T::deserialize(value).map(|typed| (typed, Vec::new()));
     }
+    // Every call: only whether something was skipped, without allocating.
+    let (typed, any_skipped) = watch::read_noticing_skips::<T, _>(value)?;
+    if !any_skipped {
+        return Ok((typed, Vec::new()));
+    }
+    // A field was skipped (the call fails): read again to learn where.
     let mut skipped = Vec::new();
     let typed = serde_ignored::deserialize(value, |path| skipped.push(steps(&path)))?;
     Ok((typed, skipped))
