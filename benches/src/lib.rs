@@ -31,6 +31,13 @@ pub fn add(a: i64, b: i64) -> i64 {
     add_numbers(a, b)
 }
 
+/// Add two integers, as a sync tool that declares itself quick (`inline`: no thread hop in
+/// the executor).
+#[toolwright_core::tool(inline)]
+pub fn add_inline(a: i64, b: i64) -> i64 {
+    add_numbers(a, b)
+}
+
 /// Add two integers, as an async tool (no thread hop in the executor).
 #[toolwright_core::tool]
 pub async fn add_async(a: i64, b: i64) -> i64 {
@@ -92,6 +99,35 @@ pub fn search_work(
 #[toolwright_core::tool]
 #[allow(clippy::too_many_arguments)]
 pub fn search_ten(
+    query: String,
+    paths: Vec<String>,
+    window: Window,
+    limit: u32,
+    offset: Option<u32>,
+    case_sensitive: bool,
+    regex: Option<bool>,
+    weight: f64,
+    tag: Option<String>,
+    depth: u8,
+) -> usize {
+    search_work(
+        &query,
+        &paths,
+        &window,
+        limit,
+        offset,
+        case_sensitive,
+        regex,
+        weight,
+        tag.as_deref(),
+        depth,
+    )
+}
+
+/// The ten-parameter tool as a sync tool that declares itself quick (`inline`).
+#[toolwright_core::tool(inline)]
+#[allow(clippy::too_many_arguments)]
+pub fn search_ten_inline(
     query: String,
     paths: Vec<String>,
     window: Window,
