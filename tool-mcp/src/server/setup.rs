@@ -54,6 +54,10 @@ pub struct McpServer {
     /// What callers were refused by a limit of approvals, tasks and request states, over
     /// every clone (`/metrics`).
     pub(crate) refused: Arc<crate::refused::LimitRefusals>,
+    /// The tools as MCP describes them, per registry generation, over every clone.
+    pub(crate) views: Arc<crate::server::views::ToolViews>,
+    /// The sessions told when the tools change, over every clone.
+    pub(crate) list_watch: Arc<crate::server::watch::ListWatch>,
 }
 
 #[derive(Clone)]
@@ -92,6 +96,8 @@ impl McpServer {
             notifies: true,
             tasks: crate::tasks::handle::TaskConfig::default(),
             refused: Arc::default(),
+            views: Arc::default(),
+            list_watch: Arc::default(),
         }
     }
 
