@@ -250,7 +250,9 @@ impl ServerHandler for McpServer {
         }
 
         let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
-        let report = self.executor.execute_with(call, options).await;
+        // Boxed: the executor's future is kilobytes, and rmcp moves the handler's future
+        // (into its task, through its wrappers); moved here, it stays put on the heap.
+        let report = Box::pin(self.executor.execute_with(call, options)).await;
         if deferred
             .as_ref()
             .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))

@@ -97,3 +97,76 @@ fn build(generation: u64, available: &[Tool]) -> Snapshot {
         by_name,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolwright_core::tool;
+    use toolwright_runtime::ToolRegistry;
+
+    /// Add two numbers.
+    #[tool]
+    fn views_add(a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// Drop everything.
+    #[tool(safety = "dangerous")]
+    fn views_wipe() -> String {
+        String::new()
+    }
+
+    fn linked(name: &str) -> Tool {
+        toolwright_core::linked_tools()
+            .find(|tool| tool.name() == name)
+            .unwrap_or_else(|| panic!("`{name}` is linked"))
+    }
+
+    #[test]
+    fn one_description_per_registry_generation() {
+        let registry = Arc::new(ToolRegistry::new());
+        registry.register(linked("views_add")).unwrap();
+        let executor = Executor::builder(Arc::clone(&registry)).build();
+        let views = ToolViews::default();
+
+        // Asked again with no change in between: the same snapshot, the same schema
+        // (nothing exported or parsed again).
+        let first = views.snapshot(&executor);
+        let again = views.snapshot(&executor);
+        assert!(Arc::ptr_eq(&first, &again));
+        let add = first.get("views_add").unwrap();
+        assert!(!add.may_ask);
+        assert_eq!(add.mcp.name, "views_add");
+
+        // A change to the registry: a new snapshot that shows it.
+        registry.register(linked("views_wipe")).unwrap();
+        let second = views.snapshot(&executor);
+        assert!(!Arc::ptr_eq(&first, &second));
+        let wipe = second.get("views_wipe").unwrap();
+        assert!(wipe.may_ask, "a dangerous tool may ask for approval");
+        assert_eq!(wipe.safety, SafetyLevel::Dangerous);
+        let names: Vec<_> = second
+            .tools
+            .iter()
+            .map(|v| v.mcp.name.to_string())
+            .collect();
+        assert_eq!(names, ["views_add", "views_wipe"]);
+
+        // Disabled: gone from the list and from the lookup.
+        registry.set_enabled("views_add", false).unwrap();
+        let third = views.snapshot(&executor);
+        assert!(third.get("views_add").is_none());
+        assert_eq!(third.tools.len(), 1);
+    }
+
+    #[test]
+    fn tools_above_the_executors_ceiling_are_not_described() {
+        let registry = Arc::new(ToolRegistry::new());
+        registry.register(linked("views_wipe")).unwrap();
+        let executor = Executor::builder(registry)
+            .max_safety(SafetyLevel::Cautious)
+            .build();
+        let views = ToolViews::default();
+        assert!(views.snapshot(&executor).get("views_wipe").is_none());
+    }
+}
