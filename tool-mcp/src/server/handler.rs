@@ -81,7 +81,13 @@ impl ServerHandler for McpServer {
         };
         let visible = ceiling
             .map(|ceiling| ToolFilter::new().max_safety(ceiling.min(self.executor.max_safety())));
-        crate::server::listen::tool_changes(self.executor.registry(), visible, subscription).await;
+        // Boxed, as `call_tool` (a stream lives long; its future need not be in every session).
+        Box::pin(crate::server::listen::tool_changes(
+            self.executor.registry(),
+            visible,
+            subscription,
+        ))
+        .await;
         Ok(())
     }
 
@@ -131,6 +137,47 @@ impl ServerHandler for McpServer {
     }
 
     async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        // Boxed: the call's future (the executor's, the task path's) is kilobytes, and rmcp
+        // keeps the dispatch of its `initialize` (whose future is as large as the largest
+        // handler's) in every session's task for the session's life, and moves each
+        // request's into a task of its own. One allocation per call instead.
+        Box::pin(self.answer_call(request, context)).await
+    }
+
+    // ---- tasks (SEP-2663): tasks/get, tasks/update, tasks/cancel are tasks.rs's ----
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        Box::pin(crate::server::tasks::get_task(self, request, &context)).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Box::pin(crate::server::tasks::update_task(self, request, &context)).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Box::pin(crate::server::tasks::cancel_task(self, request, &context)).await
+    }
+    // ---- end tasks ----
+}
+
+impl McpServer {
+    /// `tools/call`: the body of [`ServerHandler::call_tool`], boxed there.
+    async fn answer_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
@@ -334,30 +381,4 @@ impl ServerHandler for McpServer {
         });
         Ok(call_tool_result(result, structured).into())
     }
-
-    // ---- tasks (SEP-2663): tasks/get, tasks/update, tasks/cancel are tasks.rs's ----
-    async fn get_task(
-        &self,
-        request: GetTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<GetTaskResult, McpError> {
-        crate::server::tasks::get_task(self, request, &context).await
-    }
-
-    async fn update_task(
-        &self,
-        request: UpdateTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        crate::server::tasks::update_task(self, request, &context).await
-    }
-
-    async fn cancel_task(
-        &self,
-        request: CancelTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        crate::server::tasks::cancel_task(self, request, &context).await
-    }
-    // ---- end tasks ----
 }

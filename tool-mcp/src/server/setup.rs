@@ -50,7 +50,7 @@ pub struct McpServer {
     /// where each answer is one JSON body: the server then declares no `listChanged`.
     pub(crate) notifies: bool,
     /// Tasks (SEP-2663): the store, their settings, the tasks this replica runs.
-    pub(crate) tasks: crate::tasks::handle::TaskConfig,
+    pub(crate) tasks: Arc<crate::tasks::handle::TaskConfig>,
     /// What callers were refused by a limit of approvals, tasks and request states, over
     /// every clone (`/metrics`).
     pub(crate) refused: Arc<crate::refused::LimitRefusals>,
@@ -94,7 +94,7 @@ impl McpServer {
             // Served as it is (stdio, rmcp's `serve`), a server value is one session.
             call_counts: Some(Arc::default()),
             notifies: true,
-            tasks: crate::tasks::handle::TaskConfig::default(),
+            tasks: Arc::default(),
             refused: Arc::default(),
             views: Arc::default(),
             list_watch: Arc::default(),
