@@ -4,17 +4,21 @@
 # machine). Usage:
 #   bash benches/serve_http.sh [SECONDS]        (default: 3 seconds per cell; about 4 to 6
 #                                                minutes in all on a busy 2-core machine)
-# Environment: SESSIONS (idle sessions opened per server, default 1000), SPAWNS (stdio
+# Environment: SESSIONS (idle sessions opened per server, default 250: toolwright takes
+# 256 sessions per client address), SPAWNS (stdio
 # start-ups timed, default 20; PY_SPAWNS for the Python server, default 10), TOOLWRIGHT_BIN
 # (a `toolwright` binary to measure instead of the release build of this checkout: an
 # earlier build, for a before/after in the same kind of run), GOALS_ONLY=1 (only what the
 # goals name: toolwright, `--stateless` and bare rmcp + TCP_NODELAY, both eras, and memory
-# per idle session; no Python, no stdio, no bare rmcp without TCP_NODELAY).
+# per idle session; no Python, no stdio, no bare rmcp without TCP_NODELAY), BUILD=0 (use
+# the release binaries already in the target directory).
 #
 # The cells the goals compare (toolwright, toolwright --stateless and bare rmcp +
 # TCP_NODELAY, at 1, 16 and 64 clients, both eras) run interleaved: the three servers are
 # up together, and for each era and client count their cells run back to back, so a change
-# in the machine's load touches all three alike.
+# in the machine's load touches all three alike; and in ROUNDS rounds (default 3), the
+# summary taking each cell's median over the rounds (a build elsewhere that takes the
+# cores for a few seconds spoils one round's cells, not the median).
 #
 # Measures, printing one JSON line each (`"server"` names the server):
 # - streamable HTTP: `tools/call calculate {"expression": "1+2"}` from 1, 16 and 64
@@ -44,8 +48,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-3}"
-sessions="${SESSIONS:-1000}"
+sessions="${SESSIONS:-250}"
 spawns="${SPAWNS:-20}"
+rounds="${ROUNDS:-3}"
 py_spawns="${PY_SPAWNS:-10}"
 start_timeout=60 # seconds a server gets to say where it listens
 cd "$here"
@@ -53,15 +58,19 @@ cd "$here"
 fail() { echo "serve_http.sh: $*" >&2; exit 1; }
 note() { echo "serve_http.sh: $*" >&2; }
 [[ "$seconds" =~ ^[0-9]+([.][0-9]+)?$ ]] || fail "SECONDS must be a number, not '$seconds'"
-for n in "$sessions" "$spawns" "$py_spawns"; do
-    [[ "$n" =~ ^[0-9]+$ ]] || fail "SESSIONS, SPAWNS and PY_SPAWNS must be whole numbers, not '$n'"
+for n in "$sessions" "$spawns" "$py_spawns" "$rounds"; do
+    [[ "$n" =~ ^[0-9]+$ ]] || fail "SESSIONS, SPAWNS, PY_SPAWNS and ROUNDS must be whole numbers, not '$n'"
 done
-[ "$spawns" -gt 0 ] && [ "$py_spawns" -gt 0 ] || fail "SPAWNS and PY_SPAWNS must be at least 1"
+[ "$spawns" -gt 0 ] && [ "$py_spawns" -gt 0 ] && [ "$rounds" -gt 0 ] || fail "SPAWNS, PY_SPAWNS and ROUNDS must be at least 1"
 [ -r /proc/self/status ] || fail "needs /proc (Linux) to read the servers' memory"
 
-note "building (release)"
-cargo build --quiet --release -p toolwright-cli -p benches \
-    --bin toolwright --bin bare_rmcp_http --bin mcp_http_load --bin mcp_stdio_load
+if [ "${BUILD:-1}" = 0 ]; then
+    note "BUILD=0: using the release binaries already built"
+else
+    note "building (release)"
+    cargo build --quiet --release -p toolwright-cli -p benches \
+        --bin toolwright --bin bare_rmcp_http --bin mcp_http_load --bin mcp_stdio_load
+fi
 target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 
 venv="$target_dir/serve-bench-venv"
@@ -216,13 +225,16 @@ fi
 start_server bare "$bin/bare_rmcp_http" "$addr" --nodelay
 goal_labels+=("bare rmcp + TCP_NODELAY"); goal_urls+=("$server_url"); goal_pids+=("$server_pid")
 server_log=""
-for era in 2025-06-18 2026-07-28; do
-    era_args=()
-    [ "$era" = 2026-07-28 ] && era_args=(--protocol 2026-07-28)
-    for c in 1 16 64; do
-        for i in "${!goal_labels[@]}"; do
-            client "$bin/mcp_http_load" "${goal_urls[$i]}" "$c" "$seconds" --pid "${goal_pids[$i]}" \
-                --label "${goal_labels[$i]}" "${era_args[@]}"
+for round in $(seq 1 "$rounds"); do
+    note "round $round of $rounds"
+    for era in 2025-06-18 2026-07-28; do
+        era_args=()
+        [ "$era" = 2026-07-28 ] && era_args=(--protocol 2026-07-28)
+        for c in 1 16 64; do
+            for i in "${!goal_labels[@]}"; do
+                client "$bin/mcp_http_load" "${goal_urls[$i]}" "$c" "$seconds" --pid "${goal_pids[$i]}" \
+                    --label "${goal_labels[$i]}" "${era_args[@]}"
+            done
         done
     done
 done

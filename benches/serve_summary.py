@@ -19,6 +19,24 @@ def protocol(line):
     return line.get("protocol", HANDSHAKE)
 
 
+def median(values):
+    values = sorted(values)
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
+def merged(lines):
+    """One cell from its rounds: the median of each figure, failures summed."""
+    if len(lines) == 1:
+        return lines[0]
+    cell = dict(lines[-1])
+    for key in ("rps", "p50_ms", "p99_ms"):
+        cell[key] = median([l[key] for l in lines])
+    cell["failed_or_timed_out"] = sum(l["failed_or_timed_out"] for l in lines)
+    cell["rounds"] = len(lines)
+    return cell
+
+
 def mib(kib):
     return f"{kib / 1024:,.1f}"
 
@@ -31,12 +49,21 @@ def main() -> None:
     sessions = {l["server"]: l for l in lines if "idle_sessions" in l}
     stdio = [l for l in lines if "stdio" in l]
     skipped = [l for l in lines if "skipped" in l]
+    # A cell measured in several rounds (serve_http.sh's ROUNDS) is shown as its median
+    # round: requests per second, p50 and p99 each the median over the rounds.
+    grouped = {}
+    for l in load:
+        grouped.setdefault((l["server"], protocol(l), l["concurrency"]), []).append(l)
+    load = [merged(ls) for ls in grouped.values()]
     cell = {(l["server"], protocol(l), l["concurrency"]): l for l in load}
     out = []
 
+    rounds = max((l.get("rounds", 1) for l in load), default=1)
     out.append(
         f"Streamable HTTP, `tools/call calculate {{\"expression\": \"1+2\"}}`, {seconds} s per cell, "
-        f"client and server on the same {cores} cores:\n"
+        f"client and server on the same {cores} cores"
+        + (f"; cells measured in {rounds} rounds show the median round" if rounds > 1 else "")
+        + ":\n"
     )
     out.append("| server | client | clients | req/s | p50 ms | p99 ms | failed | server RSS after, MiB |")
     out.append("|---|---|---|---|---|---|---|---|")
