@@ -242,7 +242,8 @@ impl ToolBuilder {
         self
     }
 
-    /// A blocking handler; the executor runs it on a blocking thread.
+    /// A blocking handler; the executor runs it on a thread of its own (or on the async
+    /// runtime's worker, when the tool is [`inline`](Self::inline)).
     pub fn sync_handler<F, T>(mut self, handler: F) -> Self
     where
         F: Fn(&ToolContext, Map<String, Value>) -> T + Send + Sync + 'static,
@@ -338,6 +339,21 @@ impl ToolBuilder {
     /// ```
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.meta.timeout = Some(timeout);
+        self
+    }
+
+    /// Whether a sync tool returns quickly and never blocks, so an executor may run it on
+    /// the async runtime's worker instead of a thread of its own (default `false`; what
+    /// `#[tool(inline)]` says). It changes nothing for an async handler.
+    ///
+    /// ```
+    /// # use toolwright_core::Tool;
+    /// let tool = Tool::builder("double").description("Double a number.").inline(true)
+    ///     .sync_handler(|_ctx, args| args["n"].as_i64().unwrap_or(0) * 2).build().unwrap();
+    /// assert!(tool.is_inline());
+    /// ```
+    pub fn inline(mut self, inline: bool) -> Self {
+        self.meta.inline = inline;
         self
     }
 

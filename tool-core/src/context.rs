@@ -239,7 +239,7 @@ struct ClientLink {
 /// ```
 #[derive(Clone)]
 pub struct ToolContext {
-    call_id: Arc<str>,
+    call_id: Name,
     state: Arc<ToolState>,
     cancellation: CancellationToken,
     /// The tools the call may see (set by the executor: enabled, under the ceiling, among
@@ -247,7 +247,7 @@ pub struct ToolContext {
     catalog: Option<Catalog>,
     max_safety: SafetyLevel,
     progress: Option<ProgressReporter>,
-    tool: Arc<str>,
+    tool: Name,
     client: Option<ClientLink>,
     approved_change: Option<Arc<ApprovedChange>>,
     /// Cancelled when the run stopped at a question only the caller's next request answers
@@ -260,17 +260,36 @@ pub struct ToolContext {
 impl Default for ToolContext {
     fn default() -> Self {
         ToolContext {
-            call_id: Arc::from(""),
+            call_id: Name::Static(""),
             state: Arc::default(),
             cancellation: CancellationToken::new(),
             catalog: None,
             max_safety: SafetyLevel::Dangerous,
             progress: None,
-            tool: Arc::from(""),
+            tool: Name::Static(""),
             client: None,
             approved_change: None,
             asked: None,
             side_effect: Arc::default(),
+        }
+    }
+}
+
+/// A name a context holds: borrowed for the life of the program (a `#[tool]`'s name), or
+/// shared, so making a context for a call copies no text it need not.
+#[derive(Clone)]
+enum Name {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Name::Static(name) => name,
+            Name::Shared(name) => name,
         }
     }
 }
@@ -281,9 +300,48 @@ impl ToolContext {
         ToolContext::default()
     }
 
+    /// The context of one call of the tool named `tool`: what an executor starts from, in
+    /// one step (no default parts made to be replaced).
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use std::sync::Arc;
+    /// use toolwright_core::{CancellationToken, ToolContext, ToolState};
+    ///
+    /// let ctx = ToolContext::for_call("call_1", &Cow::Borrowed("greet"), Arc::new(ToolState::new()), CancellationToken::new());
+    /// assert_eq!((ctx.call_id(), ctx.tool_name()), ("call_1", "greet"));
+    /// ```
+    // For executors (toolwright-runtime); not part of the API.
+    #[doc(hidden)]
+    // The `Cow` itself says whether the name lives as long as the program (no copy).
+    #[allow(clippy::ptr_arg)]
+    pub fn for_call(
+        call_id: &str,
+        tool: &std::borrow::Cow<'static, str>,
+        state: Arc<ToolState>,
+        cancellation: CancellationToken,
+    ) -> Self {
+        ToolContext {
+            call_id: Name::Shared(Arc::from(call_id)),
+            state,
+            cancellation,
+            catalog: None,
+            max_safety: SafetyLevel::Dangerous,
+            progress: None,
+            tool: match tool {
+                std::borrow::Cow::Borrowed(name) => Name::Static(name),
+                std::borrow::Cow::Owned(name) => Name::Shared(Arc::from(name.as_str())),
+            },
+            client: None,
+            approved_change: None,
+            asked: None,
+            side_effect: Arc::default(),
+        }
+    }
+
     /// The same context for the call `call_id`.
     pub fn with_call_id(mut self, call_id: impl Into<Arc<str>>) -> Self {
-        self.call_id = call_id.into();
+        self.call_id = Name::Shared(call_id.into());
         self
     }
 
@@ -397,7 +455,7 @@ impl ToolContext {
     /// The same context for a call of the tool `name` (the executor sets it; a client's
     /// requests and log messages carry it).
     pub fn with_tool_name(mut self, name: impl Into<Arc<str>>) -> Self {
-        self.tool = name.into();
+        self.tool = Name::Shared(name.into());
         self
     }
 
@@ -739,10 +797,10 @@ impl ToolContext {
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
-            .field("call_id", &self.call_id)
+            .field("call_id", &&*self.call_id)
             .field("state", &self.state)
             .field("cancelled", &self.is_cancelled())
-            .field("tool", &self.tool)
+            .field("tool", &&*self.tool)
             .field("client", &self.client.is_some())
             .finish()
     }

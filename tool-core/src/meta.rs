@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::safety::SafetyLevel;
 
 /// A tool's name, description, version, safety level, categories, tags, priority, and the
-/// timeout, call limit and task support it declares.
+/// timeout, call limit, task support and inline running it declares.
 ///
 /// ```
 /// use std::borrow::Cow;
@@ -32,6 +32,7 @@ use crate::safety::SafetyLevel;
 /// assert!(meta.categories.is_empty());
 /// assert_eq!((meta.timeout, meta.max_calls), (None, None));
 /// assert_eq!(meta.task_support, toolwright_core::TaskSupport::Forbidden);
+/// assert!(!meta.inline);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolMeta {
@@ -56,6 +57,10 @@ pub struct ToolMeta {
     /// Whether a front end may run a call of the tool as a task the client polls (an MCP
     /// server: the `io.modelcontextprotocol/tasks` extension). Default: forbidden.
     pub task_support: TaskSupport,
+    /// Whether a sync tool returns quickly and never blocks, so an executor may run it on
+    /// the async runtime's worker instead of a thread of its own (`#[tool(inline)]`,
+    /// [`ToolBuilder::inline`](crate::ToolBuilder::inline)). Default: `false`.
+    pub inline: bool,
 }
 
 impl ToolMeta {
@@ -75,6 +80,7 @@ impl ToolMeta {
             timeout: None,
             max_calls: None,
             task_support: TaskSupport::Forbidden,
+            inline: false,
         }
     }
 

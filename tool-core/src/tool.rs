@@ -386,6 +386,25 @@ impl Tool {
         matches!(self.inner.handler, Handler::Async(_))
     }
 
+    /// Whether the tool is sync and declares that it returns quickly and never blocks
+    /// (`#[tool(inline)]`, [`ToolBuilder::inline`](crate::ToolBuilder::inline)), so an
+    /// executor may run it on the async runtime's worker instead of handing it to a thread.
+    /// Always `false` for an async tool, which runs on the caller's task anyway.
+    ///
+    /// ```
+    /// use toolwright_core::tool;
+    ///
+    /// /// Add two numbers.
+    /// #[tool(inline)]
+    /// fn add_quickly(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// let tool = toolwright_core::linked_tools().find(|t| t.name() == "add_quickly").unwrap();
+    /// assert!(tool.is_inline());
+    /// ```
+    pub fn is_inline(&self) -> bool {
+        self.inner.meta.inline && !self.is_async()
+    }
+
     /// Whether the tool can describe a call before it runs (`#[tool(preview = ...)]`).
     pub fn has_preview(&self) -> bool {
         self.inner.preview.is_some()
@@ -581,6 +600,48 @@ impl Tool {
             }
             Handler::Async(_) => None,
         }
+    }
+
+    /// The handler's future for `arguments`, as it is: its errors not yet described
+    /// ([`describe_error`](Self::describe_error)), and for a sync tool a future that runs it
+    /// when first polled. What an executor polls in place, without a second box.
+    // For executors (toolwright-runtime); not part of the API.
+    #[doc(hidden)]
+    pub fn start_async(
+        &self,
+        context: ToolContext,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<Result<ToolOutput, ToolError>> {
+        match &self.inner.handler {
+            Handler::Async(handler) => handler(context, arguments),
+            Handler::Sync(handler) => {
+                let handler = Arc::clone(handler);
+                Box::pin(async move { handler(&context, arguments) })
+            }
+        }
+    }
+
+    /// A sync tool's handler run here, its errors not yet described
+    /// ([`describe_error`](Self::describe_error)); `None` for an async tool.
+    // For executors (toolwright-runtime); not part of the API.
+    #[doc(hidden)]
+    pub fn call_sync_raw(
+        &self,
+        context: &ToolContext,
+        arguments: Map<String, Value>,
+    ) -> Option<Result<ToolOutput, ToolError>> {
+        match &self.inner.handler {
+            Handler::Sync(handler) => Some(handler(context, arguments)),
+            Handler::Async(_) => None,
+        }
+    }
+
+    /// An error of this tool's handler as a model should read it: an argument error names
+    /// the tool and each bad parameter's expected type and description.
+    // For executors (toolwright-runtime); not part of the API.
+    #[doc(hidden)]
+    pub fn describe_error(&self, error: ToolError) -> ToolError {
+        self.name_parameters(error)
     }
 
     /// Names the tool in an argument error and fills in each bad parameter's expected type

@@ -65,6 +65,8 @@ pub(crate) struct ToolAttr {
     pub(crate) timeout: Opt<LitStr>,
     pub(crate) max_calls: Opt<Expr>,
     pub(crate) task: Opt<LitStr>,
+    /// `inline`: a sync tool that may run on the async runtime's worker (a flag, no value).
+    pub(crate) inline: Opt<Path>,
     /// Known options that an unknown one was probably meant to be (so their absence is not
     /// reported as a second error).
     pub(crate) misspelt: Vec<&'static str>,
@@ -85,6 +87,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "timeout",
     "max_calls",
     "task",
+    "inline",
 ];
 
 impl ToolAttr {
@@ -106,6 +109,7 @@ impl ToolAttr {
             timeout: Opt::new("timeout"),
             max_calls: Opt::new("max_calls"),
             task: Opt::new("task"),
+            inline: Opt::new("inline"),
             misspelt: Vec::new(),
         };
         let parser = syn::meta::parser(|meta| {
@@ -239,6 +243,19 @@ impl ToolAttr {
                         attr.task.set(errors, &path, lit);
                     }
                 }
+                // #[tool(inline)]
+                "inline" => {
+                    if !(meta.input.is_empty() || meta.input.peek(Token![,])) {
+                        skip_value(&meta)?;
+                        errors.at(
+                            &path,
+                            "`inline` takes no value: write `#[tool(inline)]` for a sync tool \
+                             that returns quickly and never blocks, or leave it out",
+                        );
+                    } else {
+                        attr.inline.set(errors, &path, path.clone());
+                    }
+                }
                 _ => {
                     skip_value(&meta)?;
                     let message = match did_you_mean(&key, TOOL_OPTIONS.iter().copied()) {
@@ -249,7 +266,7 @@ impl ToolAttr {
                         None => format!(
                             "unknown option `{key}`: the options are `name`, `description`, \
                              `safety`, `categories`, `tags`, `required`, `version`, `priority`, \
-                             `crate`, `preview`, `approval`, `timeout`, `max_calls` and `task`"
+                             `crate`, `preview`, `approval`, `timeout`, `max_calls`, `task` and `inline`"
                         ),
                     };
                     errors.at(&path, message);

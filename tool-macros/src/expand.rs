@@ -527,6 +527,7 @@ fn tool_static(fn_ident: &Ident, model: &ToolModel, fns: &StaticFns<'_>) -> Toke
         None => quote!(__tool_rt::None),
     };
     let task_support = &model.task_support;
+    let inline = model.inline;
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     quote! {
         static __TOOL: __tool_rt::ToolFactory = __tool_rt::ToolFactory::new(__tool_rt::ToolDef {
@@ -541,6 +542,7 @@ fn tool_static(fn_ident: &Ident, model: &ToolModel, fns: &StaticFns<'_>) -> Toke
                 timeout: #timeout,
                 max_calls: #max_calls,
                 task_support: __tool_rt::TaskSupport::#task_support,
+                inline: #inline,
             },
             source: __tool_rt::ToolSource::new(
                 match ::core::option_env!("CARGO_PKG_NAME") {

@@ -44,6 +44,8 @@ pub(crate) struct ToolModel {
     pub(crate) max_calls: Option<u32>,
     /// `task = "..."`: the `TaskSupport` variant (`Forbidden` unless given).
     pub(crate) task_support: Ident,
+    /// `inline`: the sync tool may run on the async runtime's worker.
+    pub(crate) inline: bool,
 }
 
 /// The function `preview = ...` or `approval = ...` names.
@@ -83,6 +85,7 @@ pub(crate) fn validate(
         .get()
         .and_then(|expr| check_max_calls(expr, errors));
     let task_support = check_task(attr.task.get(), errors);
+    let inline = check_inline(attr.inline.get(), signature, errors);
 
     ToolModel {
         name,
@@ -98,7 +101,24 @@ pub(crate) fn validate(
         timeout_ms,
         max_calls,
         task_support,
+        inline,
     }
+}
+
+/// `inline` is for sync functions: an async tool already runs on the caller's task.
+fn check_inline(inline: Option<&Path>, signature: &Signature, errors: &mut Errors) -> bool {
+    let Some(path) = inline else {
+        return false;
+    };
+    if signature.is_async {
+        errors.at(
+            path,
+            "`inline` is for sync functions: an async tool already runs on the caller's task; \
+             remove `inline`",
+        );
+        return false;
+    }
+    true
 }
 
 /// The signature as written, input by input, so the errors read in its order (those of

@@ -15,7 +15,7 @@ const MAX_EXPRESSION: usize = 1000;
 /// `(-2)^2 = 4`, `2^-1 = 0.5`), then `* /`, then `+ -` (left to right: `1-2-3 = -4`).
 /// Division is exact (7/2 = 3.5). No variables, no code. Errors give the 1-based character
 /// position of the problem.
-#[tool(categories(data), tags("math"))]
+#[tool(categories(data), tags("math"), inline)]
 pub fn calculate(
     /// The expression, e.g. `sqrt(144) + 2^10 / 4`
     expression: String,

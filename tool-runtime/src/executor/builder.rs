@@ -548,8 +548,12 @@ impl ExecutorBuilder {
     }
 
     fn build_unchecked(self) -> Executor {
+        // The tools a call may see at the executor's own ceiling, made once: most calls
+        // have no narrower view of their own.
+        let catalog = self.registry.call_catalog(self.max_safety, None);
         Executor {
             inner: Arc::new(Inner {
+                catalog,
                 registry: self.registry,
                 max_safety: self.max_safety,
                 approval: self.approval,

@@ -3,7 +3,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::Value;
 use tracing::Instrument;
 
 use crate::registry::{ToolFilter, ToolRegistry};
@@ -14,7 +13,7 @@ use toolwright_core::ToolOutput;
 use toolwright_core::ToolResult;
 
 use super::handle::{CallRecord, Executor, UNKNOWN_TOOL_METRIC, no_runtime};
-use super::hooks::{self, HookEvent};
+use super::hooks;
 use super::metrics::MetricsSnapshot;
 use super::options::CallOptions;
 use super::outcome::{CallReport, Outcome, Stopped};
@@ -70,7 +69,8 @@ impl Executor {
     /// Runs one call. Never panics and never fails: every outcome is a [`ToolResult`] with the
     /// call's id. Needs a Tokio runtime (without one, use [`BlockingExecutor`](super::BlockingExecutor)).
     pub async fn execute(&self, call: ToolCall) -> ToolResult {
-        self.execute_with(call, CallOptions::new()).await.result
+        let running = self.execute_with(call, CallOptions::new());
+        running.await.result
     }
 
     /// Runs one call with its options (a timeout, a cancellation token, the tools offered
@@ -90,7 +90,8 @@ impl Executor {
             gen_ai.tool.type = "function",
             safety = tracing::field::Empty,
         );
-        self.run(call, options).instrument(span).await
+        let running = self.run(call, options).instrument(span);
+        running.await
     }
 
     /// Runs every call of a turn, independent ones concurrently (up to
@@ -168,20 +169,7 @@ impl Executor {
             name,
             arguments,
         } = call;
-        let mut record = CallRecord {
-            event: HookEvent {
-                call_id: id.clone(),
-                tool: name.clone(),
-                safety: None,
-                arguments: Value::Null,
-                approved: None,
-                hunks: None,
-            },
-            id,
-            name,
-            tool: None,
-            coerced: Vec::new(),
-        };
+        let mut record = CallRecord::new(id, name);
         let output = self.admit_and_run(&mut record, arguments, &options).await;
         self.finish(record, output, started)
     }
@@ -189,10 +177,13 @@ impl Executor {
     /// The result of a call that ended with `output`: metadata, metrics, hooks.
     fn finish(
         &self,
-        record: CallRecord,
+        mut record: CallRecord,
         output: Result<ToolOutput, Stopped>,
         started: Instant,
     ) -> CallReport {
+        if !self.inner.hooks.is_empty() {
+            record.named_event();
+        }
         let CallRecord {
             id,
             name,

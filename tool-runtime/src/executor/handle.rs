@@ -3,6 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::registry::ToolRegistry;
 use toolwright_core::SafetyLevel;
 use toolwright_core::Tool;
@@ -35,6 +37,9 @@ pub struct Executor {
 
 pub(super) struct Inner {
     pub(super) registry: Arc<ToolRegistry>,
+    /// The registry's tools under `max_safety`, for the contexts of calls with no narrower
+    /// view (a view, not a listing: read only when a tool asks).
+    pub(super) catalog: toolwright_core::Catalog,
     pub(super) max_safety: SafetyLevel,
     pub(super) approval: Option<Arc<dyn ApprovalHandler>>,
     pub(super) hooks: Vec<Arc<dyn ToolHook>>,
@@ -91,6 +96,38 @@ pub(super) struct CallRecord {
     pub(super) event: HookEvent,
     /// The argument repairs made in lenient mode.
     pub(super) coerced: Vec<String>,
+}
+
+impl CallRecord {
+    /// A record of the call `id` of `name`, before the registry is read.
+    pub(super) fn new(id: String, name: String) -> Self {
+        CallRecord {
+            // Named when hooks are about to see it: most executors have none.
+            event: HookEvent {
+                call_id: String::new(),
+                tool: String::new(),
+                safety: None,
+                arguments: Value::Null,
+                approved: None,
+                hunks: None,
+            },
+            id,
+            name,
+            tool: None,
+            coerced: Vec::new(),
+        }
+    }
+
+    /// What hooks see, with the call's id and tool name.
+    pub(super) fn named_event(&mut self) -> &HookEvent {
+        if self.event.call_id != self.id {
+            self.event.call_id.clone_from(&self.id);
+        }
+        if self.event.tool != self.name {
+            self.event.tool.clone_from(&self.name);
+        }
+        &self.event
+    }
 }
 
 pub(super) fn no_runtime(id: &str) -> ToolResult {

@@ -43,7 +43,11 @@ impl Metrics {
             .tools
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let counters = tools.entry(tool.to_owned()).or_default();
+        // The name is copied only the first time the tool is counted.
+        let counters = match tools.get_mut(tool) {
+            Some(counters) => counters,
+            None => tools.entry(tool.to_owned()).or_default(),
+        };
         counters.calls += 1;
         match outcome {
             Outcome::Success => counters.successes += 1,

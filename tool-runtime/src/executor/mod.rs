@@ -5,12 +5,12 @@
 //! arguments, ceiling, guardrails, approval rule, approval, call limits), `running` (threads,
 //! panics, timeouts), `checks` (the output's size and its structured output against the
 //! output schema), `outcome` (how a call ended), `hooks`, `metrics`, `pool` (threads of
-//! sync tools), `approval` (the handler trait), `guardrail` (the guardrail trait),
+//! sync tools), `inline` (quick sync tools on the runtime's worker), `approval` (the handler trait), `guardrail` (the guardrail trait),
 //! `pending` (deferred approvals) and `resume` (running them), `limits` (per-tool call
 //! counts), `lenient` (argument repair), `blocking` (an executor for non-async programs).
 
 // The layers, lowest first (no module imports one listed after it): outcome, lenient, limits,
-// approval, guardrail, pool, metrics, options, pending, hooks, handle, running, builder,
+// approval, guardrail, pool, inline, metrics, options, pending, hooks, handle, running, builder,
 // offer, checks, resume, blocking, policy, execute. This file only declares and re-exports.
 mod approval;
 mod blocking;
@@ -20,6 +20,7 @@ mod execute;
 mod guardrail;
 mod handle;
 mod hooks;
+mod inline;
 mod lenient;
 mod limits;
 mod metrics;

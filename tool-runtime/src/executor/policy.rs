@@ -64,7 +64,9 @@ impl Executor {
                 .coerced
                 .extend(lenient::coerce(&tool, &mut arguments));
         }
-        record.event.arguments = redact(&tool, &arguments);
+        if self.needs_event_arguments(&tool, options) {
+            record.event.arguments = redact(&tool, &arguments);
+        }
 
         if !enabled {
             return Err(Stopped::denied(format!(
@@ -86,31 +88,38 @@ impl Executor {
                 tool.safety(),
             )));
         }
-        arguments = self
-            .guard_call(&tool, &record.id, arguments, &mut record.event, options)
-            .await?;
+        // The rare paths are boxed, so the future of a plain call stays small; each box is
+        // bound first, as a temporary in the awaiting statement would live in this future.
+        if !self.inner.guardrails.is_empty() {
+            let guarding =
+                Box::pin(self.guard_call(&tool, &record.id, arguments, &mut record.event, options));
+            arguments = guarding.await?;
+        }
         let mut approved_change = None;
         // The policy: the ceiling (above), then the tool's rule, then the safety level's
         // default (only dangerous tools are asked about). A resumed call carries a person's
         // decision about a preview: it applies (their hunks, their check of the preview)
         // even if the rule would no longer ask.
-        if options.previewed.is_some()
-            || self
-                .needs_approval(&tool, &record.id, &arguments, options)
-                .await?
-        {
+        let ask = if options.previewed.is_some() {
+            true
+        } else if tool.has_approval_rule() {
+            let ruling = Box::pin(self.needs_approval(&tool, &record.id, &arguments, options));
+            ruling.await?
+        } else {
+            tool.safety() == SafetyLevel::Dangerous
+        };
+        if ask {
             let sent = sent.unwrap_or_else(|| Value::Object(arguments.clone()));
             let approved_arguments;
-            (approved_arguments, approved_change) = self
-                .approve(
-                    &tool,
-                    &record.id,
-                    arguments,
-                    sent,
-                    &mut record.event,
-                    options,
-                )
-                .await?;
+            let approving = Box::pin(self.approve(
+                &tool,
+                &record.id,
+                arguments,
+                sent,
+                &mut record.event,
+                options,
+            ));
+            (approved_arguments, approved_change) = approving.await?;
             arguments = approved_arguments;
         } else if tool.safety() > SafetyLevel::Safe {
             tracing::info!(
@@ -124,21 +133,21 @@ impl Executor {
         record.event.approved = Some(true);
         self.count_call(&tool, options)?;
 
-        hooks::run_all(&self.inner.hooks, "before", |hook| {
-            hook.before(&record.event)
-        });
+        if !self.inner.hooks.is_empty() {
+            let event = record.named_event();
+            hooks::run_all(&self.inner.hooks, "before", |hook| hook.before(event));
+        }
         // Output guardrails see the arguments the tool ran with.
         let ran_with = (!self.inner.guardrails.is_empty()).then(|| arguments.clone());
         record.event.hunks = approved_change.as_ref().map(ApprovedChange::selection);
-        let output = self
-            .run_tool(&tool, &record.id, arguments, approved_change, options)
-            .await?;
+        let running = self.run_tool(&tool, &record.id, arguments, approved_change, options);
+        let output = running.await?;
         let output = self.check_output(&tool, output)?;
         match ran_with {
             Some(arguments) => {
-                let output = self
-                    .guard_output(&tool, &record.id, arguments, output, options)
-                    .await?;
+                let guarding =
+                    Box::pin(self.guard_output(&tool, &record.id, arguments, output, options));
+                let output = guarding.await?;
                 // A replacement is held to the same size limit as the tool's own output.
                 self.check_output(&tool, output)
             }
@@ -264,7 +273,7 @@ impl Executor {
         }
         let (rule_tool, context, rule_arguments) = (
             tool.clone(),
-            self.context(tool.name(), id, CancellationToken::new(), options),
+            self.context(tool, id, CancellationToken::new(), options),
             arguments.clone(),
         );
         let joined =
@@ -280,6 +289,16 @@ impl Executor {
                 "tool `{name}` was not run: its approval rule crashed"
             ))),
         }
+    }
+
+    /// Whether anything will read the call's redacted arguments: hooks, a log line for a
+    /// tool above safe, an approval (a rule, a dangerous tool, a resumed call), guardrails.
+    fn needs_event_arguments(&self, tool: &Tool, options: &CallOptions) -> bool {
+        !self.inner.hooks.is_empty()
+            || !self.inner.guardrails.is_empty()
+            || tool.safety() > SafetyLevel::Safe
+            || tool.has_approval_rule()
+            || options.previewed.is_some()
     }
 
     /// Counts the call against the tool's call limit, or refuses it when the limit is reached.
@@ -567,7 +586,7 @@ impl Executor {
         }
         let (tool_for_task, context, arguments) = (
             tool.clone(),
-            self.context(tool.name(), id, CancellationToken::new(), options),
+            self.context(tool, id, CancellationToken::new(), options),
             arguments.clone(),
         );
         let joined =
@@ -594,24 +613,24 @@ impl Executor {
     /// The context a call of this executor runs with.
     pub(super) fn context(
         &self,
-        tool: &str,
+        tool: &Tool,
         id: &str,
         token: CancellationToken,
         options: &CallOptions,
     ) -> ToolContext {
         let ceiling = self.ceiling(options);
-        let mut context = ToolContext::new()
-            .with_call_id(id)
-            .with_tool_name(tool)
-            .with_state(Arc::clone(&self.inner.state))
-            .with_max_safety(ceiling)
-            // A view, not a listing: the tools are read only if the tool asks.
-            .with_catalog(
-                self.inner
-                    .registry
-                    .call_catalog(ceiling, options.allowed.as_ref()),
-            )
-            .with_cancellation(token);
+        // A view, not a listing: the tools are read only if the tool asks.
+        let catalog = if ceiling == self.inner.max_safety && options.allowed.is_none() {
+            self.inner.catalog.clone()
+        } else {
+            self.inner
+                .registry
+                .call_catalog(ceiling, options.allowed.as_ref())
+        };
+        let mut context =
+            ToolContext::for_call(id, &tool.meta().name, Arc::clone(&self.inner.state), token)
+                .with_max_safety(ceiling)
+                .with_catalog(catalog);
         if let Some(reporter) = &options.progress {
             context = context.with_progress(Arc::clone(reporter));
         }

@@ -14,6 +14,7 @@ use toolwright::model::TaskSupport;
     timeout = "90s",
     max_calls = 7,
     task = "optional",
+    inline,
 )]
 fn delete_path(path: String, force: Option<bool>) -> String {
     format!("removed {path} (force: {})", force.unwrap_or(false))
@@ -38,6 +39,7 @@ fn main() {
     assert_eq!(tool.max_calls(), Some(7));
     assert_eq!(tool.task_support(), TaskSupport::Optional);
     assert!(!tool.is_async());
+    assert!(tool.is_inline());
     assert_eq!(tool.input_schema()["required"], toolwright::serde_json::json!(["path"]));
     assert_eq!(tool.output_schema(), None);
     assert!(tool.source().file.ends_with("sync-every-option.rs"));
