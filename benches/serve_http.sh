@@ -2,9 +2,23 @@
 # Serving benchmark: `toolwright serve` against a bare rmcp server and the official Python MCP
 # SDK's server, all on this machine in one run. Not run in CI (its numbers depend on the
 # machine). Usage:
-#   bash benches/serve_http.sh [SECONDS]        (default: 5 seconds per cell)
-# Environment: SESSIONS (idle sessions opened per server, default 1000), SPAWNS (stdio
-# start-ups timed, default 20; PY_SPAWNS for the Python server, default 10).
+#   bash benches/serve_http.sh [SECONDS]        (default: 3 seconds per cell; about 4 to 6
+#                                                minutes in all on a busy 2-core machine)
+# Environment: SESSIONS (idle sessions opened per server, default 250: toolwright takes
+# 256 sessions per client address), SPAWNS (stdio
+# start-ups timed, default 20; PY_SPAWNS for the Python server, default 10), TOOLWRIGHT_BIN
+# (a `toolwright` binary to measure instead of the release build of this checkout: an
+# earlier build, for a before/after in the same kind of run), GOALS_ONLY=1 (only what the
+# goals name: toolwright, `--stateless` and bare rmcp + TCP_NODELAY, both eras, and memory
+# per idle session; no Python, no stdio, no bare rmcp without TCP_NODELAY), BUILD=0 (use
+# the release binaries already in the target directory).
+#
+# The cells the goals compare (toolwright, toolwright --stateless and bare rmcp +
+# TCP_NODELAY, at 1, 16 and 64 clients, both eras) run interleaved: the three servers are
+# up together, and for each era and client count their cells run back to back, so a change
+# in the machine's load touches all three alike; and in ROUNDS rounds (default 3), the
+# summary taking each cell's median over the rounds (a build elsewhere that takes the
+# cores for a few seconds spoils one round's cells, not the median).
 #
 # Measures, printing one JSON line each (`"server"` names the server):
 # - streamable HTTP: `tools/call calculate {"expression": "1+2"}` from 1, 16 and 64
@@ -33,9 +47,10 @@
 # load client runs on the same cores as the server: compare ratios, not absolute numbers.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-seconds="${1:-5}"
-sessions="${SESSIONS:-1000}"
+seconds="${1:-3}"
+sessions="${SESSIONS:-250}"
 spawns="${SPAWNS:-20}"
+rounds="${ROUNDS:-3}"
 py_spawns="${PY_SPAWNS:-10}"
 start_timeout=60 # seconds a server gets to say where it listens
 cd "$here"
@@ -43,15 +58,19 @@ cd "$here"
 fail() { echo "serve_http.sh: $*" >&2; exit 1; }
 note() { echo "serve_http.sh: $*" >&2; }
 [[ "$seconds" =~ ^[0-9]+([.][0-9]+)?$ ]] || fail "SECONDS must be a number, not '$seconds'"
-for n in "$sessions" "$spawns" "$py_spawns"; do
-    [[ "$n" =~ ^[0-9]+$ ]] || fail "SESSIONS, SPAWNS and PY_SPAWNS must be whole numbers, not '$n'"
+for n in "$sessions" "$spawns" "$py_spawns" "$rounds"; do
+    [[ "$n" =~ ^[0-9]+$ ]] || fail "SESSIONS, SPAWNS, PY_SPAWNS and ROUNDS must be whole numbers, not '$n'"
 done
-[ "$spawns" -gt 0 ] && [ "$py_spawns" -gt 0 ] || fail "SPAWNS and PY_SPAWNS must be at least 1"
+[ "$spawns" -gt 0 ] && [ "$py_spawns" -gt 0 ] && [ "$rounds" -gt 0 ] || fail "SPAWNS, PY_SPAWNS and ROUNDS must be at least 1"
 [ -r /proc/self/status ] || fail "needs /proc (Linux) to read the servers' memory"
 
-note "building (release)"
-cargo build --quiet --release -p toolwright-cli -p benches \
-    --bin toolwright --bin bare_rmcp_http --bin mcp_http_load --bin mcp_stdio_load
+if [ "${BUILD:-1}" = 0 ]; then
+    note "BUILD=0: using the release binaries already built"
+else
+    note "building (release)"
+    cargo build --quiet --release -p toolwright-cli -p benches \
+        --bin toolwright --bin bare_rmcp_http --bin mcp_http_load --bin mcp_stdio_load
+fi
 target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 
 venv="$target_dir/serve-bench-venv"
@@ -60,7 +79,9 @@ setup_python() {
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || return 1
     "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==2.3.0" uvicorn || return 1
 }
-if setup_python >&2; then python_ok=1; else note "cannot install mcp==2.3.0 into $venv: the Python rows are skipped"; fi
+if [ -n "${GOALS_ONLY:-}" ]; then
+    note "GOALS_ONLY: no Python SDK rows"
+elif setup_python >&2; then python_ok=1; else note "cannot install mcp==2.3.0 into $venv: the Python rows are skipped"; fi
 
 workdir="$(mktemp -d)"
 results="$workdir/results.jsonl"
@@ -80,6 +101,12 @@ mkdir "$bin"
 for name in toolwright bare_rmcp_http mcp_http_load mcp_stdio_load; do
     cp "$target_dir/release/$name" "$bin/"
 done
+if [ -n "${TOOLWRIGHT_BIN:-}" ]; then
+    [ -x "$TOOLWRIGHT_BIN" ] || fail "TOOLWRIGHT_BIN=$TOOLWRIGHT_BIN is not an executable"
+    cp "$TOOLWRIGHT_BIN" "$bin/toolwright"
+    note "measuring toolwright from $TOOLWRIGHT_BIN"
+fi
+goals_only="${GOALS_ONLY:-}"
 
 emit() { echo "$1"; echo "$1" >> "$results"; }
 skip() { emit "{\"server\": \"$1\", \"skipped\": \"$2\"}"; note "$1: skipped: $2"; }
@@ -146,20 +173,11 @@ client() { # CLIENT ARGS...
     emit "$out"
 }
 
-# HTTP measurements of one server: with SESSIONS_TOO=yes, its memory just after start and
-# per idle session; then, on a fresh server, the load cells.
-measure_http() { # LABEL COMMAND... (environment: SESSIONS_TOO, LOAD_ARGS)
+# The load cells of one server (fresh), at 1, 16 and 64 clients.
+measure_http() { # LABEL COMMAND... (environment: LOAD_ARGS)
     local label="$1"; shift
     local name="${label//[^a-zA-Z0-9]/_}"
     start_server "$name" "$@"
-    if [ "${SESSIONS_TOO:-}" = yes ]; then
-        emit "{\"server\": \"$label\", \"idle_rss_kib\": $(rss_kib "$server_pid")}"
-        if [ "$sessions" -gt 0 ]; then
-            client "$bin/mcp_http_load" "$server_url" --idle-sessions "$sessions" --pid "$server_pid" --label "$label"
-        fi
-        stop_server
-        start_server "$name" "$@"
-    fi
     for c in 1 16 64; do
         # shellcheck disable=SC2086 # LOAD_ARGS: words
         client "$bin/mcp_http_load" "$server_url" "$c" "$seconds" --pid "$server_pid" --label "$label" ${LOAD_ARGS:-}
@@ -167,35 +185,79 @@ measure_http() { # LABEL COMMAND... (environment: SESSIONS_TOO, LOAD_ARGS)
     stop_server
 }
 
+# Memory of one server: its VmRSS just after start, and per idle session.
+measure_memory() { # LABEL COMMAND...
+    local label="$1"; shift
+    local name="${label//[^a-zA-Z0-9]/_}"
+    start_server "$name" "$@"
+    emit "{\"server\": \"$label\", \"idle_rss_kib\": $(rss_kib "$server_pid")}"
+    if [ "$sessions" -gt 0 ]; then
+        client "$bin/mcp_http_load" "$server_url" --idle-sessions "$sessions" --pid "$server_pid" --label "$label"
+    fi
+    stop_server
+}
+
 addr=127.0.0.1:0
 toolbox_http=("$bin/toolwright" serve --root "$workdir" --http "$addr")
 python_server=("$venv/bin/python" benches/python_server.py)
+has_stateless=""
+"$bin/toolwright" serve --help | grep -q -- '--stateless' && has_stateless=1
 
-note "HTTP: $seconds s per cell"
-SESSIONS_TOO=yes measure_http "toolwright" "${toolbox_http[@]}"
-LOAD_ARGS=--session-per-worker measure_http "toolwright, session per worker" "${toolbox_http[@]}"
-if "$bin/toolwright" serve --help | grep -q -- '--stateless'; then
-    SESSIONS_TOO=yes measure_http "toolwright --stateless" "${toolbox_http[@]}" --stateless
+note "memory per idle session"
+measure_memory "toolwright" "${toolbox_http[@]}"
+if [ -n "$has_stateless" ]; then
+    measure_memory "toolwright --stateless" "${toolbox_http[@]}" --stateless
 else
     skip "toolwright --stateless" "this toolwright serve has no --stateless flag"
 fi
-SESSIONS_TOO=yes measure_http "bare rmcp + TCP_NODELAY" "$bin/bare_rmcp_http" "$addr" --nodelay
-measure_http "bare rmcp" "$bin/bare_rmcp_http" "$addr"
-if [ -n "$python_ok" ]; then
-    SESSIONS_TOO=yes measure_http "Python SDK" "${python_server[@]}" http "$addr"
-    measure_http "Python SDK, JSON responses" "${python_server[@]}" http "$addr" --json-response
-else
-    skip "Python SDK" "mcp==2.3.0 could not be installed"
+measure_memory "bare rmcp + TCP_NODELAY" "$bin/bare_rmcp_http" "$addr" --nodelay
+
+# The goals' cells, interleaved: the servers up together, each era and client count run on
+# each back to back.
+note "HTTP, the goals' cells (interleaved): $seconds s per cell"
+goal_labels=("toolwright")
+start_server toolwright "${toolbox_http[@]}"
+goal_urls=("$server_url"); goal_pids=("$server_pid")
+if [ -n "$has_stateless" ]; then
+    start_server toolwright_stateless "${toolbox_http[@]}" --stateless
+    goal_labels+=("toolwright --stateless"); goal_urls+=("$server_url"); goal_pids+=("$server_pid")
+fi
+start_server bare "$bin/bare_rmcp_http" "$addr" --nodelay
+goal_labels+=("bare rmcp + TCP_NODELAY"); goal_urls+=("$server_url"); goal_pids+=("$server_pid")
+server_log=""
+for round in $(seq 1 "$rounds"); do
+    note "round $round of $rounds"
+    for era in 2025-06-18 2026-07-28; do
+        era_args=()
+        [ "$era" = 2026-07-28 ] && era_args=(--protocol 2026-07-28)
+        for c in 1 16 64; do
+            for i in "${!goal_labels[@]}"; do
+                client "$bin/mcp_http_load" "${goal_urls[$i]}" "$c" "$seconds" --pid "${goal_pids[$i]}" \
+                    --label "${goal_labels[$i]}" "${era_args[@]}"
+            done
+        done
+    done
+done
+for pid in "${goal_pids[@]}"; do server_pid="$pid"; stop_server; done
+
+if [ -z "$goals_only" ]; then
+    note "HTTP, other servers: $seconds s per cell"
+    LOAD_ARGS=--session-per-worker measure_http "toolwright, session per worker" "${toolbox_http[@]}"
+    measure_http "bare rmcp" "$bin/bare_rmcp_http" "$addr"
+    if [ -n "$python_ok" ]; then
+        measure_memory "Python SDK" "${python_server[@]}" http "$addr"
+        measure_http "Python SDK" "${python_server[@]}" http "$addr"
+        measure_http "Python SDK, JSON responses" "${python_server[@]}" http "$addr" --json-response
+        LOAD_ARGS="--protocol 2026-07-28" measure_http "Python SDK" "${python_server[@]}" http "$addr"
+    else
+        skip "Python SDK" "mcp==2.3.0 could not be installed"
+    fi
 fi
 
-note "HTTP, MCP 2026-07-28 clients: $seconds s per cell"
-LOAD_ARGS="--protocol 2026-07-28" measure_http "toolwright" "${toolbox_http[@]}"
-if "$bin/toolwright" serve --help | grep -q -- '--stateless'; then
-    LOAD_ARGS="--protocol 2026-07-28" measure_http "toolwright --stateless" "${toolbox_http[@]}" --stateless
-fi
-LOAD_ARGS="--protocol 2026-07-28" measure_http "bare rmcp + TCP_NODELAY" "$bin/bare_rmcp_http" "$addr" --nodelay
-if [ -n "$python_ok" ]; then
-    LOAD_ARGS="--protocol 2026-07-28" measure_http "Python SDK" "${python_server[@]}" http "$addr"
+if [ -n "$goals_only" ]; then
+    echo
+    python3 benches/serve_summary.py "$results" "$seconds" "$(nproc)"
+    exit 0
 fi
 
 note "stdio"

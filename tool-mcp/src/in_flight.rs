@@ -2,46 +2,78 @@
 //! server's drain waits for.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tokio::sync::watch;
+use tokio::sync::Notify;
 
 /// A count of things in progress that can be waited on until it is zero. Clones share it.
-#[derive(Clone, Debug)]
-pub(crate) struct InFlight(Arc<watch::Sender<usize>>);
+///
+/// Entered and left on every request and every call, from every worker thread: two atomic
+/// additions, and a wake only when the count reaches zero while a drain waits (a
+/// `watch` channel took a lock and woke its waiters at each step).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct InFlight(Arc<Shared>);
 
-impl Default for InFlight {
-    fn default() -> Self {
-        InFlight(Arc::new(watch::Sender::new(0)))
-    }
+#[derive(Debug, Default)]
+struct Shared {
+    count: AtomicUsize,
+    /// Callers of `idle` waiting now: a guard that ends the count wakes them only then.
+    waiting: AtomicUsize,
+    idle: Notify,
 }
 
 impl InFlight {
     pub(crate) fn enter(&self) -> InFlightGuard {
-        self.0.send_modify(|count| *count += 1);
+        self.0.count.fetch_add(1, Ordering::SeqCst);
         InFlightGuard(Arc::clone(&self.0))
     }
 
     #[cfg(feature = "http")]
     pub(crate) fn count(&self) -> usize {
-        *self.0.borrow()
+        self.0.count.load(Ordering::SeqCst)
     }
 
     /// Returns once nothing is in progress.
     #[cfg(feature = "http")]
     pub(crate) async fn idle(&self) {
-        let mut receiver = self.0.subscribe();
-        // The sender lives in `self`: `wait_for` cannot fail while we hold it.
-        let _ = receiver.wait_for(|count| *count == 0).await;
+        // Registered as waiting before the count is read: a guard that brings it to zero
+        // after the read sees the waiter and wakes it (both orders are sequentially
+        // consistent).
+        self.0.waiting.fetch_add(1, Ordering::SeqCst);
+        let _waiting = Waiting(&self.0);
+        loop {
+            let woken = self.0.idle.notified();
+            let mut woken = std::pin::pin!(woken);
+            woken.as_mut().enable();
+            if self.0.count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            woken.await;
+        }
+    }
+}
+
+/// One caller of `idle`, until it returns or is dropped.
+#[cfg(feature = "http")]
+struct Waiting<'a>(&'a Shared);
+
+#[cfg(feature = "http")]
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.waiting.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
 /// One thing in progress, until dropped.
 #[derive(Debug)]
-pub(crate) struct InFlightGuard(Arc<watch::Sender<usize>>);
+pub(crate) struct InFlightGuard(Arc<Shared>);
 
 impl Drop for InFlightGuard {
     fn drop(&mut self) {
-        self.0.send_modify(|count| *count = count.saturating_sub(1));
+        let before = self.0.count.fetch_sub(1, Ordering::SeqCst);
+        if before == 1 && self.0.waiting.load(Ordering::SeqCst) > 0 {
+            self.0.idle.notify_waiters();
+        }
     }
 }
 

@@ -93,6 +93,41 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de Raw
 /// "2.0"`, a request id that is a string or a number, and `tools/call` arguments that are
 /// an object.
 pub(crate) fn check(text: &[u8]) -> Result<Incoming, Rejection> {
+    let message = scan(text)?;
+    let Some(method) = message.method else {
+        return Ok(Incoming::Other);
+    };
+    let Some(id) = message.id else {
+        if method == "notifications/cancelled"
+            && let Some(params) = message.params
+            && let Ok(CancelParams {
+                request_id: Some(request_id),
+            }) = serde_json::from_str(params.get())
+        {
+            return Ok(Incoming::Cancelled {
+                request_id: raw_value(request_id).to_string(),
+            });
+        }
+        return Ok(Incoming::Other);
+    };
+    Ok(Incoming::Request {
+        id: raw_value(id).to_string(),
+    })
+}
+
+/// One message that passed [`scan`]'s checks, borrowed from its text.
+pub(crate) struct Scanned<'a> {
+    /// Its method (`None`: a response to one of the server's requests).
+    pub(crate) method: Option<Cow<'a, str>>,
+    /// Its id as sent (a string or a number; `None`: a notification or a response).
+    pub(crate) id: Option<&'a RawValue>,
+    params: Option<&'a RawValue>,
+}
+
+/// The checks of [`check`], without building anything a message that passes does not
+/// need: the HTTP guard runs it on every POST and reads the method from its answer, so the
+/// body is scanned once (the id is parsed only to answer a rejection).
+pub(crate) fn scan(text: &[u8]) -> Result<Scanned<'_>, Rejection> {
     let parse_error = |error: serde_json::Error| {
         Rejection::new(
             Value::Null,
@@ -116,44 +151,48 @@ pub(crate) fn check(text: &[u8]) -> Result<Incoming, Rejection> {
         ));
     }
     let envelope: Envelope<'_> = serde_json::from_slice(text).map_err(parse_error)?;
-    let id = envelope.id.map(raw_value);
-    let reply_id = id.clone().filter(is_valid_id).unwrap_or(Value::Null);
+    let id = envelope.id;
+    let reply_id = || {
+        id.filter(|id| is_valid_raw_id(id))
+            .map_or(Value::Null, raw_value)
+    };
     if envelope.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
         return Err(Rejection::new(
-            reply_id,
+            reply_id(),
             INVALID_REQUEST,
             "Invalid Request: `jsonrpc` must be \"2.0\"",
         ));
     }
     let Some(method) = envelope.method else {
         // A response to one of the server's requests (or garbage rmcp will ignore).
-        return Ok(Incoming::Other);
+        return Ok(Scanned {
+            method: None,
+            id: None,
+            params: None,
+        });
     };
     let Ok(method) = serde_json::from_str::<Cow<'_, str>>(method.get()) else {
         return Err(Rejection::new(
-            reply_id,
+            reply_id(),
             INVALID_REQUEST,
             "Invalid Request: `method` must be a string",
         ));
     };
     let Some(id) = id else {
-        if method == "notifications/cancelled"
-            && let Some(params) = envelope.params
-            && let Ok(CancelParams {
-                request_id: Some(request_id),
-            }) = serde_json::from_str(params.get())
-        {
-            return Ok(Incoming::Cancelled {
-                request_id: raw_value(request_id).to_string(),
-            });
-        }
-        return Ok(Incoming::Other);
+        return Ok(Scanned {
+            method: Some(method),
+            id: None,
+            params: envelope.params,
+        });
     };
-    if !is_valid_id(&id) {
+    if !is_valid_raw_id(id) {
         return Err(Rejection::new(
             Value::Null,
             INVALID_REQUEST,
-            format!("Invalid Request: a request id must be a string or a number, got {id}"),
+            format!(
+                "Invalid Request: a request id must be a string or a number, got {}",
+                raw_value(id)
+            ),
         ));
     }
     if method == "tools/call"
@@ -171,7 +210,7 @@ pub(crate) fn check(text: &[u8]) -> Result<Incoming, Rejection> {
         if let Some(kind) = kind {
             let name = call.name.as_deref().unwrap_or("the tool");
             return Err(Rejection::new(
-                id,
+                raw_value(id),
                 INVALID_PARAMS,
                 format!(
                     "Invalid params: the arguments of `{name}` must be a JSON object of named \
@@ -180,7 +219,16 @@ pub(crate) fn check(text: &[u8]) -> Result<Incoming, Rejection> {
             ));
         }
     }
-    Ok(Incoming::Request { id: id.to_string() })
+    Ok(Scanned {
+        method: Some(method),
+        id: Some(id),
+        params: envelope.params,
+    })
+}
+
+/// Whether a raw id (valid JSON) is a string or a number: its first character says.
+fn is_valid_raw_id(id: &RawValue) -> bool {
+    matches!(id.get().as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9'))
 }
 
 /// A raw value as a `Value` (it came from valid JSON, so this cannot fail; `null` if it did).

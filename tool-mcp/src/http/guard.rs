@@ -15,8 +15,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use crate::http::listen::ListenShares;
 use crate::http::pool::{ConnHandle, Holder};
@@ -32,15 +30,6 @@ pub(crate) struct PostLimits {
     /// Each caller's share of `subscriptions/listen` streams.
     pub(crate) listens: Arc<ListenShares>,
     pub(crate) refusals: Arc<Refusals>,
-}
-
-/// The members of a message that say what it asks for.
-#[derive(Deserialize)]
-struct Method0<'a> {
-    #[serde(default, borrow)]
-    method: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, borrow)]
-    id: Option<&'a RawValue>,
 }
 
 /// Checks the body of every POST before rmcp reads it: its size, how long it takes to
@@ -94,13 +83,12 @@ pub(crate) async fn check_post(
             return response;
         }
     };
-    if let Err(rejection) = jsonrpc::check(&bytes) {
-        return reject(&rejection);
-    }
-    let listening = serde_json::from_slice::<Method0<'_>>(&bytes)
-        .ok()
-        .filter(|message| message.method.as_deref() == Some("subscriptions/listen"))
-        .map(|message| message.id.map(|id| id.get().to_owned()));
+    // One scan: the checks, and the method for the share of listen streams.
+    let listening = match jsonrpc::scan(&bytes) {
+        Err(rejection) => return reject(&rejection),
+        Ok(message) => (message.method.as_deref() == Some("subscriptions/listen"))
+            .then(|| message.id.map(|id| id.get().to_owned())),
+    };
     let mut slot = None;
     let mut standing = None;
     if let Some(id) = listening

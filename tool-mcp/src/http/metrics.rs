@@ -2,6 +2,9 @@
 //! a hook records, and the HTTP server's `/metrics`, which shows them with the executor's
 //! counters and the server's gauges.
 
+use std::collections::HashMap;
+use std::sync::{PoisonError, RwLock};
+
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -74,6 +77,9 @@ fn result_bytes_histogram() -> Histogram {
 pub struct PrometheusMetrics {
     latency: Family<Labels, Histogram, fn() -> Histogram>,
     result_bytes: Family<Labels, Histogram, fn() -> Histogram>,
+    /// Each tool's two histograms (the families' own, shared), found by name without
+    /// building a label set per call.
+    handles: RwLock<HashMap<String, (Histogram, Histogram)>>,
 }
 
 impl Default for PrometheusMetrics {
@@ -99,6 +105,7 @@ impl PrometheusMetrics {
         PrometheusMetrics {
             latency: Family::new_with_constructor(latency_histogram),
             result_bytes: Family::new_with_constructor(result_bytes_histogram),
+            handles: RwLock::default(),
         }
     }
 
@@ -109,13 +116,30 @@ impl PrometheusMetrics {
         } else {
             UNKNOWN_TOOL_METRIC
         };
+        let observe = |(latency, bytes): &(Histogram, Histogram)| {
+            latency.observe(result.metadata.execution_time_ms / 1000.0);
+            bytes.observe(result.content.len() as f64);
+        };
+        if let Some(handles) = self
+            .handles
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(tool)
+        {
+            observe(handles);
+            return;
+        }
+        // The tool's first call: its label set, once.
         let labels = vec![("tool".to_owned(), tool.to_owned())];
-        self.latency
-            .get_or_create(&labels)
-            .observe(result.metadata.execution_time_ms / 1000.0);
-        self.result_bytes
-            .get_or_create(&labels)
-            .observe(result.content.len() as f64);
+        let handles = (
+            self.latency.get_or_create(&labels).clone(),
+            self.result_bytes.get_or_create(&labels).clone(),
+        );
+        observe(&handles);
+        self.handles
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(tool.to_owned(), handles);
     }
 
     /// The Prometheus text for `executor`'s counters, this histogram, and the server's state.

@@ -5,8 +5,8 @@
 //! that answer into `503` (the server's limit) or `429` (the caller's share) with a message
 //! that says so.
 
+use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{Request, State};
@@ -33,8 +33,9 @@ const REFUSED_PRINCIPAL: u8 = 2;
 const REFUSED_ADDRESS: u8 = 3;
 
 tokio::task_local! {
-    /// Set when this request was refused a session because of a limit.
-    static REFUSED_FOR_LIMIT: Arc<AtomicU8>;
+    /// Set when this request was refused a session because of a limit (a cell in the
+    /// request's own task: nothing allocated per request).
+    static REFUSED_FOR_LIMIT: Cell<u8>;
     /// The peer address of the request being handled (set by [`limit_answers`]): the share
     /// a session of an unauthenticated request counts against.
     static REQUEST_ADDRESS: std::net::IpAddr;
@@ -154,8 +155,7 @@ impl LimitedSessionManager {
         let mut open = self.lock();
         if open.ids.len() + open.reserved >= self.max {
             drop(open);
-            let _ =
-                REFUSED_FOR_LIMIT.try_with(|flag| flag.store(REFUSED_SERVER, Ordering::Relaxed));
+            let _ = REFUSED_FOR_LIMIT.try_with(|flag| flag.set(REFUSED_SERVER));
             Refusals::count(&self.refusals.sessions);
             tracing::warn!(
                 max = self.max,
@@ -167,8 +167,7 @@ impl LimitedSessionManager {
             let count = open.per_owner.entry(key.clone()).or_insert(0);
             if *count >= self.max_per_address {
                 drop(open);
-                let _ = REFUSED_FOR_LIMIT
-                    .try_with(|flag| flag.store(REFUSED_ADDRESS, Ordering::Relaxed));
+                let _ = REFUSED_FOR_LIMIT.try_with(|flag| flag.set(REFUSED_ADDRESS));
                 Refusals::count(&self.refusals.address_sessions);
                 tracing::warn!(
                     max = self.max_per_address,
@@ -183,8 +182,7 @@ impl LimitedSessionManager {
             let count = open.per_owner.entry(owner.clone()).or_insert(0);
             if *count >= self.max_per_owner {
                 drop(open);
-                let _ = REFUSED_FOR_LIMIT
-                    .try_with(|flag| flag.store(REFUSED_PRINCIPAL, Ordering::Relaxed));
+                let _ = REFUSED_FOR_LIMIT.try_with(|flag| flag.set(REFUSED_PRINCIPAL));
                 Refusals::count(&self.refusals.principal_sessions);
                 tracing::warn!(
                     max = self.max_per_owner,
@@ -341,21 +339,28 @@ pub(crate) async fn limit_answers(
     request: Request,
     next: Next,
 ) -> Response {
-    let refused = Arc::new(AtomicU8::new(NOT_REFUSED));
     let address = request
         .extensions()
         .get::<crate::http::pool::ConnHandle>()
         .map(crate::http::pool::ConnHandle::peer);
     let run = next.run(request);
-    let response = match address {
+    // The flag is read back from the finished scope.
+    let (response, refused) = match address {
         Some(address) => {
-            REFUSED_FOR_LIMIT
-                .scope(Arc::clone(&refused), REQUEST_ADDRESS.scope(address, run))
-                .await
+            let scoped = REFUSED_FOR_LIMIT
+                .scope(Cell::new(NOT_REFUSED), REQUEST_ADDRESS.scope(address, run));
+            let mut scoped = std::pin::pin!(scoped);
+            let response = scoped.as_mut().await;
+            (response, scoped.as_mut().take_value())
         }
-        None => REFUSED_FOR_LIMIT.scope(Arc::clone(&refused), run).await,
+        None => {
+            let scoped = REFUSED_FOR_LIMIT.scope(Cell::new(NOT_REFUSED), run);
+            let mut scoped = std::pin::pin!(scoped);
+            let response = scoped.as_mut().await;
+            (response, scoped.as_mut().take_value())
+        }
     };
-    let (status, error) = match refused.load(Ordering::Relaxed) {
+    let (status, error) = match refused.map_or(NOT_REFUSED, Cell::into_inner) {
         REFUSED_SERVER => (
             StatusCode::SERVICE_UNAVAILABLE,
             SessionError::Limit { max: limits.max },

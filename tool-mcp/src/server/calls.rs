@@ -8,7 +8,6 @@ use rmcp::RoleServer;
 use rmcp::model::Tool as McpTool;
 use rmcp::service::RequestContext;
 use toolwright_core::SafetyLevel;
-use toolwright_formats::schema::{Format, tools_to_schema};
 use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions};
 
 use crate::ask::approval::ElicitationApproval;
@@ -18,23 +17,15 @@ use crate::principal::SCOPE_APPROVE;
 use crate::server::setup::McpServer;
 
 impl McpServer {
-    /// The tools a client may call, as MCP tool entries.
+    /// The tools a client may call, as MCP tool entries (from the views cached per registry
+    /// generation: nothing is exported or parsed per request).
     pub(super) fn tools(&self, ceiling: SafetyLevel) -> Vec<McpTool> {
-        let tools: Vec<_> = self
-            .executor
-            .available_tools()
-            .into_iter()
-            .filter(|tool| tool.safety() <= ceiling)
-            .collect();
-        tools_to_schema(&tools, Format::Mcp)
-            .into_iter()
-            .filter_map(|value| match serde_json::from_value::<McpTool>(value) {
-                Ok(tool) => Some(tool),
-                Err(error) => {
-                    tracing::warn!(%error, "a tool could not be described in MCP's format; left out");
-                    None
-                }
-            })
+        self.views
+            .snapshot(&self.executor)
+            .tools
+            .iter()
+            .filter(|view| view.safety <= ceiling)
+            .map(|view| view.mcp.clone())
             .collect()
     }
 

@@ -1,7 +1,6 @@
 //! `McpServer` as rmcp's `ServerHandler`: what each request of a session does.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
@@ -12,11 +11,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tokio::sync::broadcast::error::RecvError;
 use toolwright_core::{SafetyLevel, ToolCall};
-use toolwright_formats::schema::{Format, mcp_output_schema, tools_to_schema};
 use toolwright_runtime::executor::{Outcome, Progress};
-use toolwright_runtime::{ApprovalDecision, ApprovalRequest, ToolFilter};
+use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, ToolFilter};
 
 use crate::ask::rounds::Binding;
 use crate::caller::{ceiling, enter_share, principal};
@@ -57,30 +54,12 @@ impl ServerHandler for McpServer {
         let Some(ceiling) = ceiling else {
             return; // a token that grants no tools sees no list to change
         };
-        let visible = ToolFilter::new().max_safety(ceiling.min(self.executor.max_safety()));
-        let mut changes = self.executor.registry().subscribe_changes();
-        let peer = context.peer;
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    change = changes.recv() => {
-                        let concerns = match change {
-                            Ok(change) => change.concerns(&visible),
-                            // Missed changes may have concerned this client.
-                            Err(RecvError::Lagged(_)) => true,
-                            Err(RecvError::Closed) => break,
-                        };
-                        if concerns && peer.notify_tool_list_changed().await.is_err() {
-                            break;
-                        }
-                    }
-                    () = tokio::time::sleep(Duration::from_secs(10)) => {}
-                }
-                if peer.is_transport_closed() {
-                    break;
-                }
-            }
-        });
+        // One watcher per server tells every session (`watch.rs`): no task per session.
+        self.list_watch.add(
+            self.executor.registry(),
+            context.peer,
+            ceiling.min(self.executor.max_safety()),
+        );
     }
 
     /// `subscriptions/listen` (a 2026-07-28 client): tool list changes, unless the server
@@ -102,7 +81,13 @@ impl ServerHandler for McpServer {
         };
         let visible = ceiling
             .map(|ceiling| ToolFilter::new().max_safety(ceiling.min(self.executor.max_safety())));
-        crate::server::listen::tool_changes(self.executor.registry(), visible, subscription).await;
+        // Boxed, as `call_tool` (a stream lives long; its future need not be in every session).
+        Box::pin(crate::server::listen::tool_changes(
+            self.executor.registry(),
+            visible,
+            subscription,
+        ))
+        .await;
         Ok(())
     }
 
@@ -137,15 +122,8 @@ impl ServerHandler for McpServer {
     /// rmcp asks for the one tool a 2026-07-28 request names (to check its `Mcp-Name` and
     /// parameter headers): that tool only, if a client may see it, not the whole list.
     fn get_tool(&self, name: &str) -> Option<McpTool> {
-        let registry = self.executor.registry();
-        let tool = registry.get(name)?;
-        if !registry.is_enabled(name) || tool.safety() > self.executor.max_safety() {
-            return None;
-        }
-        let value = tools_to_schema(std::slice::from_ref(&tool), Format::Mcp)
-            .into_iter()
-            .next()?;
-        serde_json::from_value::<McpTool>(value).ok()
+        let snapshot = self.views.snapshot(&self.executor);
+        snapshot.get(name).map(|view| view.mcp.clone())
     }
 
     #[allow(deprecated)] // rmcp marks logging deprecated (SEP-2577); clients use it today.
@@ -163,8 +141,58 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // Boxed: the call's future (the executor's, the task path's) is kilobytes, and rmcp
+        // keeps the dispatch of its `initialize` (whose future is as large as the largest
+        // handler's) in every session's task for the session's life, and moves each
+        // request's into a task of its own. One allocation per call instead.
+        Box::pin(self.answer_call(request, context)).await
+    }
+
+    // ---- tasks (SEP-2663): tasks/get, tasks/update, tasks/cancel are tasks.rs's ----
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        Box::pin(crate::server::tasks::get_task(self, request, &context)).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Box::pin(crate::server::tasks::update_task(self, request, &context)).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Box::pin(crate::server::tasks::cancel_task(self, request, &context)).await
+    }
+    // ---- end tasks ----
+}
+
+impl McpServer {
+    /// `tools/call`: the body of [`ServerHandler::call_tool`], boxed there.
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        // What the call needs to know of its tool, described once per registry generation;
+        // `None` for a tool a client cannot see (the executor then says why).
+        let view = self
+            .views
+            .snapshot(&self.executor)
+            .get(&request.name)
+            .cloned();
         // ---- tasks (SEP-2663): a call of a tool that runs as a task is tasks.rs's ----
-        if let Some(answer) = crate::server::tasks::call_tool(self, &request, &context).await {
+        if view.as_ref().is_none_or(|view| view.may_be_task)
+            && let Some(answer) = crate::server::tasks::call_tool(self, &request, &context).await
+        {
             return answer;
         }
         // ---- end tasks ----
@@ -204,23 +232,31 @@ impl ServerHandler for McpServer {
             None
         };
         let arguments = Value::Object(arguments);
-        // Who approves if the tool is dangerous: the executor asks only for dangerous calls.
-        let mut options = self
-            .approval_for(&context, principal, round.as_ref())
-            .unwrap_or_default();
-        let server_defers = self.defers_to_a_task(&context, principal, round.as_ref());
+        // A tool that never asks (not dangerous, no approval rule) needs no approver, no
+        // owner and no deferral: none of them is built for its calls.
+        let may_ask = view.as_ref().is_none_or(|view| view.may_ask);
+        let mut options = CallOptions::new();
+        let mut server_defers = false;
         // Whether the server deferred the approval: a call then not pending was refused by
         // a limit of the waiting approvals.
-        let deferred = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        if server_defers {
-            let deferred = Arc::clone(&deferred);
-            options = options.approval(move |_: ApprovalRequest| {
-                deferred.store(true, std::sync::atomic::Ordering::Relaxed);
-                async { ApprovalDecision::Defer }
-            });
+        let mut deferred = None;
+        if may_ask {
+            // Who approves if the tool is dangerous: the executor asks only for dangerous calls.
+            if let Some(approval) = self.approval_for(&context, principal, round.as_ref()) {
+                options = approval;
+            }
+            server_defers = self.defers_to_a_task(&context, principal, round.as_ref());
+            if server_defers {
+                let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                deferred = Some(Arc::clone(&flag));
+                options = options.approval(move |_: ApprovalRequest| {
+                    flag.store(true, std::sync::atomic::Ordering::Relaxed);
+                    async { ApprovalDecision::Defer }
+                });
+            }
+            // Whose call it is: a deferred approval counts against its owner's share.
+            options = options.owner(crate::caller::owner(principal));
         }
-        // Whose call it is: a deferred approval counts against its owner's share.
-        options = options.owner(crate::caller::owner(principal));
         let client = Arc::new(self.client_for_call(&context, round.clone()));
         options = options
             .cancellation(context.ct.clone())
@@ -261,8 +297,13 @@ impl ServerHandler for McpServer {
         }
 
         let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
-        let report = self.executor.execute_with(call, options).await;
-        if deferred.load(std::sync::atomic::Ordering::Relaxed) && report.outcome != Outcome::Pending
+        // Boxed: the executor's future is kilobytes, and rmcp moves the handler's future
+        // (into its task, through its wrappers); moved here, it stays put on the heap.
+        let report = Box::pin(self.executor.execute_with(call, options)).await;
+        if deferred
+            .as_ref()
+            .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
+            && report.outcome != Outcome::Pending
         {
             crate::refused::LimitRefusals::count(&self.refused.pending_approvals);
         }
@@ -331,33 +372,13 @@ impl ServerHandler for McpServer {
             ));
         }
         // Structured content only where the tool declares an (object) output schema.
-        let structured = report.tool.as_ref().and_then(mcp_output_schema).is_some();
+        // (Checked in place: `mcp_output_schema` would clone the schema to say yes.)
+        let structured = report.tool.as_ref().is_some_and(|tool| {
+            tool.output_schema()
+                .and_then(|schema| schema.get("type"))
+                .and_then(Value::as_str)
+                == Some("object")
+        });
         Ok(call_tool_result(result, structured).into())
     }
-
-    // ---- tasks (SEP-2663): tasks/get, tasks/update, tasks/cancel are tasks.rs's ----
-    async fn get_task(
-        &self,
-        request: GetTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<GetTaskResult, McpError> {
-        crate::server::tasks::get_task(self, request, &context).await
-    }
-
-    async fn update_task(
-        &self,
-        request: UpdateTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        crate::server::tasks::update_task(self, request, &context).await
-    }
-
-    async fn cancel_task(
-        &self,
-        request: CancelTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        crate::server::tasks::cancel_task(self, request, &context).await
-    }
-    // ---- end tasks ----
 }

@@ -1,8 +1,8 @@
 //! `McpServer`, rmcp's `ServerHandler` over an `Executor`: its one home, its impl split by
 //! concern.
 
-// The layers, lowest first (no module imports one listed after it): setup, session,
-// listen, task_run, tasks, calls, handler, stdio.
+// The layers, lowest first (no module imports one listed after it): views, watch, setup,
+// session, listen, task_run, tasks, calls, handler, stdio.
 pub(crate) mod calls;
 pub(crate) mod handler;
 pub(crate) mod listen;
@@ -11,3 +11,5 @@ pub(crate) mod setup;
 pub(crate) mod stdio;
 pub(crate) mod task_run;
 pub(crate) mod tasks;
+pub(crate) mod views;
+pub(crate) mod watch;

@@ -50,10 +50,14 @@ pub struct McpServer {
     /// where each answer is one JSON body: the server then declares no `listChanged`.
     pub(crate) notifies: bool,
     /// Tasks (SEP-2663): the store, their settings, the tasks this replica runs.
-    pub(crate) tasks: crate::tasks::handle::TaskConfig,
+    pub(crate) tasks: Arc<crate::tasks::handle::TaskConfig>,
     /// What callers were refused by a limit of approvals, tasks and request states, over
     /// every clone (`/metrics`).
     pub(crate) refused: Arc<crate::refused::LimitRefusals>,
+    /// The tools as MCP describes them, per registry generation, over every clone.
+    pub(crate) views: Arc<crate::server::views::ToolViews>,
+    /// The sessions told when the tools change, over every clone.
+    pub(crate) list_watch: Arc<crate::server::watch::ListWatch>,
 }
 
 #[derive(Clone)]
@@ -90,8 +94,10 @@ impl McpServer {
             // Served as it is (stdio, rmcp's `serve`), a server value is one session.
             call_counts: Some(Arc::default()),
             notifies: true,
-            tasks: crate::tasks::handle::TaskConfig::default(),
+            tasks: Arc::default(),
             refused: Arc::default(),
+            views: Arc::default(),
+            list_watch: Arc::default(),
         }
     }
 

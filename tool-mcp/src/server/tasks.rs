@@ -40,7 +40,7 @@ impl McpServer {
     /// ```
     #[must_use]
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
-        self.tasks.store = store;
+        Arc::make_mut(&mut self.tasks).store = store;
         self
     }
 
@@ -57,7 +57,7 @@ impl McpServer {
     /// ```
     #[must_use]
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
-        self.tasks.ttl = ttl.max(Duration::from_millis(1));
+        Arc::make_mut(&mut self.tasks).ttl = ttl.max(Duration::from_millis(1));
         self
     }
 
@@ -74,7 +74,7 @@ impl McpServer {
     /// ```
     #[must_use]
     pub fn task_poll_interval(mut self, interval: Duration) -> Self {
-        self.tasks.poll_interval = interval.max(Duration::from_millis(1));
+        Arc::make_mut(&mut self.tasks).poll_interval = interval.max(Duration::from_millis(1));
         self
     }
 
@@ -91,7 +91,7 @@ impl McpServer {
     /// ```
     #[must_use]
     pub fn task_limits(mut self, limits: TaskLimits) -> Self {
-        self.tasks.limits = limits;
+        Arc::make_mut(&mut self.tasks).limits = limits;
         self
     }
 
@@ -106,7 +106,7 @@ impl McpServer {
     /// ```
     #[must_use]
     pub fn tasks(mut self, enabled: bool) -> Self {
-        self.tasks.enabled = enabled;
+        Arc::make_mut(&mut self.tasks).enabled = enabled;
         self
     }
 }
@@ -230,7 +230,7 @@ pub(crate) async fn deferred(
         return None;
     }
     let handle = Arc::new(TaskHandle::new(
-        config.clone(),
+        crate::tasks::handle::TaskConfig::clone(config),
         id,
         config.running.register(&record.id),
     ));
@@ -282,7 +282,7 @@ async fn start(
         .await
         .map_err(|error| refused(server, error))?;
     let handle = Arc::new(TaskHandle::new(
-        config.clone(),
+        crate::tasks::handle::TaskConfig::clone(config),
         id,
         config.running.register(&record.id),
     ));
