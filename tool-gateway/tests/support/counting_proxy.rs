@@ -86,10 +86,10 @@ impl CountingProxy {
             let stream = std::mem::ManuallyDrop::new(unsafe {
                 <TcpStream as std::os::fd::FromRawFd>::from_raw_fd(fd)
             });
-            if stream.peer_addr().is_ok_and(|peer| peer == self.addr) {
-                if let Ok(nodelay) = stream.nodelay() {
-                    found.push(nodelay);
-                }
+            if stream.peer_addr().is_ok_and(|peer| peer == self.addr)
+                && let Ok(nodelay) = stream.nodelay()
+            {
+                found.push(nodelay);
             }
         }
         found
