@@ -3,7 +3,8 @@
 //! client, which the gateway used before, opens and closes one per request), and every
 //! socket of ours to the upstream has `TCP_NODELAY` set, the option whose absence (Nagle's
 //! algorithm waiting for a delayed acknowledgement) makes a kept connection stall ~40 ms.
-//! Counts and socket options only: no timing.
+//! And the redirects it follows are rmcp's: none to another origin. Counts and socket
+//! options only: no timing.
 
 #[path = "support/counting_proxy.rs"]
 mod counting_proxy;
@@ -105,4 +106,56 @@ async fn calls_reuse_a_few_connections_with_nodelay() {
         "a socket to the upstream without TCP_NODELAY: {nodelay:?}"
     );
     upstream.close().await;
+}
+
+/// The kept-alive client follows redirects as rmcp's did: a 307 to another origin is not
+/// followed (the session and the token would go to another host), so the handshake fails
+/// and the other host is never asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_another_origin_is_not_followed() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let elsewhere = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    let elsewhere_addr = elsewhere.local_addr().unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = elsewhere.accept().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    let redirector = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    let redirector_addr = redirector.local_addr().unwrap();
+    let location = format!("http://{elsewhere_addr}/mcp");
+    let app = axum::Router::new().fallback(move || {
+        let location = location.clone();
+        async move {
+            axum::http::Response::builder()
+                .status(axum::http::StatusCode::TEMPORARY_REDIRECT)
+                .header(axum::http::header::LOCATION, location)
+                .body(axum::body::Body::empty())
+                .unwrap()
+        }
+    });
+    tokio::spawn(async move { axum::serve(redirector, app).await.unwrap() });
+
+    let result = within(
+        "connect",
+        Upstream::http(format!("http://{redirector_addr}/mcp")).connect(),
+    )
+    .await;
+    assert!(
+        result.is_err(),
+        "the handshake went through a cross-origin redirect"
+    );
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "the other origin was asked"
+    );
 }
