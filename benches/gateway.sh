@@ -9,7 +9,10 @@
 #   CALLS   calls per client per round (default 2000), after 50 warm-up calls
 #   ROUNDS  rounds per cell, direct and gateway alternating (default 3)
 # Environment: PROFILE (release by default; `debug` for the smoke test), CLIENTS (default
-# 1,16), TRANSPORTS (default stdio,http), WARMUP (default 50).
+# 1,16), TRANSPORTS (default stdio,http), WARMUP (default 50), TOOLWRIGHT (the gateway's
+# binary; the one built here by default).
+# Prints a JSON row per cell, a markdown table, then a summary of the goals' ratios
+# (benches/gateway_summary.py).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
@@ -35,6 +38,11 @@ bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
 cp "$target_dir/$profile/toolwright" "$target_dir/$profile/examples/gateway_bench" "$bin/"
 echo "gateway.sh: load average before: $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')" >&2
-"$bin/gateway_bench" run --toolwright "$bin/toolwright" --calls "$calls" --rounds "$rounds" \
-    --warmup "${WARMUP:-50}" --clients "${CLIENTS:-1,16}" --transports "${TRANSPORTS:-stdio,http}"
+# TOOLWRIGHT: another `toolwright` to put in front of the upstream (an older build, to
+# compare two gateways on the same machine state); the one just built by default.
+"$bin/gateway_bench" run --toolwright "${TOOLWRIGHT:-$bin/toolwright}" --calls "$calls" \
+    --rounds "$rounds" --warmup "${WARMUP:-50}" --clients "${CLIENTS:-1,16}" \
+    --transports "${TRANSPORTS:-stdio,http}" | tee "$bin/rows"
+# One summary of the ratios the goals name (benches/gateway_summary.py), misses marked.
+python3 benches/gateway_summary.py "$bin/rows"
 echo "gateway.sh: load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

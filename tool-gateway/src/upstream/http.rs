@@ -1,12 +1,13 @@
 //! An upstream over streamable HTTP (rmcp's reqwest client): a bearer token from a file or
 //! the environment (`toolwright_mcp::secret::SecretSource`) or, with `oauth`,
 //! OAuth 2.0 client credentials (`oauth`, its token source); every message bounded before
-//! it is decoded.
+//! it is decoded; connections kept alive with `TCP_NODELAY` (`client`).
 
 use std::path::PathBuf;
 
 use toolwright_mcp::secret::SecretSource;
 
+use super::client;
 use super::error::UpstreamError;
 use super::session::Upstream;
 
@@ -132,7 +133,15 @@ impl HttpUpstream {
             })?;
             config = config.auth_header(token);
         }
-        let transport = StreamableHttpClientTransport::from_config(config);
+        // rmcp's `from_config` would open a connection per request (pooling off): ours keeps
+        // them, with the same redirects, and `TCP_NODELAY` against the stall rmcp avoids.
+        let http = client::pooled(client::same_origin_redirects()).map_err(|error| {
+            UpstreamError::Handshake {
+                upstream: label.clone(),
+                reason: format!("could not make its HTTP client: {error}"),
+            }
+        })?;
+        let transport = StreamableHttpClientTransport::with_client(http, config);
         Upstream::connect_transport(label, transport).await
     }
 }

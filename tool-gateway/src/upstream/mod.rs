@@ -47,8 +47,10 @@
 //!   and sampling are declared to the upstream.
 
 // The layers, lowest first (no module imports one listed after it): error, names,
-// fingerprint, content, forward, session, list, stderr, stdio, oauth, http, options,
-// report, mount.
+// fingerprint, content, forward, session, list, stderr, stdio, client, oauth, http,
+// options, report, mount.
+#[cfg(feature = "http")]
+mod client;
 mod content;
 mod error;
 mod fingerprint;

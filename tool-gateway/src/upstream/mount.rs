@@ -365,7 +365,7 @@ impl Mount {
     fn build(&self, plan: &Planned, safety: SafetyLevel) -> Result<Tool, String> {
         let server = self.upstream.server_name().to_owned();
         let namespace = self.options.namespace.clone();
-        let upstream_name = plan.tool.name.to_string();
+        let upstream_name: Arc<str> = Arc::from(&*plan.tool.name);
         let shown_name = toolwright_names::escape::escape(&upstream_name).into_owned();
         let description = description(
             &server,
@@ -395,6 +395,7 @@ impl Mount {
         builder
             .preview(preview)
             .handler_with_context(move |ctx, arguments| {
+                // Shared, not copied: a call clones two `Arc`s.
                 let upstream = upstream.clone();
                 let upstream_name = upstream_name.clone();
                 async move { upstream.call(&ctx, &upstream_name, arguments).await }

@@ -243,11 +243,9 @@ pub(crate) async fn authorise(
         .await
         .map_err(|e| oauth_error(label, format!("the token request was refused: {e}")))?;
 
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(0)
-        // A request carrying the token goes where it was sent, nowhere else.
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
+    // A request carrying the token goes where it was sent, nowhere else (no redirects);
+    // connections kept alive, with `TCP_NODELAY` (`client`).
+    let http = super::client::pooled(reqwest::redirect::Policy::none())
         .map_err(|e| oauth_error(label, e))?;
     Ok(CredentialsHttpClient {
         http,

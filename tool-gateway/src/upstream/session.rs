@@ -368,7 +368,7 @@ impl Upstream {
         let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let mut rounds = 0;
         loop {
-            let result = self.call_once(ctx, params.clone(), &failed).await?;
+            let result = self.call_once(ctx, name, params.clone(), &failed).await?;
             match result {
                 Ok(ServerResult::CallToolResult(result)) => {
                     return super::content::from_upstream(result).map_err(|reason| {
@@ -416,10 +416,10 @@ impl Upstream {
     async fn call_once(
         &self,
         ctx: &ToolContext,
+        call_name: &str,
         params: CallToolRequestParams,
         failed: &impl Fn(String) -> ToolError,
     ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
-        let call_name = params.name.to_string();
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         // The upstream may ask a question as soon as it has the request: the call is
         // registered before the gate lets a question be routed.
@@ -439,7 +439,7 @@ impl Upstream {
         // in both eras one approval means one upstream call.
         ctx.record_side_effect(format!(
             "a call of `{}` was sent to the upstream MCP server `{}`",
-            toolwright_names::escape::escape(&call_name),
+            toolwright_names::escape::escape(call_name),
             self.inner.server_name
         ));
         let _registered = self.inner.shared.calls.register(handle.id.clone(), ctx);
