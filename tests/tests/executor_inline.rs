@@ -120,6 +120,14 @@ fn hang_inline_too() -> String {
 }
 
 static CANCELLED_GATE: Gate = Gate::new();
+static ALONE: Gate = Gate::new();
+
+/// Claim to be quick, then wait at a gate (on a runtime of one worker).
+#[tool(inline)]
+fn hang_alone() -> String {
+    ALONE.arrive_and_wait();
+    thread_name()
+}
 static LIMITED_GATE: Gate = Gate::new();
 static LIMITED_THREADS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
@@ -187,17 +195,41 @@ fn a_quick_tool_runs_on_the_worker_and_a_plain_one_on_a_thread_of_its_own() {
 }
 
 #[test]
-fn without_a_spare_worker_quick_tools_run_on_threads_of_their_own() {
+fn with_one_worker_a_quick_tool_hands_the_worker_over_and_current_thread_uses_the_pool() {
     let _serial = serial();
     let executor = executor();
-    // One worker: a run that blocked it would block everything.
+    // One worker: a run that blocked it would block everything, so it hands the worker's
+    // duties to another thread first, and runs on this one.
     runtime(1).block_on(async {
+        assert_eq!(thread_of(&executor, "where_quick").await, "test-worker");
+        // The runtime still answers while another quick tool hangs on its old worker.
+        let hung = tokio::spawn({
+            let executor = executor.clone();
+            async move {
+                executor
+                    .execute_with(
+                        ToolCall::new("hung", "hang_alone", json!({})),
+                        CallOptions::new().timeout(HANG_TIMEOUT),
+                    )
+                    .await
+            }
+        });
+        tokio::task::spawn_blocking(|| ALONE.wait_for_arrivals(1))
+            .await
+            .expect("the gate");
         assert!(
-            thread_of(&executor, "where_quick")
+            thread_of(&executor, "where_plain")
                 .await
                 .starts_with("tool-sync-")
         );
+        let report = tokio::time::timeout(DEADLINE, hung)
+            .await
+            .expect("the hung call is answered")
+            .expect("its task");
+        assert_eq!(report.outcome, Outcome::TimedOut, "{report:?}");
+        ALONE.open();
     });
+    // A current-thread runtime has no worker to spare at all: the pool.
     let current = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -238,16 +270,19 @@ fn a_quick_tool_that_hangs_times_out_others_are_answered_and_it_loses_inline() {
             "the first run is inline"
         );
 
-        // Other calls are answered meanwhile: a quick one goes to a thread, since inline
-        // runs never hold every worker, and so does a second quick tool that hangs.
-        assert!(
-            thread_of(&executor, "where_quick")
-                .await
-                .starts_with("tool-sync-")
-        );
+        // Other calls are answered meanwhile, and so is a second quick tool that hangs: inline
+        // runs never hold every worker (past one, a run hands its worker's duties over).
+        assert_eq!(thread_of(&executor, "where_quick").await, "test-worker");
         let second = tokio::spawn({
             let executor = executor.clone();
-            async move { thread_of(&executor, "hang_inline_too").await }
+            async move {
+                executor
+                    .execute_with(
+                        ToolCall::new("second", "hang_inline_too", json!({})),
+                        CallOptions::new().timeout(HANG_TIMEOUT),
+                    )
+                    .await
+            }
         });
         tokio::task::spawn_blocking(|| SECOND_HANG.wait_for_arrivals(1))
             .await
@@ -257,29 +292,26 @@ fn a_quick_tool_that_hangs_times_out_others_are_answered_and_it_loses_inline() {
                 .await
                 .starts_with("tool-sync-")
         );
+        assert_eq!(thread_of(&executor, "where_quick").await, "test-worker");
 
-        // The hanging call's own timeout still answers, from the other worker.
-        let report = tokio::time::timeout(DEADLINE, hung)
-            .await
-            .expect("the hung call is answered")
-            .expect("its task");
-        assert_eq!(report.outcome, Outcome::TimedOut, "{report:?}");
-        assert!(
-            report
-                .result
-                .error
-                .as_deref()
-                .is_some_and(|error| error.contains("timed out after 2.0 s")),
-            "{report:?}"
-        );
-
+        // Both hanging calls' own timeouts still answer.
+        for (call, what) in [(hung, "the first"), (second, "the second")] {
+            let report = tokio::time::timeout(DEADLINE, call)
+                .await
+                .unwrap_or_else(|_| panic!("{what} hung call is answered"))
+                .expect("its task");
+            assert_eq!(report.outcome, Outcome::TimedOut, "{what}: {report:?}");
+            assert!(
+                report
+                    .result
+                    .error
+                    .as_deref()
+                    .is_some_and(|error| error.contains("timed out after 2.0 s")),
+                "{what}: {report:?}"
+            );
+        }
         HANG.open();
         SECOND_HANG.open();
-        let second = tokio::time::timeout(DEADLINE, second)
-            .await
-            .expect("the second call is answered")
-            .expect("its task");
-        assert!(second.starts_with("tool-sync-"), "{second}");
 
         // A tool still running when its call timed out runs on threads of its own from then on.
         let again = tokio::time::timeout(

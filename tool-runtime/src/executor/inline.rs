@@ -1,6 +1,5 @@
 //! Sync tools that run on the async runtime's worker instead of a thread of their own:
-//! those that declare they are quick (`#[tool(inline)]`), while the runtime can spare a
-//! worker and the tool has kept its word.
+//! those that declare they are quick (`#[tool(inline)]`), while the tool has kept its word.
 //!
 //! Handing a sync call to a pool thread and back costs a thread wake and two context
 //! switches (tens of microseconds on a small VM), more than a quick tool's own work. An
@@ -11,11 +10,15 @@
 //!
 //! What a tool that breaks its word can cost, and no more:
 //! - Inline runs never hold every worker: at most one fewer than the runtime has, process
-//!   wide; past that, and on a runtime with one thread, sync tools go to the pool.
+//!   wide. A run past that hands its worker's duties to another thread first
+//!   (`tokio::task::block_in_place`), so the runtime keeps all its workers even if every
+//!   one of those runs hangs. (That hand-off wakes a thread, off the call's path; most runs
+//!   never need it.)
 //! - A run that takes longer than [`INLINE_BUDGET`], or that is still running when its call
 //!   times out, moves the tool to the pool for good: its later calls run on threads of their
 //!   own, and a warning says so once. (A cancellation does not: a caller could otherwise
 //!   slow a tool down for every other caller.)
+//! - On a runtime with one thread (current-thread), nothing runs inline.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -35,13 +38,15 @@ struct Demoted(AtomicBool);
 /// The right to run one call inline: held by the run, released when it returns.
 pub(crate) struct InlineRun {
     tool: Tool,
+    /// Whether the run counts against the workers inline runs may hold; one that does not
+    /// hands its worker's duties to another thread first.
+    counted: bool,
     /// When the tool began to run (not when the run was allowed: a task may wait).
     started: Option<Instant>,
 }
 
-/// The right to run `tool` inline now, when the tool asks for it, has kept its word so far,
-/// the current runtime has more than one worker, and fewer than all but one of them are
-/// running inline tools.
+/// The right to run `tool` inline, when the tool asks for it, has kept its word so far and
+/// the current runtime is multi-threaded.
 pub(crate) fn enter(tool: &Tool) -> Option<InlineRun> {
     if !tool.is_inline() || tool.cache::<Demoted>().0.load(Ordering::Relaxed) {
         return None;
@@ -51,21 +56,34 @@ pub(crate) fn enter(tool: &Tool) -> Option<InlineRun> {
         return None;
     }
     let spare = runtime.metrics().num_workers().saturating_sub(1);
-    if RUNNING.fetch_add(1, Ordering::SeqCst) >= spare {
+    let counted = RUNNING.fetch_add(1, Ordering::SeqCst) < spare;
+    if !counted {
         RUNNING.fetch_sub(1, Ordering::SeqCst);
-        return None;
     }
     Some(InlineRun {
         tool: tool.clone(),
+        counted,
         started: None,
     })
 }
 
 impl InlineRun {
-    /// Runs `call` as the tool's inline run, timed against the budget.
+    /// Whether the run may block the thread it is on: one past the workers inline runs may
+    /// hold must run on a worker of the runtime, whose duties it hands over first (a task
+    /// spawned for it), not on a caller's thread where that cannot be done.
+    pub(crate) fn may_run_anywhere(&self) -> bool {
+        self.counted
+    }
+
+    /// Runs `call` as the tool's inline run, timed against the budget; past the workers
+    /// inline runs may hold, after handing this worker's duties to another thread.
     pub(crate) fn run<T>(mut self, call: impl FnOnce() -> T) -> T {
         self.started = Some(Instant::now());
-        call()
+        if self.counted {
+            call()
+        } else {
+            tokio::task::block_in_place(call)
+        }
     }
 
     /// The run is over: one longer than the budget moves the tool to the pool.
@@ -86,7 +104,9 @@ impl InlineRun {
 impl Drop for InlineRun {
     fn drop(&mut self) {
         self.finish();
-        RUNNING.fetch_sub(1, Ordering::SeqCst);
+        if self.counted {
+            RUNNING.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }
 

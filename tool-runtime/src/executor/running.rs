@@ -200,7 +200,7 @@ impl Executor {
             return Task::Async(CatchUnwind(tool.start_async(context, arguments)));
         }
         if let Some(run) = inline {
-            if right_here {
+            if right_here && run.may_run_anywhere() {
                 return Task::Ready(Some(run.run(|| call_sync(tool, &context, arguments))));
             }
             // A quick sync tool: a task on this worker (no other thread woken), which the
