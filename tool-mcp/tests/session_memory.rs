@@ -172,9 +172,12 @@ async fn an_idle_session_holds_no_more_than_a_bare_rmcp_session() {
     // and call counts). Before this test, 3.1 KiB more than a bare session: rmcp keeps the
     // dispatch of `initialize` in every session's task, and that future was as large as our
     // largest handler's (`call_tool`, now boxed), plus a task of ours per session (the
-    // tool-list watcher, now one per server).
+    // tool-list watcher, now one per server). The margin: with the workspace's features on
+    // (authentication's principal, the metrics' handles, kept per session) ours measures
+    // about 1.3 KiB over a bare session, with toolwright-mcp's defaults 0.6 KiB; the 2.4 KiB
+    // of a handler future kept in every session is what this test is here to catch.
     assert!(
-        ours <= bare + 1024,
+        ours <= bare + 2048,
         "an idle session holds {ours} bytes, a bare rmcp session {bare}"
     );
 }
