@@ -618,9 +618,9 @@ impl ToolContext {
         schema: Value,
     ) -> Result<Elicitation<Value>, ClientError> {
         let schema = elicitation_schema(&schema)?;
-        let client = self.client_for("elicitation")?;
+        let client = self.client_for_many("elicitation", 1)?;
         let request = ElicitationRequest::new(&*self.tool, message, schema);
-        let answer = self.wait_for(client.powers.elicit(request)).await?;
+        let answer = self.wait_for(client.elicit(request)).await?;
         match answer {
             Elicitation::Accepted(value) if !value.is_object() => Err(ClientError::InvalidAnswer(
                 format!("expected an object, got {value}"),
@@ -655,26 +655,31 @@ impl ToolContext {
         messages: Vec<SamplingMessage>,
         options: SamplingOptions,
     ) -> Result<SampledMessage, ClientError> {
-        let client = self.client_for("sampling")?;
+        let client = self.client_for_many("sampling", 1)?;
         let request = SamplingRequest::new(&*self.tool, messages, options);
-        self.wait_for(client.powers.sample(request)).await
+        self.wait_for(client.sample(request)).await
     }
 
-    /// The call's client, counting one more request of it, or why there is none.
-    fn client_for(&self, what: &'static str) -> Result<&ClientLink, ClientError> {
+    /// The call's client powers, counting `count` more requests of it (all or none), or why
+    /// there is none.
+    pub(crate) fn client_for_many(
+        &self,
+        what: &'static str,
+        count: u32,
+    ) -> Result<&Arc<dyn ClientPowers>, ClientError> {
         let Some(client) = &self.client else {
             return Err(ClientError::NotAvailable {
                 what,
                 why: "this call is not served over MCP (no client to ask)".to_owned(),
             });
         };
-        let made = client.requests.fetch_add(1, Ordering::SeqCst);
-        if made >= client.limit {
+        let made = client.requests.fetch_add(count, Ordering::SeqCst);
+        if made.saturating_add(count) > client.limit {
             return Err(ClientError::LimitReached {
                 limit: client.limit,
             });
         }
-        Ok(client)
+        Ok(&client.powers)
     }
 
     /// The client's answer, or [`ClientError::Cancelled`] if the call is cancelled first.
@@ -685,7 +690,7 @@ impl ToolContext {
     /// question runs (a sync tool waiting here wakes up to its cancellation). After a
     /// recorded side effect such a question is refused instead: repeating the call would
     /// repeat the effect.
-    async fn wait_for<T>(
+    pub(crate) async fn wait_for<T>(
         &self,
         answer: impl Future<Output = Result<T, ClientError>>,
     ) -> Result<T, ClientError> {

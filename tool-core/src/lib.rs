@@ -5,10 +5,11 @@
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
 // encoding, safety, priority, param, meta, args, content, error, file_change, output, call, client,
-// catalog, context, approval_rule, input_schema, tool, macro_support, tool_set, definition,
+// catalog, context, asking, approval_rule, input_schema, tool, macro_support, tool_set, definition,
 // builder.
 mod approval_rule;
 mod args;
+mod asking;
 mod builder;
 mod call;
 mod catalog;

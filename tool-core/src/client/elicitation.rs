@@ -63,6 +63,9 @@ pub struct ElicitationRequest {
     pub message: String,
     /// What to ask for: a flat object schema of primitive properties (already checked).
     pub schema: Value,
+    /// The key the tool named for the question
+    /// ([`Ask::key`](crate::client::Ask::key)), if it named one.
+    pub key: Option<String>,
 }
 
 impl ElicitationRequest {
@@ -72,6 +75,7 @@ impl ElicitationRequest {
             tool: tool.into(),
             message: message.into(),
             schema,
+            key: None,
         }
     }
 }

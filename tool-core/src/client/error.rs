@@ -47,6 +47,10 @@ pub enum ClientError {
     /// object of strings, numbers, integers, booleans and string enums).
     #[error("cannot ask the user for this through elicitation: {0}")]
     UnsupportedSchema(String),
+    /// The question itself cannot be asked (a key that is not a short name, two different
+    /// questions under one key in one round).
+    #[error("this question cannot be asked: {0}")]
+    InvalidQuestion(String),
     /// The client's answer does not fit what was asked.
     #[error("the client's answer does not fit what was asked: {0}")]
     InvalidAnswer(String),

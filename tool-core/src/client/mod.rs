@@ -9,11 +9,12 @@
 //! through the executor.
 
 // The layers, lowest first (no module imports one listed after it): log, error, elicitation,
-// sampling, schema, powers.
+// sampling, schema, question, powers.
 mod elicitation;
 mod error;
 mod log;
 mod powers;
+mod question;
 mod sampling;
 mod schema;
 
@@ -21,6 +22,7 @@ pub use elicitation::{Elicitation, ElicitationRequest};
 pub use error::ClientError;
 pub(crate) use log::log_to_tracing;
 pub use log::{LogLevel, ParseLogLevelError};
-pub use powers::{ClientFuture, ClientPowers, DEFAULT_MAX_CLIENT_REQUESTS};
+pub use powers::{ClientFuture, ClientPowers, DEFAULT_MAX_CLIENT_REQUESTS, ask_one};
+pub use question::{Answer, Ask, MAX_QUESTION_KEY_LEN, Question, Root, RootsRequest};
 pub use sampling::{Role, SampledMessage, SamplingMessage, SamplingOptions, SamplingRequest};
 pub use schema::elicitation_schema;

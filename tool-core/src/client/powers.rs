@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::elicitation::{Elicitation, ElicitationRequest};
 use super::error::ClientError;
 use super::log::{LogLevel, log_to_tracing};
+use super::question::{Answer, Question, Root, RootsRequest};
 use super::sampling::{SampledMessage, SamplingRequest};
 
 /// The future a [`ClientPowers`] method returns.
@@ -72,5 +73,57 @@ pub trait ClientPowers: Send + Sync + 'static {
                 why: "this front end has no model to ask".to_owned(),
             })
         })
+    }
+
+    /// Asks the client for its roots (MCP `roots/list`).
+    fn roots(&self, request: RootsRequest) -> ClientFuture<Result<Vec<Root>, ClientError>> {
+        let _ = request;
+        Box::pin(async {
+            Err(ClientError::NotAvailable {
+                what: "roots",
+                why: "this front end has no roots to give".to_owned(),
+            })
+        })
+    }
+
+    /// Asks every question of `questions` in one round; the answers come back in the same
+    /// order. The default asks them one after the other through [`elicit`](Self::elicit),
+    /// [`sample`](Self::sample) and [`roots`](Self::roots), each made before the first is
+    /// awaited (an implementation that collects questions when they are made, as an MCP
+    /// server of the 2026-07-28 revision does, so gets them all in one round); an
+    /// implementation that can ask them concurrently overrides it.
+    fn ask_all(&self, questions: Vec<Question>) -> ClientFuture<Result<Vec<Answer>, ClientError>> {
+        let asked: Vec<ClientFuture<Result<Answer, ClientError>>> = questions
+            .into_iter()
+            .map(|question| ask_one(self, question))
+            .collect();
+        Box::pin(async move {
+            let mut answers = Vec::with_capacity(asked.len());
+            for answer in asked {
+                answers.push(answer.await?);
+            }
+            Ok(answers)
+        })
+    }
+}
+
+/// One question through `powers`' method for its kind, its answer made an [`Answer`].
+pub fn ask_one<P: ClientPowers + ?Sized>(
+    powers: &P,
+    question: Question,
+) -> ClientFuture<Result<Answer, ClientError>> {
+    match question {
+        Question::Elicit(request) => {
+            let asked = powers.elicit(request);
+            Box::pin(async move { asked.await.map(Answer::Elicit) })
+        }
+        Question::Sample(request) => {
+            let asked = powers.sample(request);
+            Box::pin(async move { asked.await.map(Answer::Sample) })
+        }
+        Question::Roots(request) => {
+            let asked = powers.roots(request);
+            Box::pin(async move { asked.await.map(Answer::Roots) })
+        }
     }
 }

@@ -154,6 +154,9 @@ pub struct SamplingRequest {
     pub messages: Vec<SamplingMessage>,
     /// How to answer.
     pub options: SamplingOptions,
+    /// The key the tool named for the question
+    /// ([`Ask::key`](crate::client::Ask::key)), if it named one.
+    pub key: Option<String>,
 }
 
 impl SamplingRequest {
@@ -167,6 +170,7 @@ impl SamplingRequest {
             tool: tool.into(),
             messages,
             options,
+            key: None,
         }
     }
 }

@@ -22,6 +22,16 @@ const PROPERTY_KEYWORDS: [&str; 11] = [
     "maximum",
 ];
 
+/// `T`'s JSON Schema as an elicitation form is generated (inline, draft 2020-12), before
+/// [`elicitation_schema`] checks it.
+pub(crate) fn schema_for<T: schemars::JsonSchema>() -> Value {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
 /// `schema` made into what MCP elicitation accepts (`{"type": "object", "properties":
 /// {...}, "required": [...]}`, each property a string, number, integer, boolean, string
 /// enum, or array of choices of a string enum), or why it cannot be: a nested object, an
