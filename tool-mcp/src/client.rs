@@ -1,7 +1,9 @@
 //! The client's powers for a tool called over MCP: `ToolContext::log` becomes
 //! `notifications/message` (at or above the session's `logging/setLevel`),
 //! `ToolContext::elicit` an `elicitation/create` request, `ToolContext::sample` a
-//! `sampling/createMessage` request, each only when the client declared the capability.
+//! `sampling/createMessage` request, `ToolContext::roots` a `roots/list` request, each only
+//! when the client declared the capability; `ToolContext::ask_all` asks several at once
+//! (concurrent requests; one round for a 2026-07-28 client).
 
 // rmcp marks logging and sampling deprecated (SEP-2577, a protocol version clients do not
 // speak yet); they are what the protocol versions in use offer.
@@ -13,14 +15,15 @@ use std::sync::{Arc, OnceLock};
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
-    ElicitRequestParams, ElicitationSchema, GetExtensions, LoggingLevel,
+    ElicitRequestParams, ElicitationSchema, GetExtensions, ListRootsRequest, LoggingLevel,
     LoggingMessageNotificationParam, RequestId, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use toolwright_core::client::{
-    ClientFuture, ClientPowers, ElicitationRequest, Role, SampledMessage, SamplingRequest,
+    Answer, ClientFuture, ClientPowers, ElicitationRequest, Question, Role, Root, RootsRequest,
+    SampledMessage, SamplingRequest, ask_one,
 };
 use toolwright_core::{ClientError, Elicitation, LogLevel};
 
@@ -81,6 +84,7 @@ pub(crate) struct McpClient {
     logs: OnceLock<mpsc::UnboundedSender<Queued<LoggingMessageNotificationParam>>>,
     elicitation: bool,
     sampling: bool,
+    roots: bool,
 }
 
 /// A notification queued for a session's peer, or a marker the sending task answers once
@@ -128,6 +132,7 @@ impl McpClient {
                 .and_then(|c| c.elicitation.as_ref())
                 .is_some_and(|e| e.form.is_some() || e.url.is_none()),
             sampling: capabilities.is_some_and(|c| c.sampling.is_some()),
+            roots: capabilities.is_some_and(|c| c.roots.is_some()),
         }
     }
 
@@ -213,7 +218,7 @@ impl ClientPowers for McpClient {
             requested_schema: schema,
         };
         if let Some(round) = &self.round {
-            let answer = round.elicit(params);
+            let answer = round.elicit(params, request.key.as_deref());
             return Box::pin(async move { answer });
         }
         let request =
@@ -246,7 +251,7 @@ impl ClientPowers for McpClient {
         };
         if let Some(round) = &self.round {
             let answer = round
-                .sample(CreateMessageRequest::new(params))
+                .sample(CreateMessageRequest::new(params), request.key.as_deref())
                 .and_then(|result| sampled(&result));
             return Box::pin(async move { answer });
         }
@@ -268,6 +273,97 @@ impl ClientPowers for McpClient {
                 }
                 Err(error) => Err(ClientError::Protocol(error.to_string())),
             }
+        })
+    }
+
+    fn roots(&self, request: RootsRequest) -> ClientFuture<Result<Vec<Root>, ClientError>> {
+        if !self.roots {
+            let error = self.not_declared("roots");
+            return Box::pin(async move { Err(error) });
+        }
+        if let Some(round) = &self.round {
+            let answer = round.list_roots(request.key.as_deref());
+            return Box::pin(async move { answer });
+        }
+        let request = self.marked_as_this_calls(ServerRequest::ListRootsRequest(
+            ListRootsRequest::default(),
+        ));
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            match peer.send_request(request).await {
+                Ok(ClientResult::ListRootsResult(result)) => Ok(result
+                    .roots
+                    .into_iter()
+                    .map(|root| {
+                        let mine = Root::new(root.uri);
+                        match root.name {
+                            Some(name) => mine.with_name(name),
+                            None => mine,
+                        }
+                    })
+                    .collect()),
+                Ok(_) => Err(ClientError::Protocol(
+                    "the client answered the roots/list request with something else".to_owned(),
+                )),
+                Err(error) => Err(ClientError::Protocol(error.to_string())),
+            }
+        })
+    }
+
+    fn ask_all(&self, questions: Vec<Question>) -> ClientFuture<Result<Vec<Answer>, ClientError>> {
+        // What the client cannot answer refuses the whole batch before anything is asked.
+        for question in &questions {
+            let declared = match question {
+                Question::Elicit(_) => self.elicitation,
+                Question::Sample(_) => self.sampling,
+                Question::Roots(_) => self.roots,
+                _ => false,
+            };
+            if !declared {
+                let error = self.not_declared(question.kind());
+                return Box::pin(async move { Err(error) });
+            }
+        }
+        // Each question is made now: a round collects them all (one `InputRequiredResult`);
+        // over a session each is a request of its own, sent concurrently below.
+        let asked: Vec<ClientFuture<Result<Answer, ClientError>>> = questions
+            .into_iter()
+            .map(|question| ask_one(self, question))
+            .collect();
+        if self.round.is_some() {
+            return Box::pin(async move {
+                let mut answers = Vec::with_capacity(asked.len());
+                let mut first_error = None;
+                for answer in asked {
+                    match answer.await {
+                        Ok(answer) => answers.push(answer),
+                        Err(error) => {
+                            // A question still to ask wins over another error: the caller
+                            // answers them all, and the repeated call reads the rest.
+                            if matches!(error, ClientError::InputRequired)
+                                || first_error.is_none()
+                            {
+                                first_error = Some(error);
+                            }
+                        }
+                    }
+                }
+                match first_error {
+                    Some(error) => Err(error),
+                    None => Ok(answers),
+                }
+            });
+        }
+        Box::pin(async move {
+            let running: Vec<_> = asked.into_iter().map(tokio::spawn).collect();
+            let mut answers = Vec::with_capacity(running.len());
+            for run in running {
+                match run.await {
+                    Ok(answer) => answers.push(answer?),
+                    Err(error) => return Err(ClientError::Protocol(error.to_string())),
+                }
+            }
+            Ok(answers)
         })
     }
 }

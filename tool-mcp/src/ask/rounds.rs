@@ -8,12 +8,15 @@
 //! runs the policy and the tool again from the start; each question finds its answer under
 //! its key, so the run gets past it.
 //!
-//! - **Keys come from the questions.** A question's key is a digest of exactly what the
-//!   person is shown (the form and its message; for an approval the tool, its arguments and
-//!   the preview), plus how many times the run asked the same question before. An answer
-//!   therefore answers only the question it was given for: an approval answered for one
-//!   preview does not approve another (a file that changed between the rounds is asked
-//!   about again).
+//! - **Answers are bound to the questions.** A question's identity is a digest of exactly
+//!   what the person is shown (the form and its message; for an approval the tool, its
+//!   arguments and the preview), plus how many times the run asked the same question
+//!   before. Its key on the wire is that identity, or the key the tool named
+//!   (`Ask::key`); the sealed state maps each key it asked to the identity, and an answer
+//!   is kept under the identity. An answer therefore answers only the question it was given
+//!   for: an approval answered for one preview does not approve another (a file that
+//!   changed between the rounds is asked about again), and a key the tool reuses for a
+//!   different question is asked again, not answered with the old answer.
 //! - **`requestState` is sealed** with HMAC-SHA256 (rmcp's `RequestStateCodec`) under a key
 //!   the replicas share ([`McpServer::request_state_key`](crate::McpServer::request_state_key)),
 //!   and bound to the caller, the tool and a digest of the arguments, with an expiry. It
@@ -36,8 +39,10 @@ use toolwright_core::encoding::{canonical_json, hex};
 
 use rmcp::model::{
     CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult,
-    InputRequest, InputRequests, InputResponses, RequestStateCodec, SealOptions,
+    InputRequest, InputRequests, InputResponses, ListRootsRequest, ListRootsResult,
+    RequestStateCodec, SealOptions,
 };
+use toolwright_core::client::Root;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -68,8 +73,9 @@ struct SealedState {
     nonce: String,
     /// The answers of earlier rounds, by question key.
     answers: BTreeMap<String, Value>,
-    /// The keys of the questions the last round asked: only their answers are read.
-    asked: Vec<String>,
+    /// The keys of the questions the last round asked, each with the identity of its
+    /// question: only their answers are read, and each is kept under its question's identity.
+    asked: BTreeMap<String, String>,
 }
 
 /// Why a call's `requestState` or `inputResponses` were refused. The message is for the
@@ -301,9 +307,9 @@ impl StateSeal {
         }
         let mut answers = state.answers;
         if let Some(responses) = responses {
-            for key in &state.asked {
+            for (key, question) in &state.asked {
                 if let Some(answer) = responses.get(key) {
-                    answers.insert(key.clone(), answer.clone());
+                    answers.insert(question.clone(), answer.clone());
                 }
             }
         }
@@ -322,10 +328,22 @@ impl StateSeal {
     pub(crate) fn seal(&self, round: &Round, asked: &InputRequests) -> Option<String> {
         let mut nonce = [0u8; 16];
         getrandom::fill(&mut nonce).ok()?;
+        let identities = round
+            .asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .identities
+            .clone();
         let state = SealedState {
             nonce: hex(&nonce),
             answers: round.answers.clone(),
-            asked: asked.keys().cloned().collect(),
+            asked: asked
+                .keys()
+                .map(|key| {
+                    let question = identities.get(key).cloned().unwrap_or_else(|| key.clone());
+                    (key.clone(), question)
+                })
+                .collect(),
         };
         let options = SealOptions::new()
             .associated_data(round.binding.associated_data.as_bytes())
@@ -371,6 +389,8 @@ pub(crate) struct Round {
 #[derive(Default)]
 struct Asked {
     requests: InputRequests,
+    /// Each key of `requests` with the identity of its question.
+    identities: HashMap<String, String>,
     /// How often each question was asked in this run (the same question twice is two).
     times: HashMap<String, u32>,
 }
@@ -393,22 +413,32 @@ impl Round {
             .clone()
     }
 
-    /// The answer to `request` (of `kind`), or `None` after adding it to the questions.
-    fn answer_or_ask(&self, kind: &str, request: InputRequest) -> Option<Value> {
+    /// The answer to `request` (of `kind`), or `None` after adding it to the questions under
+    /// `key` (the tool's, made unique in the round) or, without one, its identity.
+    fn answer_or_ask(&self, kind: &str, request: InputRequest, key: Option<&str>) -> Option<Value> {
         let shown = serde_json::to_value(&request).unwrap_or_default();
         let question = format!("{kind}-{}", &digest(&canonical_json(&shown))[..32]);
         let mut asked = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
         let times = asked.times.entry(question.clone()).or_default();
-        let key = if *times == 0 {
+        let identity = if *times == 0 {
             question
         } else {
             format!("{question}-{times}")
         };
         *times += 1;
-        if let Some(answer) = self.answers.get(&key) {
+        if let Some(answer) = self.answers.get(&identity) {
             return Some(answer.clone());
         }
-        asked.requests.insert(key, request);
+        // The wire key: the tool's, unless another question of this round has it already.
+        let named = key.unwrap_or(&identity);
+        let mut wire = named.to_owned();
+        let mut n = 1;
+        while asked.requests.contains_key(&wire) {
+            n += 1;
+            wire = format!("{named}-{n}");
+        }
+        asked.identities.insert(wire.clone(), identity);
+        asked.requests.insert(wire, request);
         None
     }
 
@@ -416,10 +446,11 @@ impl Round {
     pub(crate) fn elicit(
         &self,
         params: ElicitRequestParams,
+        key: Option<&str>,
     ) -> Result<Elicitation<Value>, ClientError> {
         let request = InputRequest::Elicitation(ElicitRequest::new(params));
         let answer = self
-            .answer_or_ask("elicit", request)
+            .answer_or_ask("elicit", request, key)
             .ok_or(ClientError::InputRequired)?;
         crate::ask::answers::read_elicitation(answer)
     }
@@ -428,9 +459,10 @@ impl Round {
     pub(crate) fn sample(
         &self,
         request: CreateMessageRequest,
+        key: Option<&str>,
     ) -> Result<CreateMessageResult, ClientError> {
         let answer = self
-            .answer_or_ask("sample", InputRequest::CreateMessage(request))
+            .answer_or_ask("sample", InputRequest::CreateMessage(request), key)
             .ok_or(ClientError::InputRequired)?;
         if let Some(message) = answer.get("message").and_then(Value::as_str)
             && answer.get("code").is_some()
@@ -444,6 +476,27 @@ impl Round {
         serde_json::from_value(answer).map_err(|error| {
             ClientError::InvalidAnswer(format!("the answer is not a sampling result ({error})"))
         })
+    }
+
+    /// A tool's request for the client's roots: the roots, or the question for the caller.
+    pub(crate) fn list_roots(&self, key: Option<&str>) -> Result<Vec<Root>, ClientError> {
+        let answer = self
+            .answer_or_ask("roots", InputRequest::ListRoots(ListRootsRequest::default()), key)
+            .ok_or(ClientError::InputRequired)?;
+        let result: ListRootsResult = serde_json::from_value(answer).map_err(|error| {
+            ClientError::InvalidAnswer(format!("the answer is not a roots/list result ({error})"))
+        })?;
+        Ok(result
+            .roots
+            .into_iter()
+            .map(|root| {
+                let mine = Root::new(root.uri);
+                match root.name {
+                    Some(name) => mine.with_name(name),
+                    None => mine,
+                }
+            })
+            .collect())
     }
 }
 
@@ -461,7 +514,7 @@ impl ApprovalHandler for RoundApproval {
             },
             Ok(form) => {
                 let question = InputRequest::Elicitation(ElicitRequest::new(form.params()));
-                match self.round.answer_or_ask("approval", question) {
+                match self.round.answer_or_ask("approval", question, None) {
                     None => ApprovalDecision::InputRequired,
                     Some(answer) => match serde_json::from_value::<ElicitResult>(answer) {
                         Ok(result) => form.read(&result),
@@ -519,7 +572,7 @@ mod tests {
         // Round 1: the first question is asked.
         let round = seal.open(&bound, None, None).await.unwrap();
         assert!(matches!(
-            round.elicit(form("first?")),
+            round.elicit(form("first?"), None),
             Err(ClientError::InputRequired)
         ));
         let asked = round.questions();
@@ -534,10 +587,10 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            round.elicit(form("first?")).unwrap(),
+            round.elicit(form("first?"), None).unwrap(),
             Elicitation::Accepted(json!({"ok": true}))
         );
-        assert!(round.elicit(form("second?")).is_err());
+        assert!(round.elicit(form("second?"), None).is_err());
         let asked = round.questions();
         assert_eq!(asked.len(), 1);
         let state_2 = seal.seal(&round, &asked).unwrap();
@@ -549,9 +602,9 @@ mod tests {
             .open(&same, Some(&state_2), Some(&responses))
             .await
             .unwrap();
-        assert!(round.elicit(form("first?")).is_ok());
+        assert!(round.elicit(form("first?"), None).is_ok());
         assert_eq!(
-            round.elicit(form("second?")).unwrap(),
+            round.elicit(form("second?"), None).unwrap(),
             Elicitation::Declined
         );
         assert!(round.questions().is_empty());
@@ -568,7 +621,7 @@ mod tests {
         let seal = seal();
         let bound = binding("alice", json!({"region": "eu"}));
         let round = seal.open(&bound, None, None).await.unwrap();
-        let _ = round.elicit(form("sure?"));
+        let _ = round.elicit(form("sure?"), None);
         let state = seal.seal(&round, &round.questions()).unwrap();
 
         for other in [
@@ -609,7 +662,7 @@ mod tests {
         seal.ttl = Duration::from_millis(1);
         let bound = binding("alice", json!({}));
         let round = seal.open(&bound, None, None).await.unwrap();
-        let _ = round.elicit(form("sure?"));
+        let _ = round.elicit(form("sure?"), None);
         let issued = std::time::SystemTime::now();
         let state = seal.seal(&round, &round.questions()).unwrap();
         // The codec stamps the expiry in whole milliseconds: wait until it is surely past
@@ -629,8 +682,8 @@ mod tests {
         let bound = binding("alice", json!({}));
         let planted = InputResponses::from([("elicit-made-up".to_owned(), accepted(json!({})))]);
         let round = seal.open(&bound, None, Some(&planted)).await.unwrap();
-        assert!(round.elicit(form("again?")).is_err());
-        assert!(round.elicit(form("again?")).is_err());
+        assert!(round.elicit(form("again?"), None).is_err());
+        assert!(round.elicit(form("again?"), None).is_err());
         let asked = round.questions();
         assert_eq!(asked.len(), 2, "{asked:?}");
         let keys: Vec<&String> = asked.keys().collect();
@@ -644,11 +697,11 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            round.elicit(form("again?")).unwrap(),
+            round.elicit(form("again?"), None).unwrap(),
             Elicitation::Accepted(json!({"ok": true}))
         );
         assert_eq!(
-            round.elicit(form("again?")).unwrap(),
+            round.elicit(form("again?"), None).unwrap(),
             Elicitation::Accepted(json!({"ok": false}))
         );
         assert_eq!(round.answers.len(), 2, "the planted answer was kept");
