@@ -33,7 +33,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use toolwright_core::client::{SamplingMessage, SamplingOptions};
+use toolwright_core::client::{Answer, Ask, Root, SamplingMessage, SamplingOptions};
 use toolwright_core::{
     Audio, ClientError, Elicitation, EmbeddedResource, Image, LogLevel, SafetyLevel, Tool,
     ToolContext, ToolError, tool,

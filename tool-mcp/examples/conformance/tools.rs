@@ -296,17 +296,61 @@ pub(crate) struct Confirm {
     ok: bool,
 }
 
-/// Asks for a name, then greets it (conformance scenarios
-/// `input-required-result-result-type`, `-missing-input-response`, `-ignore-extra-params`,
-/// `-validate-input`).
+/// Asks for a name under the key `user_name`, then greets it (conformance scenarios
+/// `input-required-result-basic-elicitation`, which names the key, `-result-type`,
+/// `-missing-input-response`, `-ignore-extra-params`, `-validate-input`).
 #[tool]
 pub(crate) async fn test_input_required_result_elicitation(
     ctx: &ToolContext,
 ) -> Result<String, ClientError> {
-    Ok(match ctx.elicit::<Name>("What is your name?").await? {
+    let question = Ask::form::<Name>("What is your name?").key("user_name");
+    Ok(match ctx.ask(question).await?.form::<Name>()? {
         Elicitation::Accepted(Name { name }) => format!("Hello, {name}!"),
         other => format!("No name given: {}", describe(other)),
     })
+}
+
+/// Asks for the client's roots and names them (conformance scenario
+/// `input-required-result-basic-list-roots`).
+#[tool]
+pub(crate) async fn test_input_required_result_list_roots(
+    ctx: &ToolContext,
+) -> Result<String, ClientError> {
+    let roots = ctx.ask(Ask::roots().key("client_roots")).await?.roots()?;
+    Ok(format!("Roots: {}", list_roots(&roots)))
+}
+
+/// Asks three questions in one round: the user's name, the client's model, the client's
+/// roots (conformance scenario `input-required-result-multiple-input-requests`).
+#[tool]
+pub(crate) async fn test_input_required_result_multiple_inputs(
+    ctx: &ToolContext,
+) -> Result<String, ClientError> {
+    let answers = ctx
+        .ask_all([
+            Ask::form::<Name>("What is your name?").key("user_name"),
+            Ask::sample(
+                vec![SamplingMessage::user("Generate a greeting")],
+                SamplingOptions::new(50),
+            )
+            .key("greeting"),
+            Ask::roots().key("client_roots"),
+        ])
+        .await?;
+    let [name, greeting, roots] = <[Answer; 3]>::try_from(answers)
+        .map_err(|_| ClientError::InvalidAnswer("expected three answers".to_owned()))?;
+    Ok(format!(
+        "Name: {}; greeting: {}; roots: {}",
+        describe(name.form::<Name>()?),
+        greeting.sampled()?.text,
+        list_roots(&roots.roots()?)
+    ))
+}
+
+/// The roots' URIs, comma-separated.
+fn list_roots(roots: &[Root]) -> String {
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    uris.join(", ")
 }
 
 /// Asks the client's model a question (conformance scenario
