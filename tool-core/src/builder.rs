@@ -59,6 +59,8 @@ pub struct ToolBuilder {
     preview: Option<PreviewHandler>,
     approval: Option<ApprovalRule>,
     state: Vec<StateType>,
+    /// Parameters sent in an HTTP header too: (parameter, header name).
+    headers: Vec<(String, String)>,
 }
 
 impl Tool {
@@ -80,6 +82,7 @@ impl Tool {
             preview: None,
             approval: None,
             state: Vec::new(),
+            headers: Vec::new(),
         }
     }
 }
@@ -386,6 +389,36 @@ impl ToolBuilder {
         self
     }
 
+    /// Marks `param` as sent in the HTTP header `Mcp-Param-<header>` as well as in the
+    /// arguments (MCP SEP-2243, revision 2026-07-28: proxies route on it, and the server
+    /// refuses a call whose header disagrees with the argument). The input schema's
+    /// property gains `"x-mcp-header": header`; `build` checks that the property exists and
+    /// is a string, an integer or a boolean, and that the name is an HTTP header name not
+    /// already used (without regard to case). What `#[arg(header = "...")]` says for a
+    /// `#[tool]`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolwright_core::Tool;
+    ///
+    /// let tool = Tool::builder("deploy")
+    ///     .description("Deploy to a region.")
+    ///     .input_schema(json!({"type": "object", "properties": {"region": {"type": "string"}}}))
+    ///     .header("region", "Region")
+    ///     .handler(|_| async { "ok" })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(tool.input_schema()["properties"]["region"]["x-mcp-header"], "Region");
+    ///
+    /// let err = Tool::builder("deploy").description("Deploy.")
+    ///     .header("region", "Region").handler(|_| async { "ok" }).build().unwrap_err();
+    /// assert!(err.to_string().contains("`region` is not among the input schema's properties"));
+    /// ```
+    pub fn header(mut self, param: impl Into<String>, header: impl Into<String>) -> Self {
+        self.headers.push((param.into(), header.into()));
+        self
+    }
+
     /// Checks the definition like `#[tool]` does at compile time, and builds the tool.
     pub fn build(mut self) -> Result<Tool, ToolDefinitionError> {
         let trimmed = self.meta.description.trim();
@@ -400,6 +433,27 @@ impl ToolBuilder {
             message,
         };
         check_schema(&self.input_schema).map_err(|m| invalid("input", m))?;
+        for (param, header) in std::mem::take(&mut self.headers) {
+            let property = self
+                .input_schema
+                .get_mut("properties")
+                .and_then(|properties| properties.get_mut(&param))
+                .and_then(Value::as_object_mut)
+                .ok_or_else(|| {
+                    invalid(
+                        "input",
+                        format!(
+                            "`.header(\"{param}\", ..)`: `{param}` is not among the input \
+                             schema's properties"
+                        ),
+                    )
+                })?;
+            property.insert(
+                crate::mcp_header::KEYWORD.to_owned(),
+                Value::String(header),
+            );
+        }
+        crate::mcp_header::check(&self.input_schema).map_err(|m| invalid("input", m))?;
         if let Some(output) = &self.output_schema {
             check_schema(output).map_err(|m| invalid("output", m))?;
         }

@@ -4,7 +4,7 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
-// encoding, safety, priority, param, meta, args, content, error, file_change, output, call, client,
+// encoding, safety, priority, mcp_header, param, meta, args, content, error, file_change, output, call, client,
 // catalog, context, asking, approval_rule, input_schema, tool, macro_support, tool_set, definition,
 // builder.
 mod approval_rule;
@@ -22,6 +22,7 @@ mod error;
 pub mod file_change;
 mod input_schema;
 mod macro_support;
+mod mcp_header;
 mod meta;
 mod output;
 mod param;

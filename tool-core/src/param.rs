@@ -99,6 +99,21 @@ impl ParamInfo {
         }
     }
 
+    /// The same parameter sent in the HTTP header `Mcp-Param-<header>` too (its schema
+    /// gains SEP-2243's `x-mcp-header`); what `#[arg(header = "...")]` expands to.
+    // For the macros (`#[arg(header)]`); not part of the API.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_header(mut self, header: &str) -> Self {
+        if let Value::Object(schema) = &mut self.schema {
+            schema.insert(
+                crate::mcp_header::KEYWORD.to_owned(),
+                Value::String(header.to_owned()),
+            );
+        }
+        self
+    }
+
     /// The same parameter with `expected` as its [`expected_type`](Self::expected_type).
     pub(crate) fn with_expected_type(mut self, expected: String) -> Self {
         self.expected = expected;

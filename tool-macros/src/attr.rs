@@ -287,9 +287,11 @@ pub(crate) struct ArgAttr {
     pub(crate) description: Opt<LitStr>,
     pub(crate) default: Opt<Expr>,
     pub(crate) secret: Opt<()>,
+    /// `header = "Name"`: sent in the HTTP header `Mcp-Param-Name` too (SEP-2243).
+    pub(crate) header: Opt<LitStr>,
 }
 
-const ARG_OPTIONS: &[&str] = &["rename", "description", "default", "secret"];
+const ARG_OPTIONS: &[&str] = &["rename", "description", "default", "secret", "header"];
 
 impl ArgAttr {
     pub(crate) fn empty() -> ArgAttr {
@@ -298,6 +300,7 @@ impl ArgAttr {
             description: Opt::new("description"),
             default: Opt::new("default"),
             secret: Opt::new("secret"),
+            header: Opt::new("header"),
         }
     }
 
@@ -307,7 +310,7 @@ impl ArgAttr {
             errors.at(
                 attr,
                 "expected `#[arg(...)]` with options: `rename = \"...\"`, `description = \"...\"`, \
-                 `default = expr`, `secret`",
+                 `default = expr`, `secret`, `header = \"Name\"`",
             );
             return;
         };
@@ -333,6 +336,12 @@ impl ArgAttr {
                         self.default.set(errors, &path, expr);
                     }
                 }
+                // #[arg(header = "Region")]
+                "header" => {
+                    if let Some(lit) = string_value(&meta, errors, "header = \"Name\"")? {
+                        self.header.set(errors, &path, lit);
+                    }
+                }
                 // #[arg(secret)]
                 "secret" => {
                     if meta.input.is_empty() || meta.input.peek(Token![,]) {
@@ -350,7 +359,7 @@ impl ArgAttr {
                         }
                         None => format!(
                             "unknown `arg` option `{key}`: the options are `rename`, \
-                             `description`, `default` and `secret`"
+                             `description`, `default`, `secret` and `header`"
                         ),
                     };
                     errors.at(&path, message);

@@ -228,10 +228,14 @@ fn params_fn(params: &[&Param]) -> TokenStream {
         } else {
             quote!(__tool_rt::None)
         };
+        let header = param
+            .header
+            .as_ref()
+            .map(|name| quote!(.with_header(#name)));
         quote! {
             (__tool_rt::param_ops::<#schema_ty>().schema)(
                 __tool_gen, #json_name, #description, #required, #secret, #default,
-            )
+            ) #header
         }
     });
     quote! {

@@ -1,9 +1,10 @@
 #![doc = include_str!("../README.md")]
 
 // The layers, lowest first (no module imports one listed after it): errors, runtime_path,
-// attr, signature, enclosing, validate, expand, tool_set, tool_type.
+// attr, signature, header, enclosing, validate, expand, tool_set, tool_type.
 mod attr;
 mod enclosing;
+mod header;
 mod errors;
 mod expand;
 mod runtime_path;

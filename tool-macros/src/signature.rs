@@ -4,7 +4,7 @@
 //! `validate` checks the model.
 
 use proc_macro2::{Span, TokenStream};
-use syn::{Attribute, Expr, FnArg, GenericArgument, Pat, PathArguments, Type};
+use syn::{Attribute, Expr, FnArg, GenericArgument, LitStr, Pat, PathArguments, Type};
 
 use crate::attr::{ArgAttr, ident_name};
 use crate::errors::Errors;
@@ -23,6 +23,8 @@ pub(crate) struct Param {
     /// The `default` key as written in `#[arg(...)]`, for errors about it.
     pub(crate) default_key: Option<TokenStream>,
     pub(crate) secret: bool,
+    /// `#[arg(header = "Name")]`: the HTTP header it is sent in too (SEP-2243).
+    pub(crate) header: Option<LitStr>,
     /// The problems found in the parameter's `#[arg]` attributes.
     pub(crate) arg_errors: Errors,
 }
@@ -224,6 +226,7 @@ fn read_input(input: &mut FnArg) -> Input {
         default: arg.default.get().cloned(),
         default_key: arg.default.tokens().cloned(),
         secret: arg.secret.get().is_some(),
+        header: arg.header.get().cloned(),
         arg_errors,
     }))
 }

@@ -72,6 +72,7 @@ pub(crate) fn validate(
     let description = check_description(attr, function.attrs, &function.sig.ident, errors);
     let safety = check_safety(attr.safety.get(), errors);
     check_params(attr, &params, errors);
+    crate::header::check_headers(&params, errors);
     let categories = check_list(&attr.categories, "a category", errors);
     let tags = check_list(&attr.tags, "a tag", errors);
 
@@ -270,6 +271,7 @@ fn check_state(state: &StateParam, errors: &mut Errors) {
         .or(arg.default.tokens())
         .or(arg.secret.tokens())
         .or(arg.description.tokens())
+        .or(arg.header.tokens())
     {
         errors.at(
             tokens,
@@ -326,6 +328,7 @@ fn check_context(context: &ContextParam, context_seen: &mut bool, errors: &mut E
         .tokens()
         .or(arg.default.tokens())
         .or(arg.secret.tokens())
+        .or(arg.header.tokens())
     {
         errors.at(
             tokens,

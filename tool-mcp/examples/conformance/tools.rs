@@ -347,6 +347,18 @@ pub(crate) async fn test_input_required_result_multiple_inputs(
     ))
 }
 
+/// Says which region it was sent for: `region` travels in the HTTP header `Mcp-Param-Region`
+/// as well as in the arguments, and the server refuses a call whose header disagrees
+/// (SEP-2243, scenario `http-custom-header-server-validation`).
+#[tool]
+pub(crate) fn test_custom_header(
+    /// The region to route to.
+    #[arg(header = "Region")]
+    region: String,
+) -> String {
+    format!("routed to {region}")
+}
+
 /// The roots' URIs, comma-separated.
 fn list_roots(roots: &[Root]) -> String {
     let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
