@@ -12,7 +12,8 @@ use crate::signature::Param;
 
 /// Reports every misused `header` of `params`, each at its own token.
 pub(crate) fn check_headers(params: &[&Param], errors: &mut Errors) {
-    let mut seen: HashMap<String, String> = HashMap::new();
+    // Each header name, lowercased, with the parameter that has it and how it wrote it.
+    let mut seen: HashMap<String, (String, String)> = HashMap::new();
     for param in params {
         let Some(lit) = &param.header else {
             continue;
@@ -29,12 +30,13 @@ pub(crate) fn check_headers(params: &[&Param], errors: &mut Errors) {
             );
             continue;
         }
-        if let Some(other) = seen.insert(header.to_ascii_lowercase(), param.json_name.clone()) {
+        let mine = (param.json_name.clone(), header.clone());
+        if let Some((other, written)) = seen.insert(header.to_ascii_lowercase(), mine) {
             errors.at(
                 lit,
                 format!(
-                    "header `{header}` is already parameter `{other}`'s: header names do not \
-                     differ by case, so each parameter needs a name of its own"
+                    "header `{header}` is already used by parameter `{other}` (as `{written}`): \
+                     header names do not differ by case, so each parameter needs one of its own"
                 ),
             );
         }
