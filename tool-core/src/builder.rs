@@ -419,6 +419,28 @@ impl ToolBuilder {
         self
     }
 
+    /// Whether a task tool asks its first question (one [`ToolContext::elicit`], one
+    /// [`ToolContext::ask_all`] batch...) in the call's own answer, then becomes a task on
+    /// the call that brings the answer: a client of MCP's 2026-07-28 revision that declared
+    /// the tasks extension gets an `InputRequiredResult` first, then a `CreateTaskResult`,
+    /// and the task's run finds the answer (SEP-2663's composition with multi round-trip
+    /// requests). The call runs the tool until that first question, so a tool that asks
+    /// nothing runs in the call. Without it (the default), such a call is a task at once and
+    /// its questions wait in the task's `inputRequests`. What `#[tool(ask_first)]` says.
+    ///
+    /// ```
+    /// # use toolwright_core::{TaskSupport, Tool};
+    /// let tool = Tool::builder("greet").description("Greet someone.")
+    ///     .task_support(TaskSupport::Required)
+    ///     .ask_first(true)
+    ///     .handler(|_| async { "hi" }).build().unwrap();
+    /// assert!(tool.meta().ask_first);
+    /// ```
+    pub fn ask_first(mut self, ask_first: bool) -> Self {
+        self.meta.ask_first = ask_first;
+        self
+    }
+
     /// Checks the definition like `#[tool]` does at compile time, and builds the tool.
     pub fn build(mut self) -> Result<Tool, ToolDefinitionError> {
         let trimmed = self.meta.description.trim();

@@ -61,6 +61,11 @@ pub struct ToolMeta {
     /// the async runtime's worker instead of a thread of its own (`#[tool(inline)]`,
     /// [`ToolBuilder::inline`](crate::ToolBuilder::inline)). Default: `false`.
     pub inline: bool,
+    /// Whether a task tool asks its first question in the call's own answer and becomes a
+    /// task on the call that answers it (`#[tool(task = "...", ask_first)]`,
+    /// [`ToolBuilder::ask_first`](crate::ToolBuilder::ask_first); MCP 2026-07-28 clients
+    /// that declared the tasks extension). Default: `false` (a task from the first call).
+    pub ask_first: bool,
 }
 
 impl ToolMeta {
@@ -81,6 +86,7 @@ impl ToolMeta {
             max_calls: None,
             task_support: TaskSupport::Forbidden,
             inline: false,
+            ask_first: false,
         }
     }
 

@@ -67,6 +67,8 @@ pub(crate) struct ToolAttr {
     pub(crate) task: Opt<LitStr>,
     /// `inline`: a sync tool that may run on the async runtime's worker (a flag, no value).
     pub(crate) inline: Opt<Path>,
+    /// `ask_first`: a task tool that asks its first question before it is a task (a flag).
+    pub(crate) ask_first: Opt<Path>,
     /// Known options that an unknown one was probably meant to be (so their absence is not
     /// reported as a second error).
     pub(crate) misspelt: Vec<&'static str>,
@@ -88,6 +90,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "max_calls",
     "task",
     "inline",
+    "ask_first",
 ];
 
 impl ToolAttr {
@@ -110,6 +113,7 @@ impl ToolAttr {
             max_calls: Opt::new("max_calls"),
             task: Opt::new("task"),
             inline: Opt::new("inline"),
+            ask_first: Opt::new("ask_first"),
             misspelt: Vec::new(),
         };
         let parser = syn::meta::parser(|meta| {
@@ -256,6 +260,15 @@ impl ToolAttr {
                         attr.inline.set(errors, &path, path.clone());
                     }
                 }
+                // #[tool(task = "optional", ask_first)]
+                "ask_first" => {
+                    if meta.input.is_empty() || meta.input.peek(Token![,]) {
+                        attr.ask_first.set(errors, &path, path.clone());
+                    } else {
+                        skip_value(&meta)?;
+                        errors.at(&path, "`ask_first` takes no value: write `#[tool(ask_first)]`");
+                    }
+                }
                 _ => {
                     skip_value(&meta)?;
                     let message = match did_you_mean(&key, TOOL_OPTIONS.iter().copied()) {
@@ -266,7 +279,8 @@ impl ToolAttr {
                         None => format!(
                             "unknown option `{key}`: the options are `name`, `description`, \
                              `safety`, `categories`, `tags`, `required`, `version`, `priority`, \
-                             `crate`, `preview`, `approval`, `timeout`, `max_calls`, `task` and `inline`"
+                             `crate`, `preview`, `approval`, `timeout`, `max_calls`, `task`, `inline` and \
+                             `ask_first`"
                         ),
                     };
                     errors.at(&path, message);

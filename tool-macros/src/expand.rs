@@ -548,6 +548,7 @@ fn tool_static(fn_ident: &Ident, model: &ToolModel, fns: &StaticFns<'_>) -> Toke
     };
     let task_support = &model.task_support;
     let inline = model.inline;
+    let ask_first = model.ask_first;
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     quote! {
         static __TOOL: __tool_rt::ToolFactory = __tool_rt::ToolFactory::new(__tool_rt::ToolDef {
@@ -563,6 +564,7 @@ fn tool_static(fn_ident: &Ident, model: &ToolModel, fns: &StaticFns<'_>) -> Toke
                 max_calls: #max_calls,
                 task_support: __tool_rt::TaskSupport::#task_support,
                 inline: #inline,
+                ask_first: #ask_first,
             },
             source: __tool_rt::ToolSource::new(
                 match ::core::option_env!("CARGO_PKG_NAME") {

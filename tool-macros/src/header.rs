@@ -1,12 +1,15 @@
 //! `#[arg(header = "Name")]`: a parameter sent in the HTTP header `Mcp-Param-Name` as well
 //! as in the arguments (MCP SEP-2243). Checked here as toolwright-core's `mcp_header` checks
 //! a `ToolBuilder::header` at build time: an HTTP header name, unique without regard to
-//! case, on a string, integer or boolean parameter, and never on a secret.
+//! case, on a string, integer or boolean parameter, and never on a secret. Also
+//! `#[tool(ask_first)]`, the other option of the 2026-07-28 revision's questions (a task tool
+//! that asks before it is a task).
 
 use std::collections::HashMap;
 
 use syn::Type;
 
+use crate::attr::ToolAttr;
 use crate::errors::Errors;
 use crate::signature::Param;
 
@@ -90,4 +93,22 @@ fn is_primitive(ty: &Type) -> bool {
                     | "isize"
             )
     })
+}
+
+/// `ask_first` is for a task tool: a tool that is never a task asks in its call anyway.
+pub(crate) fn check_ask_first(attr: &ToolAttr, errors: &mut Errors) -> bool {
+    let Some(path) = attr.ask_first.get() else {
+        return false;
+    };
+    let task = attr.task.get().map(syn::LitStr::value);
+    if !matches!(task.as_deref(), Some("optional" | "required")) {
+        errors.at(
+            path,
+            "`ask_first` is for a tool that runs as a task (`task = \"optional\"` or \
+             `task = \"required\"`): it asks its first question in the call's own answer, then \
+             becomes a task; a tool that is never a task already asks in its call",
+        );
+        return false;
+    }
+    true
 }

@@ -46,6 +46,8 @@ pub(crate) struct ToolModel {
     pub(crate) task_support: Ident,
     /// `inline`: the sync tool may run on the async runtime's worker.
     pub(crate) inline: bool,
+    /// `ask_first`: the task tool asks its first question before it is a task.
+    pub(crate) ask_first: bool,
 }
 
 /// The function `preview = ...` or `approval = ...` names.
@@ -87,6 +89,7 @@ pub(crate) fn validate(
         .and_then(|expr| check_max_calls(expr, errors));
     let task_support = check_task(attr.task.get(), errors);
     let inline = check_inline(attr.inline.get(), signature, errors);
+    let ask_first = crate::header::check_ask_first(attr, errors);
 
     ToolModel {
         name,
@@ -103,6 +106,7 @@ pub(crate) fn validate(
         max_calls,
         task_support,
         inline,
+        ask_first,
     }
 }
 

@@ -9,7 +9,7 @@
 // speak yet); they are what the protocol versions in use offer.
 #![allow(deprecated)]
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rmcp::RoleServer;
@@ -85,6 +85,10 @@ pub(crate) struct McpClient {
     elicitation: bool,
     sampling: bool,
     roots: bool,
+    /// Set for a task tool that asks first (`#[tool(ask_first)]`): the run stops at its
+    /// first question, and this is set when the round already holds every answer (the call
+    /// then becomes a task).
+    ask_first: Option<Arc<AtomicBool>>,
 }
 
 /// A notification queued for a session's peer, or a marker the sending task answers once
@@ -133,6 +137,27 @@ impl McpClient {
                 .is_some_and(|e| e.form.is_some() || e.url.is_none()),
             sampling: capabilities.is_some_and(|c| c.sampling.is_some()),
             roots: capabilities.is_some_and(|c| c.roots.is_some()),
+            ask_first: None,
+        }
+    }
+
+    /// The same client for a task tool that asks first: its run stops at its first
+    /// question; `answered` is set when the call's round answered it (the call becomes a
+    /// task, whose run finds the answer).
+    pub(crate) fn asking_first(mut self, answered: Arc<AtomicBool>) -> McpClient {
+        self.ask_first = Some(answered);
+        self
+    }
+
+    /// A round's answer, unless the tool asks first: then the run stops at the answered
+    /// question, noted, to run again as a task.
+    fn first<T>(&self, answer: Result<T, ClientError>) -> Result<T, ClientError> {
+        match (&self.ask_first, answer) {
+            (Some(answered), Ok(_)) => {
+                answered.store(true, Ordering::Relaxed);
+                Err(ClientError::InputRequired)
+            }
+            (_, answer) => answer,
         }
     }
 
@@ -218,7 +243,7 @@ impl ClientPowers for McpClient {
             requested_schema: schema,
         };
         if let Some(round) = &self.round {
-            let answer = round.elicit(params, request.key.as_deref());
+            let answer = self.first(round.elicit(params, request.key.as_deref()));
             return Box::pin(async move { answer });
         }
         let request =
@@ -250,9 +275,11 @@ impl ClientPowers for McpClient {
             Err(error) => return Box::pin(async move { Err(error) }),
         };
         if let Some(round) = &self.round {
-            let answer = round
-                .sample(CreateMessageRequest::new(params), request.key.as_deref())
-                .and_then(|result| sampled(&result));
+            let answer = self.first(
+                round
+                    .sample(CreateMessageRequest::new(params), request.key.as_deref())
+                    .and_then(|result| sampled(&result)),
+            );
             return Box::pin(async move { answer });
         }
         let request = self.marked_as_this_calls(ServerRequest::CreateMessageRequest(
@@ -282,7 +309,7 @@ impl ClientPowers for McpClient {
             return Box::pin(async move { Err(error) });
         }
         if let Some(round) = &self.round {
-            let answer = round.list_roots(request.key.as_deref());
+            let answer = self.first(round.list_roots(request.key.as_deref()));
             return Box::pin(async move { answer });
         }
         let request = self.marked_as_this_calls(ServerRequest::ListRootsRequest(

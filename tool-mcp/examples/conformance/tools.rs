@@ -599,12 +599,12 @@ pub(crate) async fn multi_input(ctx: &ToolContext) -> Result<String, ClientError
     ))
 }
 
-/// Asks for a name, then greets it; runs only as a task. Scenario `tasks-mrtr-composition`
-/// wants the question asked before the task exists (an `InputRequiredResult`, then a task
-/// on the repeated call); toolwright-mcp decides on a task when the call arrives, and a task
-/// tool's questions wait in the task's `inputRequests` (as `tasks-mrtr-input` wants of
-/// `confirm_delete`), so that scenario is left out in CI (README.md there).
-#[tool(task = "required")]
+/// Asks for a name, then greets it; runs only as a task, and asks first: a client of MCP
+/// 2026-07-28 gets the question in the call's own answer (an `InputRequiredResult`), then a
+/// task on the call that answers it, whose run finds the answer (scenario
+/// `tasks-mrtr-composition`). `confirm_delete`, without `ask_first`, is a task at once and
+/// asks through the task's `inputRequests` (`tasks-mrtr-input`).
+#[tool(task = "required", ask_first)]
 pub(crate) async fn test_tool_with_task(ctx: &ToolContext) -> Result<String, ClientError> {
     Ok(match ctx.elicit::<Name>("What is your name?").await? {
         Elicitation::Accepted(Name { name }) => format!("Hello, {name}!"),

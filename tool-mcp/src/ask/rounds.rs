@@ -404,6 +404,25 @@ impl Round {
         }
     }
 
+    /// A round with this one's answers and nothing asked yet: for a task that starts from
+    /// this call (`#[tool(ask_first)]`), whose run asks its first question again and finds
+    /// the answer.
+    pub(crate) fn carried(&self) -> Arc<Round> {
+        Arc::new(Round::new(self.binding.clone(), self.answers.clone()))
+    }
+
+    /// The answer this round holds for an elicitation, if it holds one (a question without
+    /// one is noted as asked, which a carried round never sends).
+    pub(crate) fn answered_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        key: Option<&str>,
+    ) -> Option<Result<Elicitation<Value>, ClientError>> {
+        let request = InputRequest::Elicitation(ElicitRequest::new(params));
+        self.answer_or_ask("elicit", request, key)
+            .map(crate::ask::answers::read_elicitation)
+    }
+
     /// The questions this run asked that have no answer yet.
     pub(crate) fn questions(&self) -> InputRequests {
         self.asked

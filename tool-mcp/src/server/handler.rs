@@ -231,6 +231,13 @@ impl McpServer {
         } else {
             None
         };
+        // ---- tasks: a task tool that asks first runs here up to its first question ----
+        let asks_first = round.is_some()
+            && view.as_ref().is_some_and(|view| view.may_be_task)
+            && crate::server::tasks::asks_first(self, &name, &context);
+        let first_answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let task_arguments = asks_first.then(|| arguments.clone());
+        // ---- end tasks ----
         let arguments = Value::Object(arguments);
         // A tool that never asks (not dangerous, no approval rule) needs no approver, no
         // owner and no deferral: none of them is built for its calls.
@@ -257,7 +264,11 @@ impl McpServer {
             // Whose call it is: a deferred approval counts against its owner's share.
             options = options.owner(crate::caller::owner(principal));
         }
-        let client = Arc::new(self.client_for_call(&context, round.clone()));
+        let mut client = self.client_for_call(&context, round.clone());
+        if asks_first {
+            client = client.asking_first(Arc::clone(&first_answered));
+        }
+        let client = Arc::new(client);
         options = options
             .cancellation(context.ct.clone())
             .max_safety(ceiling)
@@ -336,6 +347,23 @@ impl McpServer {
                     Some(state),
                 )));
             }
+            // ---- tasks: the first question was answered; the call becomes a task ----
+            if first_answered.load(std::sync::atomic::Ordering::Relaxed)
+                && let Some(arguments) = task_arguments
+            {
+                // The task takes its own share of calls in flight.
+                drop(_share);
+                drop(_running);
+                return crate::server::tasks::start_after_questions(
+                    self,
+                    &name,
+                    arguments,
+                    &context,
+                    Arc::clone(round),
+                )
+                .await;
+            }
+            // ---- end tasks ----
         }
         // ---- tasks (SEP-2663): a deferred approval becomes a task the client answers ----
         if let Some(answer) =

@@ -70,6 +70,9 @@ pub(crate) struct Job {
     /// The caller's share of calls in flight, entered again when the call is resumed after
     /// its approval (the request that made the task is long gone by then).
     pub(crate) share: crate::caller::ShareTicket,
+    /// The answers of the call that made the task (`#[tool(ask_first)]`): the run's
+    /// questions are answered from them first.
+    pub(crate) answers: Option<Arc<crate::ask::rounds::Round>>,
     /// Set when the task asked the executor to defer the approval (`AskTheClient`): a first
     /// run that then did not end pending was refused by a limit of the waiting approvals.
     pub(crate) deferred: Arc<std::sync::atomic::AtomicBool>,
@@ -292,6 +295,7 @@ impl Job {
         let client = TaskClient {
             handle: Arc::clone(&self.handle),
             elicitation: self.elicitation,
+            answers: self.answers.as_ref().map(|round| round.carried()),
         };
         let mut options = CallOptions::new()
             .owner(self.owner.as_str())
@@ -376,6 +380,8 @@ fn describe(report: &Progress) -> String {
 struct TaskClient {
     handle: Arc<TaskHandle>,
     elicitation: bool,
+    /// The answers the call that made the task brought (`#[tool(ask_first)]`), for this run.
+    answers: Option<Arc<crate::ask::rounds::Round>>,
 }
 
 impl ClientPowers for TaskClient {
@@ -415,6 +421,13 @@ impl ClientPowers for TaskClient {
             message,
             requested_schema: schema,
         };
+        // Asked in the call that made the task, and answered there: the same question (the
+        // same form and words) finds its answer.
+        if let Some(round) = &self.answers
+            && let Some(answer) = round.answered_elicitation(params.clone(), request.key.as_deref())
+        {
+            return Box::pin(async move { answer });
+        }
         let question = serde_json::to_value(InputRequest::Elicitation(ElicitRequest::new(params)));
         let handle = Arc::clone(&self.handle);
         let tool = request.tool;

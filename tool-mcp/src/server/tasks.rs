@@ -12,7 +12,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use toolwright_core::{TaskSupport, ToolCall};
 use toolwright_runtime::executor::{CallReport, Outcome};
 
@@ -136,7 +136,13 @@ pub(crate) async fn call_tool(
     }
     let declared = declared_tasks(context);
     if server.tasks.enabled && declared {
-        return Some(start(server, request, context).await);
+        // A tool that asks first is run in the call up to its first question
+        // (`handler.rs`), and becomes a task there once the question is answered.
+        if tool.meta().ask_first && in_rounds(context) {
+            return None;
+        }
+        let arguments = request.arguments.clone().unwrap_or_default();
+        return Some(start(server, &request.name, arguments, context, None).await);
     }
     if support != TaskSupport::Required {
         return None;
@@ -246,6 +252,7 @@ pub(crate) async fn deferred(
         may_approve: true,
         owner: owner(principal),
         share: crate::caller::share_ticket(&context.extensions),
+        answers: None,
         deferred: Arc::default(),
     };
     let report = Box::new(report.clone());
@@ -255,11 +262,49 @@ pub(crate) async fn deferred(
     ))))
 }
 
+/// Whether the call's client speaks the 2026-07-28 revision (asked in the call's result).
+fn in_rounds(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize())
+}
+
+/// Whether a call of `tool` asks first (`#[tool(ask_first)]`) and may become a task: the
+/// call runs the tool up to its first question, in the call's round.
+pub(crate) fn asks_first(
+    server: &McpServer,
+    tool: &str,
+    context: &RequestContext<RoleServer>,
+) -> bool {
+    server.tasks.enabled
+        && in_rounds(context)
+        && declared_tasks(context)
+        && server
+            .executor()
+            .registry()
+            .get(tool)
+            .is_some_and(|tool| tool.meta().ask_first && tool.task_support().allows_task())
+}
+
+/// A call of a tool that asks first, whose first question the call's round answered: the
+/// call becomes a task, whose run finds the answers of `round`.
+pub(crate) async fn start_after_questions(
+    server: &McpServer,
+    name: &str,
+    arguments: Map<String, Value>,
+    context: &RequestContext<RoleServer>,
+    round: Arc<crate::ask::rounds::Round>,
+) -> Result<CallToolResponse, McpError> {
+    start(server, name, arguments, context, Some(round)).await
+}
+
 /// Starts a call as a task: stores it, runs it in the background, and answers with it.
 async fn start(
     server: &McpServer,
-    request: &CallToolRequestParams,
+    name: &str,
+    arguments: Map<String, Value>,
     context: &RequestContext<RoleServer>,
+    answers: Option<Arc<crate::ask::rounds::Round>>,
 ) -> Result<CallToolResponse, McpError> {
     let principal = crate::caller::principal(&context.extensions);
     let ceiling = crate::caller::ceiling(principal)?;
@@ -268,7 +313,7 @@ async fn start(
     let share = ticket.enter()?;
     let config = &server.tasks;
     let id = new_id()?;
-    let name = request.name.to_string();
+    let name = name.to_owned();
     let record = TaskRecord::new(
         id.clone(),
         owner(principal),
@@ -286,8 +331,7 @@ async fn start(
         id,
         config.running.register(&record.id),
     ));
-    let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
-    let call = ToolCall::new(context.id.to_string(), name.clone(), arguments);
+    let call = ToolCall::new(context.id.to_string(), name.clone(), Value::Object(arguments));
     let elicitation = declared_elicitation(context);
     let may_approve =
         principal.is_none_or(Principal::can_approve) && server.asks_by_elicitation() && elicitation;
@@ -301,6 +345,7 @@ async fn start(
         may_approve,
         owner: owner(principal),
         share: ticket,
+        answers,
         deferred: Arc::default(),
     };
     tracing::info!(task = %record.id, tool = %job.tool, "a call runs as a task");
