@@ -725,4 +725,32 @@ mod tests {
         );
         assert_eq!(round.answers.len(), 2, "the planted answer was kept");
     }
+
+    #[tokio::test]
+    async fn two_questions_under_one_key_in_one_round_get_keys_of_their_own() {
+        let seal = seal();
+        let bound = binding("alice", json!({}));
+        let round = seal.open(&bound, None, None).await.unwrap();
+        assert!(round.elicit(form("first?"), Some("k")).is_err());
+        assert!(round.elicit(form("second?"), Some("k")).is_err());
+        let asked = round.questions();
+        assert_eq!(asked.keys().collect::<Vec<_>>(), ["k", "k-2"]);
+        let state = seal.seal(&round, &asked).unwrap();
+        let responses = InputResponses::from([
+            ("k".to_owned(), accepted(json!({"ok": true}))),
+            ("k-2".to_owned(), accepted(json!({"ok": false}))),
+        ]);
+        let round = seal
+            .open(&bound, Some(&state), Some(&responses))
+            .await
+            .unwrap();
+        assert_eq!(
+            round.elicit(form("first?"), Some("k")).unwrap(),
+            Elicitation::Accepted(json!({"ok": true}))
+        );
+        assert_eq!(
+            round.elicit(form("second?"), Some("k")).unwrap(),
+            Elicitation::Accepted(json!({"ok": false}))
+        );
+    }
 }
