@@ -470,10 +470,7 @@ impl ToolBuilder {
                         ),
                     )
                 })?;
-            property.insert(
-                crate::mcp_header::KEYWORD.to_owned(),
-                Value::String(header),
-            );
+            property.insert(crate::mcp_header::KEYWORD.to_owned(), Value::String(header));
         }
         crate::mcp_header::check(&self.input_schema).map_err(|m| invalid("input", m))?;
         if let Some(output) = &self.output_schema {

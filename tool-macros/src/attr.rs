@@ -266,7 +266,10 @@ impl ToolAttr {
                         attr.ask_first.set(errors, &path, path.clone());
                     } else {
                         skip_value(&meta)?;
-                        errors.at(&path, "`ask_first` takes no value: write `#[tool(ask_first)]`");
+                        errors.at(
+                            &path,
+                            "`ask_first` takes no value: write `#[tool(ask_first)]`",
+                        );
                     }
                 }
                 _ => {

@@ -64,9 +64,9 @@ pub(crate) fn check_headers(params: &[&Param], errors: &mut Errors) {
 /// RFC 9110's token: the characters of a header name.
 fn is_header_name(name: &str) -> bool {
     !name.is_empty()
-        && name.chars().all(|c| {
-            c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
-        })
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
 }
 
 /// Whether `ty` is written as a type SEP-2243 sends in a header: `String`, `bool`, or an

@@ -4,9 +4,9 @@
 // attr, signature, header, enclosing, validate, expand, tool_set, tool_type.
 mod attr;
 mod enclosing;
-mod header;
 mod errors;
 mod expand;
+mod header;
 mod runtime_path;
 mod signature;
 mod tool_set;

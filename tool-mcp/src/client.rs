@@ -312,9 +312,8 @@ impl ClientPowers for McpClient {
             let answer = self.first(round.list_roots(request.key.as_deref()));
             return Box::pin(async move { answer });
         }
-        let request = self.marked_as_this_calls(ServerRequest::ListRootsRequest(
-            ListRootsRequest::default(),
-        ));
+        let request =
+            self.marked_as_this_calls(ServerRequest::ListRootsRequest(ListRootsRequest::default()));
         let peer = self.peer.clone();
         Box::pin(async move {
             match peer.send_request(request).await {
@@ -367,8 +366,7 @@ impl ClientPowers for McpClient {
                         Err(error) => {
                             // A question still to ask wins over another error: the caller
                             // answers them all, and the repeated call reads the rest.
-                            if matches!(error, ClientError::InputRequired)
-                                || first_error.is_none()
+                            if matches!(error, ClientError::InputRequired) || first_error.is_none()
                             {
                                 first_error = Some(error);
                             }

@@ -113,7 +113,11 @@ async fn three_at_once(ctx: &ToolContext) -> String {
         "{} / {} / {}",
         name.map(|n| n.name).unwrap_or_default(),
         greeting.sampled().map(|m| m.text).unwrap_or_default(),
-        roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(",")
+        roots
+            .iter()
+            .map(|r| r.uri.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
     )
 }
 
@@ -200,7 +204,12 @@ async fn request(server: &HttpServer, method: &str, mut params: Value, name: &st
 
 /// A `tools/call` of a 2026-07-28 client that declared elicitation, sampling, roots and
 /// tasks.
-async fn call(server: &HttpServer, tool: &str, state: Option<&str>, responses: Option<Value>) -> Value {
+async fn call(
+    server: &HttpServer,
+    tool: &str,
+    state: Option<&str>,
+    responses: Option<Value>,
+) -> Value {
     let mut params = json!({"name": tool, "arguments": {}});
     if let Some(state) = state {
         params["requestState"] = json!(state);
@@ -245,7 +254,10 @@ async fn a_named_key_is_on_the_wire_and_its_answer_is_read_once() {
     // The same state again: refused, the tool does not run on a replayed answer.
     let replayed = call(&server, "greet_by_key", Some(&state), Some(answer)).await;
     assert!(
-        replayed["error"]["message"].as_str().unwrap().contains("already used"),
+        replayed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already used"),
         "{replayed}"
     );
 
@@ -271,7 +283,10 @@ async fn an_answer_under_a_key_does_not_answer_another_question_under_that_key()
     let second = call(&server, "deploy_version", Some(&state), Some(answer)).await;
     let (asked, state) = questions(&second);
     let shown = asked["confirm"]["params"]["message"].as_str().unwrap();
-    assert!(shown.contains("version 2"), "the old answer was used: {second}");
+    assert!(
+        shown.contains("version 2"),
+        "the old answer was used: {second}"
+    );
 
     let answer = json!({"confirm": accept(json!({"ok": true}))});
     let done = call(&server, "deploy_version", Some(&state), Some(answer)).await;
@@ -283,13 +298,17 @@ async fn a_key_reused_for_the_next_question_gets_that_question_asked() {
     let server = start(10).await;
     let first = call(&server, "two_under_one_key", None, None).await;
     let (asked, state) = questions(&first);
-    assert_eq!(asked["k"]["params"]["message"].as_str().unwrap().contains("First name?"), true);
+    let shown = asked["k"]["params"]["message"].as_str().unwrap();
+    assert!(shown.contains("First name?"), "{first}");
 
     let answer = json!({"k": accept(json!({"name": "Ada"}))});
     let second = call(&server, "two_under_one_key", Some(&state), Some(answer)).await;
     let (asked, state) = questions(&second);
     assert!(
-        asked["k"]["params"]["message"].as_str().unwrap().contains("Last name?"),
+        asked["k"]["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Last name?"),
         "the first answer answered the second question: {second}"
     );
 
@@ -307,7 +326,10 @@ async fn three_questions_are_asked_in_one_round_and_answered_together() {
         .iter()
         .map(|key| asked[*key]["method"].as_str().unwrap())
         .collect();
-    assert_eq!(methods, ["elicitation/create", "sampling/createMessage", "roots/list"]);
+    assert_eq!(
+        methods,
+        ["elicitation/create", "sampling/createMessage", "roots/list"]
+    );
 
     let answers = json!({
         "user_name": accept(json!({"name": "Ada"})),
@@ -368,11 +390,17 @@ async fn a_task_tool_that_asks_first_asks_in_the_call_then_becomes_a_task() {
         let (_, task) = request(&server, "tasks/get", json!({"taskId": id}), &id).await;
         let task = &task["result"];
         if task["status"] == "completed" {
-            assert_eq!(task["result"]["content"][0]["text"], "Hello, Ada!", "{task}");
+            assert_eq!(
+                task["result"]["content"][0]["text"], "Hello, Ada!",
+                "{task}"
+            );
             break;
         }
         assert_eq!(task["status"], "working", "asked again, or failed: {task}");
-        assert!(started.elapsed() < DEADLINE, "the task never completed: {task}");
+        assert!(
+            started.elapsed() < DEADLINE,
+            "the task never completed: {task}"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -389,7 +417,10 @@ async fn a_header_that_disagrees_with_its_argument_is_refused() {
         .find(|tool| tool["name"] == "route")
         .unwrap()
         .clone();
-    assert_eq!(route["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");
+    assert_eq!(
+        route["inputSchema"]["properties"]["region"]["x-mcp-header"],
+        "Region"
+    );
 
     let send = |header: Option<&'static str>| {
         let url = server.url();
@@ -419,7 +450,11 @@ async fn a_header_that_disagrees_with_its_argument_is_refused() {
     for header in [Some("us"), None, Some("=?base64?ZXU?=")] {
         let (status, body) = send(header).await;
         assert_eq!(status, 400, "{header:?}: {body}");
-        assert_eq!(message(&body)["error"]["code"], -32020, "{header:?}: {body}");
+        assert_eq!(
+            message(&body)["error"]["code"],
+            -32020,
+            "{header:?}: {body}"
+        );
     }
     // The same value in Base64 is the same value.
     let (status, body) = send(Some("=?base64?ZXU=?=")).await;
@@ -455,7 +490,10 @@ impl ClientHandler for Client {
         if self.roots {
             capabilities.roots = ClientCapabilities::builder().enable_roots().build().roots;
         }
-        ClientConfig::new(capabilities, Implementation::new("questions-client", "0.0.1"))
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("questions-client", "0.0.1"),
+        )
     }
 
     async fn create_elicitation(
@@ -523,7 +561,10 @@ async fn over_a_session_a_batch_is_sent_as_concurrent_requests() {
     let handler = handshake_client(true);
     let asked = Arc::clone(&handler.asked);
     let client = over_stdio(executor(10), handler).await;
-    assert_eq!(call_over(&client, "three_at_once").await, "Ada / Hi! / file:///work");
+    assert_eq!(
+        call_over(&client, "three_at_once").await,
+        "Ada / Hi! / file:///work"
+    );
     assert_eq!(asked.lock().unwrap().len(), 3);
     assert_eq!(call_over(&client, "list_roots").await, "file:///work (-)");
 }
@@ -534,7 +575,10 @@ async fn over_a_session_a_batch_the_client_cannot_answer_is_refused_whole() {
     let asked = Arc::clone(&handler.asked);
     let client = over_stdio(executor(10), handler).await;
     let said = call_over(&client, "three_at_once").await;
-    assert!(said.contains("did not declare the roots capability"), "{said}");
+    assert!(
+        said.contains("did not declare the roots capability"),
+        "{said}"
+    );
     let over = over_stdio(executor(2), handshake_client(true)).await;
     let said = call_over(&over, "three_at_once").await;
     assert!(said.contains("already made 2 requests"), "{said}");

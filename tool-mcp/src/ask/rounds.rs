@@ -42,10 +42,10 @@ use rmcp::model::{
     InputRequest, InputRequests, InputResponses, ListRootsRequest, ListRootsResult,
     RequestStateCodec, SealOptions,
 };
-use toolwright_core::client::Root;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use toolwright_core::client::Root;
 use toolwright_core::{BoxFuture, ClientError, Elicitation};
 use toolwright_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
 
@@ -500,7 +500,11 @@ impl Round {
     /// A tool's request for the client's roots: the roots, or the question for the caller.
     pub(crate) fn list_roots(&self, key: Option<&str>) -> Result<Vec<Root>, ClientError> {
         let answer = self
-            .answer_or_ask("roots", InputRequest::ListRoots(ListRootsRequest::default()), key)
+            .answer_or_ask(
+                "roots",
+                InputRequest::ListRoots(ListRootsRequest::default()),
+                key,
+            )
             .ok_or(ClientError::InputRequired)?;
         let result: ListRootsResult = serde_json::from_value(answer).map_err(|error| {
             ClientError::InvalidAnswer(format!("the answer is not a roots/list result ({error})"))

@@ -331,7 +331,11 @@ async fn start(
         id,
         config.running.register(&record.id),
     ));
-    let call = ToolCall::new(context.id.to_string(), name.clone(), Value::Object(arguments));
+    let call = ToolCall::new(
+        context.id.to_string(),
+        name.clone(),
+        Value::Object(arguments),
+    );
     let elicitation = declared_elicitation(context);
     let may_approve =
         principal.is_none_or(Principal::can_approve) && server.asks_by_elicitation() && elicitation;
