@@ -3,7 +3,7 @@
 //! the client's roots ([`ToolContext::roots`]). Its own module, above `context`, so the
 //! context's file stays the context's.
 
-use crate::client::{Answer, Ask, ClientError, Question, Root, RootsRequest};
+use crate::client::{Answer, Ask, ClientError, Elicitation, Question, Root, RootsRequest};
 use crate::context::ToolContext;
 
 impl ToolContext {
@@ -79,7 +79,7 @@ impl ToolContext {
             )));
         }
         for answer in &answers {
-            if let Answer::Elicit(crate::Elicitation::Accepted(value)) = answer
+            if let Answer::Elicit(Elicitation::Accepted(value)) = answer
                 && !value.is_object()
             {
                 return Err(ClientError::InvalidAnswer(format!(
