@@ -418,7 +418,9 @@ fn is_rejection(error: &rmcp::ErrorData) -> bool {
 }
 
 /// The `sampling/createMessage` parameters for `request`.
-fn sampling_params(request: &SamplingRequest) -> Result<CreateMessageRequestParams, ClientError> {
+pub(crate) fn sampling_params(
+    request: &SamplingRequest,
+) -> Result<CreateMessageRequestParams, ClientError> {
     let options = &request.options;
     let messages: Vec<Value> = request
         .messages
@@ -476,7 +478,7 @@ fn role(role: Role) -> &'static str {
 }
 
 /// The model's reply: its text blocks joined (images and other content left out).
-fn sampled(result: &impl serde::Serialize) -> Result<SampledMessage, ClientError> {
+pub(crate) fn sampled(result: &impl serde::Serialize) -> Result<SampledMessage, ClientError> {
     let value = serde_json::to_value(result)
         .map_err(|error| ClientError::Protocol(format!("unreadable sampling answer: {error}")))?;
     let blocks = match value.get("content") {

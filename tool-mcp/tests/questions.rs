@@ -143,6 +143,27 @@ async fn greet_as_task(ctx: &ToolContext) -> Result<String, ToolError> {
     })
 }
 
+/// Index the client's roots and ask the client's model; a task, which asks both first.
+#[tool(task = "optional", ask_first)]
+async fn index_as_task(ctx: &ToolContext) -> Result<String, ToolError> {
+    let answers = ctx
+        .ask_all([
+            Ask::roots(),
+            Ask::sample(
+                vec![SamplingMessage::user("Label?")],
+                SamplingOptions::new(9),
+            ),
+        ])
+        .await?;
+    let [roots, label] =
+        <[Answer; 2]>::try_from(answers).map_err(|_| ToolError::new("not two answers"))?;
+    Ok(format!(
+        "{} roots, {}",
+        roots.roots()?.len(),
+        label.sampled()?.text
+    ))
+}
+
 /// Route to a region, sent in a header too.
 #[tool]
 fn route(
@@ -385,24 +406,65 @@ async fn a_task_tool_that_asks_first_asks_in_the_call_then_becomes_a_task() {
     let id = result["taskId"].as_str().unwrap().to_owned();
 
     // The task's run finds the answer: it completes without asking again.
+    let task = finished(&server, &id).await;
+    assert_eq!(
+        task["status"], "completed",
+        "asked again, or failed: {task}"
+    );
+    assert_eq!(
+        task["result"]["content"][0]["text"], "Hello, Ada!",
+        "{task}"
+    );
+}
+
+/// Polls `tasks/get` until the task is no longer working; its `result`.
+async fn finished(server: &HttpServer, id: &str) -> Value {
     let started = tokio::time::Instant::now();
     loop {
-        let (_, task) = request(&server, "tasks/get", json!({"taskId": id}), &id).await;
-        let task = &task["result"];
-        if task["status"] == "completed" {
-            assert_eq!(
-                task["result"]["content"][0]["text"], "Hello, Ada!",
-                "{task}"
-            );
-            break;
+        let (_, task) = request(server, "tasks/get", json!({"taskId": id}), id).await;
+        let task = task["result"].clone();
+        if task["status"] != "working" {
+            return task;
         }
-        assert_eq!(task["status"], "working", "asked again, or failed: {task}");
         assert!(
             started.elapsed() < DEADLINE,
-            "the task never completed: {task}"
+            "the task never finished: {task}"
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+#[tokio::test]
+async fn a_task_that_asks_first_finds_the_roots_and_the_models_answer_in_its_run() {
+    let server = start(10).await;
+    let first = call(&server, "index_as_task", None, None).await;
+    let (asked, state) = questions(&first);
+    assert_eq!(asked.len(), 2, "{first}");
+    let answers: serde_json::Map<String, Value> = asked
+        .iter()
+        .map(|(key, request)| {
+            let answer = match request["method"].as_str() {
+                Some("roots/list") => json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}),
+                _ => json!({"role": "assistant", "content": {"type": "text", "text": "docs"}, "model": "m"}),
+            };
+            (key.clone(), answer)
+        })
+        .collect();
+    let second = call(
+        &server,
+        "index_as_task",
+        Some(&state),
+        Some(Value::Object(answers)),
+    )
+    .await;
+    assert_eq!(second["result"]["resultType"], "task", "{second}");
+    let id = second["result"]["taskId"].as_str().unwrap().to_owned();
+    let task = finished(&server, &id).await;
+    assert_eq!(task["status"], "completed", "{task}");
+    assert_eq!(
+        task["result"]["content"][0]["text"], "2 roots, docs",
+        "{task}"
+    );
 }
 
 #[tokio::test]

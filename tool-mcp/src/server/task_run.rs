@@ -10,7 +10,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::client::{
-    ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
+    ClientFuture, ClientPowers, ElicitationRequest, Root, RootsRequest, SampledMessage,
+    SamplingRequest,
 };
 use toolwright_core::{ClientError, Elicitation, SafetyLevel, ToolCall};
 use toolwright_formats::schema::mcp_output_schema;
@@ -448,15 +449,47 @@ impl ClientPowers for TaskClient {
         })
     }
 
+    // rmcp marks sampling deprecated (SEP-2577); the 2026-07-28 revision still carries it.
+    #[allow(deprecated)]
     fn sample(
         &self,
         request: SamplingRequest,
     ) -> ClientFuture<Result<SampledMessage, ClientError>> {
-        let _ = request;
+        // Asked and answered in the call that made the task (`#[tool(ask_first)]`).
+        if let Some(round) = &self.answers {
+            let answer = crate::client::sampling_params(&request).and_then(|params| {
+                round.sample(
+                    rmcp::model::CreateMessageRequest::new(params),
+                    request.key.as_deref(),
+                )
+            });
+            if !matches!(answer, Err(ClientError::InputRequired)) {
+                let answer = answer.and_then(|result| crate::client::sampled(&result));
+                return Box::pin(async move { answer });
+            }
+        }
         Box::pin(async {
             Err(ClientError::NotAvailable {
                 what: "sampling",
                 why: "a tool running as an MCP task cannot ask the client's model on this server"
+                    .to_owned(),
+            })
+        })
+    }
+
+    fn roots(&self, request: RootsRequest) -> ClientFuture<Result<Vec<Root>, ClientError>> {
+        // Asked and answered in the call that made the task (`#[tool(ask_first)]`).
+        if let Some(round) = &self.answers {
+            let answer = round.list_roots(request.key.as_deref());
+            if !matches!(answer, Err(ClientError::InputRequired)) {
+                return Box::pin(async move { answer });
+            }
+        }
+        Box::pin(async {
+            Err(ClientError::NotAvailable {
+                what: "roots",
+                why: "a tool running as an MCP task cannot ask for the client's roots on this \
+                      server (ask for them first: `#[tool(ask_first)]`)"
                     .to_owned(),
             })
         })
