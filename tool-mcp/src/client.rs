@@ -380,15 +380,29 @@ impl ClientPowers for McpClient {
             });
         }
         Box::pin(async move {
-            let running: Vec<_> = asked.into_iter().map(tokio::spawn).collect();
-            let mut answers = Vec::with_capacity(running.len());
-            for run in running {
-                match run.await {
-                    Ok(answer) => answers.push(answer?),
-                    Err(error) => return Err(ClientError::Protocol(error.to_string())),
+            // A set, so the requests still waiting are dropped with the call (cancelled, or
+            // one question failed).
+            let mut running = tokio::task::JoinSet::new();
+            let count = asked.len();
+            for (index, answer) in asked.into_iter().enumerate() {
+                running.spawn(async move { (index, answer.await) });
+            }
+            let mut answers: Vec<Option<Answer>> = (0..count).map(|_| None).collect();
+            while let Some(joined) = running.join_next().await {
+                let (index, answer) =
+                    joined.map_err(|error| ClientError::Protocol(error.to_string()))?;
+                if let Some(slot) = answers.get_mut(index) {
+                    *slot = Some(answer?);
                 }
             }
-            Ok(answers)
+            answers
+                .into_iter()
+                .map(|answer| {
+                    answer.ok_or_else(|| {
+                        ClientError::Protocol("a question of the batch got no answer".to_owned())
+                    })
+                })
+                .collect()
         })
     }
 }
