@@ -531,15 +531,17 @@ async fn a_header_that_disagrees_with_its_argument_is_refused() {
 #[derive(Clone)]
 struct Client {
     roots: bool,
-    both_arrived: Arc<Barrier>,
+    /// Set for a batch of a form and a sampling request: each waits for the other.
+    both_arrived: Option<Arc<Barrier>>,
     asked: Arc<Mutex<Vec<&'static str>>>,
 }
 
 impl Client {
     async fn both_arrived(&self) -> bool {
-        tokio::time::timeout(DEADLINE, self.both_arrived.wait())
-            .await
-            .is_ok()
+        let Some(barrier) = &self.both_arrived else {
+            return true;
+        };
+        tokio::time::timeout(DEADLINE, barrier.wait()).await.is_ok()
     }
 }
 
@@ -597,7 +599,7 @@ impl ClientHandler for Client {
 fn handshake_client(roots: bool) -> Client {
     Client {
         roots,
-        both_arrived: Arc::new(Barrier::new(2)),
+        both_arrived: Some(Arc::new(Barrier::new(2))),
         asked: Arc::default(),
     }
 }
@@ -645,4 +647,26 @@ async fn over_a_session_a_batch_the_client_cannot_answer_is_refused_whole() {
     let said = call_over(&over, "three_at_once").await;
     assert!(said.contains("already made 2 requests"), "{said}");
     assert!(asked.lock().unwrap().is_empty(), "asked before refusing");
+}
+
+#[tokio::test]
+async fn over_a_session_a_named_key_and_the_roots_are_asked_as_requests() {
+    let mut handler = handshake_client(true);
+    handler.both_arrived = None;
+    let asked = Arc::clone(&handler.asked);
+    let client = over_stdio(executor(10), handler).await;
+    assert_eq!(call_over(&client, "greet_by_key").await, "Hello, Ada!");
+    assert_eq!(call_over(&client, "list_roots").await, "file:///work (-)");
+    assert_eq!(*asked.lock().unwrap(), ["elicitation", "roots"]);
+    // A client that did not declare roots: refused, and nothing is sent.
+    let mut handler = handshake_client(false);
+    handler.both_arrived = None;
+    let asked = Arc::clone(&handler.asked);
+    let client = over_stdio(executor(10), handler).await;
+    let said = call_over(&client, "list_roots").await;
+    assert!(
+        said.contains("did not declare the roots capability"),
+        "{said}"
+    );
+    assert!(asked.lock().unwrap().is_empty());
 }

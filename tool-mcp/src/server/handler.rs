@@ -351,7 +351,9 @@ impl McpServer {
             if first_answered.load(std::sync::atomic::Ordering::Relaxed)
                 && let Some(arguments) = task_arguments
             {
-                // The task takes its own share of calls in flight.
+                // The task takes its own share of calls in flight (a share releases on drop
+                // only with `auth`; without it there is nothing to release).
+                #[allow(clippy::drop_non_drop)]
                 drop(_share);
                 drop(_running);
                 return crate::server::tasks::start_after_questions(
