@@ -148,10 +148,26 @@ prompt_return!(
     PromptOutput
 );
 
-impl<T: IntoPromptOutput, E: Display> PromptReturn for Result<T, E> {
+impl<T: IntoPromptOutput, E: Display + 'static> PromptReturn for Result<T, E> {
     fn into_prompt_result(self) -> Result<PromptOutput, ToolError> {
         self.map(IntoPromptOutput::into_prompt_output)
-            .map_err(ToolError::new)
+            .map_err(into_tool_error)
+    }
+}
+
+/// A handler's error as a [`ToolError`]: a `ToolError` as it is (so a resource's
+/// [`ToolError::ResourceNotFound`] stays one), any other error by its message.
+fn into_tool_error<E: Display + 'static>(error: E) -> ToolError {
+    let mut slot = Some(error);
+    if let Some(tool_error) = (&mut slot as &mut dyn std::any::Any)
+        .downcast_mut::<Option<ToolError>>()
+        .and_then(Option::take)
+    {
+        return tool_error;
+    }
+    match slot {
+        Some(error) => ToolError::new(error),
+        None => ToolError::new("the handler failed"),
     }
 }
 
@@ -186,9 +202,9 @@ impl<T: serde::Serialize> ResourceReturn for Json<T> {
     }
 }
 
-impl<T: IntoResourceContents, E: Display> ResourceReturn for Result<T, E> {
+impl<T: IntoResourceContents, E: Display + 'static> ResourceReturn for Result<T, E> {
     fn into_resource_result(self, uri: &str) -> Result<Vec<ResourceContents>, ToolError> {
-        self.map_err(ToolError::new)?
+        self.map_err(into_tool_error)?
             .into_resource_contents(uri, None)
     }
 }
@@ -205,4 +221,21 @@ pub fn primitive_ready<T: Send + 'static>(
     result: Result<T, ToolError>,
 ) -> BoxFuture<Result<T, ToolError>> {
     Box::pin(std::future::ready(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_error_keeps_its_kind_through_a_result() {
+        let result: Result<String, ToolError> = Err(ToolError::resource_not_found("notes://3"));
+        let err = result.into_resource_result("notes://3").unwrap_err();
+        assert!(err.is_resource_not_found(), "{err:?}");
+        let result: Result<String, String> = Err("no".into());
+        assert_eq!(
+            result.into_resource_result("x").unwrap_err().to_string(),
+            "no"
+        );
+    }
 }
