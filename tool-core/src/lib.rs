@@ -5,8 +5,8 @@
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
 // encoding, safety, priority, param, meta, args, content, error, file_change, output, call, client,
-// catalog, context, approval_rule, input_schema, tool, macro_support, tool_set, definition,
-// builder, completion, prompt, resource, skill, primitive_support.
+// catalog, context, approval_rule, input_schema, tool, macro_support, definition, builder,
+// completion, prompt, resource, skill, primitive_support, tool_set.
 mod approval_rule;
 mod args;
 mod builder;

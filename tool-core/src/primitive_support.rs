@@ -3,7 +3,9 @@
 
 use std::fmt::Display;
 use std::str::FromStr;
+use std::sync::Arc;
 
+use crate::context::ToolContext;
 use crate::definition::ToolDefinitionError;
 use crate::error::ToolError;
 use crate::output::Json;
@@ -24,6 +26,23 @@ pub struct LinkedPrompt {
 pub struct LinkedResource {
     /// Builds the resource.
     pub build: fn() -> Result<Resource, ToolDefinitionError>,
+}
+
+// Here rather than in `context`, which holds what a tool's call needs.
+impl ToolContext {
+    /// The context of a prompt's get or a resource's read (no tool call): `name` is what
+    /// [`tool_name`](Self::tool_name) says (the prompt's name, the resource's URI), the rest
+    /// as [`new`](Self::new); give state with [`with_state`](Self::with_state), a client
+    /// with [`with_client`](Self::with_client).
+    ///
+    /// ```
+    /// use toolwright_core::ToolContext;
+    /// let ctx = ToolContext::for_primitive("code_review");
+    /// assert_eq!(ctx.tool_name(), "code_review");
+    /// ```
+    pub fn for_primitive(name: impl Into<Arc<str>>) -> Self {
+        ToolContext::new().with_tool_name(name)
+    }
 }
 
 inventory::collect!(LinkedPrompt);
