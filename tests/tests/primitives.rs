@@ -258,14 +258,18 @@ async fn register_set_binds_the_sets_prompts_and_resources_to_its_instance() {
     use toolwright::model::ToolSet as _;
     let registry = registry();
     registry.set_prompt_enabled("greet_owner", false).unwrap();
-    let notebook = Arc::new(notes_primitives::Notebook { owner: "Grace".into() });
+    let notebook = Arc::new(notes_primitives::Notebook {
+        owner: "Grace".into(),
+    });
     registry.register_set(Arc::clone(&notebook)).unwrap();
     // Bound: no state needed; the application's choice (disabled) is kept.
     assert!(!registry.is_prompt_enabled("greet_owner"));
     let greet = registry.prompt("greet_owner").unwrap();
     let out = greet.get(args([]), ToolContext::new()).await.unwrap();
     assert_eq!(out.messages[0].content.as_text(), Some("Hello, Grace."));
-    let owner = read(&registry, "notes://owner", ToolContext::new()).await.unwrap();
+    let owner = read(&registry, "notes://owner", ToolContext::new())
+        .await
+        .unwrap();
     assert_eq!(owner[0].body, ResourceBody::Text("Grace".into()));
     let prompts = notes_primitives::Notebook::prompts(&notebook);
     assert_eq!(names(&prompts), ["greet_owner"]);

@@ -178,8 +178,8 @@ pub mod __private {
         assert_send, failed_future, missing_value, param, param_ops, state_of,
     };
     pub use crate::primitive_support::{
-        LinkedPrompt, LinkedResource, PromptReturn, ResourceReturn, primitive_failed,
-        primitive_ready, prompt_arg, prompt_arg_opt, uri_var,
+        LinkedPrompt, LinkedResource, PromptReturn, ResourceReturn, primitive_failed, prompt_arg,
+        prompt_arg_opt, uri_var,
     };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::tool_set::{instance_of, shared_instance_of};

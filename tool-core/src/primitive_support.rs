@@ -234,14 +234,6 @@ pub fn primitive_failed<T: Send + 'static>(error: ToolError) -> BoxFuture<Result
     Box::pin(std::future::ready(Err(error)))
 }
 
-/// A handler's future that is already done (a sync function's result).
-#[doc(hidden)]
-pub fn primitive_ready<T: Send + 'static>(
-    result: Result<T, ToolError>,
-) -> BoxFuture<Result<T, ToolError>> {
-    Box::pin(std::future::ready(result))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

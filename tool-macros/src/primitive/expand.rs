@@ -129,9 +129,13 @@ fn handler_fn(callee: Callee<'_>, model: &Model) -> TokenStream {
             })
         }
     } else {
+        // Called when the future is first polled, not when the handler is: a panic then
+        // happens where the caller's guard (a future's `catch_unwind`) can see it.
         quote! {
-            let __pr_out: #output = #call;
-            __pr::primitive_ready(#convert)
+            __pr::Box::pin(async move {
+                let __pr_out: #output = #call;
+                #convert
+            })
         }
     };
     quote! {
