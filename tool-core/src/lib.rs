@@ -5,8 +5,8 @@
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
 // encoding, safety, priority, mcp_header, param, meta, args, content, error, file_change, output, call, client,
-// catalog, context, asking, approval_rule, input_schema, tool, macro_support, tool_set, definition,
-// builder.
+// catalog, context, asking, approval_rule, input_schema, tool, macro_support, definition, builder,
+// completion, prompt, resource, skill, primitive_support, tool_set.
 mod approval_rule;
 mod args;
 mod asking;
@@ -14,6 +14,7 @@ mod builder;
 mod call;
 mod catalog;
 pub mod client;
+pub mod completion;
 mod content;
 mod context;
 mod definition;
@@ -26,8 +27,12 @@ mod mcp_header;
 mod meta;
 mod output;
 mod param;
+mod primitive_support;
 pub mod priority;
+mod prompt;
+mod resource;
 mod safety;
+mod skill;
 mod tool;
 mod tool_set;
 
@@ -37,6 +42,7 @@ pub use builder::ToolBuilder;
 pub use call::{PendingApproval, ResultMetadata, ToolCall, ToolResult};
 pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
 pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
+pub use completion::{CompletionFn, CompletionRequest, Completions};
 pub use content::{Audio, Content, EmbeddedResource, Image, ResourceData, ResourceLink, Text};
 pub use context::{Progress, StateType, ToolContext, ToolState};
 pub use definition::ToolDefinitionError;
@@ -46,9 +52,20 @@ pub use macro_support::linked_tools;
 pub use meta::{ParseTaskSupportError, TaskSupport, ToolMeta, ToolSource};
 pub use output::{IntoToolOutput, Json, ToolOutput};
 pub use param::ParamInfo;
+pub use primitive_support::{linked_prompts, linked_resources};
+pub use prompt::{
+    IntoPromptOutput, Prompt, PromptArgument, PromptArguments, PromptBuilder, PromptMessage,
+    PromptOutput, PromptRole,
+};
+pub use resource::{
+    IntoResourceContents, Resource, ResourceBody, ResourceBuilder, ResourceContents,
+    ResourceRequest, ResourceUri,
+};
 pub use safety::{ParseSafetyLevelError, SafetyLevel};
+pub use skill::{Skill, SkillFile};
 pub use tool::{BoxFuture, Tool, ToolSpec};
 pub use tool_set::ToolSet;
+pub use toolwright_names::uri_template::{UriTemplate, UriTemplateError, UriVariables};
 
 pub use tokio_util::sync::CancellationToken;
 
@@ -93,6 +110,12 @@ pub use toolwright_macros::tool;
 #[doc = include_str!("../docs/tool-set.md")]
 pub use toolwright_macros::tool_set;
 
+#[doc = include_str!("../docs/prompt-attribute.md")]
+pub use toolwright_macros::prompt;
+
+#[doc = include_str!("../docs/resource-attribute.md")]
+pub use toolwright_macros::resource;
+
 /// Derives what a type a tool takes or returns needs (serde's `Serialize` and
 /// `Deserialize`, schemars' `JsonSchema`) through this crate's re-exports of serde and
 /// schemars (schemars 1), so your manifest needs neither.
@@ -129,7 +152,9 @@ pub use toolwright_macros::tool_type;
 // `$crate` works for `macro_rules!`), without reading the user's manifest.
 #[doc(hidden)]
 pub mod __macros {
-    pub use toolwright_macros::{facade_tool, facade_tool_set, facade_tool_type};
+    pub use toolwright_macros::{
+        facade_prompt, facade_resource, facade_tool, facade_tool_set, facade_tool_type,
+    };
 }
 
 // For toolwright-formats and toolwright-runtime; not part of the API. (The other items
@@ -154,12 +179,21 @@ pub mod __private {
         StaticHandler, SyncHandlerFn, TakeFor, TakeMoving, TakeThroughSerde, ToolDef, ToolFactory,
         assert_send, failed_future, missing_value, param, param_ops, state_of,
     };
+    pub use crate::primitive_support::{
+        LinkedPrompt, LinkedResource, PromptReturn, ResourceReturn, primitive_failed, prompt_arg,
+        prompt_arg_opt, uri_var,
+    };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::tool_set::{instance_of, shared_instance_of};
     pub use crate::{
         ApprovalNeed, BoxFuture, IntoToolOutput, ParamInfo, Preview, SafetyLevel, StateType,
         TaskSupport, ToolContext, ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
     };
+    pub use crate::{
+        CompletionRequest, Completions, Prompt, PromptArgument, PromptArguments, PromptOutput,
+        Resource, ResourceContents, ResourceRequest, ToolDefinitionError,
+    };
+    pub use crate::{ResourceBody, UriVariables};
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};
     pub use serde_json::{Map, Value};

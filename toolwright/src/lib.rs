@@ -51,6 +51,12 @@ pub use toolwright_core::__macros::facade_tool_set as tool_set;
 /// ```
 pub use toolwright_core::__macros::facade_tool_type as tool_type;
 
+#[doc = include_str!("../docs/prompt-attribute.md")]
+pub use toolwright_core::__macros::facade_prompt as prompt;
+
+#[doc = include_str!("../docs/resource-attribute.md")]
+pub use toolwright_core::__macros::facade_resource as resource;
+
 pub use toolwright_core::{SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolResult};
 pub use toolwright_runtime::{Executor, ToolRegistry};
 
@@ -125,7 +131,14 @@ pub mod model {
         ToolContext, ToolDefinitionError, ToolError, ToolMeta, ToolOutput, ToolParam, ToolResult,
         ToolSet, ToolSource, ToolSpec, ToolState,
     };
-    pub use toolwright_core::{file_change, priority};
+    pub use toolwright_core::{
+        CompletionFn, CompletionRequest, Completions, IntoPromptOutput, IntoResourceContents,
+        Prompt, PromptArgument, PromptArguments, PromptBuilder, PromptMessage, PromptOutput,
+        PromptRole, Resource, ResourceBody, ResourceBuilder, ResourceContents, ResourceRequest,
+        ResourceUri, Skill, SkillFile, UriTemplate, UriTemplateError, UriVariables, linked_prompts,
+        linked_resources,
+    };
+    pub use toolwright_core::{completion, file_change, priority};
 
     #[doc(inline)]
     #[doc = include_str!("../docs/client.md")]

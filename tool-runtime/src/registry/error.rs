@@ -4,6 +4,8 @@ use std::fmt;
 
 use toolwright_core::ToolSource;
 
+use super::kind::Primitive;
+
 /// Why the registry refused an operation.
 #[derive(Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -51,6 +53,43 @@ pub enum RegistryError {
         name: String,
         /// The version both definitions share (`None`: both unversioned).
         version: Option<String>,
+    },
+    /// A prompt, resource or skill is registered under this name (a resource: URI or
+    /// template) with a different definition and the same version.
+    #[error(
+        "{primitive} `{key}` is already registered {} with a different definition (defined in {first}, the new one in {second}); \
+         rename one, bump the version of the new definition, or remove the old one first",
+        version.as_ref().map(|v| format!("at version `{v}`")).unwrap_or_else(|| "without a version".to_owned())
+    )]
+    PrimitiveConflict {
+        /// What kind of entry.
+        primitive: Primitive,
+        /// Its name (a resource's URI or template, a skill's URI).
+        key: String,
+        /// The version both share.
+        version: Option<String>,
+        /// Where the registered one was defined.
+        first: Box<ToolSource>,
+        /// Where the new one was defined.
+        second: Box<ToolSource>,
+    },
+    /// No prompt, resource or skill has this name.
+    #[error("no {primitive} is named `{key}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownPrimitive {
+        /// What kind of entry.
+        primitive: Primitive,
+        /// The name asked for.
+        key: String,
+        /// A registered name close to it.
+        suggestion: Option<String>,
+    },
+    /// Linked `#[prompt]`s share names or `#[resource]`s share URIs; nothing is registered.
+    #[error("{}", describe_primitive_clashes(*primitive, clashes))]
+    DuplicatePrimitives {
+        /// What kind of entry.
+        primitive: Primitive,
+        /// Each shared name with its definitions.
+        clashes: Vec<NameClash>,
     },
 }
 
@@ -116,6 +155,27 @@ fn describe_clashes(clashes: &[NameClash]) -> String {
             each.join("; ")
         ),
     }
+}
+
+/// The message of [`RegistryError::DuplicatePrimitives`]: each name with its definitions.
+fn describe_primitive_clashes(primitive: Primitive, clashes: &[NameClash]) -> String {
+    let each: Vec<String> = clashes
+        .iter()
+        .map(|clash| {
+            let places: Vec<String> = clash.sources.iter().map(ToString::to_string).collect();
+            format!(
+                "{} {primitive}s are named `{}` (defined in {})",
+                clash.sources.len(),
+                clash.name,
+                places.join(" and in ")
+            )
+        })
+        .collect();
+    let how = match primitive {
+        Primitive::Resource => "give all but one of each another `uri`",
+        _ => "rename all but one of each with `name = \"...\"`",
+    };
+    format!("{}; {how}", each.join("; "))
 }
 
 /// `Debug` shows the message, as `Display` does: what `fn main() -> Result<(), E>` and
