@@ -3,17 +3,21 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-// The layers, lowest first (no module imports one listed after it): names, expression, walk,
-// quarantine, workspace, confine, files, data, execution, sandbox, introspection.
+// The layers, lowest first (no module imports one listed after it): names, mime, expression,
+// walk, quarantine, workspace, confine, files, skills, data, execution, sandbox, introspection.
 mod confine;
 pub mod data;
 pub mod execution;
 mod expression;
 pub mod files;
 pub mod introspection;
+mod mime;
 mod names;
 mod quarantine;
 pub mod sandbox;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub mod skills;
 mod walk;
 mod workspace;
 

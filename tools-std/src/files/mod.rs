@@ -18,7 +18,7 @@
 //! `delete_path`).
 
 // The layers, lowest first (no module imports one listed after it): access, atomic, read,
-// search, edit, manage.
+// resource, search, edit, manage.
 #[cfg(doc)]
 use crate::workspace::Workspace;
 
@@ -27,6 +27,7 @@ mod atomic;
 mod edit;
 mod manage;
 mod read;
+mod resource;
 mod search;
 
 pub use edit::{

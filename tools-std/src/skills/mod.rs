@@ -1,0 +1,207 @@
+//! Skills (SEP-2640) read from a directory of `SKILL.md` folders, for `toolwright serve
+//! --skills DIR`.
+//!
+//! Each folder below the directory that holds a `SKILL.md` is a skill, at
+//! `skill://<path>/SKILL.md` (the path from the directory, so nested folders give
+//! multi-segment paths, each segment percent-encoded). Its `SKILL.md` starts with a YAML
+//! frontmatter block with `name` (equal to the folder's name, 1 to 64 lowercase letters, digits
+//! and inner hyphens) and `description`; every other field is kept as written. Every file of
+//! the folder is a resource at `skill://<path>/<file>`, listed with its size and `sha256:`
+//! digest. A skill folder inside another is a skill of its own, and its files are its own.
+//!
+//! The directory is read once, when loaded, through directory handles (cap-std): folders are
+//! entered without following links; a file is opened beneath its skill's folder by the kernel
+//! (`openat2` with `RESOLVE_BENEATH`), so a link that stays inside the folder is followed and
+//! one that leads out is left out and reported, as are links to directories, FIFOs, sockets,
+//! devices, files with more than one hard link, names that are not UTF-8, and hidden entries
+//! (names starting with `.`, left out silently). A skill over a limit ([`SkillLimits`]: per file,
+//! per skill, number of files) or whose `SKILL.md` has no valid frontmatter is left out whole
+//! and reported. Nothing is ever served that was not read at load.
+//!
+//! The bytes are kept in memory and served from there, not read again: the digest a client
+//! was given then always matches what it reads, whatever happens to the files afterwards (a
+//! re-read would have to check the digest and fail when it differs), and the limits bound the
+//! memory this takes. Load again to pick up changes.
+
+// The layers, lowest first (no module imports one listed after it): frontmatter, load, then
+// this file.
+mod frontmatter;
+mod load;
+
+use std::path::{Path, PathBuf};
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+
+/// Why a skills directory could not be read at all (a problem with one skill leaves that
+/// skill out instead, reported by [`SkillSet::problems`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SkillsError {
+    /// The directory could not be opened.
+    #[error(
+        "cannot read the skills directory `{path}`: {source}; give a directory that holds one \
+         folder per skill, each with a SKILL.md"
+    )]
+    Open {
+        /// The directory as given.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The path is not a directory.
+    #[error(
+        "`{0}` is not a directory; give a directory that holds one folder per skill, each with \
+         a SKILL.md"
+    )]
+    NotADirectory(PathBuf),
+}
+
+/// The limits a load works within; what is over one is left out and reported.
+///
+/// ```
+/// let limits = toolwright_std::skills::SkillLimits::default().file_bytes(1 << 20);
+/// # let _ = limits;
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct SkillLimits {
+    inner: load::Limits,
+}
+
+impl Default for SkillLimits {
+    /// 8 MiB per file, 16 MiB and 512 files per skill, 64 MiB over all skills, 1,000 skills,
+    /// folders 16 deep, 100,000 entries looked at.
+    fn default() -> Self {
+        SkillLimits {
+            inner: load::Limits {
+                file_bytes: 8 << 20,
+                skill_bytes: 16 << 20,
+                skill_files: 512,
+                total_bytes: 64 << 20,
+                skills: 1000,
+                depth: 16,
+                entries: 100_000,
+            },
+        }
+    }
+}
+
+impl SkillLimits {
+    /// The largest file a skill may hold; a skill with a larger one is left out.
+    pub fn file_bytes(mut self, bytes: u64) -> Self {
+        self.inner.file_bytes = bytes;
+        self
+    }
+
+    /// The most bytes one skill's files may hold together.
+    pub fn skill_bytes(mut self, bytes: u64) -> Self {
+        self.inner.skill_bytes = bytes;
+        self
+    }
+
+    /// The most files one skill may hold.
+    pub fn skill_files(mut self, files: usize) -> Self {
+        self.inner.skill_files = files;
+        self
+    }
+
+    /// The most bytes all skills may hold together (they are kept in memory).
+    pub fn total_bytes(mut self, bytes: u64) -> Self {
+        self.inner.total_bytes = bytes;
+        self
+    }
+
+    /// The most skills loaded; later ones (by path) are left out.
+    pub fn skills(mut self, skills: usize) -> Self {
+        self.inner.skills = skills;
+        self
+    }
+}
+
+/// Something of the skills directory that was left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillProblem {
+    inner: load::Problem,
+}
+
+impl SkillProblem {
+    /// The path from the skills directory (a skill's folder, or a file in it).
+    pub fn path(&self) -> &str {
+        &self.inner.path
+    }
+
+    /// Why, in words.
+    pub fn reason(&self) -> &str {
+        &self.inner.reason
+    }
+
+    /// Whether the whole skill was left out, rather than one entry of it.
+    pub fn skill_left_out(&self) -> bool {
+        self.inner.skill_skipped
+    }
+}
+
+impl std::fmt::Display for SkillProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = if self.inner.skill_skipped {
+            "skill left out"
+        } else {
+            "left out"
+        };
+        write!(f, "{what}: `{}`: {}", self.inner.path, self.inner.reason)
+    }
+}
+
+/// Reads every skill below `dir` with the default [`SkillLimits`].
+///
+/// # Errors
+///
+/// When `dir` cannot be opened or is not a directory.
+pub fn load_dir(dir: impl AsRef<Path>) -> Result<SkillSet, SkillsError> {
+    load_dir_with(dir, SkillLimits::default())
+}
+
+/// Reads every skill below `dir` within `limits`.
+///
+/// # Errors
+///
+/// When `dir` cannot be opened or is not a directory.
+pub fn load_dir_with(dir: impl AsRef<Path>, limits: SkillLimits) -> Result<SkillSet, SkillsError> {
+    let path = dir.as_ref();
+    let open = |source| SkillsError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let metadata = std::fs::metadata(path).map_err(open)?;
+    if !metadata.is_dir() {
+        return Err(SkillsError::NotADirectory(path.to_path_buf()));
+    }
+    let root = Dir::open_ambient_dir(path, ambient_authority()).map_err(open)?;
+    let (loaded, problems) = load::load(&root, limits.inner);
+    Ok(SkillSet::new(loaded, problems))
+}
+
+/// The skills of a directory, read, and what was left out.
+#[derive(Debug, Clone)]
+pub struct SkillSet {
+    loaded: Vec<load::Loaded>,
+    problems: Vec<SkillProblem>,
+}
+
+impl SkillSet {
+    fn new(loaded: Vec<load::Loaded>, problems: Vec<load::Problem>) -> Self {
+        SkillSet {
+            loaded,
+            problems: problems
+                .into_iter()
+                .map(|inner| SkillProblem { inner })
+                .collect(),
+        }
+    }
+
+    /// What was left out, and why (log these: a skill an author expected may be among them).
+    pub fn problems(&self) -> &[SkillProblem] {
+        &self.problems
+    }
+}
