@@ -81,3 +81,38 @@ pub(crate) fn read_whole(
     };
     Ok(FileBody { mime, body })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap().max_read_bytes(16);
+        (dir, ws)
+    }
+
+    #[test]
+    fn text_binary_and_the_limit() {
+        let (dir, ws) = workspace();
+        let ctx = ToolContext::new();
+        std::fs::write(dir.path().join("a.md"), "# hi").unwrap();
+        std::fs::write(dir.path().join("b.bin"), b"\0\x01").unwrap();
+        std::fs::write(dir.path().join("c"), b"\xff\xfe").unwrap();
+        std::fs::write(dir.path().join("big.txt"), "x".repeat(17)).unwrap();
+        std::fs::write(dir.path().join("fits.txt"), "x".repeat(16)).unwrap();
+        let read = |path: &str| read_whole(&ws, &ctx, path);
+        assert_eq!(
+            read("a.md").unwrap(),
+            FileBody {
+                mime: "text/markdown",
+                body: Body::Text("# hi".into())
+            }
+        );
+        assert_eq!(read("b.bin").unwrap().body, Body::Blob(vec![0, 1]));
+        assert_eq!(read("c").unwrap().mime, "application/octet-stream");
+        assert!(read("fits.txt").is_ok());
+        let error = read("big.txt").unwrap_err().to_string();
+        assert!(error.contains("17 bytes, more than the 16"), "{error}");
+    }
+}
