@@ -33,6 +33,9 @@ use std::path::{Path, PathBuf};
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
+/// The scheme of skill URIs (SEP-2640).
+const SCHEME: &str = "skill://";
+
 /// Why a skills directory could not be read at all (a problem with one skill leaves that
 /// skill out instead, reported by [`SkillSet::problems`]).
 #[derive(Debug, thiserror::Error)]
@@ -182,22 +185,90 @@ pub fn load_dir_with(dir: impl AsRef<Path>, limits: SkillLimits) -> Result<Skill
     Ok(SkillSet::new(loaded, problems))
 }
 
+/// One skill read from the directory: its listing and its files.
+#[derive(Debug, Clone)]
+pub struct LoadedSkill {
+    inner: load::Loaded,
+    /// The URI of each of `inner.files`, in order (`SKILL.md` first).
+    uris: Vec<String>,
+}
+
+impl LoadedSkill {
+    fn new(inner: load::Loaded) -> Self {
+        let base: String = inner
+            .path
+            .iter()
+            .map(|segment| crate::mime::encode_segment(segment))
+            .collect::<Vec<_>>()
+            .join("/");
+        let uris = inner
+            .files
+            .iter()
+            .map(|file| {
+                let relative: Vec<String> = file
+                    .relative
+                    .split('/')
+                    .map(crate::mime::encode_segment)
+                    .collect();
+                format!("{SCHEME}{base}/{}", relative.join("/"))
+            })
+            .collect();
+        LoadedSkill { inner, uris }
+    }
+
+    /// The URI of its `SKILL.md`: `skill://<path>/SKILL.md`.
+    pub fn uri(&self) -> &str {
+        self.uris.first().map_or("", String::as_str)
+    }
+
+    /// Its name (from the frontmatter, equal to its folder's).
+    pub fn name(&self) -> &str {
+        &self.inner.frontmatter.name
+    }
+
+    /// Its description (from the frontmatter).
+    pub fn description(&self) -> &str {
+        &self.inner.frontmatter.description
+    }
+
+    /// Every field of its frontmatter, as written (`name` and `description` included).
+    pub fn frontmatter(&self) -> &serde_json::Map<String, serde_json::Value> {
+        &self.inner.frontmatter.fields
+    }
+
+    /// The URIs of its files, `SKILL.md` first, then by path.
+    pub fn file_uris(&self) -> impl Iterator<Item = &str> {
+        self.uris.iter().map(String::as_str)
+    }
+
+    /// The bytes of its file at `uri`, as read at load.
+    pub fn file(&self, uri: &str) -> Option<&[u8]> {
+        let at = self.uris.iter().position(|known| known == uri)?;
+        self.inner.files.get(at).map(|file| &*file.bytes)
+    }
+}
+
 /// The skills of a directory, read, and what was left out.
 #[derive(Debug, Clone)]
 pub struct SkillSet {
-    loaded: Vec<load::Loaded>,
+    skills: Vec<LoadedSkill>,
     problems: Vec<SkillProblem>,
 }
 
 impl SkillSet {
     fn new(loaded: Vec<load::Loaded>, problems: Vec<load::Problem>) -> Self {
         SkillSet {
-            loaded,
+            skills: loaded.into_iter().map(LoadedSkill::new).collect(),
             problems: problems
                 .into_iter()
                 .map(|inner| SkillProblem { inner })
                 .collect(),
         }
+    }
+
+    /// The skills, by path.
+    pub fn skills(&self) -> &[LoadedSkill] {
+        &self.skills
     }
 
     /// What was left out, and why (log these: a skill an author expected may be among them).

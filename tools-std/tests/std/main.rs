@@ -16,3 +16,4 @@ mod links;
 mod programs;
 mod safety;
 mod sandbox;
+mod skills;
