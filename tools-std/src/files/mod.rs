@@ -13,7 +13,8 @@
 //! (opening files and directories beneath the root, bounded reads), then `atomic` (the
 //! shared write machinery: where a write lands, atomic writes, the text a preview is made
 //! from, approved previews), then the tool families, which know nothing of one another:
-//! `read` (`read_file`, `file_info`), `search` (`list_directory`, `search_files`,
+//! `read` (`read_file`, `file_info`), `resource` (the files as the resource template
+//! [`FILES_URI_TEMPLATE`]), `search` (`list_directory`, `search_files`,
 //! `find_files`), `edit` (`write_file`, `edit_file`) and `manage` (`create_directory`,
 //! `delete_path`).
 
@@ -36,4 +37,5 @@ pub use edit::{
 };
 pub use manage::{create_directory, delete_path, delete_path_preview};
 pub use read::{FileInfo, file_info, read_file};
+pub use resource::{FILES_URI_TEMPLATE, workspace_files, workspace_files_completing};
 pub use search::{find_files, list_directory, search_files};

@@ -144,6 +144,10 @@ fn names(dir: &Dir, at: &[String], problems: &mut Vec<Problem>) -> Vec<(String, 
         };
         match entry.file_name().into_string() {
             Ok(name) if name.starts_with('.') => {}
+            Ok(name) if name.chars().any(char::is_control) => problems.push(left_out(
+                join(at, &name.escape_debug().to_string()),
+                "the name holds a control character; left out",
+            )),
             Ok(name) => names.push((name, kind.is_dir(), kind.is_symlink())),
             Err(name) => problems.push(left_out(
                 join(at, &name.to_string_lossy()),

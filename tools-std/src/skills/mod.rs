@@ -32,6 +32,8 @@ use std::path::{Path, PathBuf};
 
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
+use toolwright_core::{Resource, ResourceContents, Skill, SkillFile, ToolError};
+use toolwright_runtime::{RegistryError, ToolRegistry};
 
 /// The scheme of skill URIs (SEP-2640).
 const SCHEME: &str = "skill://";
@@ -241,6 +243,67 @@ impl LoadedSkill {
         self.uris.iter().map(String::as_str)
     }
 
+    /// Its listing for `skills/list` and `skills/get`: its frontmatter, and each file's URI,
+    /// media type, size and `sha256:` digest.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir(dir.path().join("review")).unwrap();
+    /// std::fs::write(dir.path().join("review/SKILL.md"), "---\nname: review\ndescription: Review code.\n---\n").unwrap();
+    /// let set = toolwright_std::skills::load_dir(dir.path()).unwrap();
+    /// let skill = set.skills()[0].skill();
+    /// assert_eq!((skill.uri.as_str(), skill.name.as_str()), ("skill://review/SKILL.md", "review"));
+    /// assert!(skill.files[0].digest.starts_with("sha256:"));
+    /// ```
+    pub fn skill(&self) -> Skill {
+        let mut skill = Skill::new(self.uri(), self.name(), self.description());
+        skill.frontmatter = self.inner.frontmatter.fields.clone();
+        skill.files = self
+            .inner
+            .files
+            .iter()
+            .zip(&self.uris)
+            .map(|(file, uri)| SkillFile {
+                uri: uri.clone(),
+                mime_type: Some(file.mime.to_owned()),
+                size: file.bytes.len() as u64,
+                digest: file.digest.clone(),
+            })
+            .collect();
+        skill
+    }
+
+    /// Its files as resources at fixed `skill://` URIs, served from the bytes read at load
+    /// (text when their media type is text and they are UTF-8 without a NUL, else a blob).
+    pub fn resources(&self) -> Vec<Resource> {
+        self.inner
+            .files
+            .iter()
+            .zip(&self.uris)
+            .filter_map(|(file, uri)| {
+                let is_manifest = file.relative == load::SKILL_MD;
+                let name = format!("{}/{}", self.name(), file.relative);
+                let bytes = std::sync::Arc::clone(&file.bytes);
+                let mime = file.mime;
+                let served = uri.clone();
+                let mut builder = Resource::builder(name, uri.clone())
+                    .mime_type(mime)
+                    .size(file.bytes.len() as u64)
+                    .tags(["skill"])
+                    .handler(move |_request, _ctx| {
+                        let contents = contents(&served, mime, &bytes);
+                        async move { Ok::<_, ToolError>(contents) }
+                    });
+                if is_manifest {
+                    builder = builder.title(self.name()).description(self.description());
+                }
+                // The load left out names with control characters, and the URI is encoded:
+                // nothing here is refused.
+                builder.build().ok()
+            })
+            .collect()
+    }
+
     /// The bytes of its file at `uri`, as read at load.
     pub fn file(&self, uri: &str) -> Option<&[u8]> {
         let at = self.uris.iter().position(|known| known == uri)?;
@@ -271,8 +334,65 @@ impl SkillSet {
         &self.skills
     }
 
+    /// Registers every skill's listing and its files' resources into `registry`. A skill
+    /// whose file's URI another resource already holds is not registered (what it registered
+    /// so far is removed again), and the error says which.
+    ///
+    /// # Errors
+    ///
+    /// The first [`RegistryError`] (a URI collision), after registering the others.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir(dir.path().join("review")).unwrap();
+    /// std::fs::write(dir.path().join("review/SKILL.md"), "---\nname: review\ndescription: Review code.\n---\n").unwrap();
+    /// let registry = toolwright_runtime::ToolRegistry::new();
+    /// toolwright_std::skills::load_dir(dir.path()).unwrap().register(&registry).unwrap();
+    /// assert!(registry.skill("skill://review/SKILL.md").is_some());
+    /// assert!(registry.resolve_resource("skill://review/SKILL.md").is_some());
+    /// ```
+    pub fn register(&self, registry: &ToolRegistry) -> Result<(), RegistryError> {
+        let mut first = None;
+        for skill in &self.skills {
+            if let Err(error) = register_one(registry, skill) {
+                first.get_or_insert(error);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
     /// What was left out, and why (log these: a skill an author expected may be among them).
     pub fn problems(&self) -> &[SkillProblem] {
         &self.problems
     }
+}
+
+/// The contents served for a skill file.
+fn contents(uri: &str, mime: &str, bytes: &[u8]) -> ResourceContents {
+    let text = crate::mime::is_textual(mime)
+        .then(|| std::str::from_utf8(bytes).ok())
+        .flatten()
+        .filter(|text| !text.contains('\0'));
+    match text {
+        Some(text) => ResourceContents::text(uri, text),
+        None => ResourceContents::blob(uri, bytes.to_vec()),
+    }
+    .with_mime_type(mime)
+}
+
+/// Registers one skill: its files, then its listing; undone when a file's URI is taken.
+fn register_one(registry: &ToolRegistry, skill: &LoadedSkill) -> Result<(), RegistryError> {
+    let resources = skill.resources();
+    let mut done: Vec<String> = Vec::new();
+    for resource in resources {
+        let key = resource.uri().as_str().to_owned();
+        if let Err(error) = registry.register_resource(resource) {
+            for key in done {
+                registry.remove_resource(&key);
+            }
+            return Err(error);
+        }
+        done.push(key);
+    }
+    registry.register_skill(skill.skill())
 }
