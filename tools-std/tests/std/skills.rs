@@ -232,3 +232,97 @@ fn a_missing_directory_is_an_error_that_says_what_to_give() {
     let error = skills::load_dir(file.path()).unwrap_err();
     assert!(error.to_string().contains("is not a directory"), "{error}");
 }
+
+/// The listing's digests are the bytes served, and the files are served from memory: a file
+/// changed (or swapped for a link out) after the load does not change what is read.
+#[tokio::test]
+async fn registered_skills_serve_what_their_digests_say() {
+    use sha2::{Digest, Sha256};
+    use toolwright_core::{ResourceBody, ResourceRequest, ToolContext};
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pdf/SKILL.md", &skill_md("pdf"));
+    write(root, "pdf/ref/guide.md", "guide\n");
+    std::fs::write(root.join("pdf/logo.png"), b"\x89PNG\0\x01").unwrap();
+    let set = load(root);
+    let registry = toolwright_runtime::ToolRegistry::new();
+    set.register(&registry).unwrap();
+    let skill = registry.skill("skill://pdf/SKILL.md").unwrap();
+    assert_eq!(skill.name, "pdf");
+    assert_eq!(skill.frontmatter["description"], "Does pdf things");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("x"), "OUTSIDE").unwrap();
+    std::fs::write(root.join("pdf/ref/guide.md"), "changed on disk\n").unwrap();
+    std::fs::remove_file(root.join("pdf/logo.png")).unwrap();
+    symlink(outside.path().join("x"), root.join("pdf/logo.png")).unwrap();
+    let mut seen = Vec::new();
+    for file in &skill.files {
+        let (resource, variables) = registry.resolve_resource(&file.uri).unwrap();
+        let request = ResourceRequest {
+            uri: file.uri.clone(),
+            variables,
+        };
+        let contents = resource
+            .read(request, ToolContext::for_primitive(file.uri.as_str()))
+            .await
+            .unwrap();
+        let bytes = match &contents[0].body {
+            ResourceBody::Text(text) => text.as_bytes().to_vec(),
+            ResourceBody::Blob(bytes) => bytes.clone(),
+        };
+        let digest: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(file.digest, format!("sha256:{digest}"), "{}", file.uri);
+        assert_eq!(file.size, bytes.len() as u64);
+        assert_eq!(contents[0].mime_type, file.mime_type);
+        seen.push((file.uri.clone(), contents[0].body.clone()));
+    }
+    assert_eq!(
+        seen,
+        [
+            (
+                "skill://pdf/SKILL.md".to_owned(),
+                ResourceBody::Text(skill_md("pdf"))
+            ),
+            (
+                "skill://pdf/logo.png".to_owned(),
+                ResourceBody::Blob(b"\x89PNG\0\x01".to_vec())
+            ),
+            (
+                "skill://pdf/ref/guide.md".to_owned(),
+                ResourceBody::Text("guide\n".into())
+            ),
+        ]
+    );
+}
+
+/// A resource already registered at a skill file's URI (another source's) is not replaced:
+/// that skill is not registered at all, the others are.
+#[test]
+fn a_skill_whose_uri_is_taken_is_not_registered() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "taken/SKILL.md", &skill_md("taken"));
+    write(dir.path(), "taken/notes.md", "ours\n");
+    write(dir.path(), "free/SKILL.md", &skill_md("free"));
+    let registry = toolwright_runtime::ToolRegistry::new();
+    let squatter = toolwright_core::Resource::builder("squatter", "skill://taken/notes.md")
+        .handler(|_, _| async { Ok::<_, toolwright_core::ToolError>("theirs".to_owned()) })
+        .build()
+        .unwrap();
+    registry.register_resource(squatter).unwrap();
+    let error = load(dir.path()).register(&registry).unwrap_err();
+    assert!(
+        error.to_string().contains("skill://taken/notes.md"),
+        "{error}"
+    );
+    assert!(registry.skill("skill://taken/SKILL.md").is_none());
+    assert!(registry.resource("skill://taken/SKILL.md").is_none());
+    assert_eq!(
+        registry.resource("skill://taken/notes.md").unwrap().name(),
+        "squatter"
+    );
+    assert!(registry.skill("skill://free/SKILL.md").is_some());
+}
