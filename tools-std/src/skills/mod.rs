@@ -23,8 +23,7 @@
 //! re-read would have to check the digest and fail when it differs), and the limits bound the
 //! memory this takes. Load again to pick up changes.
 
-// The layers, lowest first (no module imports one listed after it): frontmatter, load, then
-// this file.
+// The layers, lowest first (no module imports one listed after it): frontmatter, load.
 mod frontmatter;
 mod load;
 
