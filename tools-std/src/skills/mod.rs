@@ -116,6 +116,13 @@ impl SkillLimits {
         self
     }
 
+    /// The most entries (files and folders) looked at below the directory, and within one
+    /// skill's folder: a tree larger than this is not walked further.
+    pub fn entries(mut self, entries: usize) -> Self {
+        self.inner.entries = entries;
+        self
+    }
+
     /// The most skills loaded; later ones (by path) are left out.
     pub fn skills(mut self, skills: usize) -> Self {
         self.inner.skills = skills;

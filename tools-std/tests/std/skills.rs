@@ -326,3 +326,35 @@ fn a_skill_whose_uri_is_taken_is_not_registered() {
     );
     assert!(registry.skill("skill://free/SKILL.md").is_some());
 }
+
+/// A huge tree is not walked to its end: the walk stops at the limit and says so once.
+#[test]
+fn the_walk_is_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a/SKILL.md", &skill_md("a"));
+    for i in 0..20 {
+        write(dir.path(), &format!("b/c/d/{i:02}.txt"), "x");
+    }
+    write(dir.path(), "z/SKILL.md", &skill_md("z"));
+    let set = skills::load_dir_with(dir.path(), SkillLimits::default().entries(10)).unwrap();
+    assert_eq!(names(&set), ["a"], "{:?}", set.problems());
+    let stops: Vec<_> = set
+        .problems()
+        .iter()
+        .filter(|p| p.reason().contains("more than 10 entries"))
+        .collect();
+    assert_eq!(stops.len(), 1, "{:?}", set.problems());
+    // Within one skill's folder too.
+    for i in 0..20 {
+        write(dir.path(), &format!("a/{i:02}.md"), "x");
+    }
+    let set = skills::load_dir_with(dir.path(), SkillLimits::default().entries(15)).unwrap();
+    assert!(set.skills().is_empty(), "{:?}", names(&set));
+    assert!(
+        set.problems()
+            .iter()
+            .any(|p| p.path() == "a" && p.reason().contains("holds more than 15 entries")),
+        "{:?}",
+        set.problems()
+    );
+}
