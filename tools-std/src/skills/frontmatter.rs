@@ -144,7 +144,7 @@ mod tests {
             String::from("---\nname: a\ndescription: b\nl0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
         for level in 1..10 {
             let previous = format!("*l{}", level - 1);
-            let items = vec![previous.as_str(); 10].join(", ");
+            let items = [previous.as_str(); 10].join(", ");
             laughs.push_str(&format!("l{level}: &l{level} [{items}]\n"));
         }
         laughs.push_str("---\n");
