@@ -281,6 +281,8 @@ impl LoadedSkill {
 
     /// Its files as resources at fixed `skill://` URIs, served from the bytes read at load
     /// (text when their media type is text and they are UTF-8 without a NUL, else a blob).
+    /// All are tagged `skill`; all but the `SKILL.md` also `skill-file`, so a server can list
+    /// only the `SKILL.md`s and still serve every file.
     pub fn resources(&self) -> Vec<Resource> {
         self.inner
             .files
@@ -295,7 +297,17 @@ impl LoadedSkill {
                 let mut builder = Resource::builder(name, uri.clone())
                     .mime_type(mime)
                     .size(file.bytes.len() as u64)
-                    .tags(["skill"])
+                    // A server that lists only each skill's SKILL.md in `resources/list` (as
+                    // rmcp's catalog does) leaves out the ones tagged `skill-file`.
+                    .tags(
+                        if is_manifest {
+                            &["skill"][..]
+                        } else {
+                            &["skill", "skill-file"][..]
+                        }
+                        .iter()
+                        .copied(),
+                    )
                     .handler(move |_request, _ctx| {
                         let contents = contents(&served, mime, &bytes);
                         async move { Ok::<_, ToolError>(contents) }

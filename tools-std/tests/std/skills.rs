@@ -250,6 +250,9 @@ async fn registered_skills_serve_what_their_digests_say() {
     set.register(&registry).unwrap();
     let skill = registry.skill("skill://pdf/SKILL.md").unwrap();
     assert_eq!(skill.name, "pdf");
+    let tags = |uri: &str| registry.resource(uri).unwrap().tags().to_vec();
+    assert_eq!(tags("skill://pdf/SKILL.md"), ["skill"]);
+    assert_eq!(tags("skill://pdf/ref/guide.md"), ["skill", "skill-file"]);
     assert_eq!(skill.frontmatter["description"], "Does pdf things");
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("x"), "OUTSIDE").unwrap();
