@@ -14,5 +14,8 @@ mod ignores;
 mod introspection;
 mod links;
 mod programs;
+mod resources;
 mod safety;
 mod sandbox;
+#[cfg(feature = "skills")]
+mod skills;
