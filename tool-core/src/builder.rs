@@ -10,13 +10,14 @@ use serde_json::{Map, Value};
 
 use crate::approval_rule::{ApprovalNeed, ApprovalRule};
 use crate::args::SchemaChecker;
-use crate::context::{StateType, ToolContext};
+use crate::context::ToolContext;
 use crate::definition::{ToolDefinitionError, check_meta, check_schema, params_of};
 use crate::error::ToolError;
 use crate::file_change::Preview;
 use crate::meta::{TaskSupport, ToolMeta, ToolSource};
 use crate::output::IntoToolOutput;
 use crate::safety::SafetyLevel;
+use crate::state::StateType;
 use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas};
 
 /// Builds a tool at run time from a JSON Schema and a closure over the argument object.

@@ -5,7 +5,7 @@
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
 // encoding, safety, priority, mcp_header, param, meta, args, content, error, file_change, output, call, client,
-// catalog, context, asking, approval_rule, input_schema, tool, macro_support, definition, builder,
+// catalog, state, context, asking, approval_rule, input_schema, tool, macro_support, definition, builder,
 // completion, prompt, resource, skill, primitive_support, tool_set.
 mod approval_rule;
 mod args;
@@ -33,6 +33,7 @@ mod prompt;
 mod resource;
 mod safety;
 mod skill;
+mod state;
 mod tool;
 mod tool_set;
 
@@ -44,7 +45,7 @@ pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
 pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
 pub use completion::{CompletionFn, CompletionRequest, Completions};
 pub use content::{Audio, Content, EmbeddedResource, Image, ResourceData, ResourceLink, Text};
-pub use context::{Progress, StateType, ToolContext, ToolState};
+pub use context::{Progress, ToolContext};
 pub use definition::ToolDefinitionError;
 pub use error::ToolError;
 pub use file_change::Preview;
@@ -63,6 +64,7 @@ pub use resource::{
 };
 pub use safety::{ParseSafetyLevelError, SafetyLevel};
 pub use skill::{Skill, SkillFile};
+pub use state::{StateType, ToolState};
 pub use tool::{BoxFuture, Tool, ToolSpec};
 pub use tool_set::ToolSet;
 pub use toolwright_names::uri_template::{UriTemplate, UriTemplateError, UriVariables};

@@ -11,12 +11,13 @@ use serde_json::{Map, Value};
 
 use crate::approval_rule::{ApprovalNeed, ApprovalRule};
 use crate::args::{Arguments, Take, ToolParam, take_string, take_strings};
-use crate::context::{StateType, ToolContext};
+use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::file_change::Preview;
 use crate::meta::{ToolMeta, ToolSource};
 use crate::output::ToolOutput;
 use crate::param::ParamInfo;
+use crate::state::StateType;
 use crate::tool::{
     BoxFuture, Handler, LazySchemas, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas,
 };

@@ -17,13 +17,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::approval_rule::{ApprovalNeed, ApprovalRule};
-use crate::context::{StateType, ToolContext};
+use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::file_change::Preview;
 use crate::meta::{TaskSupport, ToolMeta, ToolSource};
 use crate::output::ToolOutput;
 use crate::param::ParamInfo;
 use crate::safety::SafetyLevel;
+use crate::state::StateType;
 
 /// The future an async tool's handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;

@@ -1,12 +1,13 @@
 #![doc = include_str!("../README.md")]
 
 // The layers, lowest first (no module imports one listed after it): errors, runtime_path,
-// attr, signature, header, enclosing, validate, expand, primitive, tool_set, tool_type.
+// attr, signature, header, enclosing, option_values, validate, expand, primitive, tool_set, tool_type.
 mod attr;
 mod enclosing;
 mod errors;
 mod expand;
 mod header;
+mod option_values;
 mod primitive;
 mod runtime_path;
 mod signature;
