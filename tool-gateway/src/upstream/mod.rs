@@ -46,7 +46,7 @@
 //!   answered the same way and the call repeated, at most eight rounds. Only elicitation
 //!   and sampling are declared to the upstream.
 
-// The layers, lowest first (no module imports one listed after it): error, names,
+// The layers, lowest first (no module imports one listed after it): error, names, uris,
 // fingerprint, content, forward, session, list, stderr, stdio, client, oauth, http,
 // options, report, mount.
 #[cfg(feature = "http")]
@@ -67,6 +67,7 @@ mod report;
 mod session;
 mod stderr;
 mod stdio;
+mod uris;
 
 pub use error::UpstreamError;
 pub use fingerprint::{Fingerprint, FingerprintParseError};
@@ -83,3 +84,4 @@ pub use options::{DEFAULT_MAX_MOUNT_BYTES, DEFAULT_MAX_TOOL_BYTES, MountOptions}
 pub use report::{FingerprintChange, MountReport, MountedTool, SkipReason, Skipped};
 pub use session::{ToolListChanges, Upstream};
 pub use stdio::StdioUpstream;
+pub use uris::mounted_uri;
