@@ -47,7 +47,7 @@
 //!   and sampling are declared to the upstream.
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
-// fingerprint, content, forward, session, list, stderr, stdio, client, oauth, http,
+// fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,
 // options, report, mount.
 #[cfg(feature = "http")]
 mod client;
@@ -64,6 +64,7 @@ mod names;
 mod oauth;
 mod options;
 mod report;
+mod requests;
 mod session;
 mod stderr;
 mod stdio;
