@@ -82,7 +82,10 @@ pub use names::{mounted_name, normalise};
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub use oauth::ClientCredentials;
 pub use options::{DEFAULT_MAX_MOUNT_BYTES, DEFAULT_MAX_TOOL_BYTES, MountOptions};
-pub use report::{FingerprintChange, MountReport, MountedTool, SkipReason, Skipped};
+pub use report::{
+    FingerprintChange, MountReport, MountedPrimitive, MountedTool, PrimitiveKind, PrimitivesReport,
+    SkipReason, Skipped,
+};
 pub use session::{ToolListChanges, Upstream};
 pub use stdio::StdioUpstream;
 pub use uris::mounted_uri;
