@@ -43,8 +43,28 @@ pub(super) fn from_upstream(result: CallToolResult) -> Result<ToolOutput, String
     })
 }
 
+/// The URIs a block names (a resource link's, an embedded resource's) rewritten by `to`;
+/// `None` from it refuses the block (a URI that cannot be placed in the namespace).
+pub(super) fn rewrite_uris(
+    content: &mut Content,
+    to: impl Fn(&str) -> Option<String>,
+) -> Result<(), String> {
+    let uri = match content {
+        Content::ResourceLink(link) => &mut link.uri,
+        Content::Resource(resource) => &mut resource.uri,
+        _ => return Ok(()),
+    };
+    *uri = to(uri).ok_or_else(|| {
+        format!(
+            "it names the resource `{}`, which cannot be placed in the namespace",
+            toolwright_names::escape::escape(uri)
+        )
+    })?;
+    Ok(())
+}
+
 /// One upstream block as ours.
-fn from_block(block: ContentBlock) -> Result<Content, String> {
+pub(super) fn from_block(block: ContentBlock) -> Result<Content, String> {
     use toolwright_core::{Audio, EmbeddedResource, Image, ResourceLink};
     let decode = |data: &str, what: &str| {
         use base64::Engine as _;

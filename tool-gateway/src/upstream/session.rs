@@ -100,6 +100,16 @@ pub(super) struct Shared {
     pub(super) message_limit: std::sync::OnceLock<usize>,
 }
 
+/// What an upstream declared beside tools.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Declared {
+    pub(super) prompts: bool,
+    pub(super) resources: bool,
+    pub(super) subscribe: bool,
+    pub(super) completions: bool,
+    pub(super) skills: bool,
+}
+
 /// What a mount does with the upstream's `notifications/resources/updated` (the upstream's
 /// URI).
 pub(super) type UpdateSink = Arc<dyn Fn(&str) + Send + Sync>;
@@ -346,6 +356,25 @@ impl Upstream {
         ToolListChanges {
             receiver,
             closed: self.inner.shared.closed.clone(),
+        }
+    }
+
+    /// Which of prompts, resources (and subscriptions to them), completions and skills the
+    /// upstream declared in its handshake.
+    pub(super) fn declared(&self) -> Declared {
+        let Some(info) = self.inner.peer.peer_info() else {
+            return Declared::default();
+        };
+        let capabilities = &info.capabilities;
+        Declared {
+            prompts: capabilities.prompts.is_some(),
+            resources: capabilities.resources.is_some(),
+            subscribe: capabilities
+                .resources
+                .as_ref()
+                .is_some_and(|r| r.subscribe == Some(true)),
+            completions: capabilities.completions.is_some(),
+            skills: capabilities.supports_skills(),
         }
     }
 

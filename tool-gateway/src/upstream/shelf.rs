@@ -1,0 +1,840 @@
+//! An upstream's prompts, resources, resource templates and skills, mounted into the
+//! registry beside its tools as runtime-built `Prompt`s, `Resource`s and `Skill`s whose
+//! handlers forward upstream (`requests`), and brought up to the upstream's lists on each
+//! refresh: the names and URIs they get (`names`, `uris`), collisions, fingerprints and
+//! pins as for tools; what an upstream's `resources/updated` becomes.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+use rmcp::model::{
+    Prompt as McpPrompt, Reference, Resource as McpResource, ResourceContents as McpContents,
+    ResourceTemplate as McpTemplate, Skill as McpSkill, SkillResources,
+};
+use serde_json::Value;
+use toolwright_core::{
+    CompletionRequest, Completions, Prompt, PromptArgument, PromptArguments, PromptMessage,
+    PromptOutput, PromptRole, Resource, ResourceBody, ResourceContents, ResourceRequest,
+    SafetyLevel, Skill, SkillFile, ToolContext, ToolError,
+};
+use toolwright_runtime::ToolRegistry;
+
+use super::content::{from_block, rewrite_uris};
+use super::fingerprint::Fingerprint;
+use super::list::{ListLimits, Listed};
+use super::names::mounted_name;
+use super::options::MountOptions;
+use super::report::{
+    FingerprintChange, MountedPrimitive, PrimitiveKind, PrimitivesReport, SkipReason, Skipped,
+};
+use super::requests::Failure;
+use super::session::Upstream;
+use super::uris::{mounted_uri, upstream_uri};
+
+/// The most bytes of an upstream's description kept in a mounted prompt's or resource's.
+const MAX_DESCRIPTION: usize = 4096;
+
+/// What a mount keeps of the upstream's prompts, resources, templates and skills.
+#[derive(Default)]
+pub(super) struct Shelf {
+    /// Mounted now, by kind and the name or URI they are served under.
+    items: BTreeMap<(PrimitiveKind, String), Held>,
+    /// The last fingerprint seen under each key, kept after it is gone.
+    seen: HashMap<(PrimitiveKind, String), Fingerprint>,
+}
+
+/// One mounted primitive and what it registered.
+#[derive(Clone)]
+struct Held {
+    mounted: MountedPrimitive,
+    /// The resources a skill registered for its files (their mounted URIs).
+    files: Vec<String>,
+}
+
+/// The upstream's resources our clients subscribed to (upstream URIs, each with how many
+/// subscriptions of ours hold it): an upstream's `resources/updated` for any other URI is
+/// dropped.
+#[derive(Default)]
+pub(super) struct Subscriptions {
+    held: Mutex<HashMap<String, usize>>,
+}
+
+impl Subscriptions {
+    /// Counts one more subscription of `uri`; `true` when it is the first (subscribe
+    /// upstream).
+    pub(super) fn add(&self, uri: &str) -> bool {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = held.entry(uri.to_owned()).or_default();
+        *count += 1;
+        *count == 1
+    }
+
+    /// Counts one subscription of `uri` less; `true` when it was the last (unsubscribe
+    /// upstream).
+    pub(super) fn remove(&self, uri: &str) -> bool {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        match held.get_mut(uri) {
+            Some(count) if *count > 1 => {
+                *count -= 1;
+                false
+            }
+            Some(_) => {
+                held.remove(uri);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether one of our clients subscribed to `uri`.
+    pub(super) fn holds(&self, uri: &str) -> bool {
+        self.held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(uri)
+    }
+}
+
+/// What building and registering needs.
+pub(super) struct Context<'a> {
+    pub(super) registry: &'a Arc<ToolRegistry>,
+    pub(super) upstream: &'a Upstream,
+    pub(super) options: &'a MountOptions,
+}
+
+impl Context<'_> {
+    fn namespace(&self) -> &str {
+        &self.options.namespace
+    }
+
+    fn safety(&self) -> SafetyLevel {
+        self.options.read_safety
+    }
+
+    /// Where a mounted thing comes from, then the upstream's own description (escaped,
+    /// bounded).
+    fn describe(&self, kind: PrimitiveKind, upstream_name: &str, own: Option<&str>) -> String {
+        let mut text = format!(
+            "[The {kind} `{}` of the upstream MCP server `{}`, mounted as `{}`.]",
+            toolwright_names::escape::escape(upstream_name),
+            self.upstream.server_name(),
+            self.namespace()
+        );
+        let own = own.map(str::trim).unwrap_or_default();
+        if !own.is_empty() {
+            text.push(' ');
+            text.push_str(&super::forward::bounded(own, MAX_DESCRIPTION));
+        }
+        text
+    }
+}
+
+/// A kind of definition mounted from an upstream's list.
+trait Mountable: Listed + Clone + Send + Sync + 'static {
+    const KIND: PrimitiveKind;
+    /// The name or URI it is served under; `None` when none can be made of it.
+    fn key(&self, namespace: &str) -> Option<String>;
+    /// Builds and registers it under `key`.
+    fn register(&self, cx: &Context<'_>, key: &str) -> Result<Vec<String>, SkipReason>;
+}
+
+impl Mountable for McpPrompt {
+    const KIND: PrimitiveKind = PrimitiveKind::Prompt;
+
+    fn key(&self, namespace: &str) -> Option<String> {
+        mounted_name(namespace, &self.name)
+    }
+
+    fn register(&self, cx: &Context<'_>, key: &str) -> Result<Vec<String>, SkipReason> {
+        let upstream = cx.upstream.clone();
+        let namespace = cx.namespace().to_owned();
+        let name: Arc<str> = Arc::from(self.name.as_str());
+        let mut builder = Prompt::builder(key.to_owned())
+            .description(cx.describe(Self::KIND, &self.name, self.description.as_deref()))
+            .safety(cx.safety());
+        if let Some(title) = &self.title {
+            builder = builder.title(super::forward::bounded(title, 200));
+        }
+        for argument in self.arguments.iter().flatten() {
+            let mut ours = PromptArgument::new(argument.name.clone());
+            ours.required = argument.required.unwrap_or(false);
+            ours.description = argument
+                .description
+                .as_deref()
+                .map(|d| super::forward::bounded(d, MAX_DESCRIPTION));
+            ours.title = argument
+                .title
+                .as_deref()
+                .map(|t| super::forward::bounded(t, 200));
+            builder = builder.argument(ours);
+            // Completions of the argument are the upstream's.
+            let (upstream, name) = (upstream.clone(), name.clone());
+            builder = builder.completion_async(argument.name.clone(), move |request| {
+                let (upstream, name) = (upstream.clone(), name.clone());
+                async move {
+                    complete(&upstream, Reference::for_prompt(name.to_string()), request).await
+                }
+            });
+        }
+        let prompt = builder
+            .handler(move |arguments: PromptArguments, ctx: ToolContext| {
+                let (upstream, name, namespace) = (upstream.clone(), name.clone(), namespace.clone());
+                async move { get_prompt(&upstream, &namespace, &ctx, &name, arguments).await }
+            })
+            .build()
+            .map_err(|e| SkipReason::InvalidDefinition(e.to_string()))?;
+        cx.registry
+            .register_prompt(prompt)
+            .map_err(|e| SkipReason::Registry(e.to_string()))?;
+        Ok(Vec::new())
+    }
+}
+
+impl Mountable for McpResource {
+    const KIND: PrimitiveKind = PrimitiveKind::Resource;
+
+    fn key(&self, namespace: &str) -> Option<String> {
+        mounted_uri(namespace, &self.uri)
+    }
+
+    fn register(&self, cx: &Context<'_>, key: &str) -> Result<Vec<String>, SkipReason> {
+        let description = cx.describe(Self::KIND, &self.uri, self.description.as_deref());
+        let resource = resource(
+            cx,
+            key,
+            &self.name,
+            self.title.as_deref(),
+            description,
+            self.mime_type.as_deref(),
+            None,
+        )?;
+        cx.registry
+            .register_resource(resource)
+            .map_err(|e| SkipReason::Registry(e.to_string()))?;
+        Ok(Vec::new())
+    }
+}
+
+impl Mountable for McpTemplate {
+    const KIND: PrimitiveKind = PrimitiveKind::ResourceTemplate;
+
+    fn key(&self, namespace: &str) -> Option<String> {
+        mounted_uri(namespace, &self.uri_template)
+    }
+
+    fn register(&self, cx: &Context<'_>, key: &str) -> Result<Vec<String>, SkipReason> {
+        let description = cx.describe(Self::KIND, &self.uri_template, self.description.as_deref());
+        let resource = resource(
+            cx,
+            key,
+            &self.name,
+            self.title.as_deref(),
+            description,
+            self.mime_type.as_deref(),
+            Some(&self.uri_template),
+        )?;
+        cx.registry
+            .register_resource(resource)
+            .map_err(|e| SkipReason::Registry(e.to_string()))?;
+        Ok(Vec::new())
+    }
+}
+
+impl Mountable for McpSkill {
+    const KIND: PrimitiveKind = PrimitiveKind::Skill;
+
+    fn key(&self, namespace: &str) -> Option<String> {
+        mounted_uri(namespace, &self.uri)
+    }
+
+    fn register(&self, cx: &Context<'_>, key: &str) -> Result<Vec<String>, SkipReason> {
+        // A skill whose listing does not hold up (its files outside its folder, a digest
+        // that is not one) is not mounted.
+        self.validate()
+            .map_err(|e| SkipReason::InvalidDefinition(e.to_string()))?;
+        let SkillResources::Files(listed) = &self.resources else {
+            return Err(SkipReason::InvalidDefinition(
+                "its files are `dynamic`, which a gateway does not mount".to_owned(),
+            ));
+        };
+        let mut files = Vec::with_capacity(listed.len());
+        let mut registered = Vec::with_capacity(listed.len());
+        let unregister = |registered: &[String]| {
+            for uri in registered {
+                drop(cx.registry.remove_resource(uri));
+            }
+        };
+        for file in listed {
+            let Some(uri) = mounted_uri(cx.namespace(), &file.uri) else {
+                unregister(&registered);
+                return Err(SkipReason::UnusableUri);
+            };
+            let name = file.uri.rsplit('/').next().unwrap_or_default().to_owned();
+            let mime_type = mime_of(&name);
+            let description = cx.describe(PrimitiveKind::Skill, &file.uri, None);
+            let verified = Some((file.digest.clone(), file.size));
+            let built = resource_with(cx, &uri, &name, None, description, mime_type, None, verified);
+            let registered_now = built.and_then(|resource| {
+                cx.registry
+                    .register_resource(resource)
+                    .map_err(|e| SkipReason::Registry(e.to_string()))
+            });
+            if let Err(reason) = registered_now {
+                unregister(&registered);
+                return Err(reason);
+            }
+            registered.push(uri.clone());
+            files.push(SkillFile {
+                uri,
+                mime_type: mime_type.map(str::to_owned),
+                size: file.size,
+                digest: file.digest.clone(),
+            });
+        }
+        let mut frontmatter = self.frontmatter.extra.clone();
+        frontmatter.insert("name".into(), Value::String(self.frontmatter.name.clone()));
+        frontmatter.insert(
+            "description".into(),
+            Value::String(self.frontmatter.description.clone()),
+        );
+        let skill = Skill {
+            uri: key.to_owned(),
+            name: self.frontmatter.name.clone(),
+            description: self.frontmatter.description.clone(),
+            frontmatter,
+            files,
+        };
+        if let Err(error) = cx.registry.register_skill(skill) {
+            unregister(&registered);
+            return Err(SkipReason::Registry(error.to_string()));
+        }
+        Ok(registered)
+    }
+}
+
+/// The MIME type of a skill's file by its extension (the listing gives none).
+fn mime_of(name: &str) -> Option<&'static str> {
+    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
+    Some(match extension.as_str() {
+        "md" => "text/markdown",
+        "txt" => "text/plain",
+        "json" => "application/json",
+        "py" => "text/x-python",
+        "sh" => "text/x-shellscript",
+        _ => return None,
+    })
+}
+
+/// A mounted resource (a fixed URI, or a template when `template` is the upstream's).
+fn resource(
+    cx: &Context<'_>,
+    key: &str,
+    name: &str,
+    title: Option<&str>,
+    description: String,
+    mime_type: Option<&str>,
+    template: Option<&str>,
+) -> Result<Resource, SkipReason> {
+    resource_with(cx, key, name, title, description, mime_type, template, None)
+}
+
+/// [`resource`], its reads checked against a skill file's digest and size when `verified`.
+#[allow(clippy::too_many_arguments)]
+fn resource_with(
+    cx: &Context<'_>,
+    key: &str,
+    name: &str,
+    title: Option<&str>,
+    description: String,
+    mime_type: Option<&str>,
+    template: Option<&str>,
+    verified: Option<(String, u64)>,
+) -> Result<Resource, SkipReason> {
+    let upstream = cx.upstream.clone();
+    let namespace: Arc<str> = Arc::from(cx.namespace());
+    let mut builder = Resource::builder(super::forward::bounded(name, 200), key.to_owned())
+        .description(description)
+        .safety(cx.safety());
+    if let Some(title) = title {
+        builder = builder.title(super::forward::bounded(title, 200));
+    }
+    if let Some(mime_type) = mime_type {
+        builder = builder.mime_type(mime_type.to_owned());
+    }
+    if let Some(template) = template {
+        // The template's variables complete upstream, on the upstream's template.
+        let template: Arc<str> = Arc::from(template);
+        let variables: Vec<String> = toolwright_core::UriTemplate::parse(key)
+            .map(|t| t.variables().iter().map(|v| v.to_string()).collect())
+            .unwrap_or_default();
+        for variable in variables {
+            let (upstream, template) = (upstream.clone(), template.clone());
+            builder = builder.completion_async(variable, move |request| {
+                let (upstream, template) = (upstream.clone(), template.clone());
+                async move {
+                    complete(&upstream, Reference::for_resource(template.to_string()), request)
+                        .await
+                }
+            });
+        }
+    }
+    let verified = verified.map(Arc::new);
+    builder
+        .handler(move |request: ResourceRequest, ctx: ToolContext| {
+            let (upstream, namespace, verified) =
+                (upstream.clone(), namespace.clone(), verified.clone());
+            async move { read(&upstream, &namespace, &ctx, &request.uri, verified.as_deref()).await }
+        })
+        .build()
+        .map_err(|e| SkipReason::InvalidDefinition(e.to_string()))
+}
+
+/// A mounted prompt's `prompts/get`: the upstream's, its messages' resource URIs rewritten
+/// into the namespace.
+async fn get_prompt(
+    upstream: &Upstream,
+    namespace: &str,
+    ctx: &ToolContext,
+    name: &str,
+    arguments: PromptArguments,
+) -> Result<PromptOutput, ToolError> {
+    let arguments = arguments
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    let result = upstream
+        .get_prompt(ctx, name, arguments)
+        .await
+        .map_err(|failure| match failure {
+            Failure::NotFound(reason) => ToolError::new(reason),
+            Failure::Failed(error) => error,
+        })?;
+    let mut messages = Vec::with_capacity(result.messages.len());
+    for (i, message) in result.messages.into_iter().enumerate() {
+        let fail = |reason: String| {
+            ToolError::new(format!(
+                "message {i} of the upstream MCP server `{}`'s prompt: {reason}",
+                upstream.server_name()
+            ))
+        };
+        let mut content = from_block(message.content).map_err(fail)?;
+        rewrite_uris(&mut content, |uri| mounted_uri(namespace, uri)).map_err(fail)?;
+        let role = match message.role {
+            rmcp::model::Role::User => PromptRole::User,
+            rmcp::model::Role::Assistant => PromptRole::Assistant,
+        };
+        messages.push(PromptMessage { role, content });
+    }
+    Ok(PromptOutput {
+        description: result
+            .description
+            .map(|d| super::forward::bounded(&d, MAX_DESCRIPTION)),
+        messages,
+    })
+}
+
+/// A mounted resource's `resources/read`: the mounted URI `uri` back to the upstream's,
+/// read there, the contents' URIs rewritten into the namespace (an upstream cannot answer
+/// with a URI of ours or of another upstream's); a skill's file checked against its
+/// listing.
+async fn read(
+    upstream: &Upstream,
+    namespace: &str,
+    ctx: &ToolContext,
+    uri: &str,
+    verified: Option<&(String, u64)>,
+) -> Result<Vec<ResourceContents>, ToolError> {
+    let Some(theirs) = upstream_uri(namespace, uri) else {
+        return Err(ToolError::resource_not_found(uri));
+    };
+    let result = upstream
+        .read_resource(ctx, &theirs)
+        .await
+        .map_err(|failure| match failure {
+            Failure::NotFound(_) => ToolError::resource_not_found(uri),
+            Failure::Failed(error) => error,
+        })?;
+    let mut contents = Vec::with_capacity(result.contents.len());
+    for item in result.contents {
+        let (their_uri, mime_type, body) = match item {
+            McpContents::TextResourceContents {
+                uri, mime_type, text, ..
+            } => (uri, mime_type, ResourceBody::Text(text)),
+            McpContents::BlobResourceContents {
+                uri, mime_type, blob, ..
+            } => {
+                use base64::Engine as _;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(blob.as_bytes())
+                    .map_err(|e| ToolError::new(format!("a blob that is not base64: {e}")))?;
+                (uri, mime_type, ResourceBody::Blob(bytes))
+            }
+            _ => return Err(ToolError::new("an unknown kind of resource contents")),
+        };
+        let Some(ours) = mounted_uri(namespace, &their_uri) else {
+            return Err(ToolError::new(format!(
+                "the upstream MCP server `{}` answered with contents of `{}`, which cannot be \
+                 placed in the namespace",
+                upstream.server_name(),
+                toolwright_names::escape::escape(&their_uri)
+            )));
+        };
+        if let Some((digest, size)) = verified {
+            let bytes = match &body {
+                ResourceBody::Text(text) => text.as_bytes(),
+                ResourceBody::Blob(bytes) => bytes.as_slice(),
+            };
+            let listed = rmcp::model::SkillResource::new(their_uri.clone(), digest.clone(), *size);
+            listed.verify(bytes).map_err(|e| {
+                ToolError::new(format!(
+                    "the upstream MCP server `{}` sent a skill file that is not the one it \
+                     listed: {}",
+                    upstream.server_name(),
+                    toolwright_names::escape::escape(&e.to_string())
+                ))
+            })?;
+        }
+        contents.push(ResourceContents {
+            uri: ours,
+            mime_type,
+            body,
+        });
+    }
+    Ok(contents)
+}
+
+/// A completion asked of the upstream; none (an empty list) when it fails.
+async fn complete(upstream: &Upstream, reference: Reference, request: CompletionRequest) -> Completions {
+    let context = (!request.context.is_empty()).then(|| request.context.into_iter().collect());
+    match upstream
+        .complete(reference, &request.argument, &request.value, context)
+        .await
+    {
+        Ok(result) => {
+            let mut values = result.completion.values;
+            values.truncate(100);
+            Completions {
+                values,
+                total: result.completion.total,
+                has_more: result.completion.has_more.unwrap_or(false),
+            }
+        }
+        Err(error) => {
+            tracing::debug!(upstream = upstream.server_name(), "a completion failed: {error}");
+            Completions::default()
+        }
+    }
+}
+
+/// The plan of one listed definition.
+struct Planned<T> {
+    key: String,
+    definition: T,
+    fingerprint: Fingerprint,
+}
+
+impl Shelf {
+    fn lock(shelf: &Mutex<Shelf>) -> std::sync::MutexGuard<'_, Shelf> {
+        shelf.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What is mounted now.
+    pub(super) fn mounted(shelf: &Mutex<Shelf>) -> Vec<MountedPrimitive> {
+        Shelf::lock(shelf)
+            .items
+            .values()
+            .map(|held| held.mounted.clone())
+            .collect()
+    }
+
+    /// Removes everything mounted from the registry.
+    pub(super) fn unmount(shelf: &Mutex<Shelf>, registry: &ToolRegistry) -> Vec<MountedPrimitive> {
+        let items = std::mem::take(&mut Shelf::lock(shelf).items);
+        items
+            .into_iter()
+            .map(|((kind, key), held)| {
+                remove(registry, kind, &key, &held.files);
+                held.mounted
+            })
+            .collect()
+    }
+
+    /// Lists each kind the upstream declares and brings the registry up to it.
+    pub(super) async fn refresh(
+        shelf: &Mutex<Shelf>,
+        cx: &Context<'_>,
+        limits: ListLimits,
+    ) -> PrimitivesReport {
+        let mut report = PrimitivesReport::default();
+        let declared = cx.upstream.declared();
+        if declared.prompts {
+            refresh_kind::<McpPrompt>(shelf, cx, limits, &mut report).await;
+        }
+        if declared.resources {
+            refresh_kind::<McpResource>(shelf, cx, limits, &mut report).await;
+            refresh_kind::<McpTemplate>(shelf, cx, limits, &mut report).await;
+        }
+        if declared.skills {
+            refresh_kind::<McpSkill>(shelf, cx, limits, &mut report).await;
+        }
+        report
+    }
+}
+
+/// Removes what `key` of `kind` registered.
+fn remove(registry: &ToolRegistry, kind: PrimitiveKind, key: &str, files: &[String]) {
+    match kind {
+        PrimitiveKind::Prompt => drop(registry.remove_prompt(key)),
+        PrimitiveKind::Resource | PrimitiveKind::ResourceTemplate => {
+            drop(registry.remove_resource(key));
+        }
+        PrimitiveKind::Skill => {
+            drop(registry.remove_skill(key));
+            for uri in files {
+                drop(registry.remove_resource(uri));
+            }
+        }
+    }
+}
+
+/// Enables or disables what `key` of `kind` registered.
+fn set_enabled(registry: &ToolRegistry, kind: PrimitiveKind, key: &str, files: &[String], on: bool) {
+    match kind {
+        PrimitiveKind::Prompt => drop(registry.set_prompt_enabled(key, on)),
+        PrimitiveKind::Resource | PrimitiveKind::ResourceTemplate => {
+            drop(registry.set_resource_enabled(key, on));
+        }
+        // A skill is its files: disabled, none can be read.
+        PrimitiveKind::Skill => {
+            for uri in files {
+                drop(registry.set_resource_enabled(uri, on));
+            }
+        }
+    }
+}
+
+/// Whether something not of this mount is registered under `key`.
+fn taken(registry: &ToolRegistry, kind: PrimitiveKind, key: &str) -> bool {
+    match kind {
+        PrimitiveKind::Prompt => registry.prompt(key).is_some(),
+        PrimitiveKind::Resource | PrimitiveKind::ResourceTemplate => registry
+            .resolve_resource(key)
+            .is_some_and(|(resource, _)| resource.uri().as_str() == key),
+        PrimitiveKind::Skill => registry.skill(key).is_some(),
+    }
+}
+
+async fn refresh_kind<T: Mountable>(
+    shelf: &Mutex<Shelf>,
+    cx: &Context<'_>,
+    limits: ListLimits,
+    report: &mut PrimitivesReport,
+) {
+    let kind = T::KIND;
+    let listing = match cx.upstream.list_all::<T>(limits).await {
+        Ok(listing) => listing,
+        Err(error) => {
+            report.unlisted.push((kind, error.to_string()));
+            return;
+        }
+    };
+    if let Some(cut) = listing.cut {
+        report.cuts.push((kind, cut));
+    }
+    for refused in listing.refused {
+        let reason = if refused.total {
+            SkipReason::MountFull {
+                bytes: refused.bytes,
+                limit: limits.max_total_bytes,
+            }
+        } else {
+            SkipReason::TooLarge {
+                bytes: refused.bytes,
+                limit: limits.max_tool_bytes,
+            }
+        };
+        report.skipped.push((
+            kind,
+            Skipped {
+                upstream_name: refused.upstream_name,
+                name: None,
+                reason,
+            },
+        ));
+    }
+    // Keys, and the ones two definitions share (none of them mounted).
+    let mut by_key: BTreeMap<String, Vec<T>> = BTreeMap::new();
+    for definition in listing.tools {
+        match definition.key(cx.namespace()) {
+            Some(key) => by_key.entry(key).or_default().push(definition),
+            None => report.skipped.push((
+                kind,
+                Skipped {
+                    upstream_name: definition.label().to_owned(),
+                    name: None,
+                    reason: if kind == PrimitiveKind::Prompt {
+                        SkipReason::UnusableName
+                    } else {
+                        SkipReason::UnusableUri
+                    },
+                },
+            )),
+        }
+    }
+    let mut planned = Vec::with_capacity(by_key.len());
+    for (key, mut group) in by_key {
+        if group.len() == 1
+            && let Some(definition) = group.pop()
+        {
+            let fingerprint = Fingerprint::of_definition(&kind.to_string(), &definition);
+            planned.push(Planned {
+                key,
+                definition,
+                fingerprint,
+            });
+            continue;
+        }
+        let names: Vec<String> = group.iter().map(|d| d.label().to_owned()).collect();
+        for (i, definition) in group.iter().enumerate() {
+            let others = names
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, n)| n.clone())
+                .collect();
+            report.skipped.push((
+                kind,
+                Skipped {
+                    upstream_name: definition.label().to_owned(),
+                    name: Some(key.clone()),
+                    reason: SkipReason::SameName { others },
+                },
+            ));
+        }
+    }
+    let mut shelf = Shelf::lock(shelf);
+    let keep: BTreeSet<&str> = planned.iter().map(|p| p.key.as_str()).collect();
+    let gone: Vec<(PrimitiveKind, String)> = shelf
+        .items
+        .keys()
+        .filter(|(k, key)| *k == kind && !keep.contains(key.as_str()))
+        .cloned()
+        .collect();
+    for entry in gone {
+        if let Some(held) = shelf.items.remove(&entry) {
+            remove(cx.registry, kind, &entry.1, &held.files);
+            report.removed.push(held.mounted);
+        }
+    }
+    for plan in planned {
+        let entry = (kind, plan.key.clone());
+        let previous = shelf.items.get(&entry).cloned();
+        if previous
+            .as_ref()
+            .is_some_and(|p| p.mounted.fingerprint == plan.fingerprint)
+        {
+            continue;
+        }
+        let before = shelf.seen.insert(entry.clone(), plan.fingerprint);
+        let upstream_name = plan.definition.label().to_owned();
+        if previous.is_none() && taken(cx.registry, kind, &plan.key) {
+            report.skipped.push((
+                kind,
+                Skipped {
+                    upstream_name,
+                    name: Some(plan.key),
+                    reason: SkipReason::AlreadyRegistered,
+                },
+            ));
+            continue;
+        }
+        let pin = match kind {
+            PrimitiveKind::Prompt => cx.options.prompt_pin(&plan.key, plan.fingerprint),
+            _ => cx
+                .options
+                .resource_pin(&upstream_name, &plan.key, plan.fingerprint),
+        };
+        let pin_differs = pin.is_some_and(|pin| pin != plan.fingerprint);
+        // The old definition goes before the new one is registered under its key.
+        if let Some(previous) = &previous {
+            remove(cx.registry, kind, &plan.key, &previous.files);
+            shelf.items.remove(&entry);
+        }
+        let files = match plan.definition.register(cx, &plan.key) {
+            Ok(files) => files,
+            Err(reason) => {
+                if let Some(previous) = previous {
+                    report.removed.push(previous.mounted);
+                }
+                report.skipped.push((
+                    kind,
+                    Skipped {
+                        upstream_name,
+                        name: Some(plan.key),
+                        reason,
+                    },
+                ));
+                continue;
+            }
+        };
+        if pin_differs {
+            set_enabled(cx.registry, kind, &plan.key, &files, false);
+        }
+        let mounted = MountedPrimitive {
+            kind,
+            name: plan.key.clone(),
+            upstream_name: upstream_name.clone(),
+            fingerprint: plan.fingerprint,
+            enabled: !pin_differs,
+        };
+        let expected = match (&previous, pin) {
+            (_, Some(pin)) if pin_differs => Some((pin, true)),
+            (Some(previous), _) => Some((previous.mounted.fingerprint, false)),
+            (None, _) => before
+                .filter(|before| *before != plan.fingerprint)
+                .map(|before| (before, false)),
+        };
+        if let Some((expected, pinned)) = expected {
+            report.changed.push((
+                kind,
+                FingerprintChange {
+                    name: plan.key.clone(),
+                    upstream_name,
+                    expected,
+                    actual: plan.fingerprint,
+                    pinned,
+                },
+            ));
+        }
+        if previous.is_none() {
+            report.added.push(mounted.clone());
+        }
+        shelf.items.insert(entry, Held { mounted, files });
+    }
+}
+
+/// The sink of the upstream's `resources/updated`: a URI one of our clients subscribed to
+/// becomes the registry's change for its mounted URI; any other is dropped (an upstream
+/// cannot make us tell clients about resources nobody asked after).
+pub(super) fn update_sink(
+    registry: Weak<ToolRegistry>,
+    subscriptions: Weak<Subscriptions>,
+    namespace: String,
+) -> super::session::UpdateSink {
+    Arc::new(move |uri: &str| {
+        let (Some(registry), Some(subscriptions)) = (registry.upgrade(), subscriptions.upgrade())
+        else {
+            return;
+        };
+        if !subscriptions.holds(uri) {
+            tracing::debug!(
+                namespace = namespace.as_str(),
+                "dropped a resources/updated of the upstream for a resource no client subscribed to"
+            );
+            return;
+        }
+        if let Some(ours) = mounted_uri(&namespace, uri) {
+            registry.notify_resource_updated(&ours);
+        }
+    })
+}
