@@ -48,7 +48,7 @@
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
 // fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,
-// options, report, mount.
+// options, report, shelf, mount.
 #[cfg(feature = "http")]
 mod client;
 mod content;
@@ -66,6 +66,7 @@ mod options;
 mod report;
 mod requests;
 mod session;
+mod shelf;
 mod stderr;
 mod stdio;
 mod uris;

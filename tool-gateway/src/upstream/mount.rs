@@ -14,8 +14,11 @@ use super::error::UpstreamError;
 use super::fingerprint::Fingerprint;
 use super::names::mounted_name;
 use super::options::MountOptions;
-use super::report::{FingerprintChange, MountReport, MountedTool, SkipReason, Skipped};
+use super::report::{
+    FingerprintChange, MountReport, MountedPrimitive, MountedTool, SkipReason, Skipped,
+};
 use super::session::Upstream;
+use super::shelf::{Context, Shelf, Subscriptions, update_sink};
 
 /// The most bytes of an upstream's description kept in a mounted tool's.
 const MAX_DESCRIPTION: usize = 4096;
@@ -31,6 +34,12 @@ pub struct Mount {
     /// The last fingerprint seen under each mounted name, kept after a tool is gone: one
     /// that comes back (under any spelling) with another definition is a change.
     seen: Mutex<HashMap<String, Fingerprint>>,
+    /// The upstream's prompts, resources, templates and skills mounted.
+    shelf: Mutex<Shelf>,
+    /// The upstream's resources our clients subscribed to.
+    subscriptions: Arc<Subscriptions>,
+    /// Held across a refresh, so two refreshes do not interleave their plans.
+    refreshing: tokio::sync::Mutex<()>,
     report: MountReport,
 }
 
@@ -70,12 +79,21 @@ impl MountUpstream for Arc<ToolRegistry> {
         options: MountOptions,
     ) -> Result<Mount, UpstreamError> {
         options.check()?;
+        let subscriptions = Arc::new(Subscriptions::default());
+        upstream.on_resource_updates(update_sink(
+            Arc::downgrade(self),
+            Arc::downgrade(&subscriptions),
+            options.namespace.clone(),
+        ));
         let mut mount = Mount {
             registry: self.clone(),
             upstream: upstream.clone(),
             options,
             tools: Mutex::new(BTreeMap::new()),
             seen: Mutex::new(HashMap::new()),
+            shelf: Mutex::new(Shelf::default()),
+            subscriptions,
+            refreshing: tokio::sync::Mutex::new(()),
             report: MountReport::default(),
         };
         mount.report = mount.refresh().await?;
@@ -145,8 +163,15 @@ impl Mount {
         })
     }
 
-    /// Removes every mounted tool from the registry (the connection stays open).
+    /// The prompts, resources, resource templates and skills mounted now.
+    pub fn primitives(&self) -> Vec<MountedPrimitive> {
+        Shelf::mounted(&self.shelf)
+    }
+
+    /// Removes every mounted tool from the registry, and every prompt, resource and skill
+    /// (the connection stays open).
     pub fn unmount(&self) -> Vec<MountedTool> {
+        drop(Shelf::unmount(&self.shelf, &self.registry));
         let tools = std::mem::take(&mut *self.lock());
         tools
             .into_values()
@@ -154,15 +179,31 @@ impl Mount {
             .collect()
     }
 
-    /// Lists the upstream's tools again and brings the registry up to it: new tools
-    /// registered, vanished ones removed, changed ones registered again (disabled when
-    /// their pin differs), each in the report. Call it when
-    /// [`Upstream::tool_list_changes`] says the list changed.
+    /// Lists the upstream's tools (and its prompts, resources, resource templates and
+    /// skills, unless [`MountOptions::primitives`] is off) again and brings the registry up
+    /// to them: new ones registered, vanished ones removed, changed ones registered again
+    /// (disabled when their pin differs), each in the report. Call it when
+    /// [`Upstream::tool_list_changes`] says a list changed.
     ///
     /// # Errors
     ///
     /// The upstream's error when its list cannot be read; the registry is then unchanged.
     pub async fn refresh(&self) -> Result<MountReport, UpstreamError> {
+        let _refreshing = self.refreshing.lock().await;
+        let mut report = self.refresh_tools().await?;
+        if self.options.primitives {
+            let cx = Context {
+                registry: &self.registry,
+                upstream: &self.upstream,
+                options: &self.options,
+            };
+            report.primitives = Shelf::refresh(&self.shelf, &cx, self.options.limits()).await;
+        }
+        Ok(report)
+    }
+
+    /// [`refresh`](Self::refresh) of the tools.
+    async fn refresh_tools(&self) -> Result<MountReport, UpstreamError> {
         let listing = self.upstream.list_tools(self.options.limits()).await?;
         let mut report = MountReport {
             cut: listing.cut,
