@@ -19,6 +19,7 @@ use super::report::{
 };
 use super::session::Upstream;
 use super::shelf::{Context, Shelf, Subscriptions, update_sink};
+use super::uris::upstream_uri;
 
 /// The most bytes of an upstream's description kept in a mounted tool's.
 const MAX_DESCRIPTION: usize = 4096;
@@ -166,6 +167,53 @@ impl Mount {
     /// The prompts, resources, resource templates and skills mounted now.
     pub fn primitives(&self) -> Vec<MountedPrimitive> {
         Shelf::mounted(&self.shelf)
+    }
+
+    /// Subscribes to the mounted resource `uri` for one of our clients: the first
+    /// subscription of a URI subscribes upstream; from then on the upstream's
+    /// `notifications/resources/updated` for it becomes
+    /// `ToolRegistry::notify_resource_updated` of `uri` (and for a URI nobody subscribed
+    /// to, nothing).
+    ///
+    /// # Errors
+    ///
+    /// [`UpstreamError::NotMounted`] for a URI that is not in this mount's namespace;
+    /// the upstream's error when it refuses (the subscription is then not counted).
+    pub async fn subscribe(&self, uri: &str) -> Result<(), UpstreamError> {
+        let theirs = self.theirs(uri)?;
+        if self.subscriptions.add(&theirs) {
+            let subscribed = self.upstream.subscribe(&theirs, true).await;
+            if let Err(error) = subscribed {
+                self.subscriptions.remove(&theirs);
+                return Err(self.upstream.request_error("resources/subscribe", error));
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends one subscription of `uri` ([`subscribe`](Self::subscribe)); the last one
+    /// unsubscribes upstream.
+    ///
+    /// # Errors
+    ///
+    /// As [`subscribe`](Self::subscribe).
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), UpstreamError> {
+        let theirs = self.theirs(uri)?;
+        if self.subscriptions.remove(&theirs) {
+            self.upstream
+                .subscribe(&theirs, false)
+                .await
+                .map_err(|error| self.upstream.request_error("resources/unsubscribe", error))?;
+        }
+        Ok(())
+    }
+
+    /// The upstream's URI of our `uri`, when it is in this mount's namespace.
+    fn theirs(&self, uri: &str) -> Result<String, UpstreamError> {
+        upstream_uri(&self.options.namespace, uri).ok_or_else(|| UpstreamError::NotMounted {
+            uri: toolwright_names::escape::escape(uri).into_owned(),
+            namespace: self.options.namespace.clone(),
+        })
     }
 
     /// Removes every mounted tool from the registry, and every prompt, resource and skill
