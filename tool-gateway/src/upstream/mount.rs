@@ -181,7 +181,8 @@ impl Mount {
     /// the upstream's error when it refuses (the subscription is then not counted).
     pub async fn subscribe(&self, uri: &str) -> Result<(), UpstreamError> {
         let theirs = self.theirs(uri)?;
-        if self.subscriptions.add(&theirs) {
+        // An upstream that does not take subscriptions sends no updates: counted only.
+        if self.subscriptions.add(&theirs) && self.upstream.declared().subscribe {
             let subscribed = self.upstream.subscribe(&theirs, true).await;
             if let Err(error) = subscribed {
                 self.subscriptions.remove(&theirs);
@@ -199,7 +200,7 @@ impl Mount {
     /// As [`subscribe`](Self::subscribe).
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), UpstreamError> {
         let theirs = self.theirs(uri)?;
-        if self.subscriptions.remove(&theirs) {
+        if self.subscriptions.remove(&theirs) && self.upstream.declared().subscribe {
             self.upstream
                 .subscribe(&theirs, false)
                 .await
@@ -244,6 +245,7 @@ impl Mount {
                 registry: &self.registry,
                 upstream: &self.upstream,
                 options: &self.options,
+                declared: self.upstream.declared(),
             };
             report.primitives = Shelf::refresh(&self.shelf, &cx, self.options.limits()).await;
         }

@@ -28,7 +28,7 @@ use super::report::{
     FingerprintChange, MountedPrimitive, PrimitiveKind, PrimitivesReport, SkipReason, Skipped,
 };
 use super::requests::Failure;
-use super::session::Upstream;
+use super::session::{Declared, Upstream};
 use super::uris::{mounted_uri, upstream_uri};
 
 /// The most bytes of an upstream's description kept in a mounted prompt's or resource's.
@@ -100,6 +100,8 @@ pub(super) struct Context<'a> {
     pub(super) registry: &'a Arc<ToolRegistry>,
     pub(super) upstream: &'a Upstream,
     pub(super) options: &'a MountOptions,
+    /// What the upstream declared.
+    pub(super) declared: Declared,
 }
 
 impl Context<'_> {
@@ -167,13 +169,13 @@ impl Mountable for McpPrompt {
                 .as_deref()
                 .map(|t| super::forward::bounded(t, 200));
             builder = builder.argument(ours);
+            if !cx.declared.completions {
+                continue;
+            }
             // Completions of the argument are the upstream's.
             let (upstream, name) = (upstream.clone(), name.clone());
-            builder = builder.completion_async(argument.name.clone(), move |request| {
-                let (upstream, name) = (upstream.clone(), name.clone());
-                async move {
-                    complete(&upstream, Reference::for_prompt(name.to_string()), request).await
-                }
+            builder = builder.completion(argument.name.clone(), move |request| {
+                complete_now(&upstream, Reference::for_prompt(name.to_string()), request)
             });
         }
         let prompt = builder
@@ -361,20 +363,16 @@ fn resource_with(
     if let Some(mime_type) = mime_type {
         builder = builder.mime_type(mime_type.to_owned());
     }
-    if let Some(template) = template {
+    if let Some(template) = template.filter(|_| cx.declared.completions) {
         // The template's variables complete upstream, on the upstream's template.
         let template: Arc<str> = Arc::from(template);
         let variables: Vec<String> = toolwright_core::UriTemplate::parse(key)
-            .map(|t| t.variables().iter().map(|v| v.to_string()).collect())
+            .map(|t| t.variables().map(|v| v.name.clone()).collect())
             .unwrap_or_default();
         for variable in variables {
             let (upstream, template) = (upstream.clone(), template.clone());
-            builder = builder.completion_async(variable, move |request| {
-                let (upstream, template) = (upstream.clone(), template.clone());
-                async move {
-                    complete(&upstream, Reference::for_resource(template.to_string()), request)
-                        .await
-                }
+            builder = builder.completion(variable, move |request| {
+                complete_now(&upstream, Reference::for_resource(template.to_string()), request)
             });
         }
     }
@@ -503,22 +501,46 @@ async fn read(
     Ok(contents)
 }
 
+/// A completion asked of the upstream from a completion function, which is synchronous:
+/// the worker thread waits for the upstream's answer (at most 30 s) after handing its other
+/// tasks to another thread. Outside a multi-threaded runtime (where a worker cannot be
+/// handed over) there is none.
+fn complete_now(
+    upstream: &Upstream,
+    reference: Reference,
+    request: &CompletionRequest,
+) -> Completions {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return Completions::none();
+    };
+    if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
+        tracing::debug!(
+            upstream = upstream.server_name(),
+            "a completion of the upstream needs a multi-threaded runtime; none given"
+        );
+        return Completions::none();
+    }
+    let request = request.clone();
+    tokio::task::block_in_place(|| runtime.block_on(complete(upstream, reference, request)))
+}
+
 /// A completion asked of the upstream; none (an empty list) when it fails.
-async fn complete(upstream: &Upstream, reference: Reference, request: CompletionRequest) -> Completions {
+async fn complete(
+    upstream: &Upstream,
+    reference: Reference,
+    request: CompletionRequest,
+) -> Completions {
     let context = (!request.context.is_empty()).then(|| request.context.into_iter().collect());
     match upstream
         .complete(reference, &request.argument, &request.value, context)
         .await
     {
-        Ok(result) => {
-            let mut values = result.completion.values;
-            values.truncate(100);
-            Completions {
-                values,
-                total: result.completion.total,
-                has_more: result.completion.has_more.unwrap_or(false),
-            }
+        Ok(result) => Completions {
+            values: result.completion.values,
+            total: result.completion.total,
+            has_more: result.completion.has_more.unwrap_or(false),
         }
+        .capped(),
         Err(error) => {
             tracing::debug!(upstream = upstream.server_name(), "a completion failed: {error}");
             Completions::default()
@@ -566,7 +588,7 @@ impl Shelf {
         limits: ListLimits,
     ) -> PrimitivesReport {
         let mut report = PrimitivesReport::default();
-        let declared = cx.upstream.declared();
+        let declared = cx.declared;
         if declared.prompts {
             refresh_kind::<McpPrompt>(shelf, cx, limits, &mut report).await;
         }
@@ -617,9 +639,9 @@ fn set_enabled(registry: &ToolRegistry, kind: PrimitiveKind, key: &str, files: &
 fn taken(registry: &ToolRegistry, kind: PrimitiveKind, key: &str) -> bool {
     match kind {
         PrimitiveKind::Prompt => registry.prompt(key).is_some(),
-        PrimitiveKind::Resource | PrimitiveKind::ResourceTemplate => registry
-            .resolve_resource(key)
-            .is_some_and(|(resource, _)| resource.uri().as_str() == key),
+        PrimitiveKind::Resource | PrimitiveKind::ResourceTemplate => {
+            registry.resource(key).is_some()
+        }
         PrimitiveKind::Skill => registry.skill(key).is_some(),
     }
 }
