@@ -19,6 +19,7 @@ use toolwright_core::{
 };
 use toolwright_gateway::upstream::{MountOptions, MountUpstream, PrimitiveKind, SkipReason};
 use toolwright_runtime::ToolRegistry;
+use toolwright_runtime::registry::{ChangeKind, Primitive};
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
@@ -127,7 +128,7 @@ async fn prompts_resources_templates_and_skills_are_mounted_in_the_namespace() {
     assert_eq!(output.messages.len(), 2);
     // The embedded resource is named in the namespace.
     let embedded = serde_json::to_value(&output.messages[1].content).unwrap();
-    assert_eq!(embedded["resource"]["uri"], "lib+demo://static/1", "{embedded}");
+    assert_eq!(embedded["uri"], "lib+demo://static/1", "{embedded}");
 
     // Reads, fixed and by the template.
     assert_eq!(
@@ -265,7 +266,8 @@ async fn huge_lists_are_cut() {
     assert!(resources <= 100, "{resources}");
 }
 
-#[tokio::test]
+// A completion function is synchronous: the gateway's waits on a multi-threaded runtime.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn completions_are_the_upstreams() {
     let (library, mut events) = Library::new();
     let upstream = connect(library).await;
@@ -279,9 +281,7 @@ async fn completions_are_the_upstreams() {
         value: "f".into(),
         context: Default::default(),
     };
-    let completions = within("complete", greet.complete(&request))
-        .await
-        .unwrap();
+    let completions = greet.complete(&request).unwrap();
     assert_eq!(completions.values, ["formal", "friendly"]);
     // The upstream was asked about its own prompt's name.
     let seen = within("the upstream's event", events.recv()).await.unwrap();
@@ -309,7 +309,10 @@ async fn updates_reach_subscribers_only() {
     updated(&library, "demo://static/2").await;
     // The first change is the subscribed one's: the other was dropped before it.
     let change = within("the update", changes.recv()).await.unwrap();
-    assert_eq!(change.resource_uri().as_deref(), Some("lib+demo://static/2"));
+    assert_eq!(
+        (change.kind, change.primitive, change.name.as_str()),
+        (ChangeKind::Updated, Primitive::Resource, "lib+demo://static/2")
+    );
     // A URI outside the namespace cannot be subscribed to through the mount.
     assert!(mount.subscribe("demo://static/1").await.is_err());
     within("unsubscribe", mount.unsubscribe("lib+demo://static/2"))

@@ -254,7 +254,17 @@ impl Mount {
 
     /// [`refresh`](Self::refresh) of the tools.
     async fn refresh_tools(&self) -> Result<MountReport, UpstreamError> {
-        let listing = self.upstream.list_tools(self.options.limits()).await?;
+        // An upstream of prompts or resources only has no tools to list (it would answer
+        // `-32601`).
+        let listing = if self.upstream.declared().tools {
+            self.upstream.list_tools(self.options.limits()).await?
+        } else {
+            super::list::Listing {
+                tools: Vec::new(),
+                cut: None,
+                refused: Vec::new(),
+            }
+        };
         let mut report = MountReport {
             cut: listing.cut,
             ..MountReport::default()

@@ -103,6 +103,7 @@ pub(super) struct Shared {
 /// What an upstream declared beside tools.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Declared {
+    pub(super) tools: bool,
     pub(super) prompts: bool,
     pub(super) resources: bool,
     pub(super) subscribe: bool,
@@ -359,14 +360,15 @@ impl Upstream {
         }
     }
 
-    /// Which of prompts, resources (and subscriptions to them), completions and skills the
-    /// upstream declared in its handshake.
+    /// Which of tools, prompts, resources (and subscriptions to them), completions and
+    /// skills the upstream declared in its handshake.
     pub(super) fn declared(&self) -> Declared {
         let Some(info) = self.inner.peer.peer_info() else {
             return Declared::default();
         };
         let capabilities = &info.capabilities;
         Declared {
+            tools: capabilities.tools.is_some(),
             prompts: capabilities.prompts.is_some(),
             resources: capabilities.resources.is_some(),
             subscribe: capabilities
