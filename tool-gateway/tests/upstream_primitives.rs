@@ -151,7 +151,10 @@ async fn prompts_resources_templates_and_skills_are_mounted_in_the_namespace() {
     let skill = registry.skill("skill://lib/pdf/SKILL.md").unwrap();
     assert_eq!(skill.name, "pdf");
     let files: Vec<&str> = skill.files.iter().map(|f| f.uri.as_str()).collect();
-    assert_eq!(files, ["skill://lib/pdf/SKILL.md", "skill://lib/pdf/forms.md"]);
+    assert_eq!(
+        files,
+        ["skill://lib/pdf/SKILL.md", "skill://lib/pdf/forms.md"]
+    );
     assert_eq!(
         read(&registry, "skill://lib/pdf/SKILL.md").await.unwrap()[0].1,
         SKILL_MD
@@ -219,8 +222,11 @@ async fn a_uri_or_prompt_name_of_ours_is_never_taken_over() {
     let report = &mount.report().primitives;
     for name in ["lib+demo://static/1", "lib_greet"] {
         assert!(
-            report.skipped.iter().any(|(_, s)| s.name.as_deref() == Some(name)
-                && s.reason == SkipReason::AlreadyRegistered),
+            report
+                .skipped
+                .iter()
+                .any(|(_, s)| s.name.as_deref() == Some(name)
+                    && s.reason == SkipReason::AlreadyRegistered),
             "{name}: {report:?}"
         );
         assert!(!report.added.iter().any(|p| p.name == name));
@@ -311,7 +317,11 @@ async fn updates_reach_subscribers_only() {
     let change = within("the update", changes.recv()).await.unwrap();
     assert_eq!(
         (change.kind, change.primitive, change.name.as_str()),
-        (ChangeKind::Updated, Primitive::Resource, "lib+demo://static/2")
+        (
+            ChangeKind::Updated,
+            Primitive::Resource,
+            "lib+demo://static/2"
+        )
     );
     // A URI outside the namespace cannot be subscribed to through the mount.
     assert!(mount.subscribe("demo://static/1").await.is_err());

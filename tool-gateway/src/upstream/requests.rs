@@ -84,9 +84,7 @@ impl Upstream {
                     state = asked.request_state;
                 }
                 Ok(result) => return Ok(result),
-                Err(rmcp::ServiceError::McpError(error))
-                    if error.code.0 == RESOURCE_NOT_FOUND =>
-                {
+                Err(rmcp::ServiceError::McpError(error)) if error.code.0 == RESOURCE_NOT_FOUND => {
                     return Err(Failure::NotFound(escaped(&error.message)));
                 }
                 Err(error) => return Err(Failure::Failed(failed(escaped(&error)))),
@@ -108,7 +106,8 @@ impl Upstream {
         let what = format!("give its prompt `{}`", escaped(&name));
         let result = self
             .with_rounds(ctx, &what, |responses, state| {
-                let mut params = GetPromptRequestParams::new(name).with_arguments(arguments.clone());
+                let mut params =
+                    GetPromptRequestParams::new(name).with_arguments(arguments.clone());
                 params.input_responses = responses;
                 params.request_state = state;
                 ClientRequest::GetPromptRequest(GetPromptRequest::new(params))
@@ -170,15 +169,15 @@ impl Upstream {
         context: Option<std::collections::HashMap<String, String>>,
     ) -> Result<CompleteResult, ToolError> {
         let what = "complete an argument";
-        let mut params = CompleteRequestParams::new(
-            reference,
-            ArgumentInfo::new(argument, value),
-        );
+        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
         if let Some(arguments) = context {
             params = params.with_context(CompletionContext::with_arguments(arguments));
         }
         match self
-            .quick(what, ClientRequest::CompleteRequest(CompleteRequest::new(params)))
+            .quick(
+                what,
+                ClientRequest::CompleteRequest(CompleteRequest::new(params)),
+            )
             .await?
         {
             ServerResult::CompleteResult(result) => Ok(result),

@@ -180,7 +180,8 @@ impl Mountable for McpPrompt {
         }
         let prompt = builder
             .handler(move |arguments: PromptArguments, ctx: ToolContext| {
-                let (upstream, name, namespace) = (upstream.clone(), name.clone(), namespace.clone());
+                let (upstream, name, namespace) =
+                    (upstream.clone(), name.clone(), namespace.clone());
                 async move { get_prompt(&upstream, &namespace, &ctx, &name, arguments).await }
             })
             .build()
@@ -275,7 +276,16 @@ impl Mountable for McpSkill {
             let mime_type = mime_of(&name);
             let description = cx.describe(PrimitiveKind::Skill, &file.uri, None);
             let verified = Some((file.digest.clone(), file.size));
-            let built = resource_with(cx, &uri, &name, None, description, mime_type, None, verified);
+            let built = resource_with(
+                cx,
+                &uri,
+                &name,
+                None,
+                description,
+                mime_type,
+                None,
+                verified,
+            );
             let registered_now = built.and_then(|resource| {
                 cx.registry
                     .register_resource(resource)
@@ -372,7 +382,11 @@ fn resource_with(
         for variable in variables {
             let (upstream, template) = (upstream.clone(), template.clone());
             builder = builder.completion(variable, move |request| {
-                complete_now(&upstream, Reference::for_resource(template.to_string()), request)
+                complete_now(
+                    &upstream,
+                    Reference::for_resource(template.to_string()),
+                    request,
+                )
             });
         }
     }
@@ -381,7 +395,16 @@ fn resource_with(
         .handler(move |request: ResourceRequest, ctx: ToolContext| {
             let (upstream, namespace, verified) =
                 (upstream.clone(), namespace.clone(), verified.clone());
-            async move { read(&upstream, &namespace, &ctx, &request.uri, verified.as_deref()).await }
+            async move {
+                read(
+                    &upstream,
+                    &namespace,
+                    &ctx,
+                    &request.uri,
+                    verified.as_deref(),
+                )
+                .await
+            }
         })
         .build()
         .map_err(|e| SkipReason::InvalidDefinition(e.to_string()))
@@ -400,13 +423,14 @@ async fn get_prompt(
         .into_iter()
         .map(|(k, v)| (k, Value::String(v)))
         .collect();
-    let result = upstream
-        .get_prompt(ctx, name, arguments)
-        .await
-        .map_err(|failure| match failure {
-            Failure::NotFound(reason) => ToolError::new(reason),
-            Failure::Failed(error) => error,
-        })?;
+    let result =
+        upstream
+            .get_prompt(ctx, name, arguments)
+            .await
+            .map_err(|failure| match failure {
+                Failure::NotFound(reason) => ToolError::new(reason),
+                Failure::Failed(error) => error,
+            })?;
     let mut messages = Vec::with_capacity(result.messages.len());
     for (i, message) in result.messages.into_iter().enumerate() {
         let fail = |reason: String| {
@@ -456,10 +480,16 @@ async fn read(
     for item in result.contents {
         let (their_uri, mime_type, body) = match item {
             McpContents::TextResourceContents {
-                uri, mime_type, text, ..
+                uri,
+                mime_type,
+                text,
+                ..
             } => (uri, mime_type, ResourceBody::Text(text)),
             McpContents::BlobResourceContents {
-                uri, mime_type, blob, ..
+                uri,
+                mime_type,
+                blob,
+                ..
             } => {
                 use base64::Engine as _;
                 let bytes = base64::engine::general_purpose::STANDARD
@@ -542,7 +572,10 @@ async fn complete(
         }
         .capped(),
         Err(error) => {
-            tracing::debug!(upstream = upstream.server_name(), "a completion failed: {error}");
+            tracing::debug!(
+                upstream = upstream.server_name(),
+                "a completion failed: {error}"
+            );
             Completions::default()
         }
     }
@@ -620,7 +653,13 @@ fn remove(registry: &ToolRegistry, kind: PrimitiveKind, key: &str, files: &[Stri
 }
 
 /// Enables or disables what `key` of `kind` registered.
-fn set_enabled(registry: &ToolRegistry, kind: PrimitiveKind, key: &str, files: &[String], on: bool) {
+fn set_enabled(
+    registry: &ToolRegistry,
+    kind: PrimitiveKind,
+    key: &str,
+    files: &[String],
+    on: bool,
+) {
     match kind {
         PrimitiveKind::Prompt => drop(registry.set_prompt_enabled(key, on)),
         PrimitiveKind::Resource | PrimitiveKind::ResourceTemplate => {

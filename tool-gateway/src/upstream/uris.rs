@@ -128,6 +128,9 @@ mod tests {
         assert_eq!(mounted_uri("ns", "demo://a b"), None);
         assert_eq!(mounted_uri("ns", "demo://a\nb"), None);
         assert_eq!(mounted_uri("ns", "skill:pdf"), None);
-        assert_eq!(mounted_uri("ns", &format!("demo://{}", "x".repeat(3000))), None);
+        assert_eq!(
+            mounted_uri("ns", &format!("demo://{}", "x".repeat(3000))),
+            None
+        );
     }
 }

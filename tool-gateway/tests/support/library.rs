@@ -119,11 +119,18 @@ impl ServerHandler for Library {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let arguments = request.arguments.unwrap_or_default();
-        self.saw(format!("get {} {}", request.name, serde_json::Value::Object(arguments.clone())));
+        self.saw(format!(
+            "get {} {}",
+            request.name,
+            serde_json::Value::Object(arguments.clone())
+        ));
         if request.name != "greet" {
             return Err(ErrorData::invalid_params("no such prompt", None));
         }
-        let name = arguments.get("name").and_then(|v| v.as_str()).unwrap_or("?");
+        let name = arguments
+            .get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or("?");
         let mut result = GetPromptResult::new(vec![
             PromptMessage::new_text(Role::User, format!("Greet {name}.")),
             PromptMessage::new_resource(
@@ -147,7 +154,10 @@ impl ServerHandler for Library {
     ) -> Result<ListResourcesResult, ErrorData> {
         let mut resources = self.resources.lock().unwrap().clone();
         for i in 0..self.extra_resources {
-            resources.push(Resource::new(format!("demo://many/{i}"), format!("many {i}")));
+            resources.push(Resource::new(
+                format!("demo://many/{i}"),
+                format!("many {i}"),
+            ));
         }
         Ok(ListResourcesResult::with_all_items(resources))
     }
@@ -211,7 +221,9 @@ impl ServerHandler for Library {
                 }
             },
         };
-        Ok(ReadResourceResponse::Complete(ReadResourceResult::new(contents)))
+        Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
+            contents,
+        )))
     }
 
     async fn subscribe(
