@@ -67,7 +67,7 @@
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
 // fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,
-// options, report, shelf, mount.
+// options, report, mountable, shelf, mount.
 #[cfg(feature = "http")]
 mod client;
 mod content;
@@ -78,6 +78,7 @@ mod forward;
 mod http;
 mod list;
 mod mount;
+mod mountable;
 mod names;
 #[cfg(feature = "oauth")]
 mod oauth;

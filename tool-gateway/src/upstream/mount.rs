@@ -12,13 +12,14 @@ use toolwright_runtime::{RegisterOptions, ToolRegistry};
 
 use super::error::UpstreamError;
 use super::fingerprint::Fingerprint;
+use super::mountable::Context;
 use super::names::mounted_name;
 use super::options::MountOptions;
 use super::report::{
     FingerprintChange, MountReport, MountedPrimitive, MountedTool, SkipReason, Skipped,
 };
 use super::session::Upstream;
-use super::shelf::{Context, Shelf, Subscriptions, update_sink};
+use super::shelf::{Shelf, Subscriptions, update_sink};
 use super::uris::upstream_uri;
 
 /// The most bytes of an upstream's description kept in a mounted tool's.
