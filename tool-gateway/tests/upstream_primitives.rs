@@ -13,11 +13,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use library::{Library, SKILL_MD, connect, updated};
+use toolwright_core::client::{
+    ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
+};
+use toolwright_core::{ClientError, Elicitation, LogLevel};
 use toolwright_core::{
     CompletionRequest, Prompt, PromptArguments, Resource, ResourceBody, ResourceRequest,
     ToolContext,
 };
-use toolwright_gateway::upstream::{MountOptions, MountUpstream, PrimitiveKind, SkipReason};
+use toolwright_gateway::upstream::{
+    Fingerprint, MountOptions, MountUpstream, PrimitiveKind, SkipReason,
+};
 use toolwright_runtime::ToolRegistry;
 use toolwright_runtime::registry::{ChangeKind, Primitive};
 
@@ -332,4 +338,156 @@ async fn updates_reach_subscribers_only() {
         within("the upstream's event", events.recv()).await.unwrap(),
         "unsubscribe demo://static/2"
     );
+}
+
+/// A client that records the log messages sent to it.
+struct Logs(tokio::sync::mpsc::UnboundedSender<(LogLevel, String)>);
+
+impl ClientPowers for Logs {
+    fn log(&self, _tool: &str, level: LogLevel, message: &str) {
+        let _ = self.0.send((level, message.to_owned()));
+    }
+
+    fn elicit(
+        &self,
+        _request: ElicitationRequest,
+    ) -> ClientFuture<Result<Elicitation<serde_json::Value>, ClientError>> {
+        Box::pin(async { Ok(Elicitation::Declined) })
+    }
+
+    fn sample(
+        &self,
+        _request: SamplingRequest,
+    ) -> ClientFuture<Result<SampledMessage, ClientError>> {
+        Box::pin(async {
+            Err(ClientError::NotAvailable {
+                what: "sampling",
+                why: "none here".to_owned(),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn the_upstreams_log_during_a_read_reaches_the_readers_client_escaped() {
+    let (library, _events) = Library::new();
+    let logged = library.logged.clone();
+    let upstream = connect(library).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let _mount = within("mount", registry.mount(&upstream, MountOptions::new("lib")))
+        .await
+        .unwrap();
+    let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let ctx =
+        ToolContext::for_primitive("lib+demo://dynamic/logs").with_client(Arc::new(Logs(sender)));
+    // The library logs while it reads `demo://dynamic/logs`: the log goes to the client of
+    // the read it belongs to (and the read answers once the test has it).
+    let (template, variables) = registry
+        .resolve_resource("lib+demo://dynamic/logs")
+        .unwrap();
+    let mut request = ResourceRequest::new("lib+demo://dynamic/logs");
+    request.variables = variables;
+    let reading = tokio::spawn(async move { template.read(request, ctx).await });
+    let (level, message) = within("the log", received.recv()).await.unwrap();
+    logged.notify_one();
+    let contents = within("read", reading).await.unwrap().unwrap();
+    assert_eq!(contents[0].uri, "lib+demo://dynamic/logs");
+    assert_eq!(level, LogLevel::Warning);
+    assert_eq!(
+        message,
+        "[the upstream MCP server `library` (library)] reading \\u{1b}[31m logs"
+    );
+}
+
+#[tokio::test]
+async fn a_pinned_prompt_that_changed_is_disabled_and_a_change_is_reported() {
+    let (library, _events) = Library::new();
+    let upstream = connect(library).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let wrong = "ab".repeat(32).parse::<Fingerprint>().unwrap();
+    let mount = within(
+        "mount",
+        registry.mount(
+            &upstream,
+            MountOptions::new("lib")
+                .pin_prompt("greet", wrong)
+                .pin_resource("demo://static/2", wrong),
+        ),
+    )
+    .await
+    .unwrap();
+    let report = &mount.report().primitives;
+    let pinned: Vec<&str> = report
+        .changed
+        .iter()
+        .filter(|(_, c)| c.pinned && c.expected == wrong)
+        .map(|(_, c)| c.name.as_str())
+        .collect();
+    assert_eq!(pinned, ["lib_greet", "lib+demo://static/2"]);
+    assert!(!registry.is_prompt_enabled("lib_greet"));
+    assert!(!registry.is_resource_enabled("lib+demo://static/2"));
+    // Disabled, it is not read.
+    assert!(read(&registry, "lib+demo://static/2").await.is_err());
+    assert!(registry.is_resource_enabled("lib+demo://static/1"));
+
+    // Unpinned, a definition that changes upstream is reported on the next refresh.
+    let (library, _events) = Library::new();
+    let prompts_now = library.prompts.clone();
+    let upstream = connect(library).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within("mount", registry.mount(&upstream, MountOptions::new("lib")))
+        .await
+        .unwrap();
+    prompts_now.lock().unwrap()[0].description = Some("Now says something else.".into());
+    let again = within("refresh", mount.refresh()).await.unwrap();
+    let changed: Vec<&str> = again
+        .primitives
+        .changed
+        .iter()
+        .map(|(_, c)| c.name.as_str())
+        .collect();
+    assert_eq!(changed, ["lib_greet"]);
+    assert!(
+        registry
+            .prompt("lib_greet")
+            .unwrap()
+            .description()
+            .unwrap()
+            .contains("Now says something else.")
+    );
+}
+
+#[tokio::test]
+async fn a_prompt_list_change_refreshes_the_mount() {
+    let (library, _events) = Library::new();
+    let upstream = connect(library.clone()).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = Arc::new(
+        within("mount", registry.mount(&upstream, MountOptions::new("lib")))
+            .await
+            .unwrap(),
+    );
+    let (reports, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let _following = mount.follow(move |report| {
+        let _ = reports.send(report);
+    });
+    library
+        .prompts
+        .lock()
+        .unwrap()
+        .push(library::prompt("summarise", vec![]));
+    let peer = library.peer.lock().unwrap().clone().unwrap();
+    peer.notify_prompt_list_changed().await.unwrap();
+    let report = within("the refresh", received.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let added: Vec<&str> = report
+        .primitives
+        .added
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(added, ["lib_summarise"]);
+    assert!(registry.prompt("lib_summarise").is_some());
 }

@@ -39,6 +39,9 @@ pub struct Library {
     pub peer: Arc<Mutex<Option<Peer<RoleServer>>>>,
     /// How many resources `resources/list` adds (for huge lists).
     pub extra_resources: usize,
+    /// Notified by a test once it has the log message of `demo://dynamic/logs`: the read
+    /// answers only then, so the message cannot arrive after the read ended.
+    pub logged: Arc<tokio::sync::Notify>,
 }
 
 pub fn prompt(name: &str, arguments: Vec<PromptArgument>) -> Prompt {
@@ -75,6 +78,7 @@ impl Library {
             events,
             peer: Arc::new(Mutex::new(None)),
             extra_resources: 0,
+            logged: Arc::new(tokio::sync::Notify::new()),
         };
         (library, received)
     }
@@ -192,7 +196,7 @@ impl ServerHandler for Library {
                 ResourceContents::text("shadow", "file:///etc/shadow"),
                 ResourceContents::text("other", "other+demo://x"),
             ],
-            "demo://logs" => {
+            "demo://dynamic/logs" => {
                 let _ = context
                     .peer
                     .notify_logging_message(
@@ -203,6 +207,7 @@ impl ServerHandler for Library {
                         .with_logger("library"),
                     )
                     .await;
+                self.logged.notified().await;
                 vec![ResourceContents::text("logged", uri.clone())]
             }
             "skill://pdf/SKILL.md" => vec![ResourceContents::text(SKILL_MD, uri.clone())],
