@@ -21,11 +21,12 @@ use toolwright_core::{
     CompletionRequest, Prompt, PromptArguments, Resource, ResourceBody, ResourceRequest,
     ToolContext,
 };
+use toolwright_core::{Content, ToolCall};
 use toolwright_gateway::upstream::{
     Fingerprint, MountOptions, MountUpstream, PrimitiveKind, SkipReason,
 };
-use toolwright_runtime::ToolRegistry;
 use toolwright_runtime::registry::{ChangeKind, Primitive};
+use toolwright_runtime::{ApprovalDecision, Executor, ToolRegistry};
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
@@ -490,4 +491,39 @@ async fn a_prompt_list_change_refreshes_the_mount() {
         .collect();
     assert_eq!(added, ["lib_summarise"]);
     assert!(registry.prompt("lib_summarise").is_some());
+}
+
+#[tokio::test]
+async fn a_tools_resource_links_name_the_mounted_resources() {
+    let (mut library, _events) = Library::new();
+    library.tools = true;
+    let upstream = connect(library).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let _mount = within("mount", registry.mount(&upstream, MountOptions::new("lib")))
+        .await
+        .unwrap();
+    let executor = Executor::builder(registry.clone())
+        .approval(|_| async { ApprovalDecision::Approved })
+        .build();
+    let result = within(
+        "the call",
+        executor.execute(ToolCall::new("1", "lib_links", serde_json::json!({}))),
+    )
+    .await;
+    assert!(result.success, "{result:?}");
+    let uris: Vec<String> = result
+        .blocks
+        .iter()
+        .filter_map(|block| match block {
+            Content::ResourceLink(link) => Some(link.uri.clone()),
+            Content::Resource(resource) => Some(resource.uri.clone()),
+            _ => None,
+        })
+        .collect();
+    // Readable through the gateway, never one of ours; one without a scheme stays as sent.
+    assert_eq!(
+        uris,
+        ["lib+demo://static/1", "lib+file:///etc/shadow", "relative"]
+    );
+    assert!(registry.resolve_resource(&uris[0]).is_some());
 }

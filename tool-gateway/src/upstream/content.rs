@@ -5,10 +5,19 @@
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use toolwright_core::{Content, ToolOutput};
 
+use super::uris::mounted_uri;
+
 /// What an upstream server answered to a `tools/call`, as our output: every block as it
 /// came (images, audio and blobs decoded from base64, so they go out as the same bytes),
 /// the structured content with them. `isError: true` is the upstream's text as the error.
-pub(super) fn from_upstream(result: CallToolResult) -> Result<ToolOutput, String> {
+///
+/// With `namespace`, the URIs of resource links and embedded resources are placed in it (as
+/// the mount's resources are: [`mounted_uri`]), so a client can read them through us and an
+/// upstream cannot point it at ours; a URI that cannot be placed stays as it was.
+pub(super) fn from_upstream(
+    result: CallToolResult,
+    namespace: Option<&str>,
+) -> Result<ToolOutput, String> {
     if result.is_error == Some(true) {
         let text: Vec<String> = result
             .content
@@ -27,7 +36,14 @@ pub(super) fn from_upstream(result: CallToolResult) -> Result<ToolOutput, String
     }
     let mut blocks = Vec::with_capacity(result.content.len());
     for (i, block) in result.content.into_iter().enumerate() {
-        blocks.push(from_block(block).map_err(|reason| format!("block {i}: {reason}"))?);
+        let mut block = from_block(block).map_err(|reason| format!("block {i}: {reason}"))?;
+        if let Some(namespace) = namespace {
+            // Placed when it can be; as it was otherwise (never an error).
+            drop(rewrite_uris(&mut block, |uri| {
+                Some(mounted_uri(namespace, uri).unwrap_or_else(|| uri.to_owned()))
+            }));
+        }
+        blocks.push(block);
     }
     let output = if blocks.is_empty() {
         match &result.structured_content {

@@ -63,7 +63,9 @@
 //!   size it listed. [`Mount::subscribe`] subscribes upstream for one of our clients, and
 //!   the upstream's `notifications/resources/updated` for a subscribed URI becomes
 //!   `ToolRegistry::notify_resource_updated`, for any other URI nothing. The upstream's
-//!   `list_changed` of prompts and resources refreshes the mount as its tools' does.
+//!   `list_changed` of prompts and resources refreshes the mount as its tools' does. The
+//!   resource links and embedded resources of a mounted tool's result name the mounted
+//!   URIs too. An upstream that declares no tools is not asked for them.
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
 // fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,

@@ -494,13 +494,23 @@ impl Mount {
             }
         };
         let upstream = self.upstream.clone();
+        // The resource links of a result name the upstream's resources where the mount
+        // serves them.
+        let uris_in: Option<Arc<str>> = (self.options.primitives
+            && self.upstream.declared().resources)
+            .then(|| Arc::from(self.options.namespace.as_str()));
         builder
             .preview(preview)
             .handler_with_context(move |ctx, arguments| {
-                // Shared, not copied: a call clones two `Arc`s.
+                // Shared, not copied: a call clones three `Arc`s.
                 let upstream = upstream.clone();
                 let upstream_name = upstream_name.clone();
-                async move { upstream.call(&ctx, &upstream_name, arguments).await }
+                let uris_in = uris_in.clone();
+                async move {
+                    upstream
+                        .call(&ctx, &upstream_name, arguments, uris_in.as_deref())
+                        .await
+                }
             })
             .build()
             .map_err(|error| error.to_string())

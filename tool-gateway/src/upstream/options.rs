@@ -178,8 +178,9 @@ impl MountOptions {
     /// Whether the upstream's prompts, resources, resource templates and skills are mounted
     /// beside its tools (default: yes, those it declares). Each list is bounded as the
     /// tools' is ([`max_tools`](Self::max_tools) definitions, [`max_pages`](Self::max_pages)
-    /// pages, [`max_tool_bytes`](Self::max_tool_bytes) a definition; the definitions of all
-    /// lists together within [`max_mount_bytes`](Self::max_mount_bytes)).
+    /// pages, [`max_tool_bytes`](Self::max_tool_bytes) a definition,
+    /// [`max_mount_bytes`](Self::max_mount_bytes) all of one list's). When they are, the
+    /// resource links in a mounted tool's result name the mounted URIs.
     ///
     /// ```
     /// use toolwright_gateway::upstream::MountOptions;

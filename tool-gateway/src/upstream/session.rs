@@ -426,12 +426,15 @@ impl Upstream {
     /// `ctx`'s client and the call repeated with the answers, at most
     /// [`MAX_INPUT_ROUNDS`] times. The call is recorded on `ctx` as a side effect, so a
     /// question (the upstream's, mid-call or as input requests) is never answered by
-    /// repeating our call, which would call the upstream again.
+    /// repeating our call, which would call the upstream again. With `namespace`, the
+    /// resource URIs of the result are placed in it (the mount serves the upstream's
+    /// resources there).
     pub(crate) async fn call(
         &self,
         ctx: &ToolContext,
         name: &str,
         arguments: Map<String, Value>,
+        namespace: Option<&str>,
     ) -> Result<ToolOutput, ToolError> {
         let failed = |reason: String| {
             ToolError::new(format!(
@@ -446,7 +449,7 @@ impl Upstream {
             let result = self.call_once(ctx, name, params.clone(), &failed).await?;
             match result {
                 Ok(ServerResult::CallToolResult(result)) => {
-                    return super::content::from_upstream(result).map_err(|reason| {
+                    return super::content::from_upstream(result, namespace).map_err(|reason| {
                         ToolError::new(format!(
                             "`{}` of the upstream MCP server `{}`: {reason}",
                             toolwright_names::escape::escape(name),

@@ -42,6 +42,9 @@ pub struct Library {
     /// Notified by a test once it has the log message of `demo://dynamic/logs`: the read
     /// answers only then, so the message cannot arrive after the read ended.
     pub logged: Arc<tokio::sync::Notify>,
+    /// Whether it declares tools: one, `links`, that answers with a resource link and an
+    /// embedded resource.
+    pub tools: bool,
 }
 
 pub fn prompt(name: &str, arguments: Vec<PromptArgument>) -> Prompt {
@@ -79,6 +82,7 @@ impl Library {
             peer: Arc::new(Mutex::new(None)),
             extra_resources: 0,
             logged: Arc::new(tokio::sync::Notify::new()),
+            tools: false,
         };
         (library, received)
     }
@@ -102,8 +106,39 @@ impl ServerHandler for Library {
                 .enable_skills()
                 .build(),
         );
+        if self.tools {
+            info.capabilities.tools = Some(Default::default());
+        }
         info.server_info.name = "library".into();
         info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+        let schema = serde_json::json!({"type": "object", "properties": {}});
+        let serde_json::Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        Ok(rmcp::model::ListToolsResult::with_all_items(vec![
+            rmcp::model::Tool::new("links", "Links to resources.", schema),
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        _request: rmcp::model::CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        use rmcp::model::{CallToolResult, ContentBlock};
+        Ok(CallToolResult::success(vec![
+            ContentBlock::resource_link(Resource::new("demo://static/1", "one")),
+            ContentBlock::embedded_text("file:///etc/shadow", "shadow"),
+            ContentBlock::resource_link(Resource::new("relative", "no scheme")),
+        ])
+        .into())
     }
 
     async fn list_prompts(
