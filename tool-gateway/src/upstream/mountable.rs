@@ -258,6 +258,15 @@ impl Mountable for McpSkill {
     }
 }
 
+/// An upstream's MIME type as ours when it looks like one (`type/subtype`, parameters
+/// allowed: visible ASCII, at most 127 bytes); anything else is dropped rather than shown.
+fn media_type(given: &str) -> Option<String> {
+    let plausible = given.len() <= 127
+        && given.contains('/')
+        && given.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
+    plausible.then(|| given.to_owned())
+}
+
 /// The MIME type of a skill's file by its extension (the listing gives none).
 fn mime_of(name: &str) -> Option<&'static str> {
     let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
@@ -304,8 +313,8 @@ fn resource_with(
     if let Some(title) = title {
         builder = builder.title(super::forward::bounded(title, 200));
     }
-    if let Some(mime_type) = mime_type {
-        builder = builder.mime_type(mime_type.to_owned());
+    if let Some(mime_type) = mime_type.and_then(media_type) {
+        builder = builder.mime_type(mime_type);
     }
     if let Some(template) = template.filter(|_| cx.declared.completions) {
         // The template's variables complete upstream, on the upstream's template.
@@ -458,7 +467,7 @@ async fn read(
         }
         contents.push(ResourceContents {
             uri: ours,
-            mime_type,
+            mime_type: mime_type.as_deref().and_then(media_type),
             body,
         });
     }
@@ -512,5 +521,23 @@ async fn complete(
             );
             Completions::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plausible_media_types_are_kept() {
+        assert_eq!(
+            media_type("text/plain; charset=utf-8").as_deref(),
+            Some("text/plain; charset=utf-8")
+        );
+        assert_eq!(media_type("text\u{1b}[31m/plain"), None);
+        assert_eq!(media_type("plain"), None);
+        assert_eq!(media_type(&format!("text/{}", "x".repeat(200))), None);
+        assert_eq!(mime_of("SKILL.md"), Some("text/markdown"));
+        assert_eq!(mime_of("noextension"), None);
     }
 }
