@@ -135,16 +135,15 @@ impl Mountable for McpResource {
     }
 
     fn register(&self, cx: &Context<'_>, key: &str) -> Result<Vec<String>, SkipReason> {
-        let description = cx.describe(Self::KIND, &self.uri, self.description.as_deref());
-        let resource = resource(
-            cx,
-            key,
-            &self.name,
-            self.title.as_deref(),
-            description,
-            self.mime_type.as_deref(),
-            None,
-        )?;
+        let shape = Shape {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: cx.describe(Self::KIND, &self.uri, self.description.as_deref()),
+            mime_type: self.mime_type.as_deref(),
+            size: self.size,
+            ..Shape::default()
+        };
+        let resource = resource(cx, key, shape)?;
         cx.registry
             .register_resource(resource)
             .map_err(|e| SkipReason::Registry(e.to_string()))?;
@@ -160,16 +159,15 @@ impl Mountable for McpTemplate {
     }
 
     fn register(&self, cx: &Context<'_>, key: &str) -> Result<Vec<String>, SkipReason> {
-        let description = cx.describe(Self::KIND, &self.uri_template, self.description.as_deref());
-        let resource = resource(
-            cx,
-            key,
-            &self.name,
-            self.title.as_deref(),
-            description,
-            self.mime_type.as_deref(),
-            Some(&self.uri_template),
-        )?;
+        let shape = Shape {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: cx.describe(Self::KIND, &self.uri_template, self.description.as_deref()),
+            mime_type: self.mime_type.as_deref(),
+            template: Some(&self.uri_template),
+            ..Shape::default()
+        };
+        let resource = resource(cx, key, shape)?;
         cx.registry
             .register_resource(resource)
             .map_err(|e| SkipReason::Registry(e.to_string()))?;
@@ -208,18 +206,15 @@ impl Mountable for McpSkill {
             };
             let name = file.uri.rsplit('/').next().unwrap_or_default().to_owned();
             let mime_type = mime_of(&name);
-            let description = cx.describe(PrimitiveKind::Skill, &file.uri, None);
-            let verified = Some((file.digest.clone(), file.size));
-            let built = resource_with(
-                cx,
-                &uri,
-                &name,
-                None,
-                description,
+            let shape = Shape {
+                name: &name,
+                description: cx.describe(PrimitiveKind::Skill, &file.uri, None),
                 mime_type,
-                None,
-                verified,
-            );
+                size: Some(file.size),
+                verified: Some((file.digest.clone(), file.size)),
+                ..Shape::default()
+            };
+            let built = resource(cx, &uri, shape);
             let registered_now = built.and_then(|resource| {
                 cx.registry
                     .register_resource(resource)
@@ -280,31 +275,33 @@ fn mime_of(name: &str) -> Option<&'static str> {
     })
 }
 
-/// A mounted resource (a fixed URI, or a template when `template` is the upstream's).
-fn resource(
-    cx: &Context<'_>,
-    key: &str,
-    name: &str,
-    title: Option<&str>,
+/// What a mounted resource shows of the upstream's, and how it reads.
+#[derive(Default)]
+struct Shape<'a> {
+    name: &'a str,
+    title: Option<&'a str>,
     description: String,
-    mime_type: Option<&str>,
-    template: Option<&str>,
-) -> Result<Resource, SkipReason> {
-    resource_with(cx, key, name, title, description, mime_type, template, None)
+    mime_type: Option<&'a str>,
+    /// The upstream's word for its size.
+    size: Option<u64>,
+    /// The upstream's template, for a template.
+    template: Option<&'a str>,
+    /// A skill file's listed digest and size, each read checked against.
+    verified: Option<(String, u64)>,
 }
 
-/// [`resource`], its reads checked against a skill file's digest and size when `verified`.
-#[allow(clippy::too_many_arguments)]
-fn resource_with(
-    cx: &Context<'_>,
-    key: &str,
-    name: &str,
-    title: Option<&str>,
-    description: String,
-    mime_type: Option<&str>,
-    template: Option<&str>,
-    verified: Option<(String, u64)>,
-) -> Result<Resource, SkipReason> {
+/// A mounted resource under `key`: a fixed URI, or a template when `shape.template` is
+/// the upstream's.
+fn resource(cx: &Context<'_>, key: &str, shape: Shape<'_>) -> Result<Resource, SkipReason> {
+    let Shape {
+        name,
+        title,
+        description,
+        mime_type,
+        size,
+        template,
+        verified,
+    } = shape;
     let upstream = cx.upstream.clone();
     let namespace: Arc<str> = Arc::from(cx.namespace());
     let mut builder = Resource::builder(super::forward::bounded(name, 200), key.to_owned())
@@ -315,6 +312,9 @@ fn resource_with(
     }
     if let Some(mime_type) = mime_type.and_then(media_type) {
         builder = builder.mime_type(mime_type);
+    }
+    if let Some(size) = size {
+        builder = builder.size(size);
     }
     if let Some(template) = template.filter(|_| cx.declared.completions) {
         // The template's variables complete upstream, on the upstream's template.
