@@ -292,3 +292,30 @@ fn checks_refuse_a_secret_a_confined_upstream_could_read() {
         "{error:?}"
     );
 }
+
+#[test]
+fn the_pins_of_prompts_and_resources_are_checked_with_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let fine = format!(
+        "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\nunconfined = true\nprimitives = true\n\
+         read_safety = \"cautious\"\nprompt_pins = {{ \"greet\" = \"{}\" }}\n\
+         resource_pins = {{ \"demo://static/1\" = \"{}\" }}\n",
+        "ab".repeat(32),
+        "cd".repeat(32)
+    );
+    let path = config(dir.path(), &fine);
+    let loaded = GatewayConfig::load(&path).unwrap();
+    let upstream = loaded.upstreams().next().unwrap();
+    assert_eq!(upstream.mount_options().unwrap().namespace(), "a");
+    let path = config(
+        dir.path(),
+        "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\nunconfined = true\n\
+         resource_pins = { \"demo://static/1\" = \"not-hex\" }\n",
+    );
+    let (line, message) = invalid(GatewayConfig::load(&path).unwrap_err());
+    assert_eq!(line, Some(1), "{message}");
+    assert!(
+        message.contains("the pin of the resource `demo://static/1`"),
+        "{message}"
+    );
+}

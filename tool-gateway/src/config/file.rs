@@ -101,6 +101,17 @@ pub struct UpstreamConfig {
     pub(crate) sandbox: Option<SandboxConfig>,
     #[serde(default)]
     pub(crate) unconfined: bool,
+    /// Whether the upstream's prompts, resources and skills are mounted
+    /// (`MountOptions::primitives`; default yes).
+    pub(crate) primitives: Option<bool>,
+    /// The safety of their reads (`MountOptions::read_safety`; default safe).
+    pub(crate) read_safety: Option<SafetyLevel>,
+    /// Pinned prompts by name (`MountOptions::pin_prompt`).
+    #[serde(default)]
+    pub(crate) prompt_pins: BTreeMap<String, String>,
+    /// Pinned resources, templates and skills by URI (`MountOptions::pin_resource`).
+    #[serde(default)]
+    pub(crate) resource_pins: BTreeMap<String, String>,
 }
 
 impl GatewayConfig {

@@ -209,5 +209,23 @@ pub(crate) fn options(config: &UpstreamConfig) -> Result<MountOptions, String> {
             .map_err(|error| format!("the pin of `{name}`: {error}"))?;
         options = options.pin(name.clone(), fingerprint);
     }
+    if let Some(mount) = config.primitives {
+        options = options.primitives(mount);
+    }
+    if let Some(level) = config.read_safety {
+        options = options.read_safety(level);
+    }
+    for (name, fingerprint) in &config.prompt_pins {
+        let fingerprint: Fingerprint = fingerprint
+            .parse()
+            .map_err(|error| format!("the pin of the prompt `{name}`: {error}"))?;
+        options = options.pin_prompt(name.clone(), fingerprint);
+    }
+    for (uri, fingerprint) in &config.resource_pins {
+        let fingerprint: Fingerprint = fingerprint
+            .parse()
+            .map_err(|error| format!("the pin of the resource `{uri}`: {error}"))?;
+        options = options.pin_resource(uri.clone(), fingerprint);
+    }
     Ok(options)
 }

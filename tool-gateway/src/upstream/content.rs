@@ -5,10 +5,19 @@
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use toolwright_core::{Content, ToolOutput};
 
+use super::uris::mounted_uri;
+
 /// What an upstream server answered to a `tools/call`, as our output: every block as it
 /// came (images, audio and blobs decoded from base64, so they go out as the same bytes),
 /// the structured content with them. `isError: true` is the upstream's text as the error.
-pub(super) fn from_upstream(result: CallToolResult) -> Result<ToolOutput, String> {
+///
+/// With `namespace`, the URIs of resource links and embedded resources are placed in it (as
+/// the mount's resources are: [`mounted_uri`]), so a client can read them through us and an
+/// upstream cannot point it at ours; a URI that cannot be placed stays as it was.
+pub(super) fn from_upstream(
+    result: CallToolResult,
+    namespace: Option<&str>,
+) -> Result<ToolOutput, String> {
     if result.is_error == Some(true) {
         let text: Vec<String> = result
             .content
@@ -27,7 +36,14 @@ pub(super) fn from_upstream(result: CallToolResult) -> Result<ToolOutput, String
     }
     let mut blocks = Vec::with_capacity(result.content.len());
     for (i, block) in result.content.into_iter().enumerate() {
-        blocks.push(from_block(block).map_err(|reason| format!("block {i}: {reason}"))?);
+        let mut block = from_block(block).map_err(|reason| format!("block {i}: {reason}"))?;
+        if let Some(namespace) = namespace {
+            // Placed when it can be; as it was otherwise (never an error).
+            drop(rewrite_uris(&mut block, |uri| {
+                Some(mounted_uri(namespace, uri).unwrap_or_else(|| uri.to_owned()))
+            }));
+        }
+        blocks.push(block);
     }
     let output = if blocks.is_empty() {
         match &result.structured_content {
@@ -43,8 +59,28 @@ pub(super) fn from_upstream(result: CallToolResult) -> Result<ToolOutput, String
     })
 }
 
+/// The URIs a block names (a resource link's, an embedded resource's) rewritten by `to`;
+/// `None` from it refuses the block (a URI that cannot be placed in the namespace).
+pub(super) fn rewrite_uris(
+    content: &mut Content,
+    to: impl Fn(&str) -> Option<String>,
+) -> Result<(), String> {
+    let uri = match content {
+        Content::ResourceLink(link) => &mut link.uri,
+        Content::Resource(resource) => &mut resource.uri,
+        _ => return Ok(()),
+    };
+    *uri = to(uri).ok_or_else(|| {
+        format!(
+            "it names the resource `{}`, which cannot be placed in the namespace",
+            toolwright_names::escape::escape(uri)
+        )
+    })?;
+    Ok(())
+}
+
 /// One upstream block as ours.
-fn from_block(block: ContentBlock) -> Result<Content, String> {
+pub(super) fn from_block(block: ContentBlock) -> Result<Content, String> {
     use toolwright_core::{Audio, EmbeddedResource, Image, ResourceLink};
     let decode = |data: &str, what: &str| {
         use base64::Engine as _;

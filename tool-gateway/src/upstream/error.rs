@@ -78,6 +78,18 @@ pub enum UpstreamError {
         /// What is wrong.
         reason: String,
     },
+    /// A URI that is not one of the mount's resources (not in its namespace): it is never
+    /// sent upstream.
+    #[error(
+        "`{uri}` is not a resource of the upstream mounted as `{namespace}` (its URIs are \
+         `{namespace}+scheme:...` with `-` for `_`, or `skill://{namespace}/...`)"
+    )]
+    NotMounted {
+        /// The URI given, escaped.
+        uri: String,
+        /// The mount's namespace.
+        namespace: String,
+    },
 }
 
 /// `Debug` shows the message, as `Display` does: what `fn main() -> Result<(), E>` and

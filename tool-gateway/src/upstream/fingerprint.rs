@@ -1,5 +1,6 @@
 //! A fingerprint of what an upstream says a tool is: the SHA-256 of the canonical JSON of
-//! its name, description, input and output schemas and annotations.
+//! its name, description, input and output schemas and annotations; of a prompt, resource
+//! or skill, of its whole definition.
 
 use std::fmt;
 use std::str::FromStr;
@@ -52,6 +53,28 @@ impl Fingerprint {
                 .unwrap_or(Value::Null),
         );
         let canonical = toolwright_core::encoding::canonical_json(&Value::Object(document));
+        Fingerprint(Sha256::digest(canonical.as_bytes()).into())
+    }
+
+    /// The fingerprint of a prompt, resource, resource template or skill as the upstream
+    /// listed it: the SHA-256 of the canonical JSON of its definition, without `_meta`
+    /// (which an upstream may change on every listing), under `kind` (so a prompt and a
+    /// resource with the same JSON differ).
+    ///
+    /// ```
+    /// use toolwright_gateway::upstream::Fingerprint;
+    ///
+    /// let prompt = rmcp::model::Prompt::new("greet", Some("Greets."), None);
+    /// let fingerprint = Fingerprint::of_definition("prompt", &prompt);
+    /// assert_ne!(fingerprint, Fingerprint::of_definition("resource", &prompt));
+    /// ```
+    pub fn of_definition(kind: &str, definition: &impl serde::Serialize) -> Self {
+        let mut value = serde_json::to_value(definition).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            map.remove("_meta");
+        }
+        let document = serde_json::json!({ "kind": kind, "definition": value });
+        let canonical = toolwright_core::encoding::canonical_json(&document);
         Fingerprint(Sha256::digest(canonical.as_bytes()).into())
     }
 

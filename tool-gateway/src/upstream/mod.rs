@@ -1,5 +1,5 @@
-//! Mounting another MCP server's tools into a [`ToolRegistry`](toolwright_runtime::ToolRegistry),
-//! under our policy.
+//! Mounting another MCP server's tools (and its prompts, resources and skills) into a
+//! [`ToolRegistry`](toolwright_runtime::ToolRegistry), under our policy.
 //!
 //! [`Upstream`] is a connection to an MCP server (rmcp's client): a command started as a
 //! child process ([`Upstream::stdio`]) or, with the `http` feature, a streamable HTTP URL
@@ -45,10 +45,31 @@
 //!   the only running call's client. Input requests of an MCP 2026-07-28 upstream are
 //!   answered the same way and the call repeated, at most eight rounds. Only elicitation
 //!   and sampling are declared to the upstream.
+//! - **Prompts, resources, skills.** Unless [`MountOptions::primitives`] is off, the
+//!   upstream's prompts, resources, resource templates and skills (SEP-2640) are mounted
+//!   beside its tools, as runtime `Prompt`s, `Resource`s and `Skill`s whose handlers forward
+//!   upstream, each list bounded and paged as the tools' is. A prompt is named as a tool is
+//!   (`{namespace}_{normalise(name)}`). A resource's URI is placed in the namespace
+//!   ([`mounted_uri`]): `scheme:rest` becomes `{namespace}+scheme:rest` (with `-` for `_`,
+//!   which a scheme may not hold), and `skill://path` becomes `skill://{namespace}/path`, so
+//!   an upstream can name neither one of our resources nor another upstream's; a URI that
+//!   cannot be placed (no scheme) is not mounted. The URIs of what a read or a prompt
+//!   returns are placed the same way, and a URI outside the namespace is never sent
+//!   upstream. Names and URIs that collide with ours, or with each other, are reported
+//!   and not mounted; fingerprints and pins ([`MountOptions::pin_prompt`],
+//!   [`MountOptions::pin_resource`]) work as for tools. They are read at
+//!   [`MountOptions::read_safety`] (default `safe`). Completions of their arguments are
+//!   the upstream's; a skill's files are read upstream and checked against the digest and
+//!   size it listed. [`Mount::subscribe`] subscribes upstream for one of our clients, and
+//!   the upstream's `notifications/resources/updated` for a subscribed URI becomes
+//!   `ToolRegistry::notify_resource_updated`, for any other URI nothing. The upstream's
+//!   `list_changed` of prompts and resources refreshes the mount as its tools' does. The
+//!   resource links and embedded resources of a mounted tool's result name the mounted
+//!   URIs too. An upstream that declares no tools is not asked for them.
 
-// The layers, lowest first (no module imports one listed after it): error, names,
-// fingerprint, content, forward, session, list, stderr, stdio, client, oauth, http,
-// options, report, mount.
+// The layers, lowest first (no module imports one listed after it): error, names, uris,
+// fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,
+// options, report, mountable, shelf, mount.
 #[cfg(feature = "http")]
 mod client;
 mod content;
@@ -59,14 +80,18 @@ mod forward;
 mod http;
 mod list;
 mod mount;
+mod mountable;
 mod names;
 #[cfg(feature = "oauth")]
 mod oauth;
 mod options;
 mod report;
+mod requests;
 mod session;
+mod shelf;
 mod stderr;
 mod stdio;
+mod uris;
 
 pub use error::UpstreamError;
 pub use fingerprint::{Fingerprint, FingerprintParseError};
@@ -80,6 +105,10 @@ pub use names::{mounted_name, normalise};
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub use oauth::ClientCredentials;
 pub use options::{DEFAULT_MAX_MOUNT_BYTES, DEFAULT_MAX_TOOL_BYTES, MountOptions};
-pub use report::{FingerprintChange, MountReport, MountedTool, SkipReason, Skipped};
+pub use report::{
+    FingerprintChange, MountReport, MountedPrimitive, MountedTool, PrimitiveKind, PrimitivesReport,
+    SkipReason, Skipped,
+};
 pub use session::{ToolListChanges, Upstream};
 pub use stdio::StdioUpstream;
+pub use uris::mounted_uri;

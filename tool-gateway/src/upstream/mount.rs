@@ -12,10 +12,15 @@ use toolwright_runtime::{RegisterOptions, ToolRegistry};
 
 use super::error::UpstreamError;
 use super::fingerprint::Fingerprint;
+use super::mountable::Context;
 use super::names::mounted_name;
 use super::options::MountOptions;
-use super::report::{FingerprintChange, MountReport, MountedTool, SkipReason, Skipped};
+use super::report::{
+    FingerprintChange, MountReport, MountedPrimitive, MountedTool, SkipReason, Skipped,
+};
 use super::session::Upstream;
+use super::shelf::{Shelf, Subscriptions, update_sink};
+use super::uris::upstream_uri;
 
 /// The most bytes of an upstream's description kept in a mounted tool's.
 const MAX_DESCRIPTION: usize = 4096;
@@ -31,6 +36,12 @@ pub struct Mount {
     /// The last fingerprint seen under each mounted name, kept after a tool is gone: one
     /// that comes back (under any spelling) with another definition is a change.
     seen: Mutex<HashMap<String, Fingerprint>>,
+    /// The upstream's prompts, resources, templates and skills mounted.
+    shelf: Mutex<Shelf>,
+    /// The upstream's resources our clients subscribed to.
+    subscriptions: Arc<Subscriptions>,
+    /// Held across a refresh, so two refreshes do not interleave their plans.
+    refreshing: tokio::sync::Mutex<()>,
     report: MountReport,
 }
 
@@ -70,12 +81,21 @@ impl MountUpstream for Arc<ToolRegistry> {
         options: MountOptions,
     ) -> Result<Mount, UpstreamError> {
         options.check()?;
+        let subscriptions = Arc::new(Subscriptions::default());
+        upstream.on_resource_updates(update_sink(
+            Arc::downgrade(self),
+            Arc::downgrade(&subscriptions),
+            options.namespace.clone(),
+        ));
         let mut mount = Mount {
             registry: self.clone(),
             upstream: upstream.clone(),
             options,
             tools: Mutex::new(BTreeMap::new()),
             seen: Mutex::new(HashMap::new()),
+            shelf: Mutex::new(Shelf::default()),
+            subscriptions,
+            refreshing: tokio::sync::Mutex::new(()),
             report: MountReport::default(),
         };
         mount.report = mount.refresh().await?;
@@ -145,8 +165,63 @@ impl Mount {
         })
     }
 
-    /// Removes every mounted tool from the registry (the connection stays open).
+    /// The prompts, resources, resource templates and skills mounted now.
+    pub fn primitives(&self) -> Vec<MountedPrimitive> {
+        Shelf::mounted(&self.shelf)
+    }
+
+    /// Subscribes to the mounted resource `uri` for one of our clients: the first
+    /// subscription of a URI subscribes upstream; from then on the upstream's
+    /// `notifications/resources/updated` for it becomes
+    /// `ToolRegistry::notify_resource_updated` of `uri` (and for a URI nobody subscribed
+    /// to, nothing).
+    ///
+    /// # Errors
+    ///
+    /// [`UpstreamError::NotMounted`] for a URI that is not in this mount's namespace;
+    /// the upstream's error when it refuses (the subscription is then not counted).
+    pub async fn subscribe(&self, uri: &str) -> Result<(), UpstreamError> {
+        let theirs = self.theirs(uri)?;
+        // An upstream that does not take subscriptions sends no updates: counted only.
+        if self.subscriptions.add(&theirs) && self.upstream.declared().subscribe {
+            let subscribed = self.upstream.subscribe(&theirs, true).await;
+            if let Err(error) = subscribed {
+                self.subscriptions.remove(&theirs);
+                return Err(self.upstream.request_error("resources/subscribe", error));
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends one subscription of `uri` ([`subscribe`](Self::subscribe)); the last one
+    /// unsubscribes upstream.
+    ///
+    /// # Errors
+    ///
+    /// As [`subscribe`](Self::subscribe).
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), UpstreamError> {
+        let theirs = self.theirs(uri)?;
+        if self.subscriptions.remove(&theirs) && self.upstream.declared().subscribe {
+            self.upstream
+                .subscribe(&theirs, false)
+                .await
+                .map_err(|error| self.upstream.request_error("resources/unsubscribe", error))?;
+        }
+        Ok(())
+    }
+
+    /// The upstream's URI of our `uri`, when it is in this mount's namespace.
+    fn theirs(&self, uri: &str) -> Result<String, UpstreamError> {
+        upstream_uri(&self.options.namespace, uri).ok_or_else(|| UpstreamError::NotMounted {
+            uri: toolwright_names::escape::escape(uri).into_owned(),
+            namespace: self.options.namespace.clone(),
+        })
+    }
+
+    /// Removes every mounted tool from the registry, and every prompt, resource and skill
+    /// (the connection stays open).
     pub fn unmount(&self) -> Vec<MountedTool> {
+        drop(Shelf::unmount(&self.shelf, &self.registry));
         let tools = std::mem::take(&mut *self.lock());
         tools
             .into_values()
@@ -154,16 +229,43 @@ impl Mount {
             .collect()
     }
 
-    /// Lists the upstream's tools again and brings the registry up to it: new tools
-    /// registered, vanished ones removed, changed ones registered again (disabled when
-    /// their pin differs), each in the report. Call it when
-    /// [`Upstream::tool_list_changes`] says the list changed.
+    /// Lists the upstream's tools (and its prompts, resources, resource templates and
+    /// skills, unless [`MountOptions::primitives`] is off) again and brings the registry up
+    /// to them: new ones registered, vanished ones removed, changed ones registered again
+    /// (disabled when their pin differs), each in the report. Call it when
+    /// [`Upstream::tool_list_changes`] says a list changed.
     ///
     /// # Errors
     ///
     /// The upstream's error when its list cannot be read; the registry is then unchanged.
     pub async fn refresh(&self) -> Result<MountReport, UpstreamError> {
-        let listing = self.upstream.list_tools(self.options.limits()).await?;
+        let _refreshing = self.refreshing.lock().await;
+        let mut report = self.refresh_tools().await?;
+        if self.options.primitives {
+            let cx = Context {
+                registry: &self.registry,
+                upstream: &self.upstream,
+                options: &self.options,
+                declared: self.upstream.declared(),
+            };
+            report.primitives = Shelf::refresh(&self.shelf, &cx, self.options.limits()).await;
+        }
+        Ok(report)
+    }
+
+    /// [`refresh`](Self::refresh) of the tools.
+    async fn refresh_tools(&self) -> Result<MountReport, UpstreamError> {
+        // An upstream of prompts or resources only has no tools to list (it would answer
+        // `-32601`).
+        let listing = if self.upstream.declared().tools {
+            self.upstream.list_tools(self.options.limits()).await?
+        } else {
+            super::list::Listing {
+                tools: Vec::new(),
+                cut: None,
+                refused: Vec::new(),
+            }
+        };
         let mut report = MountReport {
             cut: listing.cut,
             ..MountReport::default()
@@ -392,13 +494,23 @@ impl Mount {
             }
         };
         let upstream = self.upstream.clone();
+        // The resource links of a result name the upstream's resources where the mount
+        // serves them.
+        let uris_in: Option<Arc<str>> = (self.options.primitives
+            && self.upstream.declared().resources)
+            .then(|| Arc::from(self.options.namespace.as_str()));
         builder
             .preview(preview)
             .handler_with_context(move |ctx, arguments| {
-                // Shared, not copied: a call clones two `Arc`s.
+                // Shared, not copied: a call clones three `Arc`s.
                 let upstream = upstream.clone();
                 let upstream_name = upstream_name.clone();
-                async move { upstream.call(&ctx, &upstream_name, arguments).await }
+                let uris_in = uris_in.clone();
+                async move {
+                    upstream
+                        .call(&ctx, &upstream_name, arguments, uris_in.as_deref())
+                        .await
+                }
             })
             .build()
             .map_err(|error| error.to_string())

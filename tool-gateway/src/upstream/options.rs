@@ -37,6 +37,10 @@ pub struct MountOptions {
     pub(super) list_timeout: Duration,
     pub(super) max_tool_bytes: usize,
     pub(super) max_mount_bytes: usize,
+    pub(super) primitives: bool,
+    pub(super) read_safety: SafetyLevel,
+    pub(super) prompt_pins: HashMap<String, Fingerprint>,
+    pub(super) resource_pins: HashMap<String, Fingerprint>,
 }
 
 /// The default of [`MountOptions::max_tool_bytes`]: 64 KiB.
@@ -62,6 +66,10 @@ impl MountOptions {
             list_timeout: Duration::from_secs(60),
             max_tool_bytes: DEFAULT_MAX_TOOL_BYTES,
             max_mount_bytes: DEFAULT_MAX_MOUNT_BYTES,
+            primitives: true,
+            read_safety: SafetyLevel::Safe,
+            prompt_pins: HashMap::new(),
+            resource_pins: HashMap::new(),
         }
     }
 
@@ -167,6 +175,46 @@ impl MountOptions {
         self
     }
 
+    /// Whether the upstream's prompts, resources, resource templates and skills are mounted
+    /// beside its tools (default: yes, those it declares). Each list is bounded as the
+    /// tools' is ([`max_tools`](Self::max_tools) definitions, [`max_pages`](Self::max_pages)
+    /// pages, [`max_tool_bytes`](Self::max_tool_bytes) a definition,
+    /// [`max_mount_bytes`](Self::max_mount_bytes) all of one list's). When they are, the
+    /// resource links in a mounted tool's result name the mounted URIs.
+    ///
+    /// ```
+    /// use toolwright_gateway::upstream::MountOptions;
+    /// let tools_only = MountOptions::new("github").primitives(false);
+    /// # let _ = tools_only;
+    /// ```
+    pub fn primitives(mut self, mount: bool) -> Self {
+        self.primitives = mount;
+        self
+    }
+
+    /// The safety of the upstream's prompts, resource reads and skills (default `safe`: they
+    /// are read, not run; a read of a `cautious` or `dangerous` one needs what a call of
+    /// such a tool needs).
+    pub fn read_safety(mut self, level: SafetyLevel) -> Self {
+        self.read_safety = level;
+        self
+    }
+
+    /// Pins the fingerprint of the upstream prompt named `name` (matched by the name a
+    /// client sees, as [`pin`](Self::pin) does for tools): when the upstream lists it with
+    /// another fingerprint, it is registered disabled and the change reported.
+    pub fn pin_prompt(mut self, name: impl Into<String>, fingerprint: Fingerprint) -> Self {
+        self.prompt_pins.insert(name.into(), fingerprint);
+        self
+    }
+
+    /// Pins the fingerprint of the upstream resource, resource template or skill with the
+    /// URI `uri` (the upstream's own, or the one it is mounted under).
+    pub fn pin_resource(mut self, uri: impl Into<String>, fingerprint: Fingerprint) -> Self {
+        self.resource_pins.insert(uri.into(), fingerprint);
+        self
+    }
+
     /// How long one page of `tools/list` may take (default 60 s).
     pub fn list_timeout(mut self, timeout: Duration) -> Self {
         self.list_timeout = timeout;
@@ -187,6 +235,39 @@ impl MountOptions {
             .iter()
             .filter(move |(key, _)| self.names(key, mounted))
             .map(|(_, pin)| *pin)
+    }
+
+    /// The pin of the prompt mounted as `mounted`: one that differs from `actual` if any
+    /// does (two spellings may name one prompt).
+    pub(super) fn prompt_pin(&self, mounted: &str, actual: Fingerprint) -> Option<Fingerprint> {
+        let pins: Vec<Fingerprint> = self
+            .prompt_pins
+            .iter()
+            .filter(|(key, _)| self.names(key, mounted))
+            .map(|(_, pin)| *pin)
+            .collect();
+        pins.iter()
+            .find(|pin| **pin != actual)
+            .or(pins.first())
+            .copied()
+    }
+
+    /// The pin of the resource (template, skill) with the upstream URI `uri`, mounted as
+    /// `mounted`: one that differs from `actual` if any does.
+    pub(super) fn resource_pin(
+        &self,
+        uri: &str,
+        mounted: &str,
+        actual: Fingerprint,
+    ) -> Option<Fingerprint> {
+        let pins: Vec<Fingerprint> = [uri, mounted]
+            .iter()
+            .filter_map(|key| self.resource_pins.get(*key).copied())
+            .collect();
+        pins.iter()
+            .find(|pin| **pin != actual)
+            .or(pins.first())
+            .copied()
     }
 
     /// The safety of `tool`, mounted as `mounted`, by the overrides, then (trusted only)

@@ -87,6 +87,82 @@ pub enum SkipReason {
         /// The limit.
         limit: usize,
     },
+    /// A resource (or template, or skill) whose URI cannot be placed in the namespace (no
+    /// scheme, characters a URI may not hold, longer than 2048 bytes; see
+    /// [`mounted_uri`](super::mounted_uri)).
+    UnusableUri,
+}
+
+/// Which of an upstream's primitives, beside its tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum PrimitiveKind {
+    /// A prompt (`prompts/list`).
+    Prompt,
+    /// A resource with a fixed URI (`resources/list`).
+    Resource,
+    /// A resource template (`resources/templates/list`).
+    ResourceTemplate,
+    /// A skill (SEP-2640, `skills/list`).
+    Skill,
+}
+
+impl fmt::Display for PrimitiveKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PrimitiveKind::Prompt => "prompt",
+            PrimitiveKind::Resource => "resource",
+            PrimitiveKind::ResourceTemplate => "resource template",
+            PrimitiveKind::Skill => "skill",
+        })
+    }
+}
+
+/// One upstream prompt, resource, resource template or skill in the registry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MountedPrimitive {
+    /// Which primitive.
+    pub kind: PrimitiveKind,
+    /// What it is served under: a prompt's `{namespace}_{normalised}` name, a resource's,
+    /// template's or skill's URI in the namespace.
+    pub name: String,
+    /// The upstream's own name or URI (as sent; escape it before showing it).
+    pub upstream_name: String,
+    /// Its fingerprint as last listed.
+    pub fingerprint: Fingerprint,
+    /// Whether it was registered enabled (a pinned one whose fingerprint differs is not).
+    pub enabled: bool,
+}
+
+/// What a mount or a refresh did with the upstream's prompts, resources, resource
+/// templates and skills; each entry names its [`PrimitiveKind`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PrimitivesReport {
+    /// Registered now.
+    pub added: Vec<MountedPrimitive>,
+    /// Whose fingerprint differs from their pin or from the last listing.
+    pub changed: Vec<(PrimitiveKind, FingerprintChange)>,
+    /// Removed from the registry (gone upstream, or their new definition refused).
+    pub removed: Vec<MountedPrimitive>,
+    /// Not mounted, each with its reason.
+    pub skipped: Vec<(PrimitiveKind, Skipped)>,
+    /// Lists not read to their end.
+    pub cuts: Vec<(PrimitiveKind, ListCut)>,
+    /// Lists that could not be read (the upstream's error, escaped); what was mounted from
+    /// them before stays.
+    pub unlisted: Vec<(PrimitiveKind, String)>,
+}
+
+impl PrimitivesReport {
+    /// Whether nothing needs an operator's eye.
+    pub fn is_clean(&self) -> bool {
+        self.changed.is_empty()
+            && self.skipped.is_empty()
+            && self.cuts.is_empty()
+            && self.unlisted.is_empty()
+    }
 }
 
 /// What a mount or a refresh did.
@@ -105,13 +181,18 @@ pub struct MountReport {
     pub skipped: Vec<Skipped>,
     /// Why the upstream's list was not read to its end, if it was not.
     pub cut: Option<ListCut>,
+    /// What was done with the upstream's prompts, resources and skills.
+    pub primitives: PrimitivesReport,
 }
 
 impl MountReport {
     /// Whether nothing needs an operator's eye: no change, nothing skipped, the whole list
     /// read.
     pub fn is_clean(&self) -> bool {
-        self.changed.is_empty() && self.skipped.is_empty() && self.cut.is_none()
+        self.changed.is_empty()
+            && self.skipped.is_empty()
+            && self.cut.is_none()
+            && self.primitives.is_clean()
     }
 }
 
@@ -147,38 +228,96 @@ impl fmt::Display for MountReport {
             if let Some(name) = &skipped.name {
                 write!(f, " (as `{name}`)")?;
             }
-            match &skipped.reason {
-                SkipReason::SameName { others } => writeln!(
-                    f,
-                    ": the same name as {}",
-                    others
-                        .iter()
-                        .map(|o| format!("`{}`", shown(o)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )?,
-                SkipReason::AlreadyRegistered => {
-                    writeln!(f, ": another tool is registered under the name")?
-                }
-                SkipReason::UnusableName => writeln!(f, ": no valid tool name can be made of it")?,
-                SkipReason::InvalidDefinition(reason) | SkipReason::Registry(reason) => {
-                    writeln!(f, ": {reason}")?
-                }
-                SkipReason::TooLarge { bytes, limit } => writeln!(
-                    f,
-                    ": its definition has {bytes} bytes, more than the limit of {limit} \
-                     (max_tool_bytes)"
-                )?,
-                SkipReason::MountFull { bytes, limit } => writeln!(
-                    f,
-                    ": its definition ({bytes} bytes) would take the mount past its limit of \
-                     {limit} bytes (max_mount_bytes)"
-                )?,
-            }
+            writeln!(f, ": {}", reason(&skipped.reason, "tool"))?;
         }
         if let Some(cut) = &self.cut {
             writeln!(f, "{cut}")?;
         }
+        write!(f, "{}", self.primitives)
+    }
+}
+
+impl fmt::Display for PrimitivesReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = |name: &str| toolwright_names::escape::escape(name).into_owned();
+        for item in &self.added {
+            writeln!(
+                f,
+                "mounted the {} `{}` as `{}`{}",
+                item.kind,
+                shown(&item.upstream_name),
+                shown(&item.name),
+                if item.enabled { "" } else { " (disabled)" }
+            )?;
+        }
+        for (kind, change) in &self.changed {
+            writeln!(
+                f,
+                "the {kind} `{}` changed: fingerprint {} where {} was {}{}",
+                shown(&change.name),
+                change.actual,
+                change.expected,
+                if change.pinned { "pinned" } else { "listed" },
+                if change.pinned { "; disabled" } else { "" }
+            )?;
+        }
+        for item in &self.removed {
+            writeln!(f, "removed the {} `{}`", item.kind, shown(&item.name))?;
+        }
+        for (kind, skipped) in &self.skipped {
+            write!(f, "skipped the {kind} `{}`", shown(&skipped.upstream_name))?;
+            if let Some(name) = &skipped.name {
+                write!(f, " (as `{}`)", shown(name))?;
+            }
+            writeln!(f, ": {}", reason(&skipped.reason, &kind.to_string()))?;
+        }
+        for (kind, cut) in &self.cuts {
+            let cut = match cut {
+                ListCut::TooManyTools { limit } => {
+                    format!("the upstream lists more than {limit}; the rest were not read")
+                }
+                ListCut::TooManyPages { limit } => {
+                    format!("the list goes on after {limit} pages; the rest were not read")
+                }
+                ListCut::RepeatedCursor { page } => format!(
+                    "the upstream repeated a cursor on page {page}; the list was read up to there"
+                ),
+            };
+            writeln!(f, "{kind}s: {cut}")?;
+        }
+        for (kind, error) in &self.unlisted {
+            writeln!(f, "{kind}s: not listed: {error}")?;
+        }
         Ok(())
+    }
+}
+
+/// Why something of `kind` was skipped, for a person.
+fn reason(reason: &SkipReason, kind: &str) -> String {
+    let shown = |name: &str| toolwright_names::escape::escape(name).into_owned();
+    match reason {
+        SkipReason::SameName { others } => format!(
+            "the same name as {}",
+            others
+                .iter()
+                .map(|o| format!("`{}`", shown(o)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        SkipReason::AlreadyRegistered => {
+            format!("another {kind} is registered under the name")
+        }
+        SkipReason::UnusableName => format!("no valid {kind} name can be made of it"),
+        SkipReason::InvalidDefinition(reason) | SkipReason::Registry(reason) => reason.clone(),
+        SkipReason::TooLarge { bytes, limit } => format!(
+            "its definition has {bytes} bytes, more than the limit of {limit} (max_tool_bytes)"
+        ),
+        SkipReason::MountFull { bytes, limit } => format!(
+            "its definition ({bytes} bytes) would take the mount past its limit of {limit} \
+             bytes (max_mount_bytes)"
+        ),
+        SkipReason::UnusableUri => "its URI cannot be placed in the namespace (no scheme, \
+             characters a URI may not hold, or longer than 2048 bytes)"
+            .to_owned(),
     }
 }

@@ -16,7 +16,8 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
     ClientConfig, ClientRequest, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, RequestId, ServerResult,
+    ProgressNotificationParam, ProgressToken, RequestId, ResourceUpdatedNotificationParam,
+    ServerResult,
 };
 use rmcp::service::{
     InboundStreamOrigin, NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient,
@@ -86,14 +87,33 @@ pub(super) struct Shared {
     /// The upstream's name as questions and log messages show it (the label until the
     /// handshake names it).
     server_name: Mutex<Arc<str>>,
-    /// Counts `notifications/tools/list_changed`.
+    /// Counts `notifications/tools/list_changed` (and prompts' and resources': a mount
+    /// refreshes everything it mounted after any of them).
     changes: watch::Sender<u64>,
+    /// Where `notifications/resources/updated` go (the mount's subscriptions), once a
+    /// mount listens.
+    updates: Mutex<Option<UpdateSink>>,
     /// Cancelled when the connection is closed.
     closed: tokio_util::sync::CancellationToken,
     /// The most bytes of one message, when the transport enforces one we chose (HTTP): a
     /// closed transport is then said to be maybe that limit's doing.
     pub(super) message_limit: std::sync::OnceLock<usize>,
 }
+
+/// What an upstream declared beside tools.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Declared {
+    pub(super) tools: bool,
+    pub(super) prompts: bool,
+    pub(super) resources: bool,
+    pub(super) subscribe: bool,
+    pub(super) completions: bool,
+    pub(super) skills: bool,
+}
+
+/// What a mount does with the upstream's `notifications/resources/updated` (the upstream's
+/// URI).
+pub(super) type UpdateSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Where each call's progress goes, by token.
 #[derive(Default)]
@@ -188,6 +208,30 @@ impl ClientHandler for UpstreamHandler {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.shared.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let sink = self
+            .shared
+            .updates
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(sink) = sink {
+            sink(&params.uri);
+        }
     }
 }
 
@@ -316,6 +360,37 @@ impl Upstream {
         }
     }
 
+    /// Which of tools, prompts, resources (and subscriptions to them), completions and
+    /// skills the upstream declared in its handshake.
+    pub(super) fn declared(&self) -> Declared {
+        let Some(info) = self.inner.peer.peer_info() else {
+            return Declared::default();
+        };
+        let capabilities = &info.capabilities;
+        Declared {
+            tools: capabilities.tools.is_some(),
+            prompts: capabilities.prompts.is_some(),
+            resources: capabilities.resources.is_some(),
+            subscribe: capabilities
+                .resources
+                .as_ref()
+                .is_some_and(|r| r.subscribe == Some(true)),
+            completions: capabilities.completions.is_some(),
+            skills: capabilities.supports_skills(),
+        }
+    }
+
+    /// Sends the upstream's `notifications/resources/updated` to `sink` (the one mount of the
+    /// connection), instead of dropping them.
+    pub(super) fn on_resource_updates(&self, sink: UpdateSink) {
+        *self
+            .inner
+            .shared
+            .updates
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(sink);
+    }
+
     /// Closes the connection (a child process is asked to exit, then killed). Calls in
     /// flight fail; later calls fail at once.
     pub async fn close(&self) {
@@ -351,12 +426,15 @@ impl Upstream {
     /// `ctx`'s client and the call repeated with the answers, at most
     /// [`MAX_INPUT_ROUNDS`] times. The call is recorded on `ctx` as a side effect, so a
     /// question (the upstream's, mid-call or as input requests) is never answered by
-    /// repeating our call, which would call the upstream again.
+    /// repeating our call, which would call the upstream again. With `namespace`, the
+    /// resource URIs of the result are placed in it (the mount serves the upstream's
+    /// resources there).
     pub(crate) async fn call(
         &self,
         ctx: &ToolContext,
         name: &str,
         arguments: Map<String, Value>,
+        namespace: Option<&str>,
     ) -> Result<ToolOutput, ToolError> {
         let failed = |reason: String| {
             ToolError::new(format!(
@@ -371,7 +449,7 @@ impl Upstream {
             let result = self.call_once(ctx, name, params.clone(), &failed).await?;
             match result {
                 Ok(ServerResult::CallToolResult(result)) => {
-                    return super::content::from_upstream(result).map_err(|reason| {
+                    return super::content::from_upstream(result, namespace).map_err(|reason| {
                         ToolError::new(format!(
                             "`{}` of the upstream MCP server `{}`: {reason}",
                             toolwright_names::escape::escape(name),
@@ -421,6 +499,21 @@ impl Upstream {
         failed: &impl Fn(String) -> ToolError,
     ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        self.request_once(ctx, Some(call_name), request, failed)
+            .await
+    }
+
+    /// One request upstream run for `ctx` (a call, a `prompts/get`, a `resources/read`),
+    /// registered for the upstream's requests and log messages while it runs, with its
+    /// progress and cancellation. `side_effect` names a tool call, recorded on `ctx` (see
+    /// [`call`](Self::call)); reads record none.
+    pub(super) async fn request_once(
+        &self,
+        ctx: &ToolContext,
+        side_effect: Option<&str>,
+        request: ClientRequest,
+        failed: &impl Fn(String) -> ToolError,
+    ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
         // The upstream may ask a question as soon as it has the request: the call is
         // registered before the gate lets a question be routed.
         let gate = self.inner.shared.calls.gate().await;
@@ -437,11 +530,13 @@ impl Upstream {
         // upstream a second time for one approval, while this call goes on. A client that
         // answers while the call waits (the handshake-era sessions) is asked as before, so
         // in both eras one approval means one upstream call.
-        ctx.record_side_effect(format!(
-            "a call of `{}` was sent to the upstream MCP server `{}`",
-            toolwright_names::escape::escape(call_name),
-            self.inner.server_name
-        ));
+        if let Some(call_name) = side_effect {
+            ctx.record_side_effect(format!(
+                "a call of `{}` was sent to the upstream MCP server `{}`",
+                toolwright_names::escape::escape(call_name),
+                self.inner.server_name
+            ));
+        }
         let _registered = self.inner.shared.calls.register(handle.id.clone(), ctx);
         drop(gate);
         let mut cancel = CancelOnDrop {
@@ -464,7 +559,7 @@ impl Upstream {
                 }
                 () = cancelled.cancelled() => {
                     // `cancel` sends notifications/cancelled as it drops.
-                    return Err(ToolError::new("the call was cancelled"));
+                    return Err(ToolError::new("the request was cancelled"));
                 }
             }
         };
