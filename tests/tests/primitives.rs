@@ -126,7 +126,8 @@ async fn prompts_parse_their_arguments_and_complete() {
     assert!(err.to_string().contains("did you mean `words`?"), "{err}");
     let done = summarize
         .complete(&CompletionRequest::new("id", "1"))
-        .unwrap();
+        .unwrap()
+        .await;
     assert_eq!(done.values, ["1", "10"]);
     assert!(
         summarize

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::tool::BoxFuture;
+
 /// The most values one answer carries (MCP's limit).
 pub const MAX_COMPLETIONS: usize = 100;
 
@@ -120,5 +122,38 @@ impl Completions {
     }
 }
 
-/// A completion function as prompts and resources hold it.
+/// A synchronous completion function (what `.completion(..)` of the builders and
+/// `complete(arg = path)` of the macros take).
 pub type CompletionFn = Arc<dyn Fn(&CompletionRequest) -> Completions + Send + Sync>;
+
+/// The answer of a completion function, sync or async, as [`Prompt::complete`] and
+/// [`Resource::complete`] return it: already capped at [`MAX_COMPLETIONS`] values.
+///
+/// [`Prompt::complete`]: crate::Prompt::complete
+/// [`Resource::complete`]: crate::Resource::complete
+pub type CompletionFuture = BoxFuture<Completions>;
+
+/// An asynchronous completion function (what `.completion_async(..)` of the builders take):
+/// one that must ask someone else, like a mounted server, without holding a thread.
+pub type AsyncCompletionFn = Arc<dyn Fn(CompletionRequest) -> CompletionFuture + Send + Sync>;
+
+/// What completes one argument of a prompt or one variable of a resource template.
+#[derive(Clone)]
+pub(crate) enum Completer {
+    Sync(CompletionFn),
+    Async(AsyncCompletionFn),
+}
+
+impl Completer {
+    /// Runs the function: a sync one now (a panic unwinds to the caller, who catches it),
+    /// an async one when the future is polled.
+    pub(crate) fn complete(&self, request: &CompletionRequest) -> CompletionFuture {
+        match self {
+            Completer::Sync(complete) => Box::pin(std::future::ready(complete(request).capped())),
+            Completer::Async(complete) => {
+                let answer = complete(request.clone());
+                Box::pin(async move { answer.await.capped() })
+            }
+        }
+    }
+}

@@ -43,7 +43,9 @@ pub use builder::ToolBuilder;
 pub use call::{PendingApproval, ResultMetadata, ToolCall, ToolResult};
 pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
 pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
-pub use completion::{CompletionFn, CompletionRequest, Completions};
+pub use completion::{
+    AsyncCompletionFn, CompletionFn, CompletionFuture, CompletionRequest, Completions,
+};
 pub use content::{Audio, Content, EmbeddedResource, Image, ResourceData, ResourceLink, Text};
 pub use context::{Progress, ToolContext};
 pub use definition::ToolDefinitionError;

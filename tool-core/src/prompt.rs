@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use toolwright_names::{check_primitive_name, did_you_mean};
 
-use crate::completion::{CompletionFn, CompletionRequest, Completions};
+use crate::completion::{Completer, CompletionFuture, CompletionRequest, Completions};
 use crate::content::Content;
 use crate::context::ToolContext;
 use crate::definition::ToolDefinitionError;
@@ -193,7 +193,7 @@ struct PromptInner {
     safety: SafetyLevel,
     source: ToolSource,
     handler: PromptHandler,
-    completions: BTreeMap<String, CompletionFn>,
+    completions: BTreeMap<String, Completer>,
 }
 
 /// A prompt: its description, its arguments and the handler that makes its messages. Cheap
@@ -382,9 +382,9 @@ impl Prompt {
 
     /// The completions of the argument `request.argument`; `None` when it has no completion
     /// function. At most [`MAX_COMPLETIONS`](crate::completion::MAX_COMPLETIONS) values.
-    pub fn complete(&self, request: &CompletionRequest) -> Option<Completions> {
-        let complete = self.inner.completions.get(&request.argument)?;
-        Some(complete(request).capped())
+    pub fn complete(&self, request: &CompletionRequest) -> Option<CompletionFuture> {
+        let completer = self.inner.completions.get(&request.argument)?;
+        Some(completer.complete(request))
     }
 
     /// The names of the arguments with a completion function.
@@ -405,7 +405,7 @@ pub struct PromptBuilder {
     safety: SafetyLevel,
     source: ToolSource,
     handler: Option<PromptHandler>,
-    completions: BTreeMap<String, CompletionFn>,
+    completions: BTreeMap<String, Completer>,
 }
 
 impl PromptBuilder {
@@ -474,7 +474,33 @@ impl PromptBuilder {
     where
         F: Fn(&CompletionRequest) -> Completions + Send + Sync + 'static,
     {
-        self.completions.insert(argument.into(), Arc::new(complete));
+        self.completions
+            .insert(argument.into(), Completer::Sync(Arc::new(complete)));
+        self
+    }
+
+    /// An asynchronous completion function of the argument `argument`: for completions that
+    /// must wait on something (a database, a mounted server) without holding a thread.
+    ///
+    /// ```
+    /// # use toolwright_core::completion::{CompletionRequest, Completions};
+    /// # let builder = toolwright_core::Prompt::builder("p").argument(toolwright_core::PromptArgument::new("city")).handler(|_, _| async { Ok("hi") });
+    /// let built = builder
+    ///     .completion_async("city", |request: CompletionRequest| async move {
+    ///         Completions::matching(["Lisbon", "London"], &request.value)
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = built;
+    /// ```
+    pub fn completion_async<F, Fut>(mut self, argument: impl Into<String>, complete: F) -> Self
+    where
+        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Completions> + Send + 'static,
+    {
+        let complete = Arc::new(move |request| -> CompletionFuture { Box::pin(complete(request)) });
+        self.completions
+            .insert(argument.into(), Completer::Async(complete));
         self
     }
 

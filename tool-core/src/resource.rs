@@ -12,7 +12,7 @@ use serde::Serialize;
 use toolwright_names::did_you_mean;
 use toolwright_names::uri_template::{UriTemplate, UriVariables, has_scheme, is_template};
 
-use crate::completion::{CompletionFn, CompletionRequest, Completions};
+use crate::completion::{Completer, CompletionFuture, CompletionRequest, Completions};
 use crate::context::ToolContext;
 use crate::definition::ToolDefinitionError;
 use crate::error::ToolError;
@@ -256,7 +256,7 @@ struct ResourceInner {
     tags: Vec<String>,
     source: ToolSource,
     handler: ResourceHandler,
-    completions: BTreeMap<String, CompletionFn>,
+    completions: BTreeMap<String, Completer>,
 }
 
 /// A resource at a fixed URI or under a template, with the handler that reads it. Cheap to
@@ -430,9 +430,9 @@ impl Resource {
 
     /// The completions of the template variable `request.argument`; `None` when it has no
     /// completion function.
-    pub fn complete(&self, request: &CompletionRequest) -> Option<Completions> {
-        let complete = self.inner.completions.get(&request.argument)?;
-        Some(complete(request).capped())
+    pub fn complete(&self, request: &CompletionRequest) -> Option<CompletionFuture> {
+        let completer = self.inner.completions.get(&request.argument)?;
+        Some(completer.complete(request))
     }
 
     /// The names of the variables with a completion function.
@@ -455,7 +455,7 @@ pub struct ResourceBuilder {
     tags: Vec<String>,
     source: ToolSource,
     handler: Option<ResourceHandler>,
-    completions: BTreeMap<String, CompletionFn>,
+    completions: BTreeMap<String, Completer>,
 }
 
 impl ResourceBuilder {
@@ -535,7 +535,33 @@ impl ResourceBuilder {
     where
         F: Fn(&CompletionRequest) -> Completions + Send + Sync + 'static,
     {
-        self.completions.insert(variable.into(), Arc::new(complete));
+        self.completions
+            .insert(variable.into(), Completer::Sync(Arc::new(complete)));
+        self
+    }
+
+    /// An asynchronous completion function of the variable `variable`: for completions that
+    /// must wait on something (a database, a mounted server) without holding a thread.
+    ///
+    /// ```
+    /// # use toolwright_core::completion::{CompletionRequest, Completions};
+    /// # let builder = toolwright_core::Resource::builder("city", "cities://{city}").handler(|_, _| async { Ok("hi") });
+    /// let built = builder
+    ///     .completion_async("city", |request: CompletionRequest| async move {
+    ///         Completions::matching(["Lisbon", "London"], &request.value)
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = built;
+    /// ```
+    pub fn completion_async<F, Fut>(mut self, variable: impl Into<String>, complete: F) -> Self
+    where
+        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Completions> + Send + 'static,
+    {
+        let complete = Arc::new(move |request| -> CompletionFuture { Box::pin(complete(request)) });
+        self.completions
+            .insert(variable.into(), Completer::Async(complete));
         self
     }
 

@@ -120,8 +120,8 @@ async fn contents_take_the_resources_mime_type_unless_they_have_their_own() {
     assert!(err.is_resource_not_found());
 }
 
-#[test]
-fn completions_are_capped_at_a_hundred() {
+#[tokio::test]
+async fn completions_are_capped_at_a_hundred() {
     let many = Prompt::builder("p")
         .argument(PromptArgument::new("n"))
         .completion("n", |_| Completions {
@@ -132,9 +132,43 @@ fn completions_are_capped_at_a_hundred() {
         .handler(|_, _| async { Ok("") })
         .build()
         .unwrap();
-    let done = many.complete(&CompletionRequest::new("n", "")).unwrap();
+    let done = many
+        .complete(&CompletionRequest::new("n", ""))
+        .unwrap()
+        .await;
     assert_eq!(
         (done.values.len(), done.total, done.has_more),
         (100, Some(500), true)
+    );
+}
+
+/// An async completion function answers through the same door, capped the same way, and
+/// a resource's too.
+#[tokio::test]
+async fn async_completions_are_awaited_and_capped() {
+    let cities = Resource::builder("city", "cities://{city}")
+        .completion_async("city", |request: CompletionRequest| async move {
+            tokio::task::yield_now().await;
+            let mut all: Vec<String> = (0..300).map(|i| format!("{}{i}", request.value)).collect();
+            all.push("elsewhere".to_owned());
+            Completions {
+                values: all,
+                total: None,
+                has_more: false,
+            }
+        })
+        .handler(|_, _| async { Ok("") })
+        .build()
+        .unwrap();
+    let done = cities
+        .complete(&CompletionRequest::new("city", "lis"))
+        .unwrap()
+        .await;
+    assert_eq!((done.values.len(), done.has_more), (100, true));
+    assert!(done.values.iter().all(|v| v.starts_with("lis")));
+    assert!(
+        cities
+            .complete(&CompletionRequest::new("other", ""))
+            .is_none()
     );
 }

@@ -294,7 +294,7 @@ async fn completions_are_the_upstreams() {
         value: "f".into(),
         context: Default::default(),
     };
-    let completions = greet.complete(&request).unwrap();
+    let completions = within("the completion", greet.complete(&request).unwrap()).await;
     assert_eq!(completions.values, ["formal", "friendly"]);
     // The upstream was asked about its own prompt's name.
     let seen = within("the upstream's event", events.recv()).await.unwrap();

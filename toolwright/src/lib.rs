@@ -132,11 +132,11 @@ pub mod model {
         ToolSet, ToolSource, ToolSpec, ToolState,
     };
     pub use toolwright_core::{
-        CompletionFn, CompletionRequest, Completions, IntoPromptOutput, IntoResourceContents,
-        Prompt, PromptArgument, PromptArguments, PromptBuilder, PromptMessage, PromptOutput,
-        PromptRole, Resource, ResourceBody, ResourceBuilder, ResourceContents, ResourceRequest,
-        ResourceUri, Skill, SkillFile, UriTemplate, UriTemplateError, UriVariables, linked_prompts,
-        linked_resources,
+        AsyncCompletionFn, CompletionFn, CompletionFuture, CompletionRequest, Completions,
+        IntoPromptOutput, IntoResourceContents, Prompt, PromptArgument, PromptArguments,
+        PromptBuilder, PromptMessage, PromptOutput, PromptRole, Resource, ResourceBody,
+        ResourceBuilder, ResourceContents, ResourceRequest, ResourceUri, Skill, SkillFile,
+        UriTemplate, UriTemplateError, UriVariables, linked_prompts, linked_resources,
     };
     pub use toolwright_core::{completion, file_change, priority};
 

@@ -108,8 +108,11 @@ impl Mountable for McpPrompt {
             }
             // Completions of the argument are the upstream's.
             let (upstream, name) = (upstream.clone(), name.clone());
-            builder = builder.completion(argument.name.clone(), move |request| {
-                complete_now(&upstream, Reference::for_prompt(name.to_string()), request)
+            builder = builder.completion_async(argument.name.clone(), move |request| {
+                let (upstream, name) = (upstream.clone(), name.clone());
+                async move {
+                    complete(&upstream, Reference::for_prompt(name.to_string()), request).await
+                }
             });
         }
         let prompt = builder
@@ -324,12 +327,16 @@ fn resource(cx: &Context<'_>, key: &str, shape: Shape<'_>) -> Result<Resource, S
             .unwrap_or_default();
         for variable in variables {
             let (upstream, template) = (upstream.clone(), template.clone());
-            builder = builder.completion(variable, move |request| {
-                complete_now(
-                    &upstream,
-                    Reference::for_resource(template.to_string()),
-                    request,
-                )
+            builder = builder.completion_async(variable, move |request| {
+                let (upstream, template) = (upstream.clone(), template.clone());
+                async move {
+                    complete(
+                        &upstream,
+                        Reference::for_resource(template.to_string()),
+                        request,
+                    )
+                    .await
+                }
             });
         }
     }
@@ -472,29 +479,6 @@ async fn read(
         });
     }
     Ok(contents)
-}
-
-/// A completion asked of the upstream from a completion function, which is synchronous:
-/// the worker thread waits for the upstream's answer (at most 30 s) after handing its other
-/// tasks to another thread. Outside a multi-threaded runtime (where a worker cannot be
-/// handed over) there is none.
-fn complete_now(
-    upstream: &Upstream,
-    reference: Reference,
-    request: &CompletionRequest,
-) -> Completions {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return Completions::none();
-    };
-    if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
-        tracing::debug!(
-            upstream = upstream.server_name(),
-            "a completion of the upstream needs a multi-threaded runtime; none given"
-        );
-        return Completions::none();
-    }
-    let request = request.clone();
-    tokio::task::block_in_place(|| runtime.block_on(complete(upstream, reference, request)))
 }
 
 /// A completion asked of the upstream; none (an empty list) when it fails.

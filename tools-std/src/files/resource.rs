@@ -85,9 +85,11 @@ pub fn workspace_files() -> Resource {
 /// std::fs::create_dir(dir.path().join("src")).unwrap();
 /// std::fs::write(dir.path().join("src/main.rs"), "").unwrap();
 /// let files = toolwright_std::files::workspace_files_completing(Workspace::new(dir.path()).unwrap());
-/// let done = files.complete(&CompletionRequest::new("path", "src/m")).unwrap();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let done = files.complete(&CompletionRequest::new("path", "src/m")).unwrap().await;
 /// assert_eq!(done.values, ["src/main.rs"]);
-/// assert_eq!(files.complete(&CompletionRequest::new("path", "s")).unwrap().values, ["src/"]);
+/// assert_eq!(files.complete(&CompletionRequest::new("path", "s")).unwrap().await.values, ["src/"]);
+/// # });
 /// ```
 pub fn workspace_files_completing(workspace: Workspace) -> Resource {
     builder()

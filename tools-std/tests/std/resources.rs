@@ -306,11 +306,14 @@ fn completions_list_only_the_workspace() {
         .registry
         .resource(toolwright_std::files::FILES_URI_TEMPLATE)
         .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let complete = |value: &str| {
-        files
+        let answer = files
             .complete(&CompletionRequest::new("path", value))
-            .unwrap()
-            .values
+            .unwrap();
+        runtime.block_on(answer).values
     };
     assert_eq!(complete("src/"), ["src/lib.rs", "src/main.rs"]);
     assert_eq!(complete(""), ["out", "src/"]);
