@@ -97,6 +97,25 @@ pub enum ToolDefinitionError {
         /// `"timeout"` or `"max_calls"`.
         limit: &'static str,
     },
+    /// A prompt or resource defined at run time is invalid: a bad name or URI template, no
+    /// handler, an argument named twice, a completion for an argument it does not have.
+    ///
+    /// ```
+    /// use toolwright_core::{Prompt, ToolDefinitionError};
+    ///
+    /// let err = Prompt::builder("code review").handler(|_, _| async { Ok("hi") }).build().unwrap_err();
+    /// assert!(matches!(err, ToolDefinitionError::InvalidPrimitive { kind: "prompt", .. }));
+    /// assert!(err.to_string().contains("code review"));
+    /// ```
+    #[error("{kind} `{name}` is invalid: {reason}")]
+    InvalidPrimitive {
+        /// `"prompt"` or `"resource"`.
+        kind: &'static str,
+        /// Its name (a resource's URI when its name is fine).
+        name: String,
+        /// What is wrong and what to do.
+        reason: String,
+    },
 }
 
 /// Checks a definition's name, description, labels and limits.

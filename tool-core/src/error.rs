@@ -37,6 +37,14 @@ pub enum ToolError {
         #[source]
         source: Option<Box<dyn StdError + Send + Sync + 'static>>,
     },
+    /// A resource read named a URI no resource has (MCP's resource-not-found, -32002).
+    #[error(
+        "no resource has the URI `{uri}`; list the resources and resource templates to see what exists"
+    )]
+    ResourceNotFound {
+        /// The URI asked for.
+        uri: String,
+    },
 }
 
 impl ToolError {
@@ -88,6 +96,24 @@ impl ToolError {
             message: format!("{context}: {error}"),
             source: Some(Box::new(error)),
         }
+    }
+
+    /// The failure of a read that names no resource: servers answer MCP's
+    /// resource-not-found (-32002) for it.
+    ///
+    /// ```
+    /// use toolwright_core::ToolError;
+    /// let err = ToolError::resource_not_found("notes://404");
+    /// assert!(err.is_resource_not_found());
+    /// assert!(err.to_string().contains("notes://404"));
+    /// ```
+    pub fn resource_not_found(uri: impl Into<String>) -> Self {
+        ToolError::ResourceNotFound { uri: uri.into() }
+    }
+
+    /// Whether the failure is [`ToolError::ResourceNotFound`].
+    pub fn is_resource_not_found(&self) -> bool {
+        matches!(self, ToolError::ResourceNotFound { .. })
     }
 
     /// Whether the failure is about the arguments (the model can fix it by retrying).

@@ -6,13 +6,14 @@
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
 // encoding, safety, priority, param, meta, args, content, error, file_change, output, call, client,
 // catalog, context, approval_rule, input_schema, tool, macro_support, tool_set, definition,
-// builder.
+// builder, completion, prompt, resource, skill, primitive_support.
 mod approval_rule;
 mod args;
 mod builder;
 mod call;
 mod catalog;
 pub mod client;
+pub mod completion;
 mod content;
 mod context;
 mod definition;
@@ -24,8 +25,12 @@ mod macro_support;
 mod meta;
 mod output;
 mod param;
+mod primitive_support;
 pub mod priority;
+mod prompt;
+mod resource;
 mod safety;
+mod skill;
 mod tool;
 mod tool_set;
 
@@ -35,6 +40,7 @@ pub use builder::ToolBuilder;
 pub use call::{PendingApproval, ResultMetadata, ToolCall, ToolResult};
 pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
 pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
+pub use completion::{CompletionFn, CompletionRequest, Completions};
 pub use content::{Audio, Content, EmbeddedResource, Image, ResourceData, ResourceLink, Text};
 pub use context::{Progress, StateType, ToolContext, ToolState};
 pub use definition::ToolDefinitionError;
@@ -44,9 +50,20 @@ pub use macro_support::linked_tools;
 pub use meta::{ParseTaskSupportError, TaskSupport, ToolMeta, ToolSource};
 pub use output::{IntoToolOutput, Json, ToolOutput};
 pub use param::ParamInfo;
+pub use primitive_support::{linked_prompts, linked_resources};
+pub use prompt::{
+    IntoPromptOutput, Prompt, PromptArgument, PromptArguments, PromptBuilder, PromptMessage,
+    PromptOutput, PromptRole,
+};
+pub use resource::{
+    IntoResourceContents, Resource, ResourceBody, ResourceBuilder, ResourceContents,
+    ResourceRequest, ResourceUri,
+};
 pub use safety::{ParseSafetyLevelError, SafetyLevel};
+pub use skill::{Skill, SkillFile};
 pub use tool::{BoxFuture, Tool, ToolSpec};
 pub use tool_set::ToolSet;
+pub use toolwright_names::uri_template::{UriTemplate, UriTemplateError, UriVariables};
 
 pub use tokio_util::sync::CancellationToken;
 

@@ -3,8 +3,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// The layers, lowest first (no module imports one listed after it): escape.
+// The layers, lowest first (no module imports one listed after it): escape, uri_template.
 pub mod escape;
+pub mod uri_template;
 
 /// The longest tool name model APIs accept (OpenAI and Anthropic: 64 characters).
 pub const MAX_NAME_LEN: usize = 64;
@@ -61,6 +62,40 @@ pub fn check_tool_name(name: &str) -> Result<(), NameError> {
     }
     if name.len() > MAX_NAME_LEN {
         return Err(NameError::TooLong { len: name.len() });
+    }
+    Ok(())
+}
+
+/// The longest prompt name (MCP's SEP-986 rule for names: 1 to 128 characters).
+pub const MAX_PRIMITIVE_NAME_LEN: usize = 128;
+
+/// Checks the name of a prompt (MCP's SEP-986 rule): 1 to [`MAX_PRIMITIVE_NAME_LEN`]
+/// characters among `A-Z a-z 0-9 _ - .`. Looser than [`check_tool_name`], since prompts are
+/// picked by people, not models, and upstream servers name them `simple-prompt`; returns what
+/// is wrong, in words.
+///
+/// ```
+/// assert!(toolwright_names::check_primitive_name("code-review.v2").is_ok());
+/// assert!(toolwright_names::check_primitive_name("code review").is_err());
+/// assert!(toolwright_names::check_primitive_name("").is_err());
+/// ```
+pub fn check_primitive_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("it is empty".to_owned());
+    }
+    if name.len() > MAX_PRIMITIVE_NAME_LEN {
+        return Err(format!(
+            "it is {} characters long, more than {MAX_PRIMITIVE_NAME_LEN}",
+            name.len()
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!(
+            "it contains {c:?}; use only letters, digits, `_`, `-` and `.`"
+        ));
     }
     Ok(())
 }

@@ -125,7 +125,14 @@ pub mod model {
         ToolContext, ToolDefinitionError, ToolError, ToolMeta, ToolOutput, ToolParam, ToolResult,
         ToolSet, ToolSource, ToolSpec, ToolState,
     };
-    pub use toolwright_core::{file_change, priority};
+    pub use toolwright_core::{
+        CompletionFn, CompletionRequest, Completions, IntoPromptOutput, IntoResourceContents,
+        Prompt, PromptArgument, PromptArguments, PromptBuilder, PromptMessage, PromptOutput,
+        PromptRole, Resource, ResourceBody, ResourceBuilder, ResourceContents, ResourceRequest,
+        ResourceUri, Skill, SkillFile, UriTemplate, UriTemplateError, UriVariables, linked_prompts,
+        linked_resources,
+    };
+    pub use toolwright_core::{completion, file_change, priority};
 
     #[doc(inline)]
     #[doc = include_str!("../docs/client.md")]

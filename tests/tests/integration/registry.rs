@@ -542,6 +542,7 @@ fn apply_state_restores_choices_and_reports_unknown_names() {
                 "write_file".into()
             ],
             unknown: vec!["only_before".into()],
+            ..ApplyReport::default()
         }
     );
     assert!(!after.is_enabled("read_file"));

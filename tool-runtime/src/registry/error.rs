@@ -4,6 +4,8 @@ use std::fmt;
 
 use toolwright_core::ToolSource;
 
+use super::kind::Primitive;
+
 /// Why the registry refused an operation.
 #[derive(Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -51,6 +53,43 @@ pub enum RegistryError {
         name: String,
         /// The version both definitions share (`None`: both unversioned).
         version: Option<String>,
+    },
+    /// A prompt, resource or skill is registered under this name (a resource: URI or
+    /// template) with a different definition and the same version.
+    #[error(
+        "{primitive} `{key}` is already registered {} with a different definition (defined in {first}, the new one in {second}); \
+         rename one, bump the version of the new definition, or remove the old one first",
+        version.as_ref().map(|v| format!("at version `{v}`")).unwrap_or_else(|| "without a version".to_owned())
+    )]
+    PrimitiveConflict {
+        /// What kind of entry.
+        primitive: Primitive,
+        /// Its name (a resource's URI or template, a skill's URI).
+        key: String,
+        /// The version both share.
+        version: Option<String>,
+        /// Where the registered one was defined.
+        first: Box<ToolSource>,
+        /// Where the new one was defined.
+        second: Box<ToolSource>,
+    },
+    /// No prompt, resource or skill has this name.
+    #[error("no {primitive} is named `{key}`{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownPrimitive {
+        /// What kind of entry.
+        primitive: Primitive,
+        /// The name asked for.
+        key: String,
+        /// A registered name close to it.
+        suggestion: Option<String>,
+    },
+    /// Linked `#[prompt]`s share names or `#[resource]`s share URIs; nothing is registered.
+    #[error("linked {primitive}s share names: {}; rename all but one of each", clashes.iter().map(NameClash::to_string).collect::<Vec<_>>().join("; "))]
+    DuplicatePrimitives {
+        /// What kind of entry.
+        primitive: Primitive,
+        /// Each shared name with its definitions.
+        clashes: Vec<NameClash>,
     },
 }
 

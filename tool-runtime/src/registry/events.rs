@@ -2,7 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use toolwright_core::{Prompt, Resource, Skill};
+
 use super::filter::ToolFilter;
+use super::kind::Primitive;
 use super::registration::Registration;
 
 /// What happened to one tool in a [`RegistryChange`].
@@ -29,6 +32,46 @@ pub enum ChangeKind {
     Replaced,
     /// The tool's priority changed.
     PriorityChanged,
+    /// A resource's contents changed
+    /// ([`ToolRegistry::notify_resource_updated`](super::ToolRegistry::notify_resource_updated)):
+    /// servers send `notifications/resources/updated` to the sessions subscribed to
+    /// [`RegistryChange::name`], the URI.
+    Updated,
+}
+
+/// A prompt, resource or skill as a [`RegistryChange`] carries it: the entry and whether it
+/// was enabled.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum PrimitiveState {
+    /// A prompt.
+    Prompt {
+        /// The prompt.
+        prompt: Prompt,
+        /// Whether it was enabled.
+        enabled: bool,
+    },
+    /// A resource or template.
+    Resource {
+        /// The resource.
+        resource: Resource,
+        /// Whether it was enabled.
+        enabled: bool,
+    },
+    /// A skill (always listed).
+    Skill(Skill),
+}
+
+impl PrimitiveState {
+    fn concerns(&self, filter: &ToolFilter) -> bool {
+        match self {
+            PrimitiveState::Prompt { prompt, enabled } => filter.matches_prompt(prompt, *enabled),
+            PrimitiveState::Resource { resource, enabled } => {
+                filter.matches_resource(resource, *enabled)
+            }
+            PrimitiveState::Skill(_) => true,
+        }
+    }
 }
 
 /// One change to one tool of a [`ToolRegistry`](super::ToolRegistry), from
@@ -57,7 +100,10 @@ pub enum ChangeKind {
 pub struct RegistryChange {
     /// What happened.
     pub kind: ChangeKind,
-    /// The tool's name.
+    /// What kind of entry changed: for [`Primitive::Tool`], `before` and `after` hold its
+    /// registrations; for the others, `primitive_before` and `primitive_after`.
+    pub primitive: Primitive,
+    /// The tool's (or prompt's) name, the resource's URI or template, the skill's URI.
     pub name: String,
     /// The registry's generation after this change: 1 for the first change, one more for
     /// each change after (a receiver that sees a gap missed events).
@@ -66,11 +112,18 @@ pub struct RegistryChange {
     pub before: Option<Registration>,
     /// The registration after the change (`None` for [`ChangeKind::Removed`]).
     pub after: Option<Registration>,
+    /// A prompt, resource or skill before the change (`None` for tools and
+    /// [`ChangeKind::Added`]).
+    pub primitive_before: Option<PrimitiveState>,
+    /// A prompt, resource or skill after the change (`None` for tools and
+    /// [`ChangeKind::Removed`]).
+    pub primitive_after: Option<PrimitiveState>,
 }
 
 impl RegistryChange {
     /// Whether the change may alter what [`ToolRegistry::list`](super::ToolRegistry::list)
-    /// returns for `filter`: the tool passed `filter` before or passes it after. A server tells
+    /// (or the listing of prompts, resources, skills) returns for `filter`: the entry passed
+    /// `filter` before or passes it after. A server tells
     /// each client about the changes that concern its view only.
     ///
     /// ```
@@ -91,6 +144,10 @@ impl RegistryChange {
             .into_iter()
             .flatten()
             .any(|registration| filter.matches(&registration.tool, registration.enabled))
+            || [&self.primitive_before, &self.primitive_after]
+                .into_iter()
+                .flatten()
+                .any(|state| state.concerns(filter))
     }
 }
 

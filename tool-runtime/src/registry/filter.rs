@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use toolwright_core::{SafetyLevel, Tool};
+use toolwright_core::{Prompt, Resource, SafetyLevel, Tool};
 
 /// Which tools to list. Every filter that is set must hold (AND); within `categories`,
 /// `tags` and `names`, any one match is enough. Disabled tools are left out unless
@@ -158,5 +158,55 @@ impl ToolFilter {
                 .names
                 .as_ref()
                 .is_none_or(|names| names.iter().any(|n| n == tool.name()))
+    }
+
+    /// Whether a prompt in state `enabled` passes: the safety ceiling, `tags` and `names`
+    /// apply (prompts have no categories, so `categories` does not).
+    ///
+    /// ```
+    /// use toolwright_core::{Prompt, SafetyLevel};
+    /// use toolwright_runtime::ToolFilter;
+    ///
+    /// let p = Prompt::builder("wipe_all").safety(SafetyLevel::Dangerous)
+    ///     .handler(|_, _| async { Ok("sure?") }).build().unwrap();
+    /// assert!(ToolFilter::new().categories(["filesystem"]).matches_prompt(&p, true));
+    /// assert!(!ToolFilter::new().max_safety(SafetyLevel::Safe).matches_prompt(&p, true));
+    /// ```
+    pub fn matches_prompt(&self, prompt: &Prompt, enabled: bool) -> bool {
+        self.matches_primitive(prompt.name(), prompt.safety(), prompt.tags(), enabled)
+    }
+
+    /// Whether a resource (or template) in state `enabled` passes: the safety ceiling, `tags`
+    /// and `names` (the resource's name) apply; `categories` does not.
+    ///
+    /// ```
+    /// use toolwright_core::Resource;
+    /// use toolwright_runtime::ToolFilter;
+    ///
+    /// let r = Resource::builder("readme", "docs://readme").handler(|_, _| async { Ok("hi") }).build().unwrap();
+    /// assert!(ToolFilter::new().matches_resource(&r, true));
+    /// assert!(!ToolFilter::new().names(["other"]).matches_resource(&r, true));
+    /// ```
+    pub fn matches_resource(&self, resource: &Resource, enabled: bool) -> bool {
+        self.matches_primitive(resource.name(), resource.safety(), resource.tags(), enabled)
+    }
+
+    fn matches_primitive(
+        &self,
+        name: &str,
+        safety: SafetyLevel,
+        tags: &[String],
+        enabled: bool,
+    ) -> bool {
+        (enabled || self.include_disabled)
+            && self.max_safety.is_none_or(|max| safety <= max)
+            && self
+                .tags
+                .as_ref()
+                .is_none_or(|wanted| wanted.iter().any(|w| tags.contains(w)))
+            && self
+                .names
+                .as_ref()
+                .is_none_or(|names| names.iter().any(|n| n == name))
     }
 }

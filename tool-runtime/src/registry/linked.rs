@@ -3,9 +3,10 @@
 // The layers, lowest first (no module imports one listed after it): unlinked.
 mod unlinked;
 
-use toolwright_core::Tool;
+use toolwright_core::{Prompt, Resource, Tool, ToolSource};
 
 use super::error::{NameClash, RegistryError};
+use super::kind::Primitive;
 use super::storage::ToolRegistry;
 
 /// Every linked `#[tool]`, sorted by name, or every name that several share.
@@ -44,7 +45,46 @@ fn find_clashes(tools: &[Tool]) -> Vec<NameClash> {
         .collect()
 }
 
-/// A registry of every `#[tool]` function linked into the binary, from any crate.
+/// The clashes among `items` keyed by `key` (sorted here), for linked prompts and resources.
+fn primitive_clashes<T>(
+    items: &mut [T],
+    key: impl Fn(&T) -> &str,
+    source: impl Fn(&T) -> &ToolSource,
+) -> Vec<NameClash> {
+    items.sort_by(|a, b| key(a).cmp(key(b)).then_with(|| source(a).cmp(source(b))));
+    items
+        .chunk_by(|a, b| key(a) == key(b))
+        .filter(|same| same.len() > 1)
+        .map(|same| NameClash {
+            name: key(&same[0]).to_owned(),
+            sources: same.iter().map(|item| source(item).clone()).collect(),
+        })
+        .collect()
+}
+
+/// Every linked `#[prompt]` and `#[resource]`, sorted, or the names several share.
+fn linked_primitives_checked() -> Result<(Vec<Prompt>, Vec<Resource>), RegistryError> {
+    let mut prompts: Vec<Prompt> = toolwright_core::linked_prompts().collect();
+    let clashes = primitive_clashes(&mut prompts, Prompt::name, Prompt::source);
+    if !clashes.is_empty() {
+        return Err(RegistryError::DuplicatePrimitives {
+            primitive: Primitive::Prompt,
+            clashes,
+        });
+    }
+    let mut resources: Vec<Resource> = toolwright_core::linked_resources().collect();
+    let clashes = primitive_clashes(&mut resources, |r| r.uri().as_str(), Resource::source);
+    if !clashes.is_empty() {
+        return Err(RegistryError::DuplicatePrimitives {
+            primitive: Primitive::Resource,
+            clashes,
+        });
+    }
+    Ok((prompts, resources))
+}
+
+/// A registry of every `#[tool]` function linked into the binary, from any crate, with every
+/// linked `#[prompt]` and `#[resource]`.
 ///
 /// Tools register themselves at link time through `inventory`; no list is kept by hand.
 /// Calling it again returns an equal registry (the tools' schemas are built once).
@@ -70,6 +110,8 @@ fn find_clashes(tools: &[Tool]) -> Vec<NameClash> {
 ///
 /// [`RegistryError::DuplicateTools`] when linked tools share names; the error lists every
 /// shared name with each definition's crate, module, file and line.
+/// [`RegistryError::DuplicatePrimitives`] likewise for prompts sharing names and resources
+/// sharing URIs (or templates).
 ///
 /// ```
 /// use toolwright_core::tool;
@@ -91,8 +133,8 @@ pub fn register_all_tools() -> Result<ToolRegistry, RegistryError> {
 }
 
 impl ToolRegistry {
-    /// Adds every `#[tool]` linked into the binary (see [`register_all_tools`]) and returns
-    /// how many tools the registry holds after. Calling it again changes nothing.
+    /// Adds every `#[tool]`, `#[prompt]` and `#[resource]` linked into the binary (see
+    /// [`register_all_tools`]) and returns how many tools the registry holds after. Calling it again changes nothing.
     ///
     /// ```
     /// # use toolwright_runtime::ToolRegistry;
@@ -101,8 +143,16 @@ impl ToolRegistry {
     /// assert_eq!(registry.register_all().unwrap(), count);
     /// ```
     pub fn register_all(&mut self) -> Result<usize, RegistryError> {
-        for tool in linked_tools_checked()? {
+        let tools = linked_tools_checked()?;
+        let (prompts, resources) = linked_primitives_checked()?;
+        for tool in tools {
             self.register(tool)?;
+        }
+        for prompt in prompts {
+            self.register_prompt(prompt)?;
+        }
+        for resource in resources {
+            self.register_resource(resource)?;
         }
         Ok(self.len())
     }

@@ -22,6 +22,20 @@ pub struct RegistrationSnapshot {
     pub source: ToolSource,
 }
 
+/// A prompt or resource in a [`RegistrySnapshot`]: its key and whether it was enabled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrimitiveSnapshot {
+    /// The prompt's name, or the resource's URI or template.
+    pub key: String,
+    /// Its version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Whether it was enabled.
+    pub enabled: bool,
+    /// When it was registered.
+    pub created_at: Timestamp,
+}
+
 /// Every registration of a registry, by name: serializable, for persisting an application's
 /// choices (which tools are enabled, their priorities) and for tests and debugging.
 ///
@@ -47,6 +61,12 @@ pub struct RegistrationSnapshot {
 pub struct RegistrySnapshot {
     /// Every registration, sorted by name.
     pub tools: Vec<RegistrationSnapshot>,
+    /// Every prompt, sorted by name (absent in snapshots from before prompts: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<PrimitiveSnapshot>,
+    /// Every resource and template, sorted by key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<PrimitiveSnapshot>,
 }
 
 /// What [`ToolRegistry::apply_state`] did.
@@ -56,6 +76,12 @@ pub struct ApplyReport {
     pub applied: Vec<String>,
     /// Names in the snapshot that the registry does not have.
     pub unknown: Vec<String>,
+    /// Prompts and resources (by key) whose enabled flag was restored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_primitives: Vec<String>,
+    /// Prompts and resources (by key) in the snapshot that the registry does not have.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_primitives: Vec<String>,
 }
 
 impl ToolRegistry {
@@ -66,9 +92,29 @@ impl ToolRegistry {
     /// assert!(ToolRegistry::new().snapshot().tools.is_empty());
     /// ```
     pub fn snapshot(&self) -> RegistrySnapshot {
+        let state = self.read();
         RegistrySnapshot {
-            tools: self
-                .read()
+            prompts: state
+                .prompts
+                .iter()
+                .map(|(key, e)| PrimitiveSnapshot {
+                    key: key.clone(),
+                    version: e.item.version().map(str::to_owned),
+                    enabled: e.enabled,
+                    created_at: e.created_at,
+                })
+                .collect(),
+            resources: state
+                .resources
+                .iter()
+                .map(|(key, e)| PrimitiveSnapshot {
+                    key: key.clone(),
+                    version: e.item.version().map(str::to_owned),
+                    enabled: e.enabled,
+                    created_at: e.created_at,
+                })
+                .collect(),
+            tools: state
                 .entries
                 .values()
                 .map(|entry| RegistrationSnapshot {
@@ -128,6 +174,19 @@ impl ToolRegistry {
             }
             for (kind, before, after) in changes {
                 self.emit(&mut state, kind, name, Some(before), Some(after));
+            }
+        }
+        drop(state);
+        for saved in &snapshot.prompts {
+            match self.set_prompt_enabled(&saved.key, saved.enabled) {
+                Ok(()) => report.applied_primitives.push(saved.key.clone()),
+                Err(_) => report.unknown_primitives.push(saved.key.clone()),
+            }
+        }
+        for saved in &snapshot.resources {
+            match self.set_resource_enabled(&saved.key, saved.enabled) {
+                Ok(()) => report.applied_primitives.push(saved.key.clone()),
+                Err(_) => report.unknown_primitives.push(saved.key.clone()),
             }
         }
         report

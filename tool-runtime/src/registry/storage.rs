@@ -6,11 +6,12 @@ use std::fmt;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use jiff::Timestamp;
-use toolwright_core::{Tool, ToolSet};
+use toolwright_core::{Prompt, Resource, Skill, Tool, ToolSet};
 use toolwright_names::did_you_mean;
 
 use super::error::RegistryError;
-use super::events::{CHANGE_CAPACITY, ChangeKind, RegistryChange};
+use super::events::{CHANGE_CAPACITY, ChangeKind, PrimitiveState, RegistryChange};
+use super::kind::Primitive;
 use super::registration::{RegisterOptions, Registration};
 use crate::search::SearchIndex;
 
@@ -26,6 +27,20 @@ pub(super) struct State {
     /// Built on the first search, then kept in step with every register and remove
     /// (registering thousands of tools at startup should not pay for an index nobody uses).
     pub(super) index: Option<SearchIndex>,
+    /// Prompts by name.
+    pub(super) prompts: BTreeMap<String, Entry<Prompt>>,
+    /// Resources and templates by URI or template as written.
+    pub(super) resources: BTreeMap<String, Entry<Resource>>,
+    /// Skills by the URI of their `SKILL.md`.
+    pub(super) skills: BTreeMap<String, Skill>,
+}
+
+/// A prompt or resource in the registry, with its enabled flag and registration time.
+#[derive(Debug, Clone)]
+pub(super) struct Entry<T> {
+    pub(super) item: T,
+    pub(super) enabled: bool,
+    pub(super) created_at: Timestamp,
 }
 
 /// The tools an application offers, by name, with an enabled flag, a priority and a
@@ -174,12 +189,46 @@ impl ToolRegistry {
             // An error means every receiver has gone since the count: nobody to tell.
             let _ = self.events.send(RegistryChange {
                 kind,
+                primitive: Primitive::Tool,
                 name: name.to_owned(),
                 generation,
                 before,
                 after,
+                primitive_before: None,
+                primitive_after: None,
             });
         }
+    }
+
+    /// Records one change of a prompt, resource or skill, as [`emit`](Self::emit) does a
+    /// tool's.
+    pub(super) fn emit_primitive(
+        &self,
+        state: &mut State,
+        kind: ChangeKind,
+        primitive: Primitive,
+        key: &str,
+        before: Option<PrimitiveState>,
+        after: Option<PrimitiveState>,
+    ) {
+        state.generation += 1;
+        let generation = state.generation;
+        if self.events.receiver_count() > 0 {
+            let _ = self.events.send(RegistryChange {
+                kind,
+                primitive,
+                name: key.to_owned(),
+                generation,
+                before: None,
+                after: None,
+                primitive_before: before,
+                primitive_after: after,
+            });
+        }
+    }
+
+    pub(super) fn now(&self) -> Timestamp {
+        (self.clock)()
     }
 
     pub(super) fn read(&self) -> RwLockReadGuard<'_, State> {
