@@ -3,15 +3,18 @@
 //! (a ceiling hides and refuses; a template's variable never leaves its segment), the codes
 //! of refusals, subscriptions as a pool, and the notifications a subscriber hears.
 
+// `resources/subscribe` is legacy-only in rmcp (the 2026-07-28 revision listens instead); the
+// handshake-era clients these tests are still use it.
+#![allow(deprecated)]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
     ArgumentInfo, ClientCapabilities, ClientConfig, CompleteRequestParams, ErrorCode,
-    GetPromptRequestParams, Implementation, ReadResourceRequestParams, Reference,
-    ResourceContents, ResourceUpdatedNotificationParam, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    GetPromptRequestParams, Implementation, ReadResourceRequestParams, Reference, ResourceContents,
+    ResourceUpdatedNotificationParam, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -57,18 +60,26 @@ impl ClientHandler for Client {
 fn greeting() -> Prompt {
     Prompt::builder("greeting")
         .description("Greet someone by name")
-        .argument(PromptArgument::new("name").description("Who to greet").required(true))
-        .handler(|arguments: toolwright_core::PromptArguments, _: ToolContext| async move {
-            Ok::<_, toolwright_core::ToolError>(format!("Say hello to {}.", arguments["name"]))
-        })
-        .completion("name", |request: &toolwright_core::CompletionRequest| Completions {
-            values: ["ada", "alan", "grace"]
-                .into_iter()
-                .filter(|name| name.starts_with(&request.value))
-                .map(str::to_owned)
-                .collect(),
-            total: None,
-            has_more: false,
+        .argument(
+            PromptArgument::new("name")
+                .description("Who to greet")
+                .required(true),
+        )
+        .handler(
+            |arguments: toolwright_core::PromptArguments, _: ToolContext| async move {
+                Ok::<_, toolwright_core::ToolError>(format!("Say hello to {}.", arguments["name"]))
+            },
+        )
+        .completion("name", |request: &toolwright_core::CompletionRequest| {
+            Completions {
+                values: ["ada", "alan", "grace"]
+                    .into_iter()
+                    .filter(|name| name.starts_with(&request.value))
+                    .map(str::to_owned)
+                    .collect(),
+                total: None,
+                has_more: false,
+            }
         })
         .build()
         .unwrap()
@@ -79,7 +90,7 @@ fn note() -> Resource {
         .description("A note by id")
         .mime_type("text/plain")
         .handler(|request: ResourceRequest, _: ToolContext| async move {
-            Ok::<_, toolwright_core::ToolError>(format!("note {}", request.variables["id"]))
+            Ok::<_, toolwright_core::ToolError>(format!("note {}", request.variable("id")?))
         })
         .build()
         .unwrap()
@@ -249,7 +260,10 @@ async fn a_uri_that_leaves_its_templates_segment_is_not_found() {
 
 #[tokio::test]
 async fn subscriptions_are_a_pool_per_session_and_per_caller() {
-    let http = start(registry(), SafetyLevel::Dangerous, |s| s.max_subscriptions(3, 5)).await;
+    let http = start(registry(), SafetyLevel::Dangerous, |s| {
+        s.max_subscriptions(3, 5)
+    })
+    .await;
     let first = connect(&http, Client::default()).await;
     // An attacker's 10,000 URIs: the session's share, then refusals, at once.
     let mut accepted = 0;
@@ -356,9 +370,11 @@ async fn a_subscriber_hears_its_resource_updated_and_others_do_not() {
         .register_prompt(
             Prompt::builder("later")
                 .description("Added while a client is connected")
-                .handler(|_: toolwright_core::PromptArguments, _: ToolContext| async {
-                    Ok::<_, toolwright_core::ToolError>("later")
-                })
+                .handler(
+                    |_: toolwright_core::PromptArguments, _: ToolContext| async {
+                        Ok::<_, toolwright_core::ToolError>("later")
+                    },
+                )
                 .build()
                 .unwrap(),
         )
@@ -397,7 +413,14 @@ async fn send(http: &HttpServer, method: &str, mut params: Value) -> Value {
     if let Some(uri) = params.get("uri").and_then(Value::as_str) {
         request = request.header("mcp-name", uri);
     }
-    let text = request.json(&body).send().await.unwrap().text().await.unwrap();
+    let text = request
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     let data = text
         .lines()
         .filter_map(|line| line.strip_prefix("data:"))
@@ -412,7 +435,10 @@ async fn send(http: &HttpServer, method: &str, mut params: Value) -> Value {
 async fn the_2026_era_reads_gets_and_completes_with_caching_hints_and_sep_2164_codes() {
     let http = start(registry(), SafetyLevel::Safe, |s| s).await;
     let listed = send(&http, "resources/list", json!({})).await;
-    assert_eq!(listed["result"]["resources"][0]["uri"], "docs://readme", "{listed}");
+    assert_eq!(
+        listed["result"]["resources"][0]["uri"], "docs://readme",
+        "{listed}"
+    );
     assert!(listed["result"]["ttlMs"].is_u64(), "{listed}");
     assert!(listed["result"]["cacheScope"].is_string(), "{listed}");
 
@@ -443,6 +469,10 @@ async fn the_2026_era_reads_gets_and_completes_with_caching_hints_and_sep_2164_c
                "argument": {"name": "name", "value": "g"}}),
     )
     .await;
-    assert_eq!(completed["result"]["completion"]["values"], json!(["grace"]), "{completed}");
+    assert_eq!(
+        completed["result"]["completion"]["values"],
+        json!(["grace"]),
+        "{completed}"
+    );
     http.shutdown();
 }

@@ -66,7 +66,7 @@ fn notification_for(
         }
         return all;
     };
-    if let Some(uri) = change.updated_uri() {
+    if let Some(uri) = crate::server::watch::updated_uri(change) {
         let watched = filter
             .resource_subscriptions
             .as_ref()

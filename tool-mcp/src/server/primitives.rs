@@ -9,8 +9,8 @@ use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, PaginatedRequestParams,
-    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Reference, ResourceTemplate, Role,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
+    ResourceTemplate, Role,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
@@ -108,7 +108,7 @@ impl McpServer {
                         mcp
                     })
                     .collect();
-                let description = Some(prompt.description()).filter(|d| !d.is_empty());
+                let description = prompt.description();
                 let mut mcp = rmcp::model::Prompt::new(
                     prompt.name(),
                     description,
@@ -185,13 +185,12 @@ impl McpServer {
             .available_resources(&options)
             .iter()
             .map(|resource| {
-                let mut mcp =
-                    rmcp::model::Resource::new(resource.uri().as_str(), resource.name());
+                let mut mcp = rmcp::model::Resource::new(resource.uri().as_str(), resource.name());
                 if let Some(title) = resource.title() {
                     mcp = mcp.with_title(title);
                 }
-                if !resource.description().is_empty() {
-                    mcp = mcp.with_description(resource.description());
+                if let Some(description) = resource.description() {
+                    mcp = mcp.with_description(description);
                 }
                 if let Some(mime_type) = resource.mime_type() {
                     mcp = mcp.with_mime_type(mime_type);
@@ -225,8 +224,8 @@ impl McpServer {
                 if let Some(title) = resource.title() {
                     mcp = mcp.with_title(title);
                 }
-                if !resource.description().is_empty() {
-                    mcp = mcp.with_description(resource.description());
+                if let Some(description) = resource.description() {
+                    mcp = mcp.with_description(description);
                 }
                 if let Some(mime_type) = resource.mime_type() {
                     mcp = mcp.with_mime_type(mime_type);
@@ -264,7 +263,7 @@ impl McpServer {
                         rmcp::model::ResourceContents::text(text, content.uri)
                     }
                     ResourceBody::Blob(bytes) => {
-                        rmcp::model::ResourceContents::blob(base64(&bytes), content.uri)
+                        rmcp::model::ResourceContents::blob(base64(bytes), content.uri)
                     }
                 };
                 match content.mime_type {
@@ -327,6 +326,8 @@ impl McpServer {
         let reference = match &request.r#ref {
             Reference::Prompt(prompt) => CompletionReference::Prompt(prompt.name.clone()),
             Reference::Resource(resource) => CompletionReference::Resource(resource.uri.clone()),
+            // A kind of reference this server does not know: nothing to complete.
+            _ => return Ok(CompleteResult::new(CompletionInfo::default())),
         };
         let completion_request = CompletionRequest {
             argument: request.argument.name.clone(),
@@ -403,7 +404,9 @@ fn mcp_skill(skill: &toolwright_core::Skill) -> rmcp::model::Skill {
     let files = skill
         .files
         .iter()
-        .map(|file| rmcp::model::SkillResource::new(file.uri.clone(), file.digest.clone(), file.size))
+        .map(|file| {
+            rmcp::model::SkillResource::new(file.uri.clone(), file.digest.clone(), file.size)
+        })
         .collect();
     rmcp::model::Skill::new(
         skill.uri.clone(),
@@ -413,8 +416,8 @@ fn mcp_skill(skill: &toolwright_core::Skill) -> rmcp::model::Skill {
 }
 
 /// Standard base64 with padding (a resource's `blob`).
-fn base64(bytes: &[u8]) -> String {
-    toolwright_core::ResourceData::Blob(bytes.to_vec())
+fn base64(bytes: Vec<u8>) -> String {
+    toolwright_core::ResourceData::Blob(bytes)
         .blob_base64()
         .unwrap_or_default()
 }

@@ -66,11 +66,6 @@ impl SessionSubscriptions {
     fn lock(&self) -> MutexGuard<'_, SessionState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
-
-    /// How many URIs this session is subscribed to.
-    pub(crate) fn len(&self) -> usize {
-        self.lock().uris.len()
-    }
 }
 
 impl Drop for SessionSubscriptions {
@@ -248,7 +243,7 @@ impl SubscriptionHub {
     ) {
         loop {
             let uri = match changes.recv().await {
-                Ok(change) => match change.updated_uri() {
+                Ok(change) => match crate::server::watch::updated_uri(&change) {
                     Some(uri) => uri.to_owned(),
                     None => continue,
                 },
@@ -272,11 +267,5 @@ impl SubscriptionHub {
             }
         }
         self.lock().started = false;
-    }
-
-    /// URIs subscribed by `owner` over its sessions (tests, metrics).
-    #[cfg(test)]
-    pub(crate) fn held_by(&self, owner: &str) -> usize {
-        self.lock().per_owner.get(owner).copied().unwrap_or(0)
     }
 }

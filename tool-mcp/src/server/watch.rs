@@ -11,7 +11,7 @@ use rmcp::RoleServer;
 use rmcp::service::Peer;
 use tokio::sync::broadcast::error::RecvError;
 use toolwright_core::SafetyLevel;
-use toolwright_runtime::registry::Primitive;
+use toolwright_runtime::registry::{ChangeKind, Primitive, RegistryChange};
 use toolwright_runtime::{ToolFilter, ToolRegistry};
 
 /// The sessions to tell, shared by every clone of a server.
@@ -62,16 +62,13 @@ impl ListWatch {
     /// The watcher: on each change, each open session it concerns is told (each in a task of
     /// its own, so a client that does not read cannot hold up the others). Ends with the
     /// registry.
-    async fn run(
-        self: Arc<Self>,
-        mut changes: tokio::sync::broadcast::Receiver<toolwright_runtime::registry::RegistryChange>,
-    ) {
+    async fn run(self: Arc<Self>, mut changes: tokio::sync::broadcast::Receiver<RegistryChange>) {
         loop {
             let change = match changes.recv().await {
                 // A resource's update goes to its subscribers (`subscriptions.rs`), and a
                 // skill is listed by `skills/list`, which has no list_changed.
                 Ok(change)
-                    if change.updated_uri().is_some() || change.primitive == Primitive::Skill =>
+                    if updated_uri(&change).is_some() || change.primitive == Primitive::Skill =>
                 {
                     continue;
                 }
@@ -115,4 +112,11 @@ impl ListWatch {
         }
         self.lock().started = false;
     }
+}
+
+/// The URI a change says was updated (`ToolRegistry::notify_resource_updated`): what
+/// subscribers of that URI are told. `None` for every other change.
+pub(crate) fn updated_uri(change: &RegistryChange) -> Option<&str> {
+    (change.kind == ChangeKind::Updated && change.primitive == Primitive::Resource)
+        .then_some(change.name.as_str())
 }

@@ -106,41 +106,37 @@ impl Executor {
     /// The prompts a client may list under `options`: enabled, offered, at or under both
     /// ceilings; sorted by name.
     pub fn available_prompts(&self, options: &CallOptions) -> Vec<Prompt> {
-        let ceiling = self.ceiling(options);
-        self.inner
-            .registry
-            .prompts(&self.primitive_filter(options))
-            .into_iter()
-            .filter(|prompt| prompt.safety() <= ceiling)
-            .collect()
+        self.inner.registry.prompts(&self.primitive_filter(options))
     }
 
     /// The fixed-URI resources a client may list under `options` (as
     /// [`available_prompts`](Self::available_prompts)).
     pub fn available_resources(&self, options: &CallOptions) -> Vec<Resource> {
-        let ceiling = self.ceiling(options);
         self.inner
             .registry
             .resources(&self.primitive_filter(options))
-            .into_iter()
-            .filter(|resource| resource.safety() <= ceiling)
-            .collect()
     }
 
     /// The resource templates a client may list under `options` (as
     /// [`available_prompts`](Self::available_prompts)).
     pub fn available_resource_templates(&self, options: &CallOptions) -> Vec<Resource> {
-        let ceiling = self.ceiling(options);
         self.inner
             .registry
             .resource_templates(&self.primitive_filter(options))
-            .into_iter()
-            .filter(|resource| resource.safety() <= ceiling)
-            .collect()
+    }
+
+    /// Whether `uri` names a resource this caller may read (what it may subscribe to).
+    pub fn may_read_resource(&self, uri: &str, options: &CallOptions) -> bool {
+        self.inner
+            .registry
+            .resolve_resource_filtered(uri, &self.primitive_filter(options))
+            .is_some()
     }
 
     /// Gets the prompt `name` with `arguments`, under the policy (offered, enabled,
-    /// ceilings, approval for a dangerous prompt) and the call's timeout and cancellation.
+    /// ceilings: a prompt above one is, to this caller, no prompt; approval for a dangerous
+    /// prompt) and the call's timeout and cancellation. A missing required argument or an
+    /// unknown one is refused before the prompt runs, naming it.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -166,15 +162,18 @@ impl Executor {
         let unknown = || PrimitiveError::UnknownPrompt {
             name: name.to_owned(),
         };
-        let prompt = self
-            .available_prompt(name, options)
-            .ok_or_else(unknown)?;
-        self.admit(Kind::Prompt, name, prompt.safety(), options, || {
-            serde_json::json!({"arguments": arguments})
-        })
+        let prompt = self.available_prompt(name, options).ok_or_else(unknown)?;
+        check_prompt_arguments(&prompt, &arguments)?;
+        self.admit(
+            Kind::Prompt,
+            name,
+            prompt.safety(),
+            options,
+            || serde_json::json!({"arguments": arguments}),
+        )
         .await?;
         let context = self.primitive_context(name, options);
-        let token = context.cancellation_token();
+        let token = context.cancellation_token().clone();
         let getting = prompt.get(arguments, context);
         let span = tracing::info_span!("get_prompt", prompt = name);
         self.run_primitive(Kind::Prompt, name, getting, token, options)
@@ -182,9 +181,10 @@ impl Executor {
             .await
     }
 
-    /// Reads the resource at `uri` (a fixed URI first, then the templates), under the
-    /// policy: a resource is `safe` unless it says otherwise, one above a ceiling is
-    /// refused, a dangerous one needs approval like a tool.
+    /// Reads the resource at `uri` (a fixed URI first, then the templates, most specific
+    /// first), under the policy: a resource is `safe` unless it says otherwise; one above a
+    /// ceiling or not offered is, to this caller, no resource (a template it may not read
+    /// falls to the next that matches); a dangerous one needs approval like a tool.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -212,25 +212,21 @@ impl Executor {
         let (resource, variables) = self
             .inner
             .registry
-            .resolve_resource(uri)
+            .resolve_resource_filtered(uri, &self.primitive_filter(options))
             .ok_or_else(not_found)?;
-        // Not offered to this caller: to it, the resource does not exist.
-        if let Some(offered) = &options.allowed
-            && !offered.matches_resource(&resource)
-        {
-            return Err(not_found());
-        }
         let name = resource.name().to_owned();
-        self.admit(Kind::Resource, &name, resource.safety(), options, || {
-            serde_json::json!({"uri": uri})
-        })
+        self.admit(
+            Kind::Resource,
+            &name,
+            resource.safety(),
+            options,
+            || serde_json::json!({"uri": uri}),
+        )
         .await?;
-        let context = self.primitive_context(&name, options);
-        let token = context.cancellation_token();
-        let request = toolwright_core::ResourceRequest {
-            uri: uri.to_owned(),
-            variables,
-        };
+        let context = self.primitive_context(uri, options);
+        let token = context.cancellation_token().clone();
+        let mut request = toolwright_core::ResourceRequest::new(uri);
+        request.variables = variables;
         let reading = resource.read(request, context);
         let span = tracing::info_span!("read_resource", resource = %name);
         self.run_primitive(Kind::Resource, &name, reading, token, options)
@@ -239,8 +235,9 @@ impl Executor {
     }
 
     /// Completes an argument of a prompt or a variable of a resource template. A
-    /// reference the caller may not see, or one without a completion function, completes
-    /// to nothing (MCP's empty completion), not an error.
+    /// reference the caller may not see (unknown, or hidden by the policy: the two look the
+    /// same), or one without a completion function, completes to nothing (MCP's empty
+    /// completion), not an error.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -249,14 +246,13 @@ impl Executor {
     /// use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
     ///
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
-    /// let request = CompletionRequest { argument: "id".into(), value: "4".into(), context: Default::default() };
+    /// let request = CompletionRequest::new("id", "4");
     /// let completions = executor.complete(&CompletionReference::Prompt("p".into()), &request, &CallOptions::new());
     /// assert!(completions.unwrap().values.is_empty());
     /// ```
     ///
     /// # Errors
     ///
-    /// [`PrimitiveError::UnknownPrompt`] for a prompt the caller may not see, and
     /// [`PrimitiveError::Failed`] for a completion function that panicked.
     pub fn complete(
         &self,
@@ -264,34 +260,20 @@ impl Executor {
         request: &CompletionRequest,
         options: &CallOptions,
     ) -> Result<Completions, PrimitiveError> {
-        let empty = Completions {
-            values: Vec::new(),
-            total: None,
-            has_more: false,
-        };
-        let ceiling = self.ceiling(options);
         let completing = match reference {
             CompletionReference::Prompt(name) => {
-                let prompt = self
-                    .available_prompt(name, options)
-                    .filter(|prompt| prompt.safety() <= ceiling)
-                    .ok_or_else(|| PrimitiveError::UnknownPrompt { name: name.clone() })?;
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    prompt.complete(request)
-                }))
+                let Some(prompt) = self.available_prompt(name, options) else {
+                    return Ok(Completions::none());
+                };
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prompt.complete(request)))
             }
-            CompletionReference::Resource(uri) => {
+            CompletionReference::Resource(key) => {
                 let filter = self.primitive_filter(options);
-                let resource = self
-                    .inner
-                    .registry
-                    .resource_templates(&filter)
-                    .into_iter()
-                    .chain(self.inner.registry.resources(&filter))
-                    .find(|resource| resource.uri().as_str() == uri.as_str())
-                    .filter(|resource| resource.safety() <= ceiling);
-                let Some(resource) = resource else {
-                    return Ok(empty);
+                let registry = &self.inner.registry;
+                let Some(resource) = registry.resource(key).filter(|resource| {
+                    filter.matches_resource(resource, registry.is_resource_enabled(key))
+                }) else {
+                    return Ok(Completions::none());
                 };
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     resource.complete(request)
@@ -299,15 +281,9 @@ impl Executor {
             }
         };
         match completing {
-            Ok(Some(mut completions)) => {
-                // MCP: at most 100 values per answer; the rest is `hasMore`.
-                if completions.values.len() > 100 {
-                    completions.values.truncate(100);
-                    completions.has_more = true;
-                }
-                Ok(completions)
-            }
-            Ok(None) => Ok(empty),
+            // Capped at MCP's 100 values by the model (`Completions::capped`).
+            Ok(Some(completions)) => Ok(completions),
+            Ok(None) => Ok(Completions::none()),
             Err(_) => Err(PrimitiveError::Failed(format!(
                 "the completion of `{}` crashed",
                 request.argument
@@ -315,13 +291,13 @@ impl Executor {
         }
     }
 
-    /// The prompt `name` if this caller may see it: enabled and offered.
+    /// The prompt `name` if this caller may see it: enabled, offered, under both ceilings.
     fn available_prompt(&self, name: &str, options: &CallOptions) -> Option<Prompt> {
-        let prompt = self.inner.registry.prompt(name)?;
-        match &options.allowed {
-            Some(offered) if !offered.matches_prompt(&prompt) => None,
-            _ => Some(prompt),
-        }
+        let registry = &self.inner.registry;
+        registry.prompt(name).filter(|prompt| {
+            self.primitive_filter(options)
+                .matches_prompt(prompt, registry.is_prompt_enabled(name))
+        })
     }
 
     /// The registry filter of what a caller may list: the offered set, if any.
@@ -416,13 +392,10 @@ impl Executor {
             .cancellation
             .as_ref()
             .map_or_else(CancellationToken::new, CancellationToken::child_token);
-        let mut context = ToolContext::for_call(
-            name,
-            name,
-            std::sync::Arc::clone(&self.inner.state),
-            token,
-        )
-        .with_max_safety(self.ceiling(options));
+        let mut context = ToolContext::for_primitive(name)
+            .with_state(std::sync::Arc::clone(&self.inner.state))
+            .with_cancellation(token)
+            .with_max_safety(self.ceiling(options));
         if let Some(client) = &options.client {
             context = context.with_client_limit(
                 std::sync::Arc::clone(client),
@@ -478,19 +451,58 @@ impl Executor {
     }
 }
 
+/// Every required argument given, none unknown: else the one at fault, named.
+fn check_prompt_arguments(
+    prompt: &Prompt,
+    arguments: &PromptArguments,
+) -> Result<(), PrimitiveError> {
+    let name = prompt.name();
+    if let Some(missing) = prompt
+        .arguments()
+        .iter()
+        .find(|argument| argument.required && !arguments.contains_key(&argument.name))
+    {
+        return Err(PrimitiveError::InvalidArgument {
+            argument: Some(missing.name.clone()),
+            message: format!(
+                "prompt `{name}` needs the argument `{}`; give it and get the prompt again",
+                missing.name
+            ),
+        });
+    }
+    if let Some(unknown) = arguments
+        .keys()
+        .find(|given| !prompt.arguments().iter().any(|a| &a.name == *given))
+    {
+        let known: Vec<&str> = prompt.arguments().iter().map(|a| a.name.as_str()).collect();
+        return Err(PrimitiveError::InvalidArgument {
+            argument: Some(unknown.clone()),
+            message: format!(
+                "prompt `{name}` has no argument `{unknown}`; its arguments: {}",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// A handler's error as the front end answers it.
 fn primitive_error(kind: Kind, name: &str, error: ToolError) -> PrimitiveError {
-    if let Some(uri) = error.resource_not_found_uri() {
-        return PrimitiveError::ResourceNotFound {
-            uri: uri.to_owned(),
-        };
-    }
-    match &error {
+    match error {
+        ToolError::ResourceNotFound { uri } => PrimitiveError::ResourceNotFound { uri },
         ToolError::InvalidArguments(invalid) => PrimitiveError::InvalidArgument {
-            argument: invalid.first_argument().map(str::to_owned),
-            message: error.to_string(),
+            argument: invalid
+                .errors()
+                .first()
+                .and_then(|problem| problem.param())
+                .map(str::to_owned),
+            message: invalid.to_string(),
         },
-        _ => PrimitiveError::Failed(format!("the {} `{name}` failed: {error}", kind.as_str())),
+        error => PrimitiveError::Failed(format!("the {} `{name}` failed: {error}", kind.as_str())),
     }
 }
 
