@@ -108,6 +108,12 @@ pub use toolwright_macros::tool;
 #[doc = include_str!("../docs/tool-set.md")]
 pub use toolwright_macros::tool_set;
 
+#[doc = include_str!("../docs/prompt-attribute.md")]
+pub use toolwright_macros::prompt;
+
+#[doc = include_str!("../docs/resource-attribute.md")]
+pub use toolwright_macros::resource;
+
 /// Derives what a type a tool takes or returns needs (serde's `Serialize` and
 /// `Deserialize`, schemars' `JsonSchema`) through this crate's re-exports of serde and
 /// schemars (schemars 1), so your manifest needs neither.
@@ -144,7 +150,9 @@ pub use toolwright_macros::tool_type;
 // `$crate` works for `macro_rules!`), without reading the user's manifest.
 #[doc(hidden)]
 pub mod __macros {
-    pub use toolwright_macros::{facade_tool, facade_tool_set, facade_tool_type};
+    pub use toolwright_macros::{
+        facade_prompt, facade_resource, facade_tool, facade_tool_set, facade_tool_type,
+    };
 }
 
 // For toolwright-formats and toolwright-runtime; not part of the API. (The other items
@@ -169,12 +177,21 @@ pub mod __private {
         StaticHandler, SyncHandlerFn, TakeFor, TakeMoving, TakeThroughSerde, ToolDef, ToolFactory,
         assert_send, failed_future, missing_value, param, param_ops, state_of,
     };
+    pub use crate::primitive_support::{
+        LinkedPrompt, LinkedResource, PromptReturn, ResourceReturn, primitive_failed,
+        primitive_ready, prompt_arg, prompt_arg_opt, uri_var,
+    };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::tool_set::{instance_of, shared_instance_of};
     pub use crate::{
         ApprovalNeed, BoxFuture, IntoToolOutput, ParamInfo, Preview, SafetyLevel, StateType,
         TaskSupport, ToolContext, ToolError, ToolMeta, ToolOutput, ToolParam, ToolSet, ToolSource,
     };
+    pub use crate::{
+        CompletionRequest, Completions, Prompt, PromptArgument, PromptArguments, PromptOutput,
+        Resource, ResourceContents, ResourceRequest, ToolDefinitionError,
+    };
+    pub use crate::{ResourceBody, UriVariables};
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};
     pub use serde_json::{Map, Value};

@@ -17,12 +17,12 @@ pub(crate) struct Opt<T> {
 }
 
 impl<T> Opt<T> {
-    fn new(name: &'static str) -> Self {
+    pub(crate) fn new(name: &'static str) -> Self {
         Opt { name, value: None }
     }
 
     /// The one place a repeated option is reported.
-    fn set(&mut self, errors: &mut Errors, tokens: impl ToTokens, value: T) {
+    pub(crate) fn set(&mut self, errors: &mut Errors, tokens: impl ToTokens, value: T) {
         let tokens = tokens.into_token_stream();
         if self.value.is_some() {
             errors.at(
@@ -364,12 +364,12 @@ impl ArgAttr {
     }
 }
 
-fn path_key(path: &Path) -> String {
+pub(crate) fn path_key(path: &Path) -> String {
     path.to_token_stream().to_string().replace(' ', "")
 }
 
 /// Consumes `= expr` or `(...)` after an option, whatever it is.
-fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
+pub(crate) fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.input.parse::<Token![=]>()?;
         meta.input.parse::<Expr>()?;
@@ -380,7 +380,7 @@ fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
 }
 
 /// The expression after `option = `, or an error saying how the option is written.
-fn expr_value(
+pub(crate) fn expr_value(
     meta: &syn::meta::ParseNestedMeta,
     errors: &mut Errors,
     form: &str,
@@ -395,7 +395,7 @@ fn expr_value(
 }
 
 /// The string literal after `option = `.
-fn string_value(
+pub(crate) fn string_value(
     meta: &syn::meta::ParseNestedMeta,
     errors: &mut Errors,
     form: &str,
@@ -413,7 +413,7 @@ fn string_value(
 }
 
 /// The words and strings in `option(a, "b")`.
-fn list_value(
+pub(crate) fn list_value(
     meta: &syn::meta::ParseNestedMeta,
     errors: &mut Errors,
     form: &str,

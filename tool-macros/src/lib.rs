@@ -1,11 +1,12 @@
 #![doc = include_str!("../README.md")]
 
 // The layers, lowest first (no module imports one listed after it): errors, runtime_path,
-// attr, signature, enclosing, validate, expand, tool_set, tool_type.
+// attr, signature, enclosing, validate, expand, primitive, tool_set, tool_type.
 mod attr;
 mod enclosing;
 mod errors;
 mod expand;
+mod primitive;
 mod runtime_path;
 mod signature;
 mod tool_set;
@@ -42,6 +43,56 @@ pub fn tool_set(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn tool_type(args: TokenStream, input: TokenStream) -> TokenStream {
     tool_type::expand_tool_type(args.into(), input.into(), Front::Core).into()
+}
+
+/// Makes a function a prompt (MCP's `prompts/*`); the generated code names
+/// `::toolwright_core`. Re-exported as `toolwright_core::prompt`, where it is documented.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    primitive::expand(
+        primitive::Kind::Prompt,
+        args.into(),
+        input.into(),
+        Front::Core,
+    )
+    .into()
+}
+
+/// Makes a function a resource or resource template (MCP's `resources/*`); the generated
+/// code names `::toolwright_core`. Re-exported as `toolwright_core::resource`.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    primitive::expand(
+        primitive::Kind::Resource,
+        args.into(),
+        input.into(),
+        Front::Core,
+    )
+    .into()
+}
+
+/// `#[prompt]` as the facade (`toolwright`) re-exports it.
+#[proc_macro_attribute]
+pub fn facade_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    primitive::expand(
+        primitive::Kind::Prompt,
+        args.into(),
+        input.into(),
+        Front::Facade,
+    )
+    .into()
+}
+
+/// `#[resource]` as the facade (`toolwright`) re-exports it.
+#[proc_macro_attribute]
+pub fn facade_resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    primitive::expand(
+        primitive::Kind::Resource,
+        args.into(),
+        input.into(),
+        Front::Facade,
+    )
+    .into()
 }
 
 /// `#[tool_type]` as the facade (`toolwright`) re-exports it.

@@ -34,6 +34,7 @@ use toolwright_names::did_you_mean;
 use crate::attr::ToolAttr;
 use crate::errors::Errors;
 use crate::expand::{Target, tool_items};
+use crate::primitive;
 use crate::runtime_path::Front;
 use crate::signature::{Signature, analyze, replace_self_in};
 use crate::validate::{Place, PreviewTarget, ToolModel, Written, validate};
@@ -70,10 +71,25 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream, front: Fron
     let alias = syn::Ident::new(SELF_ALIAS, Span::call_site());
     let methods_of_impl = method_receivers(&item);
     let mut methods = Vec::new();
+    let mut primitives: Vec<TokenStream> = Vec::new();
+    let mut primitive_paths: Vec<Path> = Vec::new();
     for impl_item in &mut item.items {
         let ImplItem::Fn(function) = impl_item else {
             continue;
         };
+        if let Some((kind, attr)) = take_primitive_attr(function) {
+            let tokens = match &attr.meta {
+                syn::Meta::List(list) => list.tokens.clone(),
+                _ => TokenStream::new(),
+            };
+            primitive_paths.push(attr.path().clone());
+            if let Some(items) =
+                primitive::method_items(kind, tokens, function, &krate, front, &mut errors)
+            {
+                primitives.push(items);
+            }
+            continue;
+        }
         let Some(attr) = take_tool_attr(function) else {
             continue;
         };
@@ -124,15 +140,14 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream, front: Fron
             ident: function.sig.ident.clone(),
         });
     }
-    check_methods(&item, &methods, &mut errors);
+    check_methods(&item, &methods, primitive_paths.len(), &mut errors);
     // The `#[tool]` attributes are taken off before they expand: name their paths once, so
     // an imported `tool` counts as used (and a `tool` not in scope is reported).
     let mut attr_paths: Vec<&Path> = Vec::new();
-    for method in &methods {
-        let path = &method.attr_path;
+    for path in methods.iter().map(|m| &m.attr_path).chain(&primitive_paths) {
         let written = quote!(#path).to_string();
         if !attr_paths.iter().any(|p| quote!(#p).to_string() == written) {
-            attr_paths.push(&method.attr_path);
+            attr_paths.push(path);
         }
     }
     let uses = quote! {
@@ -186,6 +201,11 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream, front: Fron
             #uses
 
             #(#set_fns)*
+
+            #(const _: () = {
+                use #krate::__private as __pr;
+                #primitives
+            };)*
 
             #tool_set_impl
         };
@@ -273,13 +293,13 @@ fn check_impl(item: &ItemImpl, errors: &mut Errors) {
 }
 
 /// The set has tools, and no two share a name.
-fn check_methods(item: &ItemImpl, methods: &[Method], errors: &mut Errors) {
-    if methods.is_empty() {
+fn check_methods(item: &ItemImpl, methods: &[Method], primitives: usize, errors: &mut Errors) {
+    if methods.is_empty() && primitives == 0 {
         let self_ty = &item.self_ty;
         errors.at(
             self_ty,
             "this `#[tool_set]` has no `#[tool]` methods: put `#[tool]` on each method that is \
-             a tool",
+             a tool (or `#[prompt]`, `#[resource]`)",
         );
     }
     let mut seen: HashMap<&str, &syn::Ident> = HashMap::new();
@@ -295,6 +315,21 @@ fn check_methods(item: &ItemImpl, methods: &[Method], errors: &mut Errors) {
             );
         }
     }
+}
+
+/// Takes the `#[prompt]` or `#[resource]` (or `#[path::prompt]`...) attribute off a method.
+fn take_primitive_attr(function: &mut ImplItemFn) -> Option<(primitive::Kind, syn::Attribute)> {
+    let (position, kind) = function.attrs.iter().enumerate().find_map(|(i, attr)| {
+        let last = attr.path().segments.last()?;
+        if last.ident == "prompt" {
+            Some((i, primitive::Kind::Prompt))
+        } else if last.ident == "resource" {
+            Some((i, primitive::Kind::Resource))
+        } else {
+            None
+        }
+    })?;
+    Some((kind, function.attrs.remove(position)))
 }
 
 /// Takes the `#[tool]` (or `#[path::tool]`) attribute off a method.

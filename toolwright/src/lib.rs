@@ -51,6 +51,12 @@ pub use toolwright_core::__macros::facade_tool_set as tool_set;
 /// ```
 pub use toolwright_core::__macros::facade_tool_type as tool_type;
 
+#[doc = include_str!("../docs/prompt-attribute.md")]
+pub use toolwright_core::__macros::facade_prompt as prompt;
+
+#[doc = include_str!("../docs/resource-attribute.md")]
+pub use toolwright_core::__macros::facade_resource as resource;
+
 pub use toolwright_core::{SafetyLevel, Tool, ToolCall, ToolContext, ToolError, ToolResult};
 pub use toolwright_runtime::{Executor, ToolRegistry};
 
