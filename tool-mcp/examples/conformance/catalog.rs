@@ -130,6 +130,31 @@ fn test_input_required_result_prompt() -> &'static str {
     "Answer with the context the user gives."
 }
 
+/// The prompt `test_trigger_prompt_change` adds and removes.
+const CHANGING_PROMPT: &str = "test_changing_prompt";
+
+/// Changes the prompt list: adds a prompt, or removes it if there (check
+/// `sep-2575-server-sends-prompts-list-changed-on-subscription`: a `subscriptions/listen`
+/// stream that asked for prompt list changes hears of it).
+#[tool]
+pub(crate) fn test_trigger_prompt_change(
+    #[state] managed: &ManagedRegistry,
+) -> Result<String, ToolError> {
+    let registry = &managed.0;
+    if registry.remove_prompt(CHANGING_PROMPT).is_some() {
+        return Ok(format!("removed `{CHANGING_PROMPT}`"));
+    }
+    let prompt = toolwright_core::Prompt::builder(CHANGING_PROMPT)
+        .description("A prompt test_trigger_prompt_change adds and removes")
+        .handler(|_, _| async { Ok("changed") })
+        .build()
+        .map_err(|error| ToolError::new(error.to_string()))?;
+    registry
+        .register_prompt(prompt)
+        .map_err(|error| ToolError::new(error.to_string()))?;
+    Ok(format!("added `{CHANGING_PROMPT}`"))
+}
+
 /// The prompt that asks its caller a question first (scenario
 /// `input-required-result-non-tool-request`).
 pub(crate) const CONTEXT_PROMPT: &str = "test_input_required_result_prompt";
