@@ -13,12 +13,13 @@
 //! (opening files and directories beneath the root, bounded reads), then `atomic` (the
 //! shared write machinery: where a write lands, atomic writes, the text a preview is made
 //! from, approved previews), then the tool families, which know nothing of one another:
-//! `read` (`read_file`, `file_info`), `search` (`list_directory`, `search_files`,
+//! `read` (`read_file`, `file_info`), `resource` (the files as the resource template
+//! [`FILES_URI_TEMPLATE`]), `search` (`list_directory`, `search_files`,
 //! `find_files`), `edit` (`write_file`, `edit_file`) and `manage` (`create_directory`,
 //! `delete_path`).
 
 // The layers, lowest first (no module imports one listed after it): access, atomic, read,
-// search, edit, manage.
+// resource, search, edit, manage.
 #[cfg(doc)]
 use crate::workspace::Workspace;
 
@@ -27,6 +28,7 @@ mod atomic;
 mod edit;
 mod manage;
 mod read;
+mod resource;
 mod search;
 
 pub use edit::{
@@ -35,4 +37,5 @@ pub use edit::{
 };
 pub use manage::{create_directory, delete_path, delete_path_preview};
 pub use read::{FileInfo, file_info, read_file};
+pub use resource::{FILES_URI_TEMPLATE, workspace_files, workspace_files_completing};
 pub use search::{find_files, list_directory, search_files};

@@ -14,5 +14,7 @@ mod ignores;
 mod introspection;
 mod links;
 mod programs;
+mod resources;
 mod safety;
 mod sandbox;
+mod skills;
