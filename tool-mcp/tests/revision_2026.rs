@@ -247,3 +247,51 @@ async fn a_call_logs_only_at_the_level_its_request_gave() {
     let heard = messages(send(&server, 2, "tools/call", asked).await).await;
     assert_eq!(logs(&heard), ["warning"], "{heard:?}");
 }
+
+#[tokio::test]
+async fn a_listening_client_hears_the_resources_it_named_updated_and_the_prompts_changed() {
+    let (server, registry) = start(HttpOptions::new()).await;
+    let note = toolwright_core::Resource::builder("note", "notes://{id}")
+        .handler(|request: toolwright_core::ResourceRequest, _| async move {
+            Ok::<_, toolwright_core::ToolError>(format!("note {}", request.variable("id")?))
+        })
+        .build()
+        .unwrap();
+    registry.register_resource(note).unwrap();
+    let listen = json!({"notifications": {
+        "promptsListChanged": true,
+        "resourceSubscriptions": ["notes://7"],
+    }});
+    let mut stream = send(&server, 42, "subscriptions/listen", listen).await;
+    assert!(stream.status().is_success(), "{}", stream.status());
+    let mut pending = String::new();
+    let ack = next_message(&mut stream, &mut pending).await;
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"promptsListChanged": true, "resourceSubscriptions": ["notes://7"]}),
+        "{ack}"
+    );
+
+    // Another note's update is not this client's; its own is.
+    assert!(registry.notify_resource_updated("notes://8"));
+    assert!(registry.notify_resource_updated("notes://7"));
+    let updated = next_message(&mut stream, &mut pending).await;
+    assert_eq!(
+        updated["method"], "notifications/resources/updated",
+        "{updated}"
+    );
+    assert_eq!(updated["params"]["uri"], "notes://7", "{updated}");
+
+    // A tool added: not asked for, not sent. A prompt added: sent.
+    registry.register(plain_tool("added_while_listening")).unwrap();
+    let prompt = toolwright_core::Prompt::builder("added_later")
+        .handler(|_, _| async { Ok::<_, toolwright_core::ToolError>("later") })
+        .build()
+        .unwrap();
+    registry.register_prompt(prompt).unwrap();
+    let changed = next_message(&mut stream, &mut pending).await;
+    assert_eq!(
+        changed["method"], "notifications/prompts/list_changed",
+        "{changed}"
+    );
+}
