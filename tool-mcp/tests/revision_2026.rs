@@ -283,7 +283,9 @@ async fn a_listening_client_hears_the_resources_it_named_updated_and_the_prompts
     assert_eq!(updated["params"]["uri"], "notes://7", "{updated}");
 
     // A tool added: not asked for, not sent. A prompt added: sent.
-    registry.register(plain_tool("added_while_listening")).unwrap();
+    registry
+        .register(plain_tool("added_while_listening"))
+        .unwrap();
     let prompt = toolwright_core::Prompt::builder("added_later")
         .handler(|_, _| async { Ok::<_, toolwright_core::ToolError>("later") })
         .build()
