@@ -230,3 +230,69 @@ async fn reads_count_in_the_callers_share_of_calls_in_flight() {
     .await;
     assert_eq!(again["result"]["contents"][0]["text"], "public", "{again}");
 }
+
+/// The next JSON-RPC message of an event stream still open, waiting at most a minute.
+async fn next_message(response: &mut reqwest::Response, pending: &mut String) -> Value {
+    loop {
+        if let Some(end) = pending.find("\n\n") {
+            let event: String = pending.drain(..end + 2).collect();
+            if let Some(value) = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            {
+                return value;
+            }
+            continue;
+        }
+        let chunk = tokio::time::timeout(DEADLINE, response.chunk())
+            .await
+            .expect("no message on the stream within a minute")
+            .unwrap()
+            .expect("the stream ended");
+        pending.push_str(&String::from_utf8_lossy(&chunk).replace("\r\n", "\n"));
+    }
+}
+
+#[tokio::test]
+async fn a_listener_hears_no_update_of_a_resource_above_its_ceiling() {
+    let registry = Arc::new(register_all_tools().unwrap());
+    let executor = Executor::builder(Arc::clone(&registry))
+        .max_safety(SafetyLevel::Dangerous)
+        .build();
+    let http = McpServer::new(executor)
+        .serve_http_with(([127, 0, 0, 1], 0).into(), HttpOptions::new().auth(auth()))
+        .await
+        .unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": ["docs://internal", "docs://public"]},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "primitives-auth-test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    }});
+    let mut stream = reqwest::Client::new()
+        .post(http.url())
+        .bearer_auth(SAFE)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let mut pending = String::new();
+    let ack = next_message(&mut stream, &mut pending).await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    // The internal one first: were it sent, it would be the first message.
+    assert!(registry.notify_resource_updated("docs://internal"));
+    assert!(registry.notify_resource_updated("docs://public"));
+    let updated = next_message(&mut stream, &mut pending).await;
+    assert_eq!(updated["params"]["uri"], "docs://public", "{updated}");
+    http.shutdown();
+}

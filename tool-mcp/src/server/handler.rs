@@ -102,10 +102,22 @@ impl ServerHandler for McpServer {
         };
         let visible = ceiling
             .map(|ceiling| ToolFilter::new().max_safety(ceiling.min(self.executor.max_safety())));
+        // The URIs it named that it may read: an update of another is not its to hear (nor
+        // to learn that the resource exists).
+        let options = CallOptions::new().max_safety(ceiling.unwrap_or(SafetyLevel::Safe));
+        let readable: std::collections::HashSet<String> = subscription
+            .accepted()
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| ceiling.is_some() && self.executor.may_read_resource(uri, &options))
+            .cloned()
+            .collect();
         // Boxed, as `call_tool` (a stream lives long; its future need not be in every session).
         Box::pin(crate::server::listen::tool_changes(
             self.executor.registry(),
             visible,
+            readable,
             subscription,
         ))
         .await;

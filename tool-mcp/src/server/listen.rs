@@ -11,6 +11,7 @@
 //! URIs (a stream's subscriptions are a pool like a session's), and sends each change that
 //! concerns the client.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -38,12 +39,13 @@ pub(crate) fn accepted(requested: &SubscriptionFilter, max_uris: usize) -> Subsc
     accepted
 }
 
-/// The notification a change is, for a client that accepted `filter` and may see what
-/// `visible` lets it (`None`: nothing of the registry's lists).
+/// The notification a change is, for a client that accepted `filter`, may see what
+/// `visible` lets it (`None`: nothing of the registry's lists) and may read `readable`.
 fn notification_for(
     change: Option<&RegistryChange>,
     filter: &SubscriptionFilter,
     visible: Option<&ToolFilter>,
+    readable: &HashSet<String>,
 ) -> Vec<ServerNotification> {
     let on = |flag: Option<bool>| flag == Some(true);
     let Some(change) = change else {
@@ -67,11 +69,7 @@ fn notification_for(
         return all;
     };
     if let Some(uri) = crate::server::watch::updated_uri(change) {
-        let watched = filter
-            .resource_subscriptions
-            .as_ref()
-            .is_some_and(|uris| uris.iter().any(|watched| watched == uri));
-        return if watched {
+        return if readable.contains(uri) {
             vec![ServerNotification::ResourceUpdatedNotification(
                 ResourceUpdatedNotification::new(ResourceUpdatedNotificationParam::new(uri)),
             )]
@@ -106,17 +104,19 @@ fn notification_for(
 
 /// Sends the notifications `subscription` accepted on its stream (list changes that
 /// concern what `visible` lets the client see, `None`: no list; updates of the resources
-/// it named), until the client cancels the subscription or the stream closes.
+/// it named and may read, `readable`), until the client cancels the subscription or the
+/// stream closes.
 pub(crate) async fn tool_changes(
     registry: &ToolRegistry,
     visible: Option<ToolFilter>,
+    readable: HashSet<String>,
     subscription: SubscriptionContext,
 ) {
     let filter = subscription.accepted().clone();
     let wants_lists = filter.tools_list_changed == Some(true)
         || filter.prompts_list_changed == Some(true)
         || filter.resources_list_changed == Some(true);
-    let wants_updates = filter.resource_subscriptions.is_some();
+    let wants_updates = !readable.is_empty();
     if !(wants_updates || wants_lists && visible.is_some()) {
         subscription.cancelled().await;
         return;
@@ -128,8 +128,12 @@ pub(crate) async fn tool_changes(
             () = subscription.cancelled() => return,
             change = changes.recv() => {
                 let notifications = match change {
-                    Ok(change) => notification_for(Some(&change), &filter, visible.as_ref()),
-                    Err(RecvError::Lagged(_)) => notification_for(None, &filter, visible.as_ref()),
+                    Ok(change) => {
+                        notification_for(Some(&change), &filter, visible.as_ref(), &readable)
+                    }
+                    Err(RecvError::Lagged(_)) => {
+                        notification_for(None, &filter, visible.as_ref(), &readable)
+                    }
                     Err(RecvError::Closed) => {
                         subscription.cancelled().await;
                         return;
