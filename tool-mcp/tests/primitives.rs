@@ -476,3 +476,46 @@ async fn the_2026_era_reads_gets_and_completes_with_caching_hints_and_sep_2164_c
     );
     http.shutdown();
 }
+
+#[tokio::test]
+async fn a_closed_sessions_subscriptions_go_back_to_its_callers_share() {
+    let http = start(registry(), SafetyLevel::Dangerous, |s| {
+        s.max_subscriptions(5, 5)
+    })
+    .await;
+    let first = connect(&http, Client::default()).await;
+    for id in 0..5 {
+        first
+            .subscribe(SubscribeRequestParams::new(format!("notes://{id}")))
+            .await
+            .unwrap();
+    }
+    let second = connect(&http, Client::default()).await;
+    assert!(
+        second
+            .subscribe(SubscribeRequestParams::new("notes://x"))
+            .await
+            .is_err(),
+        "the caller's share is full"
+    );
+    // The first session ends: its five go back (when the server drops the session, which
+    // follows the close; waited for with a deadline, not a guess of how long it takes).
+    first.cancel().await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        if second
+            .subscribe(SubscribeRequestParams::new("notes://x"))
+            .await
+            .is_ok()
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "a closed session's subscriptions were never released"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    second.cancel().await.unwrap();
+    http.shutdown();
+}
