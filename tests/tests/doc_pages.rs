@@ -88,3 +88,45 @@ fn both_tool_set_pages_exist_and_speak_their_crates_paths() {
         assert!(!text.contains("toolwright_runtime::"), "{page}");
     }
 }
+
+/// The options `#[prompt]` or `#[resource]` reads: `Kind::options` in
+/// tool-macros/src/primitive/attr.rs (`which`: `"Prompt"` or `"Resource"`).
+fn primitive_options(which: &str) -> BTreeSet<String> {
+    let source = read("tool-macros/src/primitive/attr.rs");
+    let start = source
+        .find(&format!("Kind::{which} => &["))
+        .expect("the kind's options in attr.rs");
+    let list = &source[start..];
+    let list = &list[list.find("&[").expect("a list") + 2..list.find("],").expect("its end")];
+    list.split(',')
+        .map(|item| item.trim().trim_matches('"').to_owned())
+        .filter(|item| !item.is_empty())
+        .collect()
+}
+
+#[test]
+fn both_prompt_and_resource_pages_document_the_options_the_macros_read() {
+    for (which, page) in [
+        ("Prompt", "prompt-attribute.md"),
+        ("Resource", "resource-attribute.md"),
+    ] {
+        let known = primitive_options(which);
+        assert!(
+            known.contains("complete") && known.contains("crate"),
+            "{known:?}"
+        );
+        for (dir, own, other) in [
+            ("toolwright/docs", "use toolwright::", "toolwright_core::"),
+            ("tool-core/docs", "use toolwright_core::", "toolwright::"),
+        ] {
+            let path = format!("{dir}/{page}");
+            let text = read(&path);
+            let (table, headings) = options(&text);
+            assert_eq!(table, known, "{path}: the table's options");
+            assert_eq!(headings, known, "{path}: one heading per option");
+            assert!(text.contains(own), "{path} speaks its crate's paths");
+            assert!(!text.contains(other), "{path} names the other crate");
+            assert!(!text.contains("toolwright_runtime::"), "{path}");
+        }
+    }
+}

@@ -339,20 +339,6 @@ impl ToolContext {
         }
     }
 
-    /// The context of a prompt's get or a resource's read (no tool call): `name` is what
-    /// [`tool_name`](Self::tool_name) says (the prompt's name, the resource's URI), the rest
-    /// as [`new`](Self::new); give state with [`with_state`](Self::with_state), a client
-    /// with [`with_client`](Self::with_client).
-    ///
-    /// ```
-    /// use toolwright_core::ToolContext;
-    /// let ctx = ToolContext::for_primitive("code_review");
-    /// assert_eq!(ctx.tool_name(), "code_review");
-    /// ```
-    pub fn for_primitive(name: impl Into<Arc<str>>) -> Self {
-        ToolContext::new().with_tool_name(name)
-    }
-
     /// The same context for the call `call_id`.
     pub fn with_call_id(mut self, call_id: impl Into<Arc<str>>) -> Self {
         self.call_id = Name::Shared(call_id.into());

@@ -5,8 +5,8 @@
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
 // encoding, safety, priority, param, meta, args, content, error, file_change, output, call, client,
-// catalog, context, approval_rule, input_schema, tool, macro_support, tool_set, definition,
-// builder, completion, prompt, resource, skill, primitive_support.
+// catalog, context, approval_rule, input_schema, tool, macro_support, definition, builder,
+// completion, prompt, resource, skill, primitive_support, tool_set.
 mod approval_rule;
 mod args;
 mod builder;
@@ -178,8 +178,8 @@ pub mod __private {
         assert_send, failed_future, missing_value, param, param_ops, state_of,
     };
     pub use crate::primitive_support::{
-        LinkedPrompt, LinkedResource, PromptReturn, ResourceReturn, primitive_failed,
-        primitive_ready, prompt_arg, prompt_arg_opt, uri_var,
+        LinkedPrompt, LinkedResource, PromptReturn, ResourceReturn, primitive_failed, prompt_arg,
+        prompt_arg_opt, uri_var,
     };
     pub use crate::priority::DEFAULT as DEFAULT_PRIORITY;
     pub use crate::tool_set::{instance_of, shared_instance_of};

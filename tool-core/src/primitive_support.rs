@@ -3,7 +3,9 @@
 
 use std::fmt::Display;
 use std::str::FromStr;
+use std::sync::Arc;
 
+use crate::context::ToolContext;
 use crate::definition::ToolDefinitionError;
 use crate::error::ToolError;
 use crate::output::Json;
@@ -24,6 +26,23 @@ pub struct LinkedPrompt {
 pub struct LinkedResource {
     /// Builds the resource.
     pub build: fn() -> Result<Resource, ToolDefinitionError>,
+}
+
+// Here rather than in `context`, which holds what a tool's call needs.
+impl ToolContext {
+    /// The context of a prompt's get or a resource's read (no tool call): `name` is what
+    /// [`tool_name`](Self::tool_name) says (the prompt's name, the resource's URI), the rest
+    /// as [`new`](Self::new); give state with [`with_state`](Self::with_state), a client
+    /// with [`with_client`](Self::with_client).
+    ///
+    /// ```
+    /// use toolwright_core::ToolContext;
+    /// let ctx = ToolContext::for_primitive("code_review");
+    /// assert_eq!(ctx.tool_name(), "code_review");
+    /// ```
+    pub fn for_primitive(name: impl Into<Arc<str>>) -> Self {
+        ToolContext::new().with_tool_name(name)
+    }
 }
 
 inventory::collect!(LinkedPrompt);
@@ -148,10 +167,26 @@ prompt_return!(
     PromptOutput
 );
 
-impl<T: IntoPromptOutput, E: Display> PromptReturn for Result<T, E> {
+impl<T: IntoPromptOutput, E: Display + 'static> PromptReturn for Result<T, E> {
     fn into_prompt_result(self) -> Result<PromptOutput, ToolError> {
         self.map(IntoPromptOutput::into_prompt_output)
-            .map_err(ToolError::new)
+            .map_err(into_tool_error)
+    }
+}
+
+/// A handler's error as a [`ToolError`]: a `ToolError` as it is (so a resource's
+/// [`ToolError::ResourceNotFound`] stays one), any other error by its message.
+fn into_tool_error<E: Display + 'static>(error: E) -> ToolError {
+    let mut slot = Some(error);
+    if let Some(tool_error) = (&mut slot as &mut dyn std::any::Any)
+        .downcast_mut::<Option<ToolError>>()
+        .and_then(Option::take)
+    {
+        return tool_error;
+    }
+    match slot {
+        Some(error) => ToolError::new(error),
+        None => ToolError::new("the handler failed"),
     }
 }
 
@@ -186,9 +221,9 @@ impl<T: serde::Serialize> ResourceReturn for Json<T> {
     }
 }
 
-impl<T: IntoResourceContents, E: Display> ResourceReturn for Result<T, E> {
+impl<T: IntoResourceContents, E: Display + 'static> ResourceReturn for Result<T, E> {
     fn into_resource_result(self, uri: &str) -> Result<Vec<ResourceContents>, ToolError> {
-        self.map_err(ToolError::new)?
+        self.map_err(into_tool_error)?
             .into_resource_contents(uri, None)
     }
 }
@@ -199,10 +234,19 @@ pub fn primitive_failed<T: Send + 'static>(error: ToolError) -> BoxFuture<Result
     Box::pin(std::future::ready(Err(error)))
 }
 
-/// A handler's future that is already done (a sync function's result).
-#[doc(hidden)]
-pub fn primitive_ready<T: Send + 'static>(
-    result: Result<T, ToolError>,
-) -> BoxFuture<Result<T, ToolError>> {
-    Box::pin(std::future::ready(result))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_error_keeps_its_kind_through_a_result() {
+        let result: Result<String, ToolError> = Err(ToolError::resource_not_found("notes://3"));
+        let err = result.into_resource_result("notes://3").unwrap_err();
+        assert!(err.is_resource_not_found(), "{err:?}");
+        let result: Result<String, String> = Err("no".into());
+        assert_eq!(
+            result.into_resource_result("x").unwrap_err().to_string(),
+            "no"
+        );
+    }
 }

@@ -294,6 +294,32 @@ impl Prompt {
         self.inner.safety
     }
 
+    /// The same prompt with `instance` added to the state of every get's context (replacing
+    /// a value of its type there): what binds a `#[tool_set]`'s `#[prompt]` method to one
+    /// instance (`ToolSet::prompts`, `ToolRegistry::register_set`).
+    pub fn with_shared_state<S: Send + Sync + 'static>(&self, instance: Arc<S>) -> Prompt {
+        let inner = &self.inner;
+        let handler = Arc::clone(&inner.handler);
+        Prompt {
+            inner: Arc::new(PromptInner {
+                name: inner.name.clone(),
+                title: inner.title.clone(),
+                description: inner.description.clone(),
+                arguments: inner.arguments.clone(),
+                version: inner.version.clone(),
+                tags: inner.tags.clone(),
+                safety: inner.safety,
+                source: inner.source.clone(),
+                completions: inner.completions.clone(),
+                handler: Arc::new(move |input, ctx: ToolContext| {
+                    let mut state = ctx.state_map().clone();
+                    state.insert_shared(Arc::clone(&instance));
+                    handler(input, ctx.with_state(state))
+                }),
+            }),
+        }
+    }
+
     /// Where it was defined.
     pub fn source(&self) -> &ToolSource {
         &self.inner.source

@@ -362,6 +362,34 @@ impl Resource {
         &self.inner.tags
     }
 
+    /// The same resource with `instance` added to the state of every read's context (replacing
+    /// a value of its type there): what binds a `#[tool_set]`'s `#[resource]` method to one
+    /// instance (`ToolSet::resources`, `ToolRegistry::register_set`).
+    pub fn with_shared_state<S: Send + Sync + 'static>(&self, instance: Arc<S>) -> Resource {
+        let inner = &self.inner;
+        let handler = Arc::clone(&inner.handler);
+        Resource {
+            inner: Arc::new(ResourceInner {
+                uri: inner.uri.clone(),
+                name: inner.name.clone(),
+                title: inner.title.clone(),
+                description: inner.description.clone(),
+                mime_type: inner.mime_type.clone(),
+                size: inner.size,
+                safety: inner.safety,
+                version: inner.version.clone(),
+                tags: inner.tags.clone(),
+                source: inner.source.clone(),
+                completions: inner.completions.clone(),
+                handler: Arc::new(move |input, ctx: ToolContext| {
+                    let mut state = ctx.state_map().clone();
+                    state.insert_shared(Arc::clone(&instance));
+                    handler(input, ctx.with_state(state))
+                }),
+            }),
+        }
+    }
+
     /// Where it was defined.
     pub fn source(&self) -> &ToolSource {
         &self.inner.source

@@ -71,7 +71,7 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream, front: Fron
     let alias = syn::Ident::new(SELF_ALIAS, Span::call_site());
     let methods_of_impl = method_receivers(&item);
     let mut methods = Vec::new();
-    let mut primitives: Vec<TokenStream> = Vec::new();
+    let mut primitives: Vec<(primitive::Kind, TokenStream)> = Vec::new();
     let mut primitive_paths: Vec<Path> = Vec::new();
     for impl_item in &mut item.items {
         let ImplItem::Fn(function) = impl_item else {
@@ -86,7 +86,7 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream, front: Fron
             if let Some(items) =
                 primitive::method_items(kind, tokens, function, &krate, front, &mut errors)
             {
-                primitives.push(items);
+                primitives.push((kind, items));
             }
             continue;
         }
@@ -182,11 +182,50 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream, front: Fron
         }
     });
     let set_fn_names = (0..methods.len()).map(|i| format_ident!("__tool_set_{}", i));
+    // Each `#[prompt]`/`#[resource]` method's items in a function of their own that builds
+    // it, listed by the `ToolSet` impl so `register_set` can bind it to an instance.
+    let primitive_fn = |i: usize| format_ident!("__tool_primitive_{}", i);
+    let primitive_fns = primitives.iter().enumerate().map(|(i, (kind, items))| {
+        let name = primitive_fn(i);
+        let ty = match kind {
+            primitive::Kind::Prompt => quote!(__tool_rt::Prompt),
+            primitive::Kind::Resource => quote!(__tool_rt::Resource),
+        };
+        quote! {
+            fn #name() -> __tool_rt::Result<#ty, __tool_rt::ToolDefinitionError> {
+                use #krate::__private as __pr;
+                #items
+                __primitive_build()
+            }
+        }
+    });
+    let of_kind = |wanted: primitive::Kind| -> Vec<syn::Ident> {
+        primitives
+            .iter()
+            .enumerate()
+            .filter(|(_, (kind, _))| *kind == wanted)
+            .map(|(i, _)| primitive_fn(i))
+            .collect()
+    };
+    let (prompt_fns, resource_fns) = (
+        of_kind(primitive::Kind::Prompt),
+        of_kind(primitive::Kind::Resource),
+    );
     // Spanned at the type, so "`Service` cannot be shared between threads" points there.
     let tool_set_impl = quote_spanned! {self_ty.span()=>
         impl __tool_rt::ToolSet for __ToolSelf {
             fn __set_tools() -> __tool_rt::Vec<&'static __tool_rt::SetTool<Self>> {
                 __tool_rt::Vec::from([#(#set_fn_names()),*])
+            }
+            fn __set_prompts() -> __tool_rt::Vec<
+                fn() -> __tool_rt::Result<__tool_rt::Prompt, __tool_rt::ToolDefinitionError>,
+            > {
+                __tool_rt::Vec::from([#(#prompt_fns as fn() -> _),*])
+            }
+            fn __set_resources() -> __tool_rt::Vec<
+                fn() -> __tool_rt::Result<__tool_rt::Resource, __tool_rt::ToolDefinitionError>,
+            > {
+                __tool_rt::Vec::from([#(#resource_fns as fn() -> _),*])
             }
         }
     };
@@ -202,10 +241,7 @@ pub(crate) fn expand_tool_set(args: TokenStream, input: TokenStream, front: Fron
 
             #(#set_fns)*
 
-            #(const _: () = {
-                use #krate::__private as __pr;
-                #primitives
-            };)*
+            #(#primitive_fns)*
 
             #tool_set_impl
         };

@@ -333,17 +333,35 @@ fn check_uri(
         }
         Vec::new()
     };
-    let arg_names = || args.iter().map(|a| a.name.as_str());
-    for variable in &variables {
-        if !args.iter().any(|a| &a.name == variable) {
-            let hint = did_you_mean(variable, arg_names())
-                .map(|s| format!("; did you mean to name the parameter `{s}` `{variable}`?"))
-                .unwrap_or_else(|| format!("; add `{variable}: String` to the function"));
-            errors.at(
-                lit,
-                format!("the URI template's variable `{{{variable}}}` has no parameter{hint}"),
-            );
-        }
+    // The names on each side that the other lacks: when one of each is left, they are
+    // most likely the same name spelt two ways.
+    let lone_vars: Vec<&str> = variables
+        .iter()
+        .map(String::as_str)
+        .filter(|v| !args.iter().any(|a| a.name == *v))
+        .collect();
+    let lone_args: Vec<&str> = args
+        .iter()
+        .map(|a| a.name.as_str())
+        .filter(|a| !variables.iter().any(|v| v == a))
+        .collect();
+    let pair = |name: &str, others: &[&str]| -> Option<String> {
+        did_you_mean(name, others.iter().copied())
+            .map(str::to_owned)
+            .or_else(|| {
+                (others.len() == 1 && lone_vars.len() == lone_args.len())
+                    .then(|| others[0].to_owned())
+            })
+    };
+    for variable in &lone_vars {
+        let hint = match pair(variable, &lone_args) {
+            Some(param) => format!("; did you mean the parameter `{param}`? name it `{variable}`"),
+            None => format!("; add `{variable}: String` to the function"),
+        };
+        errors.at(
+            lit,
+            format!("the URI template's variable `{{{variable}}}` has no parameter{hint}"),
+        );
     }
     for arg in args {
         if !variables.contains(&arg.name) {
@@ -354,7 +372,7 @@ fn check_uri(
                     arg.name, arg.name
                 )
             } else {
-                let hint = did_you_mean(&arg.name, variables.iter().map(String::as_str))
+                let hint = pair(&arg.name, &lone_vars)
                     .map(|s| format!("; did you mean `{s}`?"))
                     .unwrap_or_default();
                 format!(

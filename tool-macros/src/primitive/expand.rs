@@ -50,22 +50,24 @@ fn handler_fn(callee: Callee<'_>, model: &Model) -> TokenStream {
     let reads = model.args.iter().enumerate().map(|(i, arg)| {
         let b = binding(i);
         let (ty, key) = (&arg.ty, &arg.name);
+        // Spanned at the type, so "`T` does not implement `FromStr`" points there.
         let read = match (model.kind, arg.optional) {
             (Kind::Prompt, false) => {
-                quote!(__pr::prompt_arg::<#ty>(&__pr_input, #key, #name))
+                quote_spanned!(ty.span()=> __pr::prompt_arg::<#ty>(&__pr_input, #key, #name))
             }
             (Kind::Prompt, true) => {
-                quote!(__pr::prompt_arg_opt::<#ty>(&__pr_input, #key, #name))
+                quote_spanned!(ty.span()=> __pr::prompt_arg_opt::<#ty>(&__pr_input, #key, #name))
             }
-            (Kind::Resource, _) => quote!(__pr::uri_var::<#ty>(&__pr_input, #key)),
+            (Kind::Resource, _) => {
+                quote_spanned!(ty.span()=> __pr::uri_var::<#ty>(&__pr_input, #key))
+            }
         };
         let bound = if arg.optional {
             quote!(__pr::Option<#ty>)
         } else {
             quote!(#ty)
         };
-        // Spanned at the type, so "`T` does not implement `FromStr`" points there.
-        quote_spanned! {ty.span()=>
+        quote! {
             let #b: #bound = match #read {
                 __pr::Ok(value) => value,
                 __pr::Err(error) => return __pr::primitive_failed(error),
@@ -127,9 +129,13 @@ fn handler_fn(callee: Callee<'_>, model: &Model) -> TokenStream {
             })
         }
     } else {
+        // Called when the future is first polled, not when the handler is: a panic then
+        // happens where the caller's guard (a future's `catch_unwind`) can see it.
         quote! {
-            let __pr_out: #output = #call;
-            __pr::primitive_ready(#convert)
+            __pr::Box::pin(async move {
+                let __pr_out: #output = #call;
+                #convert
+            })
         }
     };
     quote! {

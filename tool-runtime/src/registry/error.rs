@@ -84,7 +84,7 @@ pub enum RegistryError {
         suggestion: Option<String>,
     },
     /// Linked `#[prompt]`s share names or `#[resource]`s share URIs; nothing is registered.
-    #[error("linked {primitive}s share names: {}; rename all but one of each", clashes.iter().map(NameClash::to_string).collect::<Vec<_>>().join("; "))]
+    #[error("{}", describe_primitive_clashes(*primitive, clashes))]
     DuplicatePrimitives {
         /// What kind of entry.
         primitive: Primitive,
@@ -155,6 +155,27 @@ fn describe_clashes(clashes: &[NameClash]) -> String {
             each.join("; ")
         ),
     }
+}
+
+/// The message of [`RegistryError::DuplicatePrimitives`]: each name with its definitions.
+fn describe_primitive_clashes(primitive: Primitive, clashes: &[NameClash]) -> String {
+    let each: Vec<String> = clashes
+        .iter()
+        .map(|clash| {
+            let places: Vec<String> = clash.sources.iter().map(ToString::to_string).collect();
+            format!(
+                "{} {primitive}s are named `{}` (defined in {})",
+                clash.sources.len(),
+                clash.name,
+                places.join(" and in ")
+            )
+        })
+        .collect();
+    let how = match primitive {
+        Primitive::Resource => "give all but one of each another `uri`",
+        _ => "rename all but one of each with `name = \"...\"`",
+    };
+    format!("{}; {how}", each.join("; "))
 }
 
 /// `Debug` shows the message, as `Display` does: what `fn main() -> Result<(), E>` and

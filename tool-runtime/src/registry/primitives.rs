@@ -457,6 +457,85 @@ impl ToolRegistry {
     }
 }
 
+impl ToolRegistry {
+    /// Whether a set's bound prompts and resources may take their places: each name (URI) is
+    /// free or holds the same definition (the link-time form of the same method).
+    pub(super) fn check_set_primitives(
+        &self,
+        prompts: &[Prompt],
+        resources: &[Resource],
+    ) -> Result<(), RegistryError> {
+        let state = self.read();
+        for prompt in prompts {
+            if let Some(existing) = state.prompts.get(prompt.name())
+                && !existing.item.same_definition(prompt)
+            {
+                return Err(RegistryError::PrimitiveConflict {
+                    primitive: Primitive::Prompt,
+                    key: prompt.name().to_owned(),
+                    version: prompt.version().map(str::to_owned),
+                    first: Box::new(existing.item.source().clone()),
+                    second: Box::new(prompt.source().clone()),
+                });
+            }
+        }
+        for resource in resources {
+            let key = resource.uri().as_str();
+            if let Some(existing) = state.resources.get(key)
+                && !existing.item.same_definition(resource)
+            {
+                return Err(RegistryError::PrimitiveConflict {
+                    primitive: Primitive::Resource,
+                    key: key.to_owned(),
+                    version: resource.version().map(str::to_owned),
+                    first: Box::new(existing.item.source().clone()),
+                    second: Box::new(resource.source().clone()),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts a set's bound prompts and resources in, replacing their link-time forms (keeping
+    /// their enabled flags), one event each.
+    pub(super) fn bind_set_primitives(&self, prompts: Vec<Prompt>, resources: Vec<Resource>) {
+        let mut state = self.write();
+        let state: &mut State = &mut state;
+        for prompt in prompts {
+            let key = prompt.name().to_owned();
+            let before = state.prompts.get(&key);
+            let entry = Entry {
+                enabled: before.is_none_or(|e| e.enabled),
+                created_at: self.now(),
+                item: prompt,
+            };
+            let (kind, before) = match before {
+                Some(e) => (ChangeKind::Replaced, Some(prompt_state(e))),
+                None => (ChangeKind::Added, None),
+            };
+            let after = prompt_state(&entry);
+            state.prompts.insert(key.clone(), entry);
+            self.emit_primitive(state, kind, Primitive::Prompt, &key, before, Some(after));
+        }
+        for resource in resources {
+            let key = resource.uri().as_str().to_owned();
+            let before = state.resources.get(&key);
+            let entry = Entry {
+                enabled: before.is_none_or(|e| e.enabled),
+                created_at: self.now(),
+                item: resource,
+            };
+            let (kind, before) = match before {
+                Some(e) => (ChangeKind::Replaced, Some(resource_state(e))),
+                None => (ChangeKind::Added, None),
+            };
+            let after = resource_state(&entry);
+            state.resources.insert(key.clone(), entry);
+            self.emit_primitive(state, kind, Primitive::Resource, &key, before, Some(after));
+        }
+    }
+}
+
 fn enabled_kind(enabled: bool) -> ChangeKind {
     if enabled {
         ChangeKind::Enabled

@@ -329,6 +329,9 @@ impl ToolRegistry {
     /// (see [`ToolSet::tools`]), and returns their registrations in the order the methods
     /// are written.
     ///
+    /// The set's `#[prompt]` and `#[resource]` methods are registered too, bound to
+    /// `instance` the same way (their link-time forms replaced, keeping their enabled flags).
+    ///
     /// A tool of the set already registered (its link-time form, from
     /// [`register_all_tools`](super::register_all_tools), which looks for `Self` in the
     /// executor's state, or a binding to another instance) is replaced, keeping its enabled
@@ -403,6 +406,8 @@ impl ToolRegistry {
         options: RegisterOptions,
     ) -> Result<Vec<Registration>, RegistryError> {
         let tools = S::tools(&instance);
+        let (prompts, resources) = (S::prompts(&instance), S::resources(&instance));
+        self.check_set_primitives(&prompts, &resources)?;
         let mut state = self.write();
         for tool in &tools {
             if let Some(existing) = state.entries.get(tool.name())
@@ -430,6 +435,8 @@ impl ToolRegistry {
                 self.insert(&mut state, tool, options)
             })
             .collect();
+        drop(state);
+        self.bind_set_primitives(prompts, resources);
         Ok(registrations)
     }
 

@@ -1,0 +1,9 @@
+use toolwright::prompt;
+
+/// Review code.
+#[prompt(name = "code review")]
+fn review() -> String {
+    "Review this.".into()
+}
+
+fn main() {}

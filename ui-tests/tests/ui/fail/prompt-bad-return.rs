@@ -1,0 +1,9 @@
+use toolwright::prompt;
+
+/// Count.
+#[prompt]
+fn count() -> i32 {
+    3
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use toolwright::prompt;
+
+struct Team;
+
+impl Team {
+    /// Review code.
+    #[prompt]
+    fn review(&self) -> String {
+        "Review this.".into()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use toolwright::prompt;
+
+#[prompt]
+fn review() -> String {
+    "Review this.".into()
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use toolwright::prompt;
+
+/// Review code.
+#[prompt]
+struct Review;
+
+fn main() {}

@@ -1,0 +1,9 @@
+use toolwright::prompt;
+
+/// Review code.
+#[prompt]
+fn review(language: &str) -> String {
+    format!("Review this {language}.")
+}
+
+fn main() {}

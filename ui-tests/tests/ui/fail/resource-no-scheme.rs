@@ -1,0 +1,9 @@
+use toolwright::resource;
+
+/// All notes.
+#[resource(uri = "/notes/all")]
+fn notes() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use toolwright::resource;
+
+/// One note.
+#[resource(uri = "notes://{id}")]
+fn note(ident: String) -> String {
+    ident
+}
+
+fn main() {}
