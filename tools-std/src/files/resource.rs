@@ -108,12 +108,12 @@ fn builder() -> toolwright_core::ResourceBuilder {
         )
         .tags(["files"])
         .handler(|request: ResourceRequest, ctx: ToolContext| async move {
-            let ws = workspace(&ctx)?.clone();
+            workspace(&ctx)?;
             let path = request.variable("path")?.to_owned();
             let uri = request.uri;
             // Blocking file I/O runs on the blocking pool, not on an async worker.
             let (read, uri) = tokio::task::spawn_blocking(move || {
-                let read = read_whole(&ws, &ctx, &uri, &path);
+                let read = workspace(&ctx).and_then(|ws| read_whole(ws, &ctx, &uri, &path));
                 (read, uri)
             })
             .await
@@ -150,6 +150,9 @@ fn complete_path(ws: &Workspace, value: &str) -> Completions {
         .flatten()
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
+            if name.chars().any(char::is_control) {
+                return None;
+            }
             let hidden = name.starts_with('.') && !prefix.starts_with('.');
             if hidden || !name.starts_with(prefix) {
                 return None;

@@ -138,6 +138,37 @@ mod tests {
     }
 
     #[test]
+    fn hostile_yaml_is_refused_not_expanded() {
+        // Aliases of aliases (a "billion laughs"): the parser's repetition limit refuses it.
+        let mut laughs =
+            String::from("---\nname: a\ndescription: b\nl0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..10 {
+            let previous = format!("*l{}", level - 1);
+            let items = [previous.as_str(); 10].join(", ");
+            laughs.push_str(&format!("l{level}: &l{level} [{items}]\n"));
+        }
+        laughs.push_str("---\n");
+        assert!(parse(laughs.as_bytes()).is_err());
+        // Nesting deeper than the parser's limit.
+        let deep = format!(
+            "---\nname: a\ndescription: b\nx: {}{}\n---\n",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(
+            parse(deep.as_bytes())
+                .unwrap_err()
+                .contains("not valid YAML")
+        );
+        // Longer than the cap: refused before the parser sees it.
+        let long = format!(
+            "---\nname: a\ndescription: b\n{}---\n",
+            "x: y\n".repeat(20_000)
+        );
+        assert!(parse(long.as_bytes()).unwrap_err().contains("longer than"));
+    }
+
+    #[test]
     fn names_follow_the_rule() {
         assert!(check_name("pdf-tools", "pdf-tools").is_ok());
         assert!(check_name("Pdf", "Pdf").is_err());

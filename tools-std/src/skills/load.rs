@@ -184,13 +184,17 @@ fn find(
     for (name, is_dir, is_link) in entries {
         *seen += 1;
         if *seen > limits.entries {
-            problems.push(left_out(
-                at.join("/"),
-                &format!(
-                    "more than {} entries under the skills directory; the rest are not looked at",
-                    limits.entries
-                ),
-            ));
+            // Reported once, where the walk stopped; every level above stops too.
+            if *seen == limits.entries + 1 {
+                problems.push(left_out(
+                    at.join("/"),
+                    &format!(
+                        "more than {} entries under the skills directory; the rest are not \
+                         looked at",
+                        limits.entries
+                    ),
+                ));
+            }
             return;
         }
         if is_link && name != SKILL_MD {
@@ -243,6 +247,7 @@ fn read_skill(
         limits,
         problems,
         listed: &mut listed,
+        seen: 0,
     };
     walk.collect(&folder, &mut Vec::new(), 0)?;
     let mut files = Vec::new();
@@ -282,6 +287,8 @@ struct FileWalk<'a> {
     limits: Limits,
     problems: &'a mut Vec<Problem>,
     listed: &'a mut Vec<String>,
+    /// Entries looked at so far, files and folders.
+    seen: usize,
 }
 
 impl FileWalk<'_> {
@@ -289,6 +296,13 @@ impl FileWalk<'_> {
         let mut here: Vec<String> = self.skill.to_vec();
         here.extend(at.iter().cloned());
         for (name, is_dir, _) in names(dir, &here, self.problems) {
+            self.seen += 1;
+            if self.seen > self.limits.entries {
+                return Err(format!(
+                    "its folder holds more than {} entries",
+                    self.limits.entries
+                ));
+            }
             at.push(name.clone());
             let relative = at.join("/");
             if is_dir {

@@ -23,8 +23,7 @@
 //! re-read would have to check the digest and fail when it differs), and the limits bound the
 //! memory this takes. Load again to pick up changes.
 
-// The layers, lowest first (no module imports one listed after it): frontmatter, load, then
-// this file.
+// The layers, lowest first (no module imports one listed after it): frontmatter, load.
 mod frontmatter;
 mod load;
 
@@ -114,6 +113,13 @@ impl SkillLimits {
     /// The most bytes all skills may hold together (they are kept in memory).
     pub fn total_bytes(mut self, bytes: u64) -> Self {
         self.inner.total_bytes = bytes;
+        self
+    }
+
+    /// The most entries (files and folders) looked at below the directory, and within one
+    /// skill's folder: a tree larger than this is not walked further.
+    pub fn entries(mut self, entries: usize) -> Self {
+        self.inner.entries = entries;
         self
     }
 
@@ -275,6 +281,8 @@ impl LoadedSkill {
 
     /// Its files as resources at fixed `skill://` URIs, served from the bytes read at load
     /// (text when their media type is text and they are UTF-8 without a NUL, else a blob).
+    /// All are tagged `skill`; all but the `SKILL.md` also `skill-file`, so a server can list
+    /// only the `SKILL.md`s and still serve every file.
     pub fn resources(&self) -> Vec<Resource> {
         self.inner
             .files
@@ -289,7 +297,17 @@ impl LoadedSkill {
                 let mut builder = Resource::builder(name, uri.clone())
                     .mime_type(mime)
                     .size(file.bytes.len() as u64)
-                    .tags(["skill"])
+                    // A server that lists only each skill's SKILL.md in `resources/list` (as
+                    // rmcp's catalog does) leaves out the ones tagged `skill-file`.
+                    .tags(
+                        if is_manifest {
+                            &["skill"][..]
+                        } else {
+                            &["skill", "skill-file"][..]
+                        }
+                        .iter()
+                        .copied(),
+                    )
                     .handler(move |_request, _ctx| {
                         let contents = contents(&served, mime, &bytes);
                         async move { Ok::<_, ToolError>(contents) }

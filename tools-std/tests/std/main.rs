@@ -17,4 +17,5 @@ mod programs;
 mod resources;
 mod safety;
 mod sandbox;
+#[cfg(feature = "skills")]
 mod skills;

@@ -250,6 +250,9 @@ async fn registered_skills_serve_what_their_digests_say() {
     set.register(&registry).unwrap();
     let skill = registry.skill("skill://pdf/SKILL.md").unwrap();
     assert_eq!(skill.name, "pdf");
+    let tags = |uri: &str| registry.resource(uri).unwrap().tags().to_vec();
+    assert_eq!(tags("skill://pdf/SKILL.md"), ["skill"]);
+    assert_eq!(tags("skill://pdf/ref/guide.md"), ["skill", "skill-file"]);
     assert_eq!(skill.frontmatter["description"], "Does pdf things");
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("x"), "OUTSIDE").unwrap();
@@ -325,4 +328,36 @@ fn a_skill_whose_uri_is_taken_is_not_registered() {
         "squatter"
     );
     assert!(registry.skill("skill://free/SKILL.md").is_some());
+}
+
+/// A huge tree is not walked to its end: the walk stops at the limit and says so once.
+#[test]
+fn the_walk_is_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a/SKILL.md", &skill_md("a"));
+    for i in 0..20 {
+        write(dir.path(), &format!("b/c/d/{i:02}.txt"), "x");
+    }
+    write(dir.path(), "z/SKILL.md", &skill_md("z"));
+    let set = skills::load_dir_with(dir.path(), SkillLimits::default().entries(10)).unwrap();
+    assert_eq!(names(&set), ["a"], "{:?}", set.problems());
+    let stops: Vec<_> = set
+        .problems()
+        .iter()
+        .filter(|p| p.reason().contains("more than 10 entries"))
+        .collect();
+    assert_eq!(stops.len(), 1, "{:?}", set.problems());
+    // Within one skill's folder too.
+    for i in 0..20 {
+        write(dir.path(), &format!("a/{i:02}.md"), "x");
+    }
+    let set = skills::load_dir_with(dir.path(), SkillLimits::default().entries(15)).unwrap();
+    assert!(set.skills().is_empty(), "{:?}", names(&set));
+    assert!(
+        set.problems()
+            .iter()
+            .any(|p| p.path() == "a" && p.reason().contains("holds more than 15 entries")),
+        "{:?}",
+        set.problems()
+    );
 }
