@@ -12,9 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    ArgumentInfo, ClientCapabilities, ClientConfig, CompleteRequestParams, ErrorCode,
-    GetPromptRequestParams, Implementation, ReadResourceRequestParams, Reference, ResourceContents,
-    ResourceUpdatedNotificationParam, SubscribeRequestParams, UnsubscribeRequestParams,
+    ArgumentInfo, ClientCapabilities, ClientConfig, CompleteRequestParams, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ErrorCode, GetPromptRequestParams, Implementation,
+    ReadResourceRequestParams, Reference, ResourceContents, ResourceUpdatedNotificationParam,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -32,14 +33,33 @@ struct Client {
     updated: Arc<Mutex<Vec<String>>>,
     told: Arc<tokio::sync::Notify>,
     prompts_changed: Arc<AtomicUsize>,
+    /// Declares form elicitation and answers `{"name": "Ada"}`, recording the question.
+    answers: bool,
+    asked: Arc<Mutex<Vec<String>>>,
 }
 
 impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
+        let capabilities = if self.answers {
+            ClientCapabilities::builder().enable_elicitation().build()
+        } else {
+            ClientCapabilities::default()
+        };
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("primitives-test", "0.0.1"),
         )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
+            self.asked.lock().unwrap().push(message);
+        }
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"name": "Ada"})))
     }
 
     async fn on_resource_updated(
@@ -517,5 +537,53 @@ async fn a_closed_sessions_subscriptions_go_back_to_its_callers_share() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     second.cancel().await.unwrap();
+    http.shutdown();
+}
+
+#[tokio::test]
+async fn a_prompt_of_the_handshake_era_may_ask_its_user() {
+    let registry = registry();
+    let asking = Prompt::builder("birthday")
+        .description("Ask whose birthday it is")
+        .handler(
+            |_: toolwright_core::PromptArguments, ctx: ToolContext| async move {
+                let schema = json!({"type": "object", "properties": {"name": {"type": "string"}},
+                                "required": ["name"]});
+                let answer = ctx
+                    .elicit_json("Whose birthday is it?", schema)
+                    .await
+                    .map_err(|error| toolwright_core::ToolError::new(error.to_string()))?;
+                let name = match answer {
+                    toolwright_core::Elicitation::Accepted(value) => value["name"].to_string(),
+                    _ => "nobody".to_owned(),
+                };
+                Ok::<_, toolwright_core::ToolError>(format!("Sing for {name}."))
+            },
+        )
+        .build()
+        .unwrap();
+    registry.register_prompt(asking).unwrap();
+    let http = start(registry, SafetyLevel::Dangerous, |s| s).await;
+    let user = Client {
+        answers: true,
+        ..Client::default()
+    };
+    let client = connect(&http, user.clone()).await;
+    let got = client
+        .get_prompt(GetPromptRequestParams::new("birthday"))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&got.messages[0]).unwrap()["content"]["text"],
+        "Sing for \"Ada\"."
+    );
+    // Attributed to its asker (the wording is the tools': "Tool `birthday` asks: ...").
+    let asked = user.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].contains("`birthday`") && asked[0].ends_with("Whose birthday is it?"),
+        "{asked:?}"
+    );
+    client.cancel().await.unwrap();
     http.shutdown();
 }

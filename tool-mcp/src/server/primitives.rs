@@ -5,6 +5,8 @@
 //! module reads who asks (the caller's ceiling, its share of calls in flight), turns the
 //! model's values into rmcp's and the executor's refusals into MCP's error codes.
 
+use std::sync::Arc;
+
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, ListPromptsResult,
@@ -127,6 +129,25 @@ impl McpServer {
         Ok(result)
     }
 
+    /// The options of a get or a read: [`primitive_options`](Self::primitive_options), and,
+    /// for a client of the handshake era, its powers (the handler may log, and ask through
+    /// the session). A 2026-07-28 request has no session to ask through: its handler gets
+    /// none (asking in the result, as tools do, is not wired for prompts and resources).
+    fn running_options(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(CallOptions, Option<Arc<crate::client::McpClient>>), McpError> {
+        let options = self.primitive_options(context)?;
+        let handshake = context
+            .protocol_version()
+            .is_none_or(|version| version.has_initialize());
+        if !handshake {
+            return Ok((options, None));
+        }
+        let client = Arc::new(self.client_for_call(context, None));
+        Ok((options.shared_client(client.clone()), Some(client)))
+    }
+
     /// `prompts/get`: the prompt's messages, under the policy; counts in the caller's share
     /// of calls in flight.
     pub(crate) async fn answer_get_prompt(
@@ -136,7 +157,7 @@ impl McpServer {
     ) -> Result<GetPromptResponse, McpError> {
         let _share = enter_share(&context.extensions)?;
         let _running = self.calls.enter();
-        let options = self.primitive_options(&context)?;
+        let (options, client) = self.running_options(&context)?;
         let mut arguments = PromptArguments::new();
         for (name, value) in request.arguments.unwrap_or_default() {
             let Value::String(value) = value else {
@@ -153,8 +174,15 @@ impl McpServer {
         let output = self
             .executor
             .get_prompt(&request.name, arguments, &options)
-            .await
-            .map_err(mcp_error)?;
+            .await;
+        // What the handler logged goes out before the answer.
+        if let Some(client) = &client {
+            tokio::select! {
+                () = client.flush() => {}
+                () = context.ct.cancelled() => {}
+            }
+        }
+        let output = output.map_err(mcp_error)?;
         let messages = output
             .messages
             .into_iter()
@@ -249,12 +277,15 @@ impl McpServer {
     ) -> Result<ReadResourceResponse, McpError> {
         let _share = enter_share(&context.extensions)?;
         let _running = self.calls.enter();
-        let options = self.primitive_options(&context)?;
-        let contents = self
-            .executor
-            .read_resource(&request.uri, &options)
-            .await
-            .map_err(mcp_error)?;
+        let (options, client) = self.running_options(&context)?;
+        let contents = self.executor.read_resource(&request.uri, &options).await;
+        if let Some(client) = &client {
+            tokio::select! {
+                () = client.flush() => {}
+                () = context.ct.cancelled() => {}
+            }
+        }
+        let contents = contents.map_err(mcp_error)?;
         let contents = contents
             .into_iter()
             .map(|content| {
