@@ -25,7 +25,7 @@ pub(crate) fn call_tool_result(result: ToolResult, structured: bool) -> CallTool
 }
 
 /// One block in MCP's form.
-fn content_block(block: Content) -> ContentBlock {
+pub(crate) fn content_block(block: Content) -> ContentBlock {
     match block {
         Content::Image(image) => ContentBlock::image(image.data_base64(), image.mime_type),
         Content::Audio(audio) => ContentBlock::audio(audio.data_base64(), audio.mime_type),

@@ -54,6 +54,9 @@ pub use http::server::{DrainReport, HttpServer, nodelay_listener};
 pub use principal::Principal;
 pub use server::setup::McpServer;
 pub use server::stdio::serve_stdio;
+pub use server::subscriptions::{
+    DEFAULT_MAX_SUBSCRIPTIONS_PER_PRINCIPAL, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
+};
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use session_store::{

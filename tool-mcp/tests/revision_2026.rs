@@ -1,7 +1,7 @@
 //! What a client of MCP's 2026-07-28 revision (no session: each request carries its
 //! protocol version and capabilities in `_meta`) sees of the server besides tool calls:
 //! `server/discover` declares what the server does and nothing else, `subscriptions/listen`
-//! hears of tool list changes, and a call logs only at the `logLevel` the request gave.
+//! hears of list changes, and a call logs only at the `logLevel` the request gave.
 
 mod common;
 
@@ -109,7 +109,7 @@ async fn next_message(response: &mut reqwest::Response, pending: &mut String) ->
 }
 
 #[tokio::test]
-async fn discover_declares_tools_logging_and_tasks_only_and_list_changed_only_where_it_is_sent() {
+async fn discover_declares_what_the_server_answers_and_list_changed_only_where_it_is_sent() {
     let (server, _) = start(HttpOptions::new()).await;
     let reply = message(
         &send(&server, 1, "server/discover", json!({}))
@@ -123,13 +123,24 @@ async fn discover_declares_tools_logging_and_tasks_only_and_list_changed_only_wh
         capabilities,
         &json!({
             "tools": {"listChanged": true},
+            "prompts": {"listChanged": true},
+            "resources": {"subscribe": true, "listChanged": true},
+            "completions": {},
             "logging": {},
-            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "extensions": {
+                "io.modelcontextprotocol/tasks": {},
+                "io.modelcontextprotocol/skills": {},
+            },
         }),
         "{reply}"
     );
-    // What it does not declare, it does not answer.
-    for method in ["prompts/list", "resources/list", "completion/complete"] {
+    // What it declares, it answers, with nothing registered: empty lists, not errors.
+    for (method, list) in [
+        ("prompts/list", "prompts"),
+        ("resources/list", "resources"),
+        ("resources/templates/list", "resourceTemplates"),
+        ("skills/list", "skills"),
+    ] {
         let reply = message(
             &send(&server, 2, method, json!({}))
                 .await
@@ -137,7 +148,7 @@ async fn discover_declares_tools_logging_and_tasks_only_and_list_changed_only_wh
                 .await
                 .unwrap(),
         );
-        assert_eq!(reply["error"]["code"], -32601, "{method}: {reply}");
+        assert_eq!(reply["result"][list], json!([]), "{method}: {reply}");
     }
 
     // Stateless HTTP answers each request with one JSON body: no stream to notify on.
@@ -153,8 +164,14 @@ async fn discover_declares_tools_logging_and_tasks_only_and_list_changed_only_wh
         reply["result"]["capabilities"],
         json!({
             "tools": {},
+            "prompts": {},
+            "resources": {},
+            "completions": {},
             "logging": {},
-            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "extensions": {
+                "io.modelcontextprotocol/tasks": {},
+                "io.modelcontextprotocol/skills": {},
+            },
         }),
         "{reply}"
     );
@@ -181,10 +198,10 @@ async fn a_listening_client_hears_that_the_tools_changed_and_nothing_it_did_not_
         ack["method"], "notifications/subscriptions/acknowledged",
         "{ack}"
     );
-    // Prompts are not served: only the tools' list was accepted.
+    // What it asked for, and only that (not the resources' list).
     assert_eq!(
         ack["params"]["notifications"],
-        json!({"toolsListChanged": true}),
+        json!({"toolsListChanged": true, "promptsListChanged": true}),
         "{ack}"
     );
     assert_eq!(
@@ -229,4 +246,54 @@ async fn a_call_logs_only_at_the_level_its_request_gave() {
     asked["_meta"] = meta(json!({"io.modelcontextprotocol/logLevel": "warning"}));
     let heard = messages(send(&server, 2, "tools/call", asked).await).await;
     assert_eq!(logs(&heard), ["warning"], "{heard:?}");
+}
+
+#[tokio::test]
+async fn a_listening_client_hears_the_resources_it_named_updated_and_the_prompts_changed() {
+    let (server, registry) = start(HttpOptions::new()).await;
+    let note = toolwright_core::Resource::builder("note", "notes://{id}")
+        .handler(|request: toolwright_core::ResourceRequest, _| async move {
+            Ok::<_, toolwright_core::ToolError>(format!("note {}", request.variable("id")?))
+        })
+        .build()
+        .unwrap();
+    registry.register_resource(note).unwrap();
+    let listen = json!({"notifications": {
+        "promptsListChanged": true,
+        "resourceSubscriptions": ["notes://7"],
+    }});
+    let mut stream = send(&server, 42, "subscriptions/listen", listen).await;
+    assert!(stream.status().is_success(), "{}", stream.status());
+    let mut pending = String::new();
+    let ack = next_message(&mut stream, &mut pending).await;
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"promptsListChanged": true, "resourceSubscriptions": ["notes://7"]}),
+        "{ack}"
+    );
+
+    // Another note's update is not this client's; its own is.
+    assert!(registry.notify_resource_updated("notes://8"));
+    assert!(registry.notify_resource_updated("notes://7"));
+    let updated = next_message(&mut stream, &mut pending).await;
+    assert_eq!(
+        updated["method"], "notifications/resources/updated",
+        "{updated}"
+    );
+    assert_eq!(updated["params"]["uri"], "notes://7", "{updated}");
+
+    // A tool added: not asked for, not sent. A prompt added: sent.
+    registry
+        .register(plain_tool("added_while_listening"))
+        .unwrap();
+    let prompt = toolwright_core::Prompt::builder("added_later")
+        .handler(|_, _| async { Ok::<_, toolwright_core::ToolError>("later") })
+        .build()
+        .unwrap();
+    registry.register_prompt(prompt).unwrap();
+    let changed = next_message(&mut stream, &mut pending).await;
+    assert_eq!(
+        changed["method"], "notifications/prompts/list_changed",
+        "{changed}"
+    );
 }

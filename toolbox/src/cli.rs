@@ -176,6 +176,12 @@ pub(crate) struct ServeArgs {
     pub(crate) http: Option<SocketAddr>,
     #[command(flatten)]
     pub(crate) workspace: WorkspaceArgs,
+    /// Serve the skills of this directory (the MCP skills extension, SEP-2640): each folder
+    /// below it holding a SKILL.md is a skill, its files resources at skill://PATH/FILE.
+    /// Read once at start; links out of a skill's folder and special files are left out
+    /// (and reported).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) skills: Option<PathBuf>,
     /// Only serve tools at or below this safety level (default: all).
     #[arg(long, value_name = "LEVEL")]
     pub(crate) max_safety: Option<SafetyLevel>,

@@ -1,6 +1,7 @@
 //! `toolwright serve`: the tools over MCP, on stdio or streamable HTTP.
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,6 +14,29 @@ use toolwright_runtime::Executor;
 use crate::cli::{HttpArgs, ServeArgs};
 use crate::ending::{Outcome, UsageError, registry};
 use crate::workspace::workspace;
+
+/// The skills of `dir` (`--skills`), registered with their files: what was left out is
+/// printed, one line each; a directory that cannot be read, or a skill whose URI another
+/// resource holds, stops the server before it starts.
+fn load_skills(registry: &toolwright_runtime::ToolRegistry, dir: &Path) -> Result<(), UsageError> {
+    let set = toolwright_std::skills::load_dir(dir).map_err(|error| {
+        UsageError(format!(
+            "cannot serve the skills of `{}` (--skills): {error}",
+            dir.display()
+        ))
+    })?;
+    for problem in set.problems() {
+        eprintln!("toolwright: --skills {}: {problem}", dir.display());
+    }
+    set.register(registry).map_err(|error| {
+        UsageError(format!(
+            "cannot serve the skills of `{}` (--skills): {error}",
+            dir.display()
+        ))
+    })?;
+    tracing::info!(skills = set.skills().len(), dir = %dir.display(), "serving skills");
+    Ok(())
+}
 
 pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     // Options first: a deployment mistake is reported before anything starts.
@@ -78,6 +102,12 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     // Opened before any upstream starts.
     let audit = crate::audit::open(args.audit_log.as_deref())?;
     let registry = Arc::new(registry()?);
+    // The workspace's files as resources, their paths completed from this workspace.
+    toolwright_std::register_resources(&registry, Some(&workspace))
+        .map_err(|error| UsageError(error.to_string()))?;
+    if let Some(dir) = &args.skills {
+        load_skills(&registry, dir)?;
+    }
     let mounts = match &gateway {
         Some(config) => crate::gateway::mount_all(config, &registry).await?,
         None => Vec::new(),

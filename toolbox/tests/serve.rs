@@ -291,3 +291,82 @@ fn readme_client_config() {
         assert!(child.wait().unwrap().success());
     }
 }
+
+/// `--skills DIR`: the skills listed and read over stdio, beside the workspace's files as
+/// resources; a link out of a skill's folder is left out (and said so), never served.
+#[tokio::test]
+async fn serves_the_skills_of_a_directory_and_the_workspaces_files() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("hello.txt"), "hello\n").unwrap();
+    let skills = tempfile::tempdir().unwrap();
+    let review = skills.path().join("review");
+    std::fs::create_dir(&review).unwrap();
+    std::fs::write(
+        review.join("SKILL.md"),
+        "---\nname: review\ndescription: Review code the team's way.\n---\n# Review\n",
+    )
+    .unwrap();
+    let secret = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(secret.path(), "the secret").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(secret.path(), review.join("leak.md")).unwrap();
+
+    let (root_path, skills_path) = (root.path().to_owned(), skills.path().to_owned());
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_toolwright")).configure(|command| {
+            command
+                .arg("serve")
+                .arg("--root")
+                .arg(&root_path)
+                .arg("--skills")
+                .arg(&skills_path);
+        }),
+    )
+    .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let capabilities = &client.peer_info().unwrap().capabilities;
+    assert!(capabilities.supports_skills(), "{capabilities:?}");
+
+    let listed: Value = client
+        .send_request(rmcp::model::ClientRequest::ListSkillsRequest(
+            rmcp::model::ListSkillsRequest::default(),
+        ))
+        .await
+        .map(|result| serde_json::to_value(result).unwrap())
+        .unwrap();
+    assert_eq!(
+        listed["skills"][0]["uri"], "skill://review/SKILL.md",
+        "{listed}"
+    );
+    assert!(!listed.to_string().contains("leak.md"), "{listed}");
+
+    let read = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "skill://review/SKILL.md",
+        ))
+        .await
+        .unwrap();
+    let text = serde_json::to_value(&read.contents[0]).unwrap();
+    assert!(
+        text["text"].as_str().unwrap().contains("# Review"),
+        "{text}"
+    );
+    let leak = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "skill://review/leak.md",
+        ))
+        .await;
+    assert!(leak.is_err(), "{leak:?}");
+
+    let file = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "file:///hello.txt",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&file.contents[0]).unwrap()["text"],
+        "hello\n"
+    );
+    client.cancel().await.unwrap();
+}

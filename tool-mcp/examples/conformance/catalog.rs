@@ -1,5 +1,12 @@
-//! The resources, prompts and completions the suite's scenarios read (not a framework
-//! feature: answered here through rmcp's `ServerHandler`).
+//! The resources, prompts and completions the suite's scenarios read, written with
+//! `#[resource]` and `#[prompt]` and served by the `McpServer` like the tools. One prompt
+//! stays hand-written in `main.rs`'s handler: the one that asks its caller first
+//! (`input-required-result-non-tool-request`), answered through the request's
+//! `inputResponses`.
+
+use toolwright_core::{
+    CompletionRequest, Completions, Content, EmbeddedResource, PromptMessage, prompt, resource,
+};
 
 use super::*;
 
@@ -17,63 +24,135 @@ pub(crate) fn complete<T: DeserializeOwned>(mut value: Value) -> Result<T, McpEr
     parse(value)
 }
 
-pub(crate) fn resources() -> Value {
-    json!({"resources": [
-        {"uri": "test://static-text", "name": "static-text", "description": "A static text resource",
-         "mimeType": "text/plain"},
-        {"uri": "test://static-binary", "name": "static-binary",
-         "description": "A static binary resource (a PNG image)", "mimeType": "image/png"},
-        {"uri": "test://watched-resource", "name": "watched-resource",
-         "description": "A resource clients may subscribe to", "mimeType": "text/plain"}
-    ]})
+// ---- resources ----
+
+/// A static text resource
+#[resource(
+    uri = "test://static-text",
+    name = "static-text",
+    mime_type = "text/plain"
+)]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
 }
 
-pub(crate) fn resource_templates() -> Value {
-    json!({"resourceTemplates": [
-        {"uriTemplate": "test://template/{id}/data", "name": "template-data",
-         "description": "Data for an id, from a template", "mimeType": "application/json"}
-    ]})
+/// A static binary resource (a PNG image)
+#[resource(
+    uri = "test://static-binary",
+    name = "static-binary",
+    mime_type = "image/png"
+)]
+fn static_binary() -> Vec<u8> {
+    RED_PIXEL_PNG.to_vec()
 }
 
-pub(crate) fn read(uri: &str) -> Option<Value> {
-    let content = match uri {
-        "test://static-text" => json!({"uri": uri, "mimeType": "text/plain",
-            "text": "This is the content of the static text resource."}),
-        "test://static-binary" => {
-            json!({"uri": uri, "mimeType": "image/png", "blob": red_pixel_base64()})
-        }
-        "test://watched-resource" => json!({"uri": uri, "mimeType": "text/plain",
-            "text": "The watched resource's content."}),
-        _ => {
-            let id = uri
-                .strip_prefix("test://template/")?
-                .strip_suffix("/data")?;
-            if id.is_empty() || id.contains('/') {
-                return None;
-            }
-            let text =
-                json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
-            json!({"uri": uri, "mimeType": "application/json", "text": text.to_string()})
-        }
-    };
-    Some(json!({"contents": [content]}))
+/// A resource clients may subscribe to
+#[resource(
+    uri = "test://watched-resource",
+    name = "watched-resource",
+    mime_type = "text/plain"
+)]
+fn watched_resource() -> &'static str {
+    "The watched resource's content."
 }
 
-pub(crate) fn prompts() -> Value {
-    json!({"prompts": [
-        {"name": "test_simple_prompt", "description": "A simple prompt without arguments"},
-        {"name": "test_prompt_with_arguments", "description": "A prompt with two arguments",
-         "arguments": [
-            {"name": "arg1", "description": "First test argument", "required": true},
-            {"name": "arg2", "description": "Second test argument", "required": true}
-         ]},
-        {"name": "test_prompt_with_embedded_resource",
-         "description": "A prompt that embeds a resource",
-         "arguments": [{"name": "resourceUri", "description": "URI of the resource to embed",
-                        "required": true}]},
-        {"name": "test_prompt_with_image", "description": "A prompt with an image"},
-        {"name": CONTEXT_PROMPT, "description": "A prompt that asks the user for its context"}
-    ]})
+/// Data for an id, from a template
+#[resource(
+    uri = "test://template/{id}/data",
+    name = "template-data",
+    mime_type = "application/json",
+    complete(id = ids)
+)]
+fn template_data(id: String) -> String {
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
+fn ids(request: &CompletionRequest) -> Completions {
+    Completions::matching(["1", "12", "123"], &request.value)
+}
+
+// ---- prompts ----
+
+/// What `completion/complete` offers for the prompts' arguments.
+fn words(request: &CompletionRequest) -> Completions {
+    Completions::matching(
+        ["paris", "park", "party", "test", "testing"],
+        &request.value,
+    )
+}
+
+/// A simple prompt without arguments
+#[prompt]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A prompt with two arguments
+#[prompt(complete(arg1 = words, arg2 = words))]
+fn test_prompt_with_arguments(
+    /// First test argument
+    arg1: String,
+    /// Second test argument
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt that embeds a resource
+#[prompt]
+fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed
+    #[arg(rename = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(EmbeddedResource::text(
+            resource_uri,
+            "Embedded resource content for testing.",
+        )),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt with an image
+#[prompt]
+fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(Content::Image(Image::png(RED_PIXEL_PNG))),
+        PromptMessage::user("Please analyze the image above."),
+    ]
+}
+
+/// A prompt that asks the user for its context
+#[prompt]
+fn test_input_required_result_prompt() -> &'static str {
+    // Served by `main.rs`'s handler (it asks first); listed from here.
+    "Answer with the context the user gives."
+}
+
+/// The prompt `test_trigger_prompt_change` adds and removes.
+const CHANGING_PROMPT: &str = "test_changing_prompt";
+
+/// Changes the prompt list: adds a prompt, or removes it if there (check
+/// `sep-2575-server-sends-prompts-list-changed-on-subscription`: a `subscriptions/listen`
+/// stream that asked for prompt list changes hears of it).
+#[tool]
+pub(crate) fn test_trigger_prompt_change(
+    #[state] managed: &ManagedRegistry,
+) -> Result<String, ToolError> {
+    let registry = &managed.0;
+    if registry.remove_prompt(CHANGING_PROMPT).is_some() {
+        return Ok(format!("removed `{CHANGING_PROMPT}`"));
+    }
+    let prompt = toolwright_core::Prompt::builder(CHANGING_PROMPT)
+        .description("A prompt test_trigger_prompt_change adds and removes")
+        .handler(|_, _| async { Ok("changed") })
+        .build()
+        .map_err(|error| ToolError::new(error.to_string()))?;
+    registry
+        .register_prompt(prompt)
+        .map_err(|error| ToolError::new(error.to_string()))?;
+    Ok(format!("added `{CHANGING_PROMPT}`"))
 }
 
 /// The prompt that asks its caller a question first (scenario
@@ -132,61 +211,3 @@ pub(crate) fn context_prompt(
     ]});
     Ok(complete::<GetPromptResult>(result)?.into())
 }
-
-pub(crate) fn prompt(
-    name: &str,
-    arguments: &serde_json::Map<String, Value>,
-) -> Result<Value, McpError> {
-    let argument = |key: &str| -> Result<String, McpError> {
-        arguments
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| {
-                McpError::invalid_params(
-                    format!("prompt `{name}` needs the argument `{key}`"),
-                    None,
-                )
-            })
-    };
-    let text = |text: String| json!({"role": "user", "content": {"type": "text", "text": text}});
-    let messages = match name {
-        "test_simple_prompt" => vec![text("This is a simple prompt for testing.".to_owned())],
-        "test_prompt_with_arguments" => {
-            let (arg1, arg2) = (argument("arg1")?, argument("arg2")?);
-            vec![text(format!(
-                "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
-            ))]
-        }
-        "test_prompt_with_embedded_resource" => vec![
-            json!({"role": "user", "content": {"type": "resource", "resource": {
-                "uri": argument("resourceUri")?, "mimeType": "text/plain",
-                "text": "Embedded resource content for testing."}}}),
-            text("Please process the embedded resource above.".to_owned()),
-        ],
-        "test_prompt_with_image" => vec![
-            json!({"role": "user", "content": {"type": "image", "data": red_pixel_base64(),
-                                               "mimeType": "image/png"}}),
-            text("Please analyze the image above.".to_owned()),
-        ],
-        _ => {
-            return Err(McpError::invalid_params(
-                format!("unknown prompt `{name}`"),
-                Some(json!({"prompt": name})),
-            ));
-        }
-    };
-    Ok(json!({"description": format!("The conformance prompt {name}"), "messages": messages}))
-}
-
-/// Completion values for the prompt argument `arg1`/`arg2` (anything else: none).
-pub(crate) fn completion(request: &CompleteRequestParams) -> Value {
-    let prefix = request.argument.value.as_str();
-    let values: Vec<&str> = ["paris", "park", "party", "test", "testing"]
-        .into_iter()
-        .filter(|value| value.starts_with(prefix))
-        .collect();
-    json!({"completion": {"values": values, "total": values.len(), "hasMore": false}})
-}
-
-// ---- the handler: tools to the McpServer, the rest here

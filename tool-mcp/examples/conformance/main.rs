@@ -1,21 +1,21 @@
 //! The server the official MCP conformance suite (`@modelcontextprotocol/conformance`) tests:
-//! its test tools written with `#[tool]` and served by [`McpServer`], and the resources,
-//! prompts and completions its scenarios read, answered here through rmcp's `ServerHandler`
-//! (they are not a framework feature). Run the suite against it with
+//! its test tools written with `#[tool]`, its resources and prompts with `#[resource]` and
+//! `#[prompt]` (completions included), all served by [`McpServer`]. Run the suite against it
+//! with
 //! `tool-mcp/tests/conformance/run.sh -- cargo run -p toolwright-mcp --features http --example conformance`.
 //!
 //! ```sh
 //! cargo run -p toolwright-mcp --features http --example conformance -- 127.0.0.1:0   # prints its URL
 //! ```
 //!
-//! [`Conformance`] wraps the [`McpServer`]: tools, `get_info` and the notifications go to it;
-//! resources, prompts and completion are answered here. The HTTP side is rmcp's
+//! [`Conformance`] wraps the [`McpServer`]: everything goes to it but two diagnostics of the
+//! suite, answered here: a call that needs a power the client did not declare, and the prompt
+//! that asks its caller first (`catalog::context_prompt`). The HTTP side is rmcp's
 //! `StreamableHttpService` (toolwright-mcp's `serve_http_with` serves only an `McpServer`), with
 //! the same Host and Origin rules as toolwright-mcp's: loopback names only, no foreign `Origin`.
 
-use std::collections::HashSet;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 #[allow(deprecated)] // logging/setLevel: deprecated by SEP-2577, still in the 2025-11-25 suite
 use rmcp::model::{
@@ -23,9 +23,8 @@ use rmcp::model::{
     CompleteResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetTaskParams,
     GetTaskResult, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, Tool as McpTool, UnsubscribeRequestParams,
-    UpdateTaskParams,
+    ReadResourceResponse, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, Tool as McpTool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -47,28 +46,15 @@ mod tools;
 use catalog::*;
 use tools::*;
 
-/// The conformance server: an [`McpServer`] for the tools, resources and prompts answered
-/// here.
+/// The conformance server: the [`McpServer`], and the two diagnostics answered here.
 #[derive(Clone)]
 struct Conformance {
     tools: McpServer,
-    /// The URIs clients subscribed to (the suite checks only that subscribe and unsubscribe
-    /// answer; nothing changes, so no `notifications/resources/updated` is sent).
-    subscriptions: Arc<Mutex<HashSet<String>>>,
 }
 
 impl ServerHandler for Conformance {
     fn get_info(&self) -> ServerConfig {
-        let mut info = self.tools.get_info();
-        info.capabilities.resources = Some(
-            serde_json::from_value(json!({"subscribe": true, "listChanged": false}))
-                .expect("the resources capability"),
-        );
-        info.capabilities.prompts = Some(
-            serde_json::from_value(json!({"listChanged": false})).expect("the prompts capability"),
-        );
-        info.capabilities.completions = Some(serde_json::Map::new());
-        info
+        self.tools.get_info()
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -106,9 +92,8 @@ impl ServerHandler for Conformance {
         self.tools.call_tool(request, context).await
     }
 
-    // `subscriptions/listen` (a 2026-07-28 client): the McpServer's tool list changes. The
-    // resources' `subscribe` and the prompts' list never change here, so nothing else is
-    // sent.
+    // `subscriptions/listen` (a 2026-07-28 client): the McpServer's list changes and
+    // resource updates.
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -157,78 +142,71 @@ impl ServerHandler for Conformance {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        complete(resources())
+        self.tools.list_resources(request, context).await
     }
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        complete(resource_templates())
+        self.tools.list_resource_templates(request, context).await
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let Some(result) = read(&request.uri) else {
-            return Err(McpError::resource_not_found(
-                format!("no resource `{}`", request.uri),
-                Some(json!({"uri": request.uri})),
-            ));
-        };
-        Ok(complete::<ReadResourceResult>(result)?.into())
+        self.tools.read_resource(request, context).await
     }
 
+    #[allow(deprecated)] // legacy-only in rmcp; the suite's 2025 scenarios subscribe this way
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.subscriptions.lock().unwrap().insert(request.uri);
-        Ok(())
+        self.tools.subscribe(request, context).await
     }
 
+    #[allow(deprecated)] // as `subscribe`
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.subscriptions.lock().unwrap().remove(&request.uri);
-        Ok(())
+        self.tools.unsubscribe(request, context).await
     }
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        complete(prompts())
+        self.tools.list_prompts(request, context).await
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         if request.name == CONTEXT_PROMPT {
             return context_prompt(&request);
         }
-        let arguments = request.arguments.clone().unwrap_or_default();
-        Ok(complete::<GetPromptResult>(prompt(&request.name, &arguments)?)?.into())
+        self.tools.get_prompt(request, context).await
     }
 
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        complete(completion(&request))
+        self.tools.complete(request, context).await
     }
 }
 
@@ -251,7 +229,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build();
     let handler = Conformance {
         tools: McpServer::new(executor).name("tool-mcp-conformance", env!("CARGO_PKG_VERSION")),
-        subscriptions: Arc::default(),
     };
 
     let listener = tokio::net::TcpListener::bind(addr).await?;

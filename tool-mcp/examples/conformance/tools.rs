@@ -11,11 +11,6 @@ pub(crate) const RED_PIXEL_PNG: [u8; 70] = [
     0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
 ];
 
-/// The red pixel, base64 (for the resources and prompts, written here as JSON).
-pub(crate) fn red_pixel_base64() -> String {
-    Image::png(RED_PIXEL_PNG).data_base64()
-}
-
 /// A WAV file of `samples` silent 8-bit mono samples at 8 kHz.
 pub(crate) fn silent_wav(samples: u32) -> Vec<u8> {
     let mut wav = Vec::with_capacity(44 + samples as usize);

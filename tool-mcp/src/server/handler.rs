@@ -4,9 +4,13 @@ use std::sync::Arc;
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult,
-    Implementation, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool as McpTool, UpdateTaskParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    GetSkillResult, GetTaskParams, GetTaskResult, Implementation, InputRequiredResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    Tool as McpTool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -25,12 +29,27 @@ use crate::server::setup::McpServer;
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // `enable_logging`: rmcp marks logging deprecated (SEP-2577).
     fn get_info(&self) -> ServerConfig {
+        // Prompts, resources (with subscriptions where the transport can notify), completions
+        // and skills are declared whether or not the registry has any yet: it may gain some,
+        // and a client that asks gets an empty list, not "method not found".
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging()
+            .enable_prompts()
+            .enable_resources()
+            .enable_completions()
+            .enable_skills()
             .build();
+        let notifies = self.notifies.then_some(true);
         if let Some(tools) = capabilities.tools.as_mut() {
-            tools.list_changed = self.notifies.then_some(true);
+            tools.list_changed = notifies;
+        }
+        if let Some(prompts) = capabilities.prompts.as_mut() {
+            prompts.list_changed = notifies;
+        }
+        if let Some(resources) = capabilities.resources.as_mut() {
+            resources.list_changed = notifies;
+            resources.subscribe = notifies;
         }
         crate::server::tasks::declare(self, &mut capabilities); // tasks (SEP-2663)
         let mut config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
@@ -62,14 +81,16 @@ impl ServerHandler for McpServer {
         );
     }
 
-    /// `subscriptions/listen` (a 2026-07-28 client): tool list changes, unless the server
-    /// cannot notify (stateless HTTP: method not found).
+    /// `subscriptions/listen` (a 2026-07-28 client): list changes of tools, prompts and
+    /// resources, resource updates, unless the server cannot notify (stateless HTTP: method
+    /// not found).
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        self.notifies
-            .then(|| crate::server::listen::accepted(requested))
+        self.notifies.then(|| {
+            crate::server::listen::accepted(requested, self.subscription_hub.max_per_session())
+        })
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
@@ -81,10 +102,22 @@ impl ServerHandler for McpServer {
         };
         let visible = ceiling
             .map(|ceiling| ToolFilter::new().max_safety(ceiling.min(self.executor.max_safety())));
+        // The URIs it named that it may read: an update of another is not its to hear (nor
+        // to learn that the resource exists).
+        let options = CallOptions::new().max_safety(ceiling.unwrap_or(SafetyLevel::Safe));
+        let readable: std::collections::HashSet<String> = subscription
+            .accepted()
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| ceiling.is_some() && self.executor.may_read_resource(uri, &options))
+            .cloned()
+            .collect();
         // Boxed, as `call_tool` (a stream lives long; its future need not be in every session).
         Box::pin(crate::server::listen::tool_changes(
             self.executor.registry(),
             visible,
+            readable,
             subscription,
         ))
         .await;
@@ -147,6 +180,92 @@ impl ServerHandler for McpServer {
         // request's into a task of its own. One allocation per call instead.
         Box::pin(self.answer_call(request, context)).await
     }
+
+    // ---- prompts, resources, completion, skills: primitives.rs ----
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        self.answer_list_prompts(request, &context)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        // Boxed, as `call_tool`: a prompt's future need not be in every session's.
+        Box::pin(self.answer_get_prompt(request, context)).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        self.answer_list_resources(request, &context)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.answer_list_resource_templates(request, &context)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        Box::pin(self.answer_read_resource(request, context)).await
+    }
+
+    #[allow(deprecated)] // legacy-only in rmcp: the handshake-era revisions subscribe this way
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.answer_subscribe(&request.uri, &context)
+    }
+
+    #[allow(deprecated)] // legacy-only in rmcp, as `subscribe`
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.answer_unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        self.answer_complete(&request, &context)
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        self.answer_list_skills(request)
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        self.answer_get_skill(&request)
+    }
+    // ---- end prompts, resources, completion, skills ----
 
     // ---- tasks (SEP-2663): tasks/get, tasks/update, tasks/cancel are tasks.rs's ----
     async fn get_task(

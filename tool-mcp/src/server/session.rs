@@ -16,6 +16,7 @@ impl McpServer {
         let mut server = self.clone();
         server.log = SessionLog::default();
         server.call_counts = Some(Arc::default());
+        server.subscriptions = server.subscription_hub.session();
         server
     }
 
@@ -27,6 +28,7 @@ impl McpServer {
         server.log = SessionLog::default();
         server.call_counts = None;
         server.notifies = false;
+        server.subscriptions = server.subscription_hub.session();
         server
     }
 

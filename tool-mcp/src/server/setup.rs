@@ -58,6 +58,10 @@ pub struct McpServer {
     pub(crate) views: Arc<crate::server::views::ToolViews>,
     /// The sessions told when the tools change, over every clone.
     pub(crate) list_watch: Arc<crate::server::watch::ListWatch>,
+    /// Every session's resource subscriptions and their limits, over every clone.
+    pub(crate) subscription_hub: Arc<crate::server::subscriptions::SubscriptionHub>,
+    /// This session's resource subscriptions (each session gets its own: `for_session`).
+    pub(crate) subscriptions: Arc<crate::server::subscriptions::SessionSubscriptions>,
 }
 
 #[derive(Clone)]
@@ -77,6 +81,7 @@ pub(super) struct Options {
 impl McpServer {
     /// A server for `executor`'s tools.
     pub fn new(executor: Executor) -> Self {
+        let hub = Arc::new(crate::server::subscriptions::SubscriptionHub::default());
         McpServer {
             executor,
             options: Arc::new(Options {
@@ -98,6 +103,8 @@ impl McpServer {
             refused: Arc::default(),
             views: Arc::default(),
             list_watch: Arc::default(),
+            subscription_hub: Arc::clone(&hub),
+            subscriptions: hub.session(),
         }
     }
 
@@ -250,6 +257,33 @@ impl McpServer {
     /// ```
     pub fn request_state_ttl(self, ttl: Duration) -> Self {
         self.with(|o| o.seal.ttl = ttl)
+    }
+
+    /// The most resources one session may subscribe to (`resources/subscribe`, or the
+    /// URIs of one `subscriptions/listen` stream; default
+    /// [`DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION`](crate::DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION)),
+    /// and the most one caller may hold over all its sessions (default
+    /// [`DEFAULT_MAX_SUBSCRIPTIONS_PER_PRINCIPAL`](crate::DEFAULT_MAX_SUBSCRIPTIONS_PER_PRINCIPAL)).
+    /// A subscription over either is refused at once, naming the limit. Set before serving:
+    /// sessions already open keep the limits they started with.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_mcp::McpServer;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+    /// let server = McpServer::new(executor).max_subscriptions(64, 256);
+    /// # let _ = server;
+    /// ```
+    pub fn max_subscriptions(mut self, per_session: usize, per_principal: usize) -> Self {
+        let hub = Arc::new(crate::server::subscriptions::SubscriptionHub::new(
+            per_session,
+            per_principal,
+        ));
+        self.subscriptions = hub.session();
+        self.subscription_hub = hub;
+        self
     }
 
     /// The executor calls run through.

@@ -1,4 +1,5 @@
-//! `notifications/tools/list_changed` for every session of a server from one task: a
+//! `notifications/{tools,prompts,resources}/list_changed` for every session of a server
+//! from one task: a
 //! session registers its peer and its ceiling, and the server's one watcher of the
 //! registry tells each open session whose tools changed. A session costs an entry in a
 //! list, not a task of its own with a timer (what an idle session holds is what rmcp's
@@ -10,6 +11,7 @@ use rmcp::RoleServer;
 use rmcp::service::Peer;
 use tokio::sync::broadcast::error::RecvError;
 use toolwright_core::SafetyLevel;
+use toolwright_runtime::registry::{ChangeKind, Primitive, RegistryChange};
 use toolwright_runtime::{ToolFilter, ToolRegistry};
 
 /// The sessions to tell, shared by every clone of a server.
@@ -60,12 +62,16 @@ impl ListWatch {
     /// The watcher: on each change, each open session it concerns is told (each in a task of
     /// its own, so a client that does not read cannot hold up the others). Ends with the
     /// registry.
-    async fn run(
-        self: Arc<Self>,
-        mut changes: tokio::sync::broadcast::Receiver<toolwright_runtime::registry::RegistryChange>,
-    ) {
+    async fn run(self: Arc<Self>, mut changes: tokio::sync::broadcast::Receiver<RegistryChange>) {
         loop {
             let change = match changes.recv().await {
+                // A resource's update goes to its subscribers (`subscriptions.rs`), and a
+                // skill is listed by `skills/list`, which has no list_changed.
+                Ok(change)
+                    if updated_uri(&change).is_some() || change.primitive == Primitive::Skill =>
+                {
+                    continue;
+                }
                 Ok(change) => Some(change),
                 // Missed changes may have concerned every session.
                 Err(RecvError::Lagged(_)) => None,
@@ -88,12 +94,29 @@ impl ListWatch {
                     .map(|(peer, _)| peer.clone())
                     .collect()
             };
+            let primitive = change.as_ref().map(|change| change.primitive);
             for peer in told {
                 tokio::spawn(async move {
-                    let _ = peer.notify_tool_list_changed().await;
+                    // Missed changes (no change known): every list may have changed.
+                    if primitive.is_none_or(|p| p == Primitive::Tool) {
+                        let _ = peer.notify_tool_list_changed().await;
+                    }
+                    if primitive.is_none_or(|p| p == Primitive::Prompt) {
+                        let _ = peer.notify_prompt_list_changed().await;
+                    }
+                    if primitive.is_none_or(|p| p == Primitive::Resource) {
+                        let _ = peer.notify_resource_list_changed().await;
+                    }
                 });
             }
         }
         self.lock().started = false;
     }
+}
+
+/// The URI a change says was updated (`ToolRegistry::notify_resource_updated`): what
+/// subscribers of that URI are told. `None` for every other change.
+pub(crate) fn updated_uri(change: &RegistryChange) -> Option<&str> {
+    (change.kind == ChangeKind::Updated && change.primitive == Primitive::Resource)
+        .then_some(change.name.as_str())
 }

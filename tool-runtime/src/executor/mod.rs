@@ -7,11 +7,13 @@
 //! output schema), `outcome` (how a call ended), `hooks`, `metrics`, `pool` (threads of
 //! sync tools), `inline` (quick sync tools on the runtime's worker), `approval` (the handler trait), `guardrail` (the guardrail trait),
 //! `pending` (deferred approvals) and `resume` (running them), `limits` (per-tool call
-//! counts), `lenient` (argument repair), `blocking` (an executor for non-async programs).
+//! counts), `lenient` (argument repair), `blocking` (an executor for non-async programs),
+//! `primitives` (prompts, resources and completions under the same policy).
 
 // The layers, lowest first (no module imports one listed after it): outcome, lenient, limits,
 // approval, guardrail, pool, inline, metrics, options, pending, hooks, handle, running, builder,
-// offer, checks, resume, blocking, policy, execute. This file only declares and re-exports.
+// offer, checks, resume, blocking, policy, execute, primitives. This file only declares and
+// re-exports.
 mod approval;
 mod blocking;
 mod builder;
@@ -30,6 +32,7 @@ mod outcome;
 mod pending;
 mod policy;
 mod pool;
+mod primitives;
 mod resume;
 mod running;
 
@@ -50,5 +53,6 @@ pub use pending::{
     DeferError, MIN_PENDING_KEY_LEN, PendingCall, ResumeError,
 };
 pub use pool::SyncThreadStats;
+pub use primitives::{CompletionReference, PrimitiveError};
 pub use toolwright_core::PendingApproval;
 pub use toolwright_core::Progress;

@@ -1,0 +1,454 @@
+//! MCP's other primitives on the wire: `prompts/list|get`, `resources/list|read`,
+//! `resources/templates/list`, `resources/subscribe|unsubscribe`, `completion/complete` and
+//! the skills extension (SEP-2640: `skills/list`, `skills/get`), in both protocol eras.
+//! The policy is the executor's (`Executor::get_prompt`, `read_resource`, `complete`); this
+//! module reads who asks (the caller's ceiling, its share of calls in flight), turns the
+//! model's values into rmcp's and the executor's refusals into MCP's error codes.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, PaginatedRequestParams,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
+    ResourceTemplate, Role,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+use serde_json::{Value, json};
+use toolwright_core::{CompletionRequest, PromptArguments, PromptRole, ResourceBody};
+use toolwright_runtime::CallOptions;
+use toolwright_runtime::executor::{CompletionReference, PrimitiveError};
+
+use crate::caller::{ceiling, enter_share, owner, principal};
+use crate::server::setup::McpServer;
+
+/// One page of `items` from `cursor` (the offset the previous page's `nextCursor` gave),
+/// and the next page's cursor.
+pub(crate) fn page<T: Clone>(
+    items: &[T],
+    cursor: Option<&str>,
+    size: usize,
+) -> Result<(Vec<T>, Option<String>), McpError> {
+    let start = match cursor {
+        None => 0,
+        Some(cursor) => cursor
+            .parse::<usize>()
+            .ok()
+            .filter(|&offset| offset <= items.len())
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    format!("invalid cursor `{cursor}`: use the nextCursor of the previous page"),
+                    None,
+                )
+            })?,
+    };
+    let end = start.saturating_add(size).min(items.len());
+    let next = (end < items.len()).then(|| end.to_string());
+    Ok((items[start..end].to_vec(), next))
+}
+
+/// The executor's refusal as MCP's error: `-32602` naming the prompt or the argument,
+/// `-32002` for a resource it does not serve (rmcp turns it into `-32602` for a 2026-07-28
+/// client, as SEP-2164 says), `-32000` for the policy's no, `-32603` for a failure.
+pub(crate) fn mcp_error(error: PrimitiveError) -> McpError {
+    let message = error.to_string();
+    match error {
+        PrimitiveError::UnknownPrompt { name } => {
+            McpError::invalid_params(message, Some(json!({"prompt": name})))
+        }
+        PrimitiveError::ResourceNotFound { uri } => {
+            McpError::resource_not_found(message, Some(json!({"uri": uri})))
+        }
+        PrimitiveError::InvalidArgument { argument, .. } => McpError::invalid_params(
+            message,
+            argument.map(|argument| json!({"argument": argument})),
+        ),
+        PrimitiveError::Denied(_) => McpError::new(rmcp::model::ErrorCode(-32000), message, None),
+        _ => McpError::internal_error(message, None),
+    }
+}
+
+impl McpServer {
+    /// The options of one prompt get, resource read or completion: the caller's ceiling,
+    /// the request's cancellation.
+    fn primitive_options(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallOptions, McpError> {
+        let ceiling = ceiling(principal(&context.extensions))?;
+        Ok(CallOptions::new()
+            .max_safety(ceiling)
+            .cancellation(context.ct.clone()))
+    }
+
+    /// `prompts/list`: the prompts this caller may see, by name, one page.
+    pub(crate) fn answer_list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let options = self.primitive_options(context)?;
+        let prompts: Vec<rmcp::model::Prompt> = self
+            .executor
+            .available_prompts(&options)
+            .iter()
+            .map(|prompt| {
+                let arguments: Vec<rmcp::model::PromptArgument> = prompt
+                    .arguments()
+                    .iter()
+                    .map(|argument| {
+                        let mut mcp = rmcp::model::PromptArgument::new(argument.name.clone())
+                            .with_required(argument.required);
+                        if let Some(title) = &argument.title {
+                            mcp = mcp.with_title(title.clone());
+                        }
+                        if let Some(description) = &argument.description {
+                            mcp = mcp.with_description(description.clone());
+                        }
+                        mcp
+                    })
+                    .collect();
+                let description = prompt.description();
+                let mut mcp = rmcp::model::Prompt::new(
+                    prompt.name(),
+                    description,
+                    (!arguments.is_empty()).then_some(arguments),
+                );
+                if let Some(title) = prompt.title() {
+                    mcp = mcp.with_title(title);
+                }
+                mcp
+            })
+            .collect();
+        let cursor = request.and_then(|r| r.cursor);
+        let (items, next) = page(&prompts, cursor.as_deref(), self.options.page_size)?;
+        let mut result = ListPromptsResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// The options of a get or a read: [`primitive_options`](Self::primitive_options), and,
+    /// for a client of the handshake era, its powers (the handler may log, and ask through
+    /// the session). A 2026-07-28 request has no session to ask through: its handler gets
+    /// none (asking in the result, as tools do, is not wired for prompts and resources).
+    fn running_options(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(CallOptions, Option<Arc<crate::client::McpClient>>), McpError> {
+        let options = self.primitive_options(context)?;
+        let handshake = context
+            .protocol_version()
+            .is_none_or(|version| version.has_initialize());
+        if !handshake {
+            return Ok((options, None));
+        }
+        let client = Arc::new(self.client_for_call(context, None));
+        Ok((options.shared_client(client.clone()), Some(client)))
+    }
+
+    /// `prompts/get`: the prompt's messages, under the policy; counts in the caller's share
+    /// of calls in flight.
+    pub(crate) async fn answer_get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let _share = enter_share(&context.extensions)?;
+        let _running = self.calls.enter();
+        let (options, client) = self.running_options(&context)?;
+        let mut arguments = PromptArguments::new();
+        for (name, value) in request.arguments.unwrap_or_default() {
+            let Value::String(value) = value else {
+                return Err(McpError::invalid_params(
+                    format!(
+                        "the argument `{name}` of prompt `{}` must be a string",
+                        request.name
+                    ),
+                    Some(json!({"argument": name})),
+                ));
+            };
+            arguments.insert(name, value);
+        }
+        let output = self
+            .executor
+            .get_prompt(&request.name, arguments, &options)
+            .await;
+        // What the handler logged goes out before the answer.
+        if let Some(client) = &client {
+            tokio::select! {
+                () = client.flush() => {}
+                () = context.ct.cancelled() => {}
+            }
+        }
+        let output = output.map_err(mcp_error)?;
+        let messages = output
+            .messages
+            .into_iter()
+            .map(|message| {
+                let role = match message.role {
+                    PromptRole::Assistant => Role::Assistant,
+                    _ => Role::User,
+                };
+                PromptMessage::new(role, crate::content::content_block(message.content))
+            })
+            .collect();
+        let mut result = GetPromptResult::new(messages);
+        if let Some(description) = output.description {
+            result = result.with_description(description);
+        }
+        Ok(result.into())
+    }
+
+    /// `resources/list`: the fixed-URI resources this caller may see, one page.
+    pub(crate) fn answer_list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let options = self.primitive_options(context)?;
+        let resources: Vec<rmcp::model::Resource> = self
+            .executor
+            .available_resources(&options)
+            .iter()
+            .map(|resource| {
+                let mut mcp = rmcp::model::Resource::new(resource.uri().as_str(), resource.name());
+                if let Some(title) = resource.title() {
+                    mcp = mcp.with_title(title);
+                }
+                if let Some(description) = resource.description() {
+                    mcp = mcp.with_description(description);
+                }
+                if let Some(mime_type) = resource.mime_type() {
+                    mcp = mcp.with_mime_type(mime_type);
+                }
+                if let Some(size) = resource.size() {
+                    mcp = mcp.with_size(size);
+                }
+                mcp
+            })
+            .collect();
+        let cursor = request.and_then(|r| r.cursor);
+        let (items, next) = page(&resources, cursor.as_deref(), self.options.page_size)?;
+        let mut result = ListResourcesResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// `resources/templates/list`: the templates this caller may see, one page.
+    pub(crate) fn answer_list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let options = self.primitive_options(context)?;
+        let templates: Vec<ResourceTemplate> = self
+            .executor
+            .available_resource_templates(&options)
+            .iter()
+            .map(|resource| {
+                let mut mcp = ResourceTemplate::new(resource.uri().as_str(), resource.name());
+                if let Some(title) = resource.title() {
+                    mcp = mcp.with_title(title);
+                }
+                if let Some(description) = resource.description() {
+                    mcp = mcp.with_description(description);
+                }
+                if let Some(mime_type) = resource.mime_type() {
+                    mcp = mcp.with_mime_type(mime_type);
+                }
+                mcp
+            })
+            .collect();
+        let cursor = request.and_then(|r| r.cursor);
+        let (items, next) = page(&templates, cursor.as_deref(), self.options.page_size)?;
+        let mut result = ListResourceTemplatesResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// `resources/read`: the resource's contents, under the policy; counts in the caller's
+    /// share of calls in flight.
+    pub(crate) async fn answer_read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let _share = enter_share(&context.extensions)?;
+        let _running = self.calls.enter();
+        let (options, client) = self.running_options(&context)?;
+        let contents = self.executor.read_resource(&request.uri, &options).await;
+        if let Some(client) = &client {
+            tokio::select! {
+                () = client.flush() => {}
+                () = context.ct.cancelled() => {}
+            }
+        }
+        let contents = contents.map_err(mcp_error)?;
+        let contents = contents
+            .into_iter()
+            .map(|content| {
+                let mcp = match content.body {
+                    ResourceBody::Text(text) => {
+                        rmcp::model::ResourceContents::text(text, content.uri)
+                    }
+                    ResourceBody::Blob(bytes) => {
+                        rmcp::model::ResourceContents::blob(base64(bytes), content.uri)
+                    }
+                };
+                match content.mime_type {
+                    Some(mime_type) => mcp.with_mime_type(mime_type),
+                    None => mcp,
+                }
+            })
+            .collect();
+        Ok(ReadResourceResult::new(contents).into())
+    }
+
+    /// `resources/subscribe`: one more URI this session hears about, in its pools.
+    pub(crate) fn answer_subscribe(
+        &self,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if !self.notifies {
+            return Err(McpError::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "resources/subscribe: this server answers each request on its own (stateless) \
+                 and cannot notify; read the resource again instead",
+                None,
+            ));
+        }
+        // What the caller may not read, it may not watch (nor learn exists).
+        let options = self.primitive_options(context)?;
+        if !self.executor.may_read_resource(uri, &options) {
+            return Err(mcp_error(PrimitiveError::ResourceNotFound {
+                uri: uri.to_owned(),
+            }));
+        }
+        let owner = owner(principal(&context.extensions));
+        self.subscription_hub
+            .subscribe(
+                self.executor.registry(),
+                &self.subscriptions,
+                owner,
+                context.peer.clone(),
+                uri,
+            )
+            .map_err(|refused| {
+                tracing::warn!(%refused, "refused a resource subscription");
+                McpError::new(rmcp::model::ErrorCode(-32000), refused.to_string(), None)
+            })
+    }
+
+    /// `resources/unsubscribe`.
+    pub(crate) fn answer_unsubscribe(&self, uri: &str) {
+        self.subscription_hub.unsubscribe(&self.subscriptions, uri);
+    }
+
+    /// `completion/complete`: values for a prompt's argument or a template's variable.
+    pub(crate) fn answer_complete(
+        &self,
+        request: &CompleteRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let options = self.primitive_options(context)?;
+        let reference = match &request.r#ref {
+            Reference::Prompt(prompt) => CompletionReference::Prompt(prompt.name.clone()),
+            Reference::Resource(resource) => CompletionReference::Resource(resource.uri.clone()),
+            // A kind of reference this server does not know: nothing to complete.
+            _ => return Ok(CompleteResult::new(CompletionInfo::default())),
+        };
+        let completion_request = CompletionRequest {
+            argument: request.argument.name.clone(),
+            value: request.argument.value.clone(),
+            context: request
+                .context
+                .as_ref()
+                .and_then(|context| context.arguments.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
+        };
+        let completions = self
+            .executor
+            .complete(&reference, &completion_request, &options)
+            .map_err(mcp_error)?;
+        let mut info = CompletionInfo::default();
+        info.values = completions.values;
+        info.total = completions.total;
+        info.has_more = Some(completions.has_more);
+        Ok(CompleteResult::new(info))
+    }
+
+    /// `skills/list`: every skill, one page.
+    pub(crate) fn answer_list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+    ) -> Result<ListSkillsResult, McpError> {
+        let skills: Vec<rmcp::model::Skill> = self
+            .executor
+            .registry()
+            .skills()
+            .iter()
+            .map(mcp_skill)
+            .collect();
+        let cursor = request.and_then(|r| r.cursor);
+        let (items, next) = page(&skills, cursor.as_deref(), self.options.page_size)?;
+        let mut result = ListSkillsResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// `skills/get`: the skill whose `SKILL.md` is at the URI (`-32602` when none is).
+    pub(crate) fn answer_get_skill(
+        &self,
+        request: &GetSkillRequestParams,
+    ) -> Result<GetSkillResult, McpError> {
+        let skill = self
+            .executor
+            .registry()
+            .skill(&request.uri)
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    format!(
+                        "no skill at `{}`; list the skills (skills/list) to see what exists",
+                        request.uri
+                    ),
+                    Some(json!({"uri": request.uri})),
+                )
+            })?;
+        Ok(GetSkillResult::new(mcp_skill(&skill)))
+    }
+}
+
+/// A skill as the extension lists it: its `SKILL.md`'s URI, its frontmatter, its files.
+fn mcp_skill(skill: &toolwright_core::Skill) -> rmcp::model::Skill {
+    let mut frontmatter =
+        rmcp::model::SkillFrontmatter::new(skill.name.clone(), skill.description.clone());
+    for (key, value) in &skill.frontmatter {
+        if key != "name" && key != "description" {
+            frontmatter = frontmatter.with_field(key.clone(), value.clone());
+        }
+    }
+    let files = skill
+        .files
+        .iter()
+        .map(|file| {
+            rmcp::model::SkillResource::new(file.uri.clone(), file.digest.clone(), file.size)
+        })
+        .collect();
+    rmcp::model::Skill::new(
+        skill.uri.clone(),
+        frontmatter,
+        rmcp::model::SkillResources::Files(files),
+    )
+}
+
+/// Standard base64 with padding (a resource's `blob`).
+fn base64(bytes: Vec<u8>) -> String {
+    toolwright_core::ResourceData::Blob(bytes)
+        .blob_base64()
+        .unwrap_or_default()
+}
