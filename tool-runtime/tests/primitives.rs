@@ -164,6 +164,7 @@ async fn a_ceiling_hides_what_is_above_it_in_lists_reads_gets_and_completions() 
             &CompletionRequest::new("x", ""),
             &safe_caller,
         )
+        .await
         .unwrap();
     assert!(completed.values.is_empty());
 
@@ -321,13 +322,16 @@ async fn failures_come_back_typed() {
             &CompletionRequest::new("id", "1"),
             &options,
         )
+        .await
         .unwrap();
     assert_eq!(completed.values, ["1", "12"]);
-    let crashed = executor.complete(
-        &CompletionReference::Resource("notes://{id}".into()),
-        &CompletionRequest::new("id", "panic"),
-        &options,
-    );
+    let crashed = executor
+        .complete(
+            &CompletionReference::Resource("notes://{id}".into()),
+            &CompletionRequest::new("id", "panic"),
+            &options,
+        )
+        .await;
     assert!(
         matches!(crashed, Err(PrimitiveError::Failed(_))),
         "{crashed:?}"

@@ -247,7 +247,7 @@ impl ServerHandler for McpServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        self.answer_complete(&request, &context)
+        self.answer_complete(&request, &context).await
     }
 
     async fn list_skills(

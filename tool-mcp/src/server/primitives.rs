@@ -348,7 +348,7 @@ impl McpServer {
     }
 
     /// `completion/complete`: values for a prompt's argument or a template's variable.
-    pub(crate) fn answer_complete(
+    pub(crate) async fn answer_complete(
         &self,
         request: &CompleteRequestParams,
         context: &RequestContext<RoleServer>,
@@ -374,6 +374,7 @@ impl McpServer {
         let completions = self
             .executor
             .complete(&reference, &completion_request, &options)
+            .await
             .map_err(mcp_error)?;
         let mut info = CompletionInfo::default();
         info.values = completions.values;

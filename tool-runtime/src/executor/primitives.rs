@@ -247,25 +247,30 @@ impl Executor {
     ///
     /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
     /// let request = CompletionRequest::new("id", "4");
-    /// let completions = executor.complete(&CompletionReference::Prompt("p".into()), &request, &CallOptions::new());
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let completions = executor.complete(&CompletionReference::Prompt("p".into()), &request, &CallOptions::new()).await;
     /// assert!(completions.unwrap().values.is_empty());
+    /// # });
     /// ```
     ///
     /// # Errors
     ///
     /// [`PrimitiveError::Failed`] for a completion function that panicked.
-    pub fn complete(
+    pub async fn complete(
         &self,
         reference: &CompletionReference,
         request: &CompletionRequest,
         options: &CallOptions,
     ) -> Result<Completions, PrimitiveError> {
-        let completing = match reference {
+        let (kind, name, starting) = match reference {
             CompletionReference::Prompt(name) => {
                 let Some(prompt) = self.available_prompt(name, options) else {
                     return Ok(Completions::none());
                 };
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prompt.complete(request)))
+                let starting = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    prompt.complete(request)
+                }));
+                (Kind::Prompt, name, starting)
             }
             CompletionReference::Resource(key) => {
                 let filter = self.primitive_filter(options);
@@ -275,19 +280,31 @@ impl Executor {
                 }) else {
                     return Ok(Completions::none());
                 };
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let starting = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     resource.complete(request)
-                }))
+                }));
+                (Kind::Resource, key, starting)
             }
         };
-        match completing {
-            // Capped at MCP's 100 values by the model (`Completions::capped`).
-            Ok(Some(completions)) => Ok(completions),
+        let crashed =
+            || PrimitiveError::Failed(format!("the completion of `{}` crashed", request.argument));
+        match starting {
             Ok(None) => Ok(Completions::none()),
-            Err(_) => Err(PrimitiveError::Failed(format!(
-                "the completion of `{}` crashed",
-                request.argument
-            ))),
+            Err(_) => Err(crashed()),
+            // An async completion (a mounted server's) runs like a handler: on a task of its
+            // own, under the call's timeout and cancellation, a panic a failure. Capped at
+            // MCP's 100 values by the model (`Completions::capped`).
+            Ok(Some(completing)) => {
+                let future: toolwright_core::BoxFuture<Result<Completions, ToolError>> =
+                    Box::pin(async move { Ok(completing.await) });
+                match self
+                    .run_primitive(kind, name, future, CancellationToken::new(), options)
+                    .await
+                {
+                    Err(PrimitiveError::Failed(_)) => Err(crashed()),
+                    other => other,
+                }
+            }
         }
     }
 
