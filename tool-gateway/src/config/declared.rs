@@ -94,12 +94,21 @@ pub(crate) fn build(
         file: Cow::Owned(path.display().to_string()),
         line: u32::try_from(line).unwrap_or(u32::MAX),
     };
+    // The configuration and its secret files are never served, whatever a declaration names.
+    let secrets: Vec<PathBuf> = std::iter::once(path.to_path_buf())
+        .chain(config.secret_files(None).into_iter().map(|(_, file)| file))
+        .filter_map(|file| std::fs::canonicalize(file).ok())
+        .collect();
+    let files = Files {
+        base,
+        secrets: &secrets,
+    };
     // Two declarations of one URI or name are refused as the registry refuses them.
     let scratch = ToolRegistry::new();
     let mut declared = Declared::default();
     for resource in &config.resources {
         let line = line_of(text, resource.span().start);
-        let built = build_resource(resource.get_ref(), base, source(line, "[[resources]]"))
+        let built = build_resource(resource.get_ref(), &files, source(line, "[[resources]]"))
             .map_err(|message| invalid(line, message))?;
         scratch
             .register_resource(built.clone())
@@ -108,7 +117,7 @@ pub(crate) fn build(
     }
     for prompt in &config.prompts {
         let line = line_of(text, prompt.span().start);
-        let built = build_prompt(prompt.get_ref(), base, source(line, "[[prompts]]"))
+        let built = build_prompt(prompt.get_ref(), &files, source(line, "[[prompts]]"))
             .map_err(|message| invalid(line, message))?;
         scratch
             .register_prompt(built.clone())
@@ -118,9 +127,17 @@ pub(crate) fn build(
     Ok(declared)
 }
 
+/// Where declared files are read from, and what they may not be.
+struct Files<'a> {
+    /// The configuration's directory.
+    base: &'a Path,
+    /// The configuration and its secret files, resolved.
+    secrets: &'a [PathBuf],
+}
+
 fn build_resource(
     config: &ResourceConfig,
-    base: &Path,
+    files: &Files<'_>,
     source: ToolSource,
 ) -> Result<Resource, String> {
     let uri = &config.uri;
@@ -158,7 +175,7 @@ fn build_resource(
             .unwrap_or_else(|| "application/json".to_owned());
         (Body::Json(value), Some(mime))
     } else if let Some(file) = &config.file {
-        let bytes = read_beside(base, file)?;
+        let bytes = read_beside(files, file)?;
         let mime = config.mime_type.clone().or_else(|| mime_of(file));
         (Body::Bytes(bytes), mime)
     } else {
@@ -219,7 +236,11 @@ fn build_resource(
         .map_err(|error| error.to_string())
 }
 
-fn build_prompt(config: &PromptConfig, base: &Path, source: ToolSource) -> Result<Prompt, String> {
+fn build_prompt(
+    config: &PromptConfig,
+    files: &Files<'_>,
+    source: ToolSource,
+) -> Result<Prompt, String> {
     let name = &config.name;
     let arguments: Vec<String> = config
         .arguments
@@ -235,7 +256,7 @@ fn build_prompt(config: &PromptConfig, base: &Path, source: ToolSource) -> Resul
     for message in &config.messages {
         messages.push((
             role(message),
-            build_message(message, base, &arguments, name)?,
+            build_message(message, files, &arguments, name)?,
         ));
     }
     let messages = Arc::new(messages);
@@ -305,7 +326,7 @@ fn role(message: &MessageConfig) -> PromptRole {
 
 fn build_message(
     message: &MessageConfig,
-    base: &Path,
+    files: &Files<'_>,
     arguments: &[String],
     prompt: &str,
 ) -> Result<Message, String> {
@@ -316,7 +337,7 @@ fn build_message(
             Ok(Message::Text(text.clone()))
         }
         (None, Some(file), None) => {
-            let bytes = read_beside(base, file)?;
+            let bytes = read_beside(files, file)?;
             let mime = message
                 .mime_type
                 .clone()
@@ -458,8 +479,9 @@ fn mime_of(file: &Path) -> Option<String> {
 /// regular file inside that directory, at most [`MAX_DECLARED_FILE_BYTES`]. A link that
 /// leads out is refused (it could be pointed at anything of ours later), and so is a FIFO,
 /// device or directory (opened without blocking, checked on the opened file).
-fn read_beside(base: &Path, file: &Path) -> Result<Vec<u8>, String> {
+fn read_beside(files: &Files<'_>, file: &Path) -> Result<Vec<u8>, String> {
     let shown = file.display();
+    let base = files.base;
     let base = std::fs::canonicalize(base).map_err(|error| {
         format!(
             "cannot resolve the configuration's directory `{}`: {error}",
@@ -479,6 +501,12 @@ fn read_beside(base: &Path, file: &Path) -> Result<Vec<u8>, String> {
              files served are read from beside the configuration only; copy it there",
             real.display(),
             base.display()
+        ));
+    }
+    if files.secrets.contains(&real) {
+        return Err(format!(
+            "the file `{shown}` is the configuration or one of its secret files (a token or \
+             client secret), which are never served"
         ));
     }
     let mut options = std::fs::OpenOptions::new();

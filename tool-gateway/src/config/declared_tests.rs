@@ -239,3 +239,15 @@ fn a_body_is_exactly_one_of_its_kinds() {
         assert!(error.contains("exactly one of"), "{error}");
     }
 }
+
+#[test]
+fn the_configuration_itself_is_not_served() {
+    let dir = dir("itself");
+    let error = load(
+        &dir,
+        "[[resources]]\nuri = \"test://x\"\nname = \"x\"\nfile = \"gateway.toml\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("never served"), "{error}");
+}
