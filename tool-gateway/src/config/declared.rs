@@ -166,8 +166,9 @@ fn build_resource(
         check_placeholders(text, &variables, "`text`", "variable of the URI")?;
         (Body::Text(text.clone()), config.mime_type.clone())
     } else if let Some(json) = &config.json {
-        let value = serde_json::to_value(json)
-            .map_err(|error| format!("the resource `{uri}`'s `json`: {error}"))?;
+        let value = json_of(json).ok_or_else(|| {
+            format!("the resource `{uri}`'s `json` holds a number JSON cannot (NaN or infinite)")
+        })?;
         check_json_placeholders(&value, &variables)?;
         let mime = config
             .mime_type
@@ -457,6 +458,26 @@ fn substitute_json<'v>(
         ),
         other => other.clone(),
     }
+}
+
+/// A TOML value as JSON: a date is its text (serde would make it a private table).
+fn json_of(value: &toml::Value) -> Option<serde_json::Value> {
+    Some(match value {
+        toml::Value::String(text) => serde_json::Value::String(text.clone()),
+        toml::Value::Integer(n) => serde_json::Value::from(*n),
+        toml::Value::Float(x) => serde_json::Value::Number(serde_json::Number::from_f64(*x)?),
+        toml::Value::Boolean(on) => serde_json::Value::Bool(*on),
+        toml::Value::Datetime(date) => serde_json::Value::String(date.to_string()),
+        toml::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(json_of).collect::<Option<_>>()?)
+        }
+        toml::Value::Table(table) => serde_json::Value::Object(
+            table
+                .iter()
+                .map(|(key, item)| Some((key.clone(), json_of(item)?)))
+                .collect::<Option<_>>()?,
+        ),
+    })
 }
 
 /// A MIME type from a file's extension, for the common images and text.

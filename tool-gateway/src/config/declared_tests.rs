@@ -45,6 +45,11 @@ name = "template-data"
 json = { id = "{id}", templateTest = true, data = "Data for ID: {id}" }
 
 [[resources]]
+uri = "test://dated"
+name = "dated"
+json = { on = 2026-11-27, n = [1, 2.5] }
+
+[[resources]]
 uri = "test://text/{id}"
 name = "text"
 text = "id={id} {"
@@ -77,6 +82,10 @@ async fn a_hostile_template_value_stays_in_its_place() {
         assert_eq!(json["data"], format!("Data for ID: {hostile}"));
         assert_eq!(json.as_object().unwrap().len(), 3);
     }
+    let ResourceBody::Text(dated) = read(&registry, "test://dated").await else {
+        panic!("not text");
+    };
+    assert_eq!(dated, r#"{"n":[1,2.5],"on":"2026-11-27"}"#);
     // In text, a value is copied once and never read for placeholders again.
     let ResourceBody::Text(text) = read(&registry, "test://text/%7Bid%7D").await else {
         panic!("not text");
