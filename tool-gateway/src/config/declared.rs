@@ -548,6 +548,18 @@ fn read_beside(files: &Files<'_>, file: &Path) -> Result<Vec<u8>, String> {
             "`{shown}` is not a regular file (a FIFO, device or directory): give a file"
         ));
     }
+    // A second name of a file (a hard link) could be a secret's under another path; the
+    // path checks above cannot see it, the link count can.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if metadata.nlink() > 1 {
+            return Err(format!(
+                "the file `{shown}` has {} names (hard links): a declared file must have one,                  so that it cannot be a secret file under another name; copy it",
+                metadata.nlink()
+            ));
+        }
+    }
     if metadata.len() > MAX_DECLARED_FILE_BYTES {
         return Err(format!(
             "the file `{shown}` has {} bytes, more than the {MAX_DECLARED_FILE_BYTES} a \

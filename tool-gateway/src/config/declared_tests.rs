@@ -218,6 +218,24 @@ fn a_fifo_is_refused_without_blocking() {
     assert!(error.contains("not a regular file"), "{error}");
 }
 
+/// A hard link inside the directory to a secret file (here the configuration's token file)
+/// is a second path the path checks cannot recognise: a file with two names is refused.
+#[cfg(unix)]
+#[test]
+fn a_hard_link_to_a_secret_is_refused() {
+    let dir = dir("hardlink");
+    std::fs::write(dir.join("token.txt"), "s3cret").unwrap();
+    std::fs::hard_link(dir.join("token.txt"), dir.join("notes.txt")).unwrap();
+    let error = load(
+        &dir,
+        "[[resources]]\nuri = \"test://x\"\nname = \"x\"\nfile = \"notes.txt\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("gateway.toml:1:"), "{error}");
+    assert!(error.contains("hard links"), "{error}");
+}
+
 #[test]
 fn two_resources_at_one_uri_name_both_lines() {
     let dir = dir("twice");
