@@ -353,6 +353,9 @@ impl McpServer {
         request: &CompleteRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
+        // A completion may run long (async, a mounted server's): it counts like a read.
+        let _share = enter_share(&context.extensions)?;
+        let _running = self.calls.enter();
         let options = self.primitive_options(context)?;
         let reference = match &request.r#ref {
             Reference::Prompt(prompt) => CompletionReference::Prompt(prompt.name.clone()),
