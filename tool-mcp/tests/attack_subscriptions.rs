@@ -157,3 +157,25 @@ async fn a_closed_sessions_subscriptions_are_forgotten() {
     );
     http.shutdown();
 }
+
+/// A subscription keeps its URI for as long as the session lives: one of 100 KiB is refused
+/// (else a caller's 1,024 subscriptions could hold a 4 MiB request body each); one of
+/// 1 KiB is taken.
+#[tokio::test]
+async fn a_huge_uri_cannot_be_subscribed_to() {
+    let http = start().await;
+    let client = ().serve(StreamableHttpClientTransport::from_uri(http.url())).await.unwrap();
+    let huge = format!("notes://{}", "h".repeat(100 * 1024));
+    let refused = client
+        .subscribe(SubscribeRequestParams::new(huge))
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("at most"), "{refused}");
+    let fine = format!("notes://{}", "f".repeat(1024));
+    client
+        .subscribe(SubscribeRequestParams::new(fine))
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+    http.shutdown();
+}
