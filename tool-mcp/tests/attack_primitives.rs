@@ -11,19 +11,24 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 use toolwright_core::completion::{CompletionRequest, Completions};
-use toolwright_core::{Prompt, PromptArgument, SafetyLevel};
+use toolwright_core::{
+    Prompt, PromptArgument, Resource, ResourceRequest, SafetyLevel, Skill, SkillFile, ToolContext,
+};
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
 use toolwright_runtime::{Executor, ToolRegistry};
 
 const DEADLINE: Duration = Duration::from_secs(60);
 const MALLORY: &str = "mallory-completer-token-0123456789abcdef";
 const ALICE: &str = "alice-completer-token-0123456789abcdef";
+const CAUTIOUS: &str = "cautious-reader-token-0123456789abcdef";
 
 fn auth() -> AuthConfig {
     AuthConfig::new()
         .token(MALLORY, ["tools:safe"])
         .unwrap()
         .token(ALICE, ["tools:safe"])
+        .unwrap()
+        .token(CAUTIOUS, ["tools:cautious"])
         .unwrap()
 }
 
@@ -61,6 +66,37 @@ async fn start(gate: Arc<Gate>, options: HttpOptions) -> HttpServer {
         })
         .build()
         .unwrap();
+    // A skill whose `SKILL.md` only a cautious caller may read, and one anyone may.
+    for (name, safety) in [
+        ("internal", SafetyLevel::Cautious),
+        ("public", SafetyLevel::Safe),
+    ] {
+        let uri = format!("skill://{name}/SKILL.md");
+        let text = format!("---\nname: {name}\ndescription: The {name} skill.\n---\n");
+        let listed = rmcp::model::SkillResource::from_bytes(uri.clone(), text.as_bytes());
+        let file = SkillFile {
+            uri: uri.clone(),
+            mime_type: Some("text/markdown".to_owned()),
+            size: text.len() as u64,
+            digest: listed.digest,
+        };
+        let resource = Resource::builder("SKILL.md", uri.as_str())
+            .safety(safety)
+            .mime_type("text/markdown")
+            .handler(move |_: ResourceRequest, _: ToolContext| {
+                let text = text.clone();
+                async move { Ok::<_, toolwright_core::ToolError>(text) }
+            })
+            .build()
+            .unwrap();
+        registry.register_resource(resource).unwrap();
+        registry
+            .register_skill(Skill {
+                files: vec![file],
+                ..Skill::new(uri, name, format!("The {name} skill."))
+            })
+            .unwrap();
+    }
     registry.register_prompt(city).unwrap();
     registry.register_prompt(quick).unwrap();
     let executor = Executor::builder(Arc::new(registry))
@@ -252,5 +288,63 @@ async fn forged_list_cursors_are_refused() {
         Some(2),
         "{listed}"
     );
+    http.shutdown();
+}
+
+/// A token's ceiling hides a skill whose `SKILL.md` is above it, in `skills/list` and
+/// `skills/get` as in `resources/list` (its name, description and files are not shown).
+#[tokio::test]
+async fn a_skill_above_the_ceiling_is_not_listed_nor_got() {
+    let gate = Arc::new(Gate {
+        entered: AtomicUsize::new(0),
+        started: Notify::new(),
+        release: Notify::new(),
+    });
+    let http = start(gate, HttpOptions::new()).await;
+    let uris = |listed: &Value| -> Vec<String> {
+        let mut uris: Vec<String> = listed["result"]["skills"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{listed}"))
+            .iter()
+            .map(|s| s["uri"].as_str().unwrap().to_owned())
+            .collect();
+        uris.sort();
+        uris
+    };
+    let safe = send(&http, MALLORY, "skills/list", json!({})).await;
+    assert_eq!(uris(&safe), ["skill://public/SKILL.md"], "{safe}");
+    assert!(!safe.to_string().contains("internal"), "{safe}");
+    let got = send(
+        &http,
+        MALLORY,
+        "skills/get",
+        json!({"uri": "skill://internal/SKILL.md"}),
+    )
+    .await;
+    assert_eq!(got["error"]["code"], -32602, "{got}");
+    assert!(!got.to_string().contains("The internal skill"), "{got}");
+    let read = send(
+        &http,
+        MALLORY,
+        "resources/read",
+        json!({"uri": "skill://internal/SKILL.md"}),
+    )
+    .await;
+    assert!(read.get("error").is_some(), "{read}");
+
+    let cautious = send(&http, CAUTIOUS, "skills/list", json!({})).await;
+    assert_eq!(
+        uris(&cautious),
+        ["skill://internal/SKILL.md", "skill://public/SKILL.md"],
+        "{cautious}"
+    );
+    let got = send(
+        &http,
+        CAUTIOUS,
+        "skills/get",
+        json!({"uri": "skill://internal/SKILL.md"}),
+    )
+    .await;
+    assert!(got.to_string().contains("The internal skill"), "{got}");
     http.shutdown();
 }
