@@ -9,13 +9,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    ErrorData, ListResourcesResult, ListSkillsResult, PaginatedRequestParams,
+    CompleteRequestParams, CompleteResult, CompletionInfo, ErrorData, ListPromptsResult,
+    ListResourcesResult, ListSkillsResult, PaginatedRequestParams, Prompt, PromptArgument,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, ServerCapabilities, ServerConfig, Skill, SkillFrontmatter, SkillResource,
     SkillResources,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
+use toolwright_core::CompletionRequest;
 use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream, mounted_uri};
 use toolwright_runtime::{ToolFilter, ToolRegistry};
 
@@ -49,6 +51,8 @@ impl ServerHandler for Dots {
             ServerCapabilities::builder()
                 .enable_resources()
                 .enable_skills()
+                .enable_prompts()
+                .enable_completions()
                 .build(),
         );
         info.server_info.name = "dots".into();
@@ -73,6 +77,32 @@ impl ServerHandler for Dots {
             SkillResources::Files(vec![SkillResource::from_bytes(ok, OK_MD.as_bytes())]),
         ));
         Ok(ListSkillsResult::with_all_items(skills))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let mut x = PromptArgument::new("x");
+        x.required = Some(false);
+        Ok(ListPromptsResult::with_all_items(vec![
+            Prompt::new("evil\u{1b}[31m", Some("ANSI in the name".to_owned()), None),
+            Prompt::new("re\u{202e}verse", Some("bidi in the name".to_owned()), None),
+            Prompt::new("nul\u{0}name", Some("NUL in the name".to_owned()), None),
+            Prompt::new("ok", Some("Fine.".to_owned()), Some(vec![x])),
+        ]))
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        // A flood: far more values than MCP's 100 (built by hand: rmcp's constructor caps).
+        let mut info = CompletionInfo::default();
+        info.values = (0..100_000).map(|i| format!("v{i}")).collect();
+        Ok(CompleteResult::new(info))
     }
 
     async fn list_resources(
@@ -190,4 +220,49 @@ async fn skills_and_resources_climbing_out_of_the_namespace_are_not_mounted() {
         "{resources:?}"
     );
     assert_eq!(resources.len(), 2, "{resources:?}");
+}
+
+/// Prompt names with an escape sequence, a bidi override or a NUL are not mounted under
+/// any spelling that keeps them; a flood of 100,000 completion values reaches our client
+/// as MCP's 100 at most.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_prompt_names_and_completion_floods_are_tamed() {
+    let upstream = connect(Dots).await;
+    let registry = Arc::new(ToolRegistry::new());
+    let _mount = tokio::time::timeout(
+        DEADLINE,
+        registry.mount(&upstream, MountOptions::new("lib")),
+    )
+    .await
+    .expect("the mount hung")
+    .unwrap();
+    let names: Vec<String> = registry
+        .prompts(&ToolFilter::new())
+        .iter()
+        .map(|p| p.name().to_owned())
+        .collect();
+    for name in &names {
+        assert!(
+            !name.chars().any(|c| c.is_control()
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c)),
+            "{name:?}"
+        );
+    }
+    assert!(names.iter().any(|n| n == "lib_ok"), "{names:?}");
+    let ok = registry.prompt("lib_ok").unwrap();
+    let request = CompletionRequest {
+        argument: "x".into(),
+        value: String::new(),
+        context: Default::default(),
+    };
+    let completions = tokio::time::timeout(DEADLINE, ok.complete(&request).unwrap())
+        .await
+        .expect("the completion hung");
+    assert!(
+        completions.values.len() <= 100,
+        "{}",
+        completions.values.len()
+    );
+    assert!(completions.has_more);
 }
