@@ -24,9 +24,6 @@ use toolwright_runtime::executor::{CompletionReference, PrimitiveError};
 use crate::caller::{ceiling, enter_share, owner, principal};
 use crate::server::setup::McpServer;
 
-/// The longest URI a session may subscribe to, in bytes.
-const MAX_SUBSCRIBED_URI_BYTES: usize = 8 * 1024;
-
 /// One page of `items` from `cursor` (the offset the previous page's `nextCursor` gave),
 /// and the next page's cursor.
 pub(crate) fn page<T: Clone>(
@@ -320,17 +317,6 @@ impl McpServer {
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
                 "resources/subscribe: this server answers each request on its own (stateless) \
                  and cannot notify; read the resource again instead",
-                None,
-            ));
-        }
-        // Each subscription keeps its URI: a bound, or 1,024 URIs of a 4 MiB body each.
-        if uri.len() > MAX_SUBSCRIBED_URI_BYTES {
-            return Err(McpError::invalid_params(
-                format!(
-                    "resources/subscribe: the URI is {} bytes; at most {MAX_SUBSCRIBED_URI_BYTES} \
-                     can be subscribed to",
-                    uri.len()
-                ),
                 None,
             ));
         }
