@@ -229,7 +229,7 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.answer_subscribe(&request.uri, &context)
+        self.answer_subscribe(&request.uri, &context).await
     }
 
     #[allow(deprecated)] // legacy-only in rmcp, as `subscribe`
@@ -238,7 +238,7 @@ impl ServerHandler for McpServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.answer_unsubscribe(&request.uri);
+        self.answer_unsubscribe(&request.uri).await;
         Ok(())
     }
 

@@ -7,6 +7,16 @@
 //! subscription is refused at once, naming the limit and its value. A closed session's
 //! subscriptions leave both counts when its server value is dropped.
 //!
+//! A well-formed URI that names nothing (yet) is accepted and counted like any other: a
+//! resource may appear later (a mount's refresh), and a URI the caller may not read answers
+//! exactly as an unknown one (no existence leak). An update goes to a session only when its
+//! caller may read the URI at the time of the update.
+//!
+//! The resource's subscription hook (`ResourceBuilder::on_subscribe`) is told when a URI
+//! gains its first subscriber that may read it and after it loses its last subscriber, over
+//! every session of the server (a mounted upstream is subscribed once per URI). A URI's
+//! transitions are serialised by a gate of its own, so a slow hook holds up only its URI.
+//!
 //! One hub per server tells the sessions: the registry's `notify_resource_updated(uri)`
 //! becomes a notification to each open session subscribed to that URI, each in a task of
 //! its own (a client that does not read cannot hold up the others).
@@ -18,6 +28,7 @@ use rmcp::RoleServer;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::Peer;
 use tokio::sync::broadcast::error::RecvError;
+use toolwright_core::{Resource, Subscription};
 use toolwright_runtime::ToolRegistry;
 
 /// URIs one session may subscribe to, unless the server is told otherwise.
@@ -26,7 +37,10 @@ pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION: usize = 256;
 /// URIs one caller may subscribe to over all its sessions, unless told otherwise.
 pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_PRINCIPAL: usize = 1024;
 
-/// Why a subscription was refused: which pool is full.
+/// Whether a session's caller may read a URI now (checked at each update).
+pub(crate) type MayRead = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// Why a subscription was refused: which pool is full, or the resource said no.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum SubscribeRefused {
     /// The session holds its share.
@@ -47,6 +61,14 @@ pub(crate) enum SubscribeRefused {
         /// The limit.
         max: usize,
     },
+    /// The resource's subscription hook refused (or failed): nothing would send updates.
+    #[error("the resource `{uri}` cannot be watched now: {reason}; read it again instead")]
+    Hook {
+        /// The URI.
+        uri: String,
+        /// What the hook said.
+        reason: String,
+    },
 }
 
 /// One session's subscriptions; dropped with the session's server value.
@@ -59,7 +81,10 @@ pub(crate) struct SessionSubscriptions {
 struct SessionState {
     peer: Option<Peer<RoleServer>>,
     owner: Option<String>,
+    may_read: Option<MayRead>,
     uris: HashSet<String>,
+    /// Subscriptions reserved while their hook runs (counted against the session's limit).
+    pending: usize,
 }
 
 impl SessionSubscriptions {
@@ -71,10 +96,41 @@ impl SessionSubscriptions {
 impl Drop for SessionSubscriptions {
     fn drop(&mut self) {
         let state = std::mem::take(&mut *self.lock());
-        if let (Some(hub), Some(owner)) = (self.hub.upgrade(), state.owner) {
-            hub.release(&owner, state.uris.len());
+        let Some(hub) = self.hub.upgrade() else {
+            return;
+        };
+        if let Some(owner) = &state.owner {
+            hub.release(owner, state.uris.len());
+        }
+        if state.uris.is_empty() {
+            return;
+        }
+        // The URIs this session was the last subscriber of lose their hook's subscription.
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    for uri in state.uris {
+                        hub.leave(&uri, None).await;
+                    }
+                });
+            }
+            Err(_) => tracing::warn!(
+                uris = state.uris.len(),
+                "a session closed outside a runtime: its resources' subscription hooks are \
+                 not told"
+            ),
         }
     }
+}
+
+/// Who watches one URI.
+#[derive(Default)]
+struct Watched {
+    /// The sessions subscribed (entries of closed sessions are dropped when seen).
+    sessions: Vec<Weak<SessionSubscriptions>>,
+    /// The resource whose hook was told `Started` for this URI (told `Ended` after the last
+    /// subscriber leaves).
+    hooked: Option<Resource>,
 }
 
 /// Every session's subscriptions, over every clone of a server.
@@ -88,8 +144,10 @@ pub(crate) struct SubscriptionHub {
 struct HubState {
     /// Whether the task that listens to the registry runs (started by the first subscription).
     started: bool,
-    /// Who is subscribed to each URI (entries of closed sessions are dropped when seen).
-    by_uri: HashMap<String, Vec<Weak<SessionSubscriptions>>>,
+    /// Who is subscribed to each URI.
+    by_uri: HashMap<String, Watched>,
+    /// One gate per URI in transition (subscribe, unsubscribe, a session's close).
+    gates: HashMap<String, Arc<tokio::sync::Mutex<()>>>,
     /// URIs subscribed per caller, over its sessions.
     per_owner: HashMap<String, usize>,
 }
@@ -100,6 +158,19 @@ impl Default for SubscriptionHub {
             DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
             DEFAULT_MAX_SUBSCRIPTIONS_PER_PRINCIPAL,
         )
+    }
+}
+
+/// Runs a hook in a task of its own: a panic becomes a refusal, not a crash.
+async fn run_hook(resource: &Resource, uri: &str, change: Subscription) -> Result<(), String> {
+    let Some(hook) = resource.subscription_changed(uri, change) else {
+        return Ok(());
+    };
+    match tokio::spawn(hook).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(joined) if joined.is_panic() => Err("its subscription hook panicked".to_owned()),
+        Err(_) => Err("its subscription hook was cancelled".to_owned()),
     }
 }
 
@@ -140,41 +211,108 @@ impl SubscriptionHub {
         }
     }
 
-    /// Subscribes `session` (of `owner`, told through `peer`) to `uri`. Subscribing again
-    /// to a URI it has is a no-op.
-    pub(crate) fn subscribe(
+    /// `uri`'s gate (created when none is open).
+    fn gate(&self, uri: &str) -> Arc<tokio::sync::Mutex<()>> {
+        Arc::clone(self.lock().gates.entry(uri.to_owned()).or_default())
+    }
+
+    /// Drops `uri`'s gate when nobody else holds or waits on it.
+    fn close_gate(&self, uri: &str, gate: Arc<tokio::sync::Mutex<()>>) {
+        let mut state = self.lock();
+        // Ours and the map's: nobody else waits.
+        if Arc::strong_count(&gate) <= 2 {
+            state.gates.remove(uri);
+        }
+    }
+
+    /// Subscribes `session` (of `owner`, told through `peer`, reading what `may_read` says)
+    /// to `uri`; `readable` is the resource the caller may read there, if any (whose hook
+    /// is told when it is the URI's first such subscriber). Subscribing again to a URI it
+    /// has is a no-op.
+    pub(crate) async fn subscribe(
         self: &Arc<Self>,
         registry: &Arc<ToolRegistry>,
         session: &Arc<SessionSubscriptions>,
         owner: &str,
         peer: Peer<RoleServer>,
         uri: &str,
+        may_read: MayRead,
+        readable: Option<Resource>,
     ) -> Result<(), SubscribeRefused> {
-        // Lock order: the session, then the hub (`Drop` takes them one after the other).
+        let gate = self.gate(uri);
+        let turn = gate.lock().await;
+        let subscribed = self
+            .subscribe_in_turn(registry, session, owner, peer, uri, may_read, readable)
+            .await;
+        drop(turn);
+        self.close_gate(uri, gate);
+        subscribed
+    }
+
+    #[allow(clippy::too_many_arguments)] // `subscribe`'s, under its gate
+    async fn subscribe_in_turn(
+        self: &Arc<Self>,
+        registry: &Arc<ToolRegistry>,
+        session: &Arc<SessionSubscriptions>,
+        owner: &str,
+        peer: Peer<RoleServer>,
+        uri: &str,
+        may_read: MayRead,
+        readable: Option<Resource>,
+    ) -> Result<(), SubscribeRefused> {
+        // Reserve a place in both pools (lock order: the session, then the hub, as `Drop`).
+        let hook = {
+            let mut mine = session.lock();
+            if mine.uris.contains(uri) {
+                return Ok(());
+            }
+            if mine.uris.len() + mine.pending >= self.max_per_session {
+                return Err(SubscribeRefused::Session {
+                    max: self.max_per_session,
+                });
+            }
+            let mut state = self.lock();
+            let held = state.per_owner.entry(owner.to_owned()).or_insert(0);
+            if *held >= self.max_per_principal {
+                return Err(SubscribeRefused::Principal {
+                    max: self.max_per_principal,
+                });
+            }
+            *held += 1;
+            mine.pending += 1;
+            let hooked = state
+                .by_uri
+                .get(uri)
+                .is_some_and(|watched| watched.hooked.is_some());
+            readable.filter(|resource| !hooked && resource.has_subscription_hook())
+        };
+        // The first subscriber that may read the URI: the hook subscribes where updates
+        // come from; its refusal is this subscription's (the caller may read it: no leak).
+        if let Some(resource) = &hook
+            && let Err(reason) = run_hook(resource, uri, Subscription::Started).await
+        {
+            session.lock().pending -= 1;
+            self.release(owner, 1);
+            tracing::warn!(uri, %reason, "a resource's subscription hook refused");
+            return Err(SubscribeRefused::Hook {
+                uri: toolwright_names::escape::escape(uri).into_owned(),
+                reason,
+            });
+        }
         let mut mine = session.lock();
-        if mine.uris.contains(uri) {
-            return Ok(());
-        }
-        if mine.uris.len() >= self.max_per_session {
-            return Err(SubscribeRefused::Session {
-                max: self.max_per_session,
-            });
-        }
-        let mut state = self.lock();
-        let held = state.per_owner.entry(owner.to_owned()).or_insert(0);
-        if *held >= self.max_per_principal {
-            return Err(SubscribeRefused::Principal {
-                max: self.max_per_principal,
-            });
-        }
-        *held += 1;
+        mine.pending -= 1;
         // A session's owner is its first subscriber's (a session belongs to one caller).
         mine.owner.get_or_insert_with(|| owner.to_owned());
         mine.peer = Some(peer);
+        mine.may_read = Some(may_read);
         mine.uris.insert(uri.to_owned());
-        let watchers = state.by_uri.entry(uri.to_owned()).or_default();
-        watchers.retain(|weak| weak.strong_count() > 0);
-        watchers.push(Arc::downgrade(session));
+        let mut state = self.lock();
+        let watched = state.by_uri.entry(uri.to_owned()).or_default();
+        watched.sessions.retain(|weak| weak.strong_count() > 0);
+        watched.sessions.push(Arc::downgrade(session));
+        if hook.is_some() {
+            watched.hooked = hook;
+        }
         if !state.started {
             state.started = true;
             let changes = registry.subscribe_changes();
@@ -184,53 +322,72 @@ impl SubscriptionHub {
     }
 
     /// Unsubscribes `session` from `uri` (a URI it has not subscribed to is a no-op).
-    pub(crate) fn unsubscribe(&self, session: &Arc<SessionSubscriptions>, uri: &str) {
-        let mut mine = session.lock();
-        if !mine.uris.remove(uri) {
-            return;
-        }
-        let owner = mine.owner.clone();
-        drop(mine);
-        let mut state = self.lock();
-        if let Some(watchers) = state.by_uri.get_mut(uri) {
-            watchers.retain(|weak| {
-                weak.upgrade()
-                    .is_some_and(|other| !Arc::ptr_eq(&other, session))
-            });
-            if watchers.is_empty() {
-                state.by_uri.remove(uri);
+    pub(crate) async fn unsubscribe(&self, session: &Arc<SessionSubscriptions>, uri: &str) {
+        let owner = {
+            let mut mine = session.lock();
+            if !mine.uris.remove(uri) {
+                return;
             }
-        }
-        drop(state);
+            mine.owner.clone()
+        };
         if let Some(owner) = owner {
             self.release(&owner, 1);
         }
+        self.leave(uri, Some(session)).await;
     }
 
-    /// The sessions to tell that `uri` changed: open, still subscribed.
+    /// Drops `session` (or closed sessions only, for `None`) from `uri`'s watchers; when
+    /// none is left, the hook that was told `Started` is told `Ended` (a failure logged).
+    async fn leave(&self, uri: &str, session: Option<&Arc<SessionSubscriptions>>) {
+        let gate = self.gate(uri);
+        let turn = gate.lock().await;
+        let ended = {
+            let mut state = self.lock();
+            match state.by_uri.get_mut(uri) {
+                None => None,
+                Some(watched) => {
+                    watched.sessions.retain(|weak| {
+                        weak.upgrade()
+                            .is_some_and(|other| session.is_none_or(|s| !Arc::ptr_eq(&other, s)))
+                    });
+                    if watched.sessions.is_empty() {
+                        state.by_uri.remove(uri).and_then(|watched| watched.hooked)
+                    } else {
+                        None
+                    }
+                }
+            }
+        };
+        if let Some(resource) = ended
+            && let Err(reason) = run_hook(&resource, uri, Subscription::Ended).await
+        {
+            tracing::warn!(uri, %reason, "a resource's subscription hook failed to end");
+        }
+        drop(turn);
+        self.close_gate(uri, gate);
+    }
+
+    /// The sessions to tell that `uri` changed: open, still subscribed, and whose caller
+    /// may read it now.
     fn peers_for(&self, uri: &str) -> Vec<Peer<RoleServer>> {
         let watchers: Vec<Arc<SessionSubscriptions>> = {
-            let mut state = self.lock();
-            let Some(watchers) = state.by_uri.get_mut(uri) else {
+            let state = self.lock();
+            let Some(watched) = state.by_uri.get(uri) else {
                 return Vec::new();
             };
-            watchers.retain(|weak| weak.strong_count() > 0);
-            let live = watchers.iter().filter_map(Weak::upgrade).collect();
-            if watchers.is_empty() {
-                state.by_uri.remove(uri);
-            }
-            live
+            watched.sessions.iter().filter_map(Weak::upgrade).collect()
         };
         watchers
             .iter()
             .filter_map(|session| {
-                let state = session.lock();
-                state
-                    .uris
-                    .contains(uri)
-                    .then(|| state.peer.clone())
-                    .flatten()
-                    .filter(|peer| !peer.is_transport_closed())
+                let (peer, may_read) = {
+                    let state = session.lock();
+                    if !state.uris.contains(uri) {
+                        return None;
+                    }
+                    (state.peer.clone()?, state.may_read.clone()?)
+                };
+                (!peer.is_transport_closed() && may_read(uri)).then_some(peer)
             })
             .collect()
     }
