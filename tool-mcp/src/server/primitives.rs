@@ -472,7 +472,6 @@ fn base64(bytes: Vec<u8>) -> String {
         .unwrap_or_default()
 }
 
-
 /// The longest URI a subscription may name (a subscription is memory the server keeps).
 const MAX_URI_LEN: usize = 4096;
 
