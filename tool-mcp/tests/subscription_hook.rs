@@ -213,3 +213,72 @@ async fn a_cautious_caller_starts_the_hidden_resources_hook() {
     client.cancel().await.unwrap();
     http.shutdown();
 }
+
+/// Opens a 2026-07-28 `subscriptions/listen` stream naming `uri` on a connection of its
+/// own, and reads up to its acknowledgment.
+async fn listen(http: &HttpServer, uri: &str) -> tokio::net::TcpStream {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": {
+            "notifications": {"resourceSubscriptions": [uri]},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "hook-test", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    })
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(http.local_addr())
+        .await
+        .unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 2048];
+    while !String::from_utf8_lossy(&seen).contains("subscriptions/acknowledged") {
+        let n = tokio::time::timeout(DEADLINE, stream.read(&mut buffer))
+            .await
+            .expect("no acknowledgment within the deadline")
+            .unwrap();
+        assert!(n > 0, "closed: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buffer[..n]);
+    }
+    stream
+}
+
+#[tokio::test]
+async fn a_listen_stream_counts_as_a_subscriber_while_it_lasts() {
+    let (tx, mut told) = mpsc::unbounded_channel();
+    let http = start(tx, SafetyLevel::Safe).await;
+    let stream = listen(&http, "feed://3").await;
+    assert_eq!(
+        next(&mut told).await,
+        ("feed://3".into(), Subscription::Started)
+    );
+    // A session's subscription of the same URI: not told again.
+    let client = connect(&http).await;
+    client
+        .subscribe(SubscribeRequestParams::new("feed://3"))
+        .await
+        .unwrap();
+    client
+        .unsubscribe(UnsubscribeRequestParams::new("feed://3"))
+        .await
+        .unwrap();
+    assert!(told.try_recv().is_err(), "told while the stream listens");
+    // The stream closes: the last subscriber is gone.
+    drop(stream);
+    assert_eq!(
+        next(&mut told).await,
+        ("feed://3".into(), Subscription::Ended)
+    );
+    client.cancel().await.unwrap();
+    http.shutdown();
+}

@@ -110,7 +110,7 @@ impl Drop for SessionSubscriptions {
             Ok(runtime) => {
                 runtime.spawn(async move {
                     for uri in state.uris {
-                        hub.leave(&uri, None).await;
+                        hub.leave(&uri).await;
                     }
                 });
             }
@@ -321,26 +321,72 @@ impl SubscriptionHub {
         Ok(())
     }
 
+    /// The subscriptions of a `subscriptions/listen` stream (2026-07-28), held while the
+    /// stream lasts: each of `uris` (with the resource its caller may read there) counts
+    /// as a subscriber for the hooks, in the caller's share. The stream sends its own
+    /// updates, so these are never told through a peer. A refusal (a full share, a hook's
+    /// no) is logged: the stream was already accepted, it just hears nothing of that URI.
+    pub(crate) async fn hold_for_stream(
+        self: &Arc<Self>,
+        registry: &Arc<ToolRegistry>,
+        owner: &str,
+        peer: Peer<RoleServer>,
+        uris: Vec<(String, Resource)>,
+    ) -> Arc<SessionSubscriptions> {
+        let held = self.session();
+        let never: MayRead = Arc::new(|_| false);
+        for (uri, resource) in uris {
+            let subscribed = self
+                .subscribe(
+                    registry,
+                    &held,
+                    owner,
+                    peer.clone(),
+                    &uri,
+                    Arc::clone(&never),
+                    Some(resource),
+                )
+                .await;
+            if let Err(refused) = subscribed {
+                tracing::warn!(%refused, "a listen stream's resource is not watched");
+            }
+        }
+        held
+    }
+
     /// Unsubscribes `session` from `uri` (a URI it has not subscribed to is a no-op).
     pub(crate) async fn unsubscribe(&self, session: &Arc<SessionSubscriptions>, uri: &str) {
+        let gate = self.gate(uri);
+        let turn = gate.lock().await;
+        // Under the gate: a subscription of the same URI in flight is before or after this.
         let owner = {
             let mut mine = session.lock();
-            if !mine.uris.remove(uri) {
-                return;
-            }
-            mine.owner.clone()
+            mine.uris.remove(uri).then(|| mine.owner.clone())
         };
         if let Some(owner) = owner {
-            self.release(&owner, 1);
+            if let Some(owner) = owner {
+                self.release(&owner, 1);
+            }
+            self.leave_in_turn(uri, Some(session)).await;
         }
-        self.leave(uri, Some(session)).await;
+        drop(turn);
+        self.close_gate(uri, gate);
+    }
+
+    /// A closed session's `uri`: its watcher entry goes, and the hook is told if it was the
+    /// last.
+    async fn leave(&self, uri: &str) {
+        let gate = self.gate(uri);
+        let turn = gate.lock().await;
+        self.leave_in_turn(uri, None).await;
+        drop(turn);
+        self.close_gate(uri, gate);
     }
 
     /// Drops `session` (or closed sessions only, for `None`) from `uri`'s watchers; when
     /// none is left, the hook that was told `Started` is told `Ended` (a failure logged).
-    async fn leave(&self, uri: &str, session: Option<&Arc<SessionSubscriptions>>) {
-        let gate = self.gate(uri);
-        let turn = gate.lock().await;
+    /// Called under `uri`'s gate.
+    async fn leave_in_turn(&self, uri: &str, session: Option<&Arc<SessionSubscriptions>>) {
         let ended = {
             let mut state = self.lock();
             match state.by_uri.get_mut(uri) {
@@ -363,8 +409,6 @@ impl SubscriptionHub {
         {
             tracing::warn!(uri, %reason, "a resource's subscription hook failed to end");
         }
-        drop(turn);
-        self.close_gate(uri, gate);
     }
 
     /// The sessions to tell that `uri` changed: open, still subscribed, and whose caller
