@@ -558,6 +558,38 @@ fn description(server: &str, namespace: &str, upstream_name: &str, own: Option<&
     text
 }
 
+/// One subscription of our `uri` more (`start`) or less, counted per upstream URI: the
+/// first subscribes upstream, the last unsubscribes ([`Mount::subscribe`], and the hook of
+/// a mounted resource, which `McpServer` tells once per URI over its sessions).
+pub(super) async fn forward_subscription(
+    upstream: &Upstream,
+    subscriptions: &Subscriptions,
+    namespace: &str,
+    uri: &str,
+    start: bool,
+) -> Result<(), UpstreamError> {
+    let theirs = upstream_uri(namespace, uri).ok_or_else(|| UpstreamError::NotMounted {
+        uri: toolwright_names::escape::escape(uri).into_owned(),
+        namespace: namespace.to_owned(),
+    })?;
+    // An upstream that does not take subscriptions sends no updates: counted only.
+    if start {
+        if subscriptions.add(&theirs) && upstream.declared().subscribe {
+            let subscribed = upstream.subscribe(&theirs, true).await;
+            if let Err(error) = subscribed {
+                subscriptions.remove(&theirs);
+                return Err(upstream.request_error("resources/subscribe", error));
+            }
+        }
+    } else if subscriptions.remove(&theirs) && upstream.declared().subscribe {
+        upstream
+            .subscribe(&theirs, false)
+            .await
+            .map_err(|error| upstream.request_error("resources/unsubscribe", error))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -619,36 +651,4 @@ mod tests {
             SafetyLevel::Dangerous
         );
     }
-}
-
-/// One subscription of our `uri` more (`start`) or less, counted per upstream URI: the
-/// first subscribes upstream, the last unsubscribes ([`Mount::subscribe`], and the hook of
-/// a mounted resource, which `McpServer` tells once per URI over its sessions).
-pub(super) async fn forward_subscription(
-    upstream: &Upstream,
-    subscriptions: &Subscriptions,
-    namespace: &str,
-    uri: &str,
-    start: bool,
-) -> Result<(), UpstreamError> {
-    let theirs = upstream_uri(namespace, uri).ok_or_else(|| UpstreamError::NotMounted {
-        uri: toolwright_names::escape::escape(uri).into_owned(),
-        namespace: namespace.to_owned(),
-    })?;
-    // An upstream that does not take subscriptions sends no updates: counted only.
-    if start {
-        if subscriptions.add(&theirs) && upstream.declared().subscribe {
-            let subscribed = upstream.subscribe(&theirs, true).await;
-            if let Err(error) = subscribed {
-                subscriptions.remove(&theirs);
-                return Err(upstream.request_error("resources/subscribe", error));
-            }
-        }
-    } else if subscriptions.remove(&theirs) && upstream.declared().subscribe {
-        upstream
-            .subscribe(&theirs, false)
-            .await
-            .map_err(|error| upstream.request_error("resources/unsubscribe", error))?;
-    }
-    Ok(())
 }

@@ -345,10 +345,12 @@ impl McpServer {
             .subscribe(
                 self.executor.registry(),
                 &self.subscriptions,
-                owner,
-                context.peer.clone(),
+                crate::server::subscriptions::Subscriber {
+                    owner,
+                    peer: context.peer.clone(),
+                    may_read,
+                },
                 uri,
-                may_read,
                 readable,
             )
             .await

@@ -40,6 +40,17 @@ pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_PRINCIPAL: usize = 1024;
 /// Whether a session's caller may read a URI now (checked at each update).
 pub(crate) type MayRead = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
+/// Who subscribes: its caller (whose share it counts in), how it is told, and what it may
+/// read.
+pub(crate) struct Subscriber<'a> {
+    /// The caller's pool key.
+    pub(crate) owner: &'a str,
+    /// The session's peer.
+    pub(crate) peer: Peer<RoleServer>,
+    /// Checked at each update.
+    pub(crate) may_read: MayRead,
+}
+
 /// Why a subscription was refused: which pool is full, or the resource said no.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum SubscribeRefused {
@@ -233,33 +244,33 @@ impl SubscriptionHub {
         self: &Arc<Self>,
         registry: &Arc<ToolRegistry>,
         session: &Arc<SessionSubscriptions>,
-        owner: &str,
-        peer: Peer<RoleServer>,
+        subscriber: Subscriber<'_>,
         uri: &str,
-        may_read: MayRead,
         readable: Option<Resource>,
     ) -> Result<(), SubscribeRefused> {
         let gate = self.gate(uri);
         let turn = gate.lock().await;
         let subscribed = self
-            .subscribe_in_turn(registry, session, owner, peer, uri, may_read, readable)
+            .subscribe_in_turn(registry, session, subscriber, uri, readable)
             .await;
         drop(turn);
         self.close_gate(uri, gate);
         subscribed
     }
 
-    #[allow(clippy::too_many_arguments)] // `subscribe`'s, under its gate
     async fn subscribe_in_turn(
         self: &Arc<Self>,
         registry: &Arc<ToolRegistry>,
         session: &Arc<SessionSubscriptions>,
-        owner: &str,
-        peer: Peer<RoleServer>,
+        subscriber: Subscriber<'_>,
         uri: &str,
-        may_read: MayRead,
         readable: Option<Resource>,
     ) -> Result<(), SubscribeRefused> {
+        let Subscriber {
+            owner,
+            peer,
+            may_read,
+        } = subscriber;
         // Reserve a place in both pools (lock order: the session, then the hub, as `Drop`).
         let hook = {
             let mut mine = session.lock();
@@ -340,10 +351,12 @@ impl SubscriptionHub {
                 .subscribe(
                     registry,
                     &held,
-                    owner,
-                    peer.clone(),
+                    Subscriber {
+                        owner,
+                        peer: peer.clone(),
+                        may_read: Arc::clone(&never),
+                    },
                     &uri,
-                    Arc::clone(&never),
                     Some(resource),
                 )
                 .await;
