@@ -282,3 +282,36 @@ async fn a_listen_stream_counts_as_a_subscriber_while_it_lasts() {
     client.cancel().await.unwrap();
     http.shutdown();
 }
+
+#[tokio::test]
+async fn a_resource_that_appears_after_its_subscription_starts_its_hook() {
+    let (tx, mut told) = mpsc::unbounded_channel();
+    let registry = Arc::new(ToolRegistry::new());
+    let http = McpServer::new(Executor::builder(Arc::clone(&registry)).build())
+        .serve_http(([127, 0, 0, 1], 0).into())
+        .await
+        .unwrap();
+    let client = connect(&http).await;
+    // Nothing there yet (a mount not refreshed yet): accepted, nobody to tell.
+    client
+        .subscribe(SubscribeRequestParams::new("feed://late"))
+        .await
+        .unwrap();
+    assert!(told.try_recv().is_err());
+    // The resource appears: its hook is told for the waiting subscriber.
+    registry.register_resource(feed(tx)).unwrap();
+    assert_eq!(
+        next(&mut told).await,
+        ("feed://late".into(), Subscription::Started)
+    );
+    client
+        .unsubscribe(UnsubscribeRequestParams::new("feed://late"))
+        .await
+        .unwrap();
+    assert_eq!(
+        next(&mut told).await,
+        ("feed://late".into(), Subscription::Ended)
+    );
+    client.cancel().await.unwrap();
+    http.shutdown();
+}

@@ -339,7 +339,7 @@ impl McpServer {
         let readable = self.executor.readable_resource(uri, &options);
         let executor = self.executor.clone();
         let may_read: crate::server::subscriptions::MayRead =
-            Arc::new(move |uri| executor.may_read_resource(uri, &options));
+            Arc::new(move |uri| executor.readable_resource(uri, &options));
         let owner = owner(principal(&context.extensions));
         self.subscription_hub
             .subscribe(

@@ -14,7 +14,8 @@
 //!
 //! The resource's subscription hook (`ResourceBuilder::on_subscribe`) is told when a URI
 //! gains its first subscriber that may read it and after it loses its last subscriber, over
-//! every session of the server (a mounted upstream is subscribed once per URI). A URI's
+//! every session of the server (a mounted upstream is subscribed once per URI); a URI
+//! subscribed before its resource appeared starts the hook when it appears. A URI's
 //! transitions are serialised by a gate of its own, so a slow hook holds up only its URI.
 //!
 //! One hub per server tells the sessions: the registry's `notify_resource_updated(uri)`
@@ -30,6 +31,7 @@ use rmcp::service::Peer;
 use tokio::sync::broadcast::error::RecvError;
 use toolwright_core::{Resource, Subscription};
 use toolwright_runtime::ToolRegistry;
+use toolwright_runtime::registry::{ChangeKind, Primitive};
 
 /// URIs one session may subscribe to, unless the server is told otherwise.
 pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION: usize = 256;
@@ -37,8 +39,9 @@ pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION: usize = 256;
 /// URIs one caller may subscribe to over all its sessions, unless told otherwise.
 pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_PRINCIPAL: usize = 1024;
 
-/// Whether a session's caller may read a URI now (checked at each update).
-pub(crate) type MayRead = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+/// The resource a session's caller may read at a URI now, if any (checked at each update,
+/// and when resources appear).
+pub(crate) type MayRead = Arc<dyn Fn(&str) -> Option<Resource> + Send + Sync>;
 
 /// Who subscribes: its caller (whose share it counts in), how it is told, and what it may
 /// read.
@@ -153,6 +156,8 @@ pub(crate) struct SubscriptionHub {
 
 #[derive(Default)]
 struct HubState {
+    /// Whether a task that starts the hooks of resources that appeared is due.
+    rehook_due: bool,
     /// Whether the task that listens to the registry runs (started by the first subscription).
     started: bool,
     /// Who is subscribed to each URI.
@@ -345,7 +350,7 @@ impl SubscriptionHub {
         uris: Vec<(String, Resource)>,
     ) -> Arc<SessionSubscriptions> {
         let held = self.session();
-        let never: MayRead = Arc::new(|_| false);
+        let never: MayRead = Arc::new(|_| None);
         for (uri, resource) in uris {
             let subscribed = self
                 .subscribe(
@@ -444,9 +449,62 @@ impl SubscriptionHub {
                     }
                     (state.peer.clone()?, state.may_read.clone()?)
                 };
-                (!peer.is_transport_closed() && may_read(uri)).then_some(peer)
+                (!peer.is_transport_closed() && may_read(uri).is_some()).then_some(peer)
             })
             .collect()
+    }
+
+    /// Schedules [`rehook`](Self::rehook), once for any number of changes at once.
+    fn rehook_soon(self: &Arc<Self>) {
+        let mut state = self.lock();
+        if !state.rehook_due {
+            state.rehook_due = true;
+            tokio::spawn(Arc::clone(self).rehook());
+        }
+    }
+
+    /// Resources appeared (a mount's refresh, a registration): each watched URI whose hook
+    /// was never started starts it now, for its first subscriber that may read it. A
+    /// refusal is logged (the subscription was accepted before).
+    async fn rehook(self: Arc<Self>) {
+        let unhooked: Vec<String> = {
+            let mut state = self.lock();
+            state.rehook_due = false;
+            state
+                .by_uri
+                .iter()
+                .filter(|(_, watched)| watched.hooked.is_none())
+                .map(|(uri, _)| uri.clone())
+                .collect()
+        };
+        for uri in unhooked {
+            let gate = self.gate(&uri);
+            let turn = gate.lock().await;
+            let sessions: Vec<Arc<SessionSubscriptions>> = match self.lock().by_uri.get(&uri) {
+                Some(watched) if watched.hooked.is_none() => {
+                    watched.sessions.iter().filter_map(Weak::upgrade).collect()
+                }
+                _ => Vec::new(),
+            };
+            let resource = sessions.iter().find_map(|session| {
+                let may_read = session.lock().may_read.clone()?;
+                may_read(&uri).filter(Resource::has_subscription_hook)
+            });
+            if let Some(resource) = resource {
+                match run_hook(&resource, &uri, Subscription::Started).await {
+                    Ok(()) => {
+                        if let Some(watched) = self.lock().by_uri.get_mut(&uri) {
+                            watched.hooked = Some(resource);
+                        }
+                    }
+                    Err(reason) => {
+                        tracing::warn!(uri, %reason, "a resource's subscription hook refused")
+                    }
+                }
+            }
+            drop(turn);
+            self.close_gate(&uri, gate);
+        }
     }
 
     /// The watcher: each resource update of the registry goes to its subscribers. Ends
@@ -459,7 +517,17 @@ impl SubscriptionHub {
             let uri = match changes.recv().await {
                 Ok(change) => match crate::server::watch::updated_uri(&change) {
                     Some(uri) => uri.to_owned(),
-                    None => continue,
+                    None => {
+                        if change.primitive == Primitive::Resource
+                            && matches!(
+                                change.kind,
+                                ChangeKind::Added | ChangeKind::Enabled | ChangeKind::Replaced
+                            )
+                        {
+                            self.rehook_soon();
+                        }
+                        continue;
+                    }
                 },
                 // Missed updates cannot be named again; the next ones still go out.
                 Err(RecvError::Lagged(missed)) => {
@@ -467,6 +535,7 @@ impl SubscriptionHub {
                         missed,
                         "resource update notifications were missed (too many changes at once)"
                     );
+                    self.rehook_soon();
                     continue;
                 }
                 Err(RecvError::Closed) => break,
