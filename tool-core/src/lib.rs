@@ -62,7 +62,7 @@ pub use prompt::{
 };
 pub use resource::{
     IntoResourceContents, Resource, ResourceBody, ResourceBuilder, ResourceContents,
-    ResourceRequest, ResourceUri,
+    ResourceRequest, ResourceUri, Subscription,
 };
 pub use safety::{ParseSafetyLevelError, SafetyLevel};
 pub use skill::{Skill, SkillFile};

@@ -244,6 +244,19 @@ type ResourceHandler = Arc<
         + Sync,
 >;
 
+/// What a resource's subscription hook is told: its URI has its first subscriber, or lost
+/// its last one (over every session of a server).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Subscription {
+    /// The first subscriber of the URI arrived (a refusal refuses the subscription).
+    Started,
+    /// The last subscriber of the URI left (unsubscribed, or its session closed).
+    Ended,
+}
+
+type SubscribeHook =
+    Arc<dyn Fn(String, Subscription) -> BoxFuture<Result<(), ToolError>> + Send + Sync>;
+
 struct ResourceInner {
     uri: ResourceUri,
     name: String,
@@ -257,6 +270,7 @@ struct ResourceInner {
     source: ToolSource,
     handler: ResourceHandler,
     completions: BTreeMap<String, Completer>,
+    on_subscribe: Option<SubscribeHook>,
 }
 
 /// A resource at a fixed URI or under a template, with the handler that reads it. Cheap to
@@ -314,6 +328,7 @@ impl Resource {
             },
             handler: None,
             completions: BTreeMap::new(),
+            on_subscribe: None,
         }
     }
 
@@ -381,6 +396,7 @@ impl Resource {
                 tags: inner.tags.clone(),
                 source: inner.source.clone(),
                 completions: inner.completions.clone(),
+                on_subscribe: inner.on_subscribe.clone(),
                 handler: Arc::new(move |input, ctx: ToolContext| {
                     let mut state = ctx.state_map().clone();
                     state.insert_shared(Arc::clone(&instance));
@@ -435,6 +451,23 @@ impl Resource {
         Some(completer.complete(request))
     }
 
+    /// Tells its subscription hook that `uri` (one of its URIs) gained its first subscriber
+    /// or lost its last one; `None` when it has no hook (a subscription is then only
+    /// counted by the server). See [`ResourceBuilder::on_subscribe`].
+    pub fn subscription_changed(
+        &self,
+        uri: &str,
+        change: Subscription,
+    ) -> Option<BoxFuture<Result<(), ToolError>>> {
+        let hook = self.inner.on_subscribe.as_ref()?;
+        Some(hook(uri.to_owned(), change))
+    }
+
+    /// Whether it has a subscription hook ([`ResourceBuilder::on_subscribe`]).
+    pub fn has_subscription_hook(&self) -> bool {
+        self.inner.on_subscribe.is_some()
+    }
+
     /// The names of the variables with a completion function.
     pub fn completable_variables(&self) -> impl Iterator<Item = &str> {
         self.inner.completions.keys().map(String::as_str)
@@ -456,6 +489,7 @@ pub struct ResourceBuilder {
     source: ToolSource,
     handler: Option<ResourceHandler>,
     completions: BTreeMap<String, Completer>,
+    on_subscribe: Option<SubscribeHook>,
 }
 
 impl ResourceBuilder {
@@ -565,6 +599,45 @@ impl ResourceBuilder {
         self
     }
 
+    /// A hook told when one of its URIs gains its first subscriber
+    /// ([`Subscription::Started`]) and after it loses its last one ([`Subscription::Ended`]),
+    /// counted over every session of a server: what forwards a subscription once per URI
+    /// to where the updates come from (a mounted server). An error (or a panic) at
+    /// `Started` refuses the subscription, its message told to the client; at `Ended` it is
+    /// logged.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use toolwright_core::{Resource, Subscription};
+    ///
+    /// let watched = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&watched);
+    /// let feed = Resource::builder("feed", "feed://{id}")
+    ///     .handler(|_, _| async { Ok("...") })
+    ///     .on_subscribe(move |_uri: String, change: Subscription| {
+    ///         let counter = Arc::clone(&counter);
+    ///         async move {
+    ///             match change {
+    ///                 Subscription::Started => counter.fetch_add(1, Ordering::SeqCst),
+    ///                 Subscription::Ended => counter.fetch_sub(1, Ordering::SeqCst),
+    ///             };
+    ///             Ok(())
+    ///         }
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(feed.has_subscription_hook());
+    /// ```
+    pub fn on_subscribe<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(String, Subscription) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), ToolError>> + Send + 'static,
+    {
+        self.on_subscribe = Some(Arc::new(move |uri, change| Box::pin(hook(uri, change))));
+        self
+    }
+
     /// The resource.
     ///
     /// # Errors
@@ -655,6 +728,7 @@ impl ResourceBuilder {
                 source: self.source,
                 handler,
                 completions: self.completions,
+                on_subscribe: self.on_subscribe,
             }),
         })
     }

@@ -354,14 +354,76 @@ async fn subscriptions_are_a_pool_per_session_and_per_caller() {
 }
 
 #[tokio::test]
-async fn a_resource_above_the_ceiling_cannot_be_subscribed_to() {
-    let http = start(registry(), SafetyLevel::Safe, |s| s).await;
-    let client = connect(&http, Client::default()).await;
-    let error = client
+async fn a_hidden_resource_answers_a_subscription_as_an_unknown_one_and_is_never_told() {
+    let registry = registry();
+    let http = start(Arc::clone(&registry), SafetyLevel::Safe, |s| s).await;
+    let watcher = Client::default();
+    let client = connect(&http, watcher.clone()).await;
+    // Above the ceiling and unknown: the same answer (accepted, counted), no existence leak.
+    let hidden = client
         .subscribe(SubscribeRequestParams::new("vault://secrets"))
+        .await;
+    let unknown = client
+        .subscribe(SubscribeRequestParams::new("vault://nothing"))
+        .await;
+    assert_eq!(
+        (format!("{hidden:?}"), format!("{unknown:?}")),
+        ("Ok(())".to_owned(), "Ok(())".to_owned())
+    );
+    // Not a URI: refused as invalid, whatever it would name.
+    let error = client
+        .subscribe(SubscribeRequestParams::new("no scheme"))
         .await
         .unwrap_err();
-    assert_eq!(code(error), ErrorCode::RESOURCE_NOT_FOUND);
+    assert_eq!(code(error), ErrorCode::INVALID_PARAMS);
+    // The hidden one's update is not sent; the readable one's, sent after it, is the first.
+    client
+        .subscribe(SubscribeRequestParams::new("docs://readme"))
+        .await
+        .unwrap();
+    registry.notify_resource_updated("vault://secrets");
+    registry.notify_resource_updated("vault://nothing");
+    registry.notify_resource_updated("docs://readme");
+    tokio::time::timeout(Duration::from_secs(30), watcher.told.notified())
+        .await
+        .expect("no notifications/resources/updated within 30 s");
+    assert_eq!(*watcher.updated.lock().unwrap(), ["docs://readme"]);
+    client.cancel().await.unwrap();
+    http.shutdown();
+}
+
+#[tokio::test]
+async fn a_uri_that_appears_later_is_told_to_its_early_subscriber() {
+    let registry = Arc::new(ToolRegistry::new());
+    let http = start(Arc::clone(&registry), SafetyLevel::Safe, |s| s).await;
+    let watcher = Client::default();
+    let client = connect(&http, watcher.clone()).await;
+    client
+        .subscribe(SubscribeRequestParams::new("docs://readme"))
+        .await
+        .unwrap();
+    // Not readable yet (it does not exist): not told.
+    registry.notify_resource_updated("docs://readme");
+    registry.register_resource(readme()).unwrap();
+    registry.notify_resource_updated("docs://readme");
+    tokio::time::timeout(Duration::from_secs(30), watcher.told.notified())
+        .await
+        .expect("no notifications/resources/updated within 30 s");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    // The registration's own update (if any) and ours: both after it appeared.
+    while watcher.updated.lock().unwrap().is_empty() {
+        tokio::time::timeout_at(deadline, watcher.told.notified())
+            .await
+            .expect("no update within 30 s");
+    }
+    assert!(
+        watcher
+            .updated
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|uri| uri == "docs://readme")
+    );
     client.cancel().await.unwrap();
     http.shutdown();
 }

@@ -7,12 +7,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::Tool as McpTool;
 use serde_json::Value;
-use toolwright_core::{SafetyLevel, Tool};
+use toolwright_core::{SafetyLevel, Tool, ToolError};
 use toolwright_runtime::{RegisterOptions, ToolRegistry};
 
 use super::error::UpstreamError;
 use super::fingerprint::Fingerprint;
-use super::mountable::Context;
+use super::mountable::{Context, ForwardSubscription};
 use super::names::mounted_name;
 use super::options::MountOptions;
 use super::report::{
@@ -40,6 +40,8 @@ pub struct Mount {
     shelf: Mutex<Shelf>,
     /// The upstream's resources our clients subscribed to.
     subscriptions: Arc<Subscriptions>,
+    /// What mounted resources' subscription hooks call: [`forward_subscription`] here.
+    forward_subscription: ForwardSubscription,
     /// Held across a refresh, so two refreshes do not interleave their plans.
     refreshing: tokio::sync::Mutex<()>,
     report: MountReport,
@@ -87,6 +89,25 @@ impl MountUpstream for Arc<ToolRegistry> {
             Arc::downgrade(&subscriptions),
             options.namespace.clone(),
         ));
+        let forward_subscription: ForwardSubscription = {
+            let (upstream, subscriptions, namespace) = (
+                upstream.clone(),
+                Arc::clone(&subscriptions),
+                Arc::<str>::from(options.namespace.as_str()),
+            );
+            Arc::new(move |uri: String, start: bool| {
+                let (upstream, subscriptions, namespace) = (
+                    upstream.clone(),
+                    Arc::clone(&subscriptions),
+                    namespace.clone(),
+                );
+                Box::pin(async move {
+                    forward_subscription(&upstream, &subscriptions, &namespace, &uri, start)
+                        .await
+                        .map_err(|error| ToolError::new(error.to_string()))
+                })
+            })
+        };
         let mut mount = Mount {
             registry: self.clone(),
             upstream: upstream.clone(),
@@ -95,6 +116,7 @@ impl MountUpstream for Arc<ToolRegistry> {
             seen: Mutex::new(HashMap::new()),
             shelf: Mutex::new(Shelf::default()),
             subscriptions,
+            forward_subscription,
             refreshing: tokio::sync::Mutex::new(()),
             report: MountReport::default(),
         };
@@ -181,16 +203,14 @@ impl Mount {
     /// [`UpstreamError::NotMounted`] for a URI that is not in this mount's namespace;
     /// the upstream's error when it refuses (the subscription is then not counted).
     pub async fn subscribe(&self, uri: &str) -> Result<(), UpstreamError> {
-        let theirs = self.theirs(uri)?;
-        // An upstream that does not take subscriptions sends no updates: counted only.
-        if self.subscriptions.add(&theirs) && self.upstream.declared().subscribe {
-            let subscribed = self.upstream.subscribe(&theirs, true).await;
-            if let Err(error) = subscribed {
-                self.subscriptions.remove(&theirs);
-                return Err(self.upstream.request_error("resources/subscribe", error));
-            }
-        }
-        Ok(())
+        forward_subscription(
+            &self.upstream,
+            &self.subscriptions,
+            &self.options.namespace,
+            uri,
+            true,
+        )
+        .await
     }
 
     /// Ends one subscription of `uri` ([`subscribe`](Self::subscribe)); the last one
@@ -200,22 +220,14 @@ impl Mount {
     ///
     /// As [`subscribe`](Self::subscribe).
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), UpstreamError> {
-        let theirs = self.theirs(uri)?;
-        if self.subscriptions.remove(&theirs) && self.upstream.declared().subscribe {
-            self.upstream
-                .subscribe(&theirs, false)
-                .await
-                .map_err(|error| self.upstream.request_error("resources/unsubscribe", error))?;
-        }
-        Ok(())
-    }
-
-    /// The upstream's URI of our `uri`, when it is in this mount's namespace.
-    fn theirs(&self, uri: &str) -> Result<String, UpstreamError> {
-        upstream_uri(&self.options.namespace, uri).ok_or_else(|| UpstreamError::NotMounted {
-            uri: toolwright_names::escape::escape(uri).into_owned(),
-            namespace: self.options.namespace.clone(),
-        })
+        forward_subscription(
+            &self.upstream,
+            &self.subscriptions,
+            &self.options.namespace,
+            uri,
+            false,
+        )
+        .await
     }
 
     /// Removes every mounted tool from the registry, and every prompt, resource and skill
@@ -247,6 +259,7 @@ impl Mount {
                 upstream: &self.upstream,
                 options: &self.options,
                 declared: self.upstream.declared(),
+                forward_subscription: &self.forward_subscription,
             };
             report.primitives = Shelf::refresh(&self.shelf, &cx, self.options.limits()).await;
         }
@@ -543,6 +556,38 @@ fn description(server: &str, namespace: &str, upstream_name: &str, own: Option<&
         }
     }
     text
+}
+
+/// One subscription of our `uri` more (`start`) or less, counted per upstream URI: the
+/// first subscribes upstream, the last unsubscribes ([`Mount::subscribe`], and the hook of
+/// a mounted resource, which `McpServer` tells once per URI over its sessions).
+pub(super) async fn forward_subscription(
+    upstream: &Upstream,
+    subscriptions: &Subscriptions,
+    namespace: &str,
+    uri: &str,
+    start: bool,
+) -> Result<(), UpstreamError> {
+    let theirs = upstream_uri(namespace, uri).ok_or_else(|| UpstreamError::NotMounted {
+        uri: toolwright_names::escape::escape(uri).into_owned(),
+        namespace: namespace.to_owned(),
+    })?;
+    // An upstream that does not take subscriptions sends no updates: counted only.
+    if start {
+        if subscriptions.add(&theirs) && upstream.declared().subscribe {
+            let subscribed = upstream.subscribe(&theirs, true).await;
+            if let Err(error) = subscribed {
+                subscriptions.remove(&theirs);
+                return Err(upstream.request_error("resources/subscribe", error));
+            }
+        }
+    } else if subscriptions.remove(&theirs) && upstream.declared().subscribe {
+        upstream
+            .subscribe(&theirs, false)
+            .await
+            .map_err(|error| upstream.request_error("resources/unsubscribe", error))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use serde_json::Value;
 use toolwright_core::{
     CompletionRequest, Completions, Prompt, PromptArgument, PromptArguments, PromptMessage,
     PromptOutput, PromptRole, Resource, ResourceBody, ResourceContents, ResourceRequest,
-    SafetyLevel, Skill, SkillFile, ToolContext, ToolError,
+    SafetyLevel, Skill, SkillFile, Subscription, ToolContext, ToolError,
 };
 use toolwright_runtime::ToolRegistry;
 
@@ -36,7 +36,14 @@ pub(super) struct Context<'a> {
     pub(super) options: &'a MountOptions,
     /// What the upstream declared.
     pub(super) declared: Declared,
+    /// What a mounted resource's subscription hook forwards to (the mount's counting).
+    pub(super) forward_subscription: &'a ForwardSubscription,
 }
+
+/// Forwards one subscription of our URI more (`true`) or less, counted by the mount: the
+/// first subscribes upstream, the last unsubscribes.
+pub(super) type ForwardSubscription =
+    Arc<dyn Fn(String, bool) -> toolwright_core::BoxFuture<Result<(), ToolError>> + Send + Sync>;
 
 impl Context<'_> {
     pub(super) fn namespace(&self) -> &str {
@@ -340,6 +347,12 @@ fn resource(cx: &Context<'_>, key: &str, shape: Shape<'_>) -> Result<Resource, S
             });
         }
     }
+    // Our first subscriber of a URI (over every session) subscribes upstream, our last
+    // unsubscribes.
+    let forward = Arc::clone(cx.forward_subscription);
+    builder = builder.on_subscribe(move |uri: String, change: Subscription| {
+        forward(uri, change == Subscription::Started)
+    });
     let verified = verified.map(Arc::new);
     builder
         .handler(move |request: ResourceRequest, ctx: ToolContext| {

@@ -113,6 +113,26 @@ impl ServerHandler for McpServer {
             .filter(|uri| ceiling.is_some() && self.executor.may_read_resource(uri, &options))
             .cloned()
             .collect();
+        // Held while the stream lasts: the readable URIs' subscription hooks (a mounted
+        // upstream subscribed once per URI over sessions and streams).
+        let hooked: Vec<(String, toolwright_core::Resource)> = readable
+            .iter()
+            .filter_map(|uri| {
+                let resource = self.executor.readable_resource(uri, &options)?;
+                resource
+                    .has_subscription_hook()
+                    .then(|| (uri.clone(), resource))
+            })
+            .collect();
+        let _held = self
+            .subscription_hub
+            .hold_for_stream(
+                self.executor.registry(),
+                crate::caller::owner(principal(&subscription.request_context().extensions)),
+                subscription.request_context().peer.clone(),
+                hooked,
+            )
+            .await;
         // Boxed, as `call_tool` (a stream lives long; its future need not be in every session).
         Box::pin(crate::server::listen::tool_changes(
             self.executor.registry(),
@@ -229,7 +249,7 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.answer_subscribe(&request.uri, &context)
+        self.answer_subscribe(&request.uri, &context).await
     }
 
     #[allow(deprecated)] // legacy-only in rmcp, as `subscribe`
@@ -238,7 +258,7 @@ impl ServerHandler for McpServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.answer_unsubscribe(&request.uri);
+        self.answer_unsubscribe(&request.uri).await;
         Ok(())
     }
 

@@ -306,8 +306,11 @@ impl McpServer {
         Ok(ReadResourceResult::new(contents).into())
     }
 
-    /// `resources/subscribe`: one more URI this session hears about, in its pools.
-    pub(crate) fn answer_subscribe(
+    /// `resources/subscribe`: one more URI this session hears about, in its pools. A
+    /// well-formed URI is accepted whether or not it names a resource this caller may read
+    /// now (one may appear later; a hidden one answers as an unknown one), and its updates
+    /// go out only while the caller may read it.
+    pub(crate) async fn answer_subscribe(
         &self,
         uri: &str,
         context: &RequestContext<RoleServer>,
@@ -320,22 +323,37 @@ impl McpServer {
                 None,
             ));
         }
-        // What the caller may not read, it may not watch (nor learn exists).
-        let options = self.primitive_options(context)?;
-        if !self.executor.may_read_resource(uri, &options) {
-            return Err(mcp_error(PrimitiveError::ResourceNotFound {
-                uri: uri.to_owned(),
-            }));
+        if !well_formed_uri(uri) {
+            return Err(McpError::invalid_params(
+                format!(
+                    "resources/subscribe: `{}` is not a URI (it needs a scheme, as `file:///a`, \
+                     at most {MAX_URI_LEN} bytes, no control characters)",
+                    toolwright_names::escape::escape(truncated(uri, 200))
+                ),
+                None,
+            ));
         }
+        let ceiling = ceiling(principal(&context.extensions))?;
+        // Without the request's cancellation: checked again at each update.
+        let options = CallOptions::new().max_safety(ceiling);
+        let readable = self.executor.readable_resource(uri, &options);
+        let executor = self.executor.clone();
+        let may_read: crate::server::subscriptions::MayRead =
+            Arc::new(move |uri| executor.readable_resource(uri, &options));
         let owner = owner(principal(&context.extensions));
         self.subscription_hub
             .subscribe(
                 self.executor.registry(),
                 &self.subscriptions,
-                owner,
-                context.peer.clone(),
+                crate::server::subscriptions::Subscriber {
+                    owner,
+                    peer: context.peer.clone(),
+                    may_read,
+                },
                 uri,
+                readable,
             )
+            .await
             .map_err(|refused| {
                 tracing::warn!(%refused, "refused a resource subscription");
                 McpError::new(rmcp::model::ErrorCode(-32000), refused.to_string(), None)
@@ -343,8 +361,10 @@ impl McpServer {
     }
 
     /// `resources/unsubscribe`.
-    pub(crate) fn answer_unsubscribe(&self, uri: &str) {
-        self.subscription_hub.unsubscribe(&self.subscriptions, uri);
+    pub(crate) async fn answer_unsubscribe(&self, uri: &str) {
+        self.subscription_hub
+            .unsubscribe(&self.subscriptions, uri)
+            .await;
     }
 
     /// `completion/complete`: values for a prompt's argument or a template's variable.
@@ -473,4 +493,23 @@ fn base64(bytes: Vec<u8>) -> String {
     toolwright_core::ResourceData::Blob(bytes)
         .blob_base64()
         .unwrap_or_default()
+}
+
+/// The longest URI a subscription may name (a subscription is memory the server keeps).
+const MAX_URI_LEN: usize = 4096;
+
+/// Whether `uri` may be subscribed to: a scheme, bounded, no control characters.
+fn well_formed_uri(uri: &str) -> bool {
+    uri.len() <= MAX_URI_LEN
+        && !uri.chars().any(char::is_control)
+        && toolwright_names::uri_template::has_scheme(uri)
+}
+
+/// At most `max` bytes of `text`, cut at a character boundary.
+fn truncated(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }

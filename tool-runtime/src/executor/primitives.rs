@@ -127,10 +127,24 @@ impl Executor {
 
     /// Whether `uri` names a resource this caller may read (what it may subscribe to).
     pub fn may_read_resource(&self, uri: &str, options: &CallOptions) -> bool {
+        self.readable_resource(uri, options).is_some()
+    }
+
+    /// The resource `uri` names that this caller may read, if any: the one a read would
+    /// run (what a subscription's hook belongs to).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new())).build();
+    /// assert!(executor.readable_resource("notes://1", &CallOptions::new()).is_none());
+    /// ```
+    pub fn readable_resource(&self, uri: &str, options: &CallOptions) -> Option<Resource> {
         self.inner
             .registry
             .resolve_resource_filtered(uri, &self.primitive_filter(options))
-            .is_some()
+            .map(|(resource, _)| resource)
     }
 
     /// Gets the prompt `name` with `arguments`, under the policy (offered, enabled,

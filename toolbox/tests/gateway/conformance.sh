@@ -27,7 +27,9 @@ everything="@modelcontextprotocol/server-everything@2026.8.31"
 # 0.1.16 (2025-06-18 / 2025-11-25: initialize, sessions).
 # resources-list, prompts-list, completion-complete: server-everything's resources, templates
 # and prompts mounted beside its tools (`everything+demo://...`, `everything_*`).
-pass_01=server-initialize,ping,tools-list,logging-set-level,server-sse-polling,server-sse-multiple-streams,dns-rebinding-protection,resources-list,prompts-list,completion-complete
+# resources-subscribe, -unsubscribe: the suite's own URI is accepted (a well-formed URI that
+# names nothing yet), as server-everything accepts any.
+pass_01=server-initialize,ping,tools-list,logging-set-level,server-sse-polling,server-sse-multiple-streams,dns-rebinding-protection,resources-list,prompts-list,completion-complete,resources-subscribe,resources-unsubscribe
 # 0.2 (requirements 2026-07-28: no initialize, no session; the gateway speaks it to the
 # client while server-everything, behind it, speaks 2025-11-25).
 pass_02=tools-list,server-sse-multiple-streams,sep-2164-resource-not-found,dns-rebinding-protection,input-required-result-unsupported-methods,http-header-validation,caching
