@@ -83,14 +83,15 @@ struct SealedState {
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum RoundError {
     #[error(
-        "the requestState of this call was not issued for it here (changed, expired, issued \
-         for another caller, another tool or other arguments, or under another key): call \
-         the tool again without requestState and inputResponses to be asked again"
+        "the requestState of this request was not issued for it here (changed, expired, \
+         issued for another caller, another tool, prompt or resource, other arguments, or \
+         under another key): send the request again without requestState and inputResponses \
+         to be asked again"
     )]
     Unverified,
     #[error(
-        "this requestState was already used once: call the tool again without requestState \
-         and inputResponses to be asked again"
+        "this requestState was already used once: send the request again without \
+         requestState and inputResponses to be asked again"
     )]
     Replayed,
     #[error("the requestState was not accepted: {0}")]
@@ -373,6 +374,36 @@ impl Binding {
                 "tool-mcp/rounds/v1 {}:{owner} {}:{tool} {arguments}",
                 owner.len(),
                 tool.len()
+            ),
+            owner: owner.to_owned(),
+        }
+    }
+
+    /// The binding of a `prompts/get`: the caller, the prompt and its arguments. It never
+    /// reads as a tool's (its text names the method where a tool's has a length), so a
+    /// state issued for a tool call, a prompt or a resource read answers only that.
+    pub(crate) fn for_prompt(
+        owner: Option<&str>,
+        prompt: &str,
+        arguments: &Map<String, Value>,
+    ) -> Self {
+        let arguments = digest(&canonical_json(&Value::Object(arguments.clone())));
+        Self::for_method(owner, "prompts/get", prompt, &arguments)
+    }
+
+    /// The binding of a `resources/read`: the caller and the exact URI (a template's
+    /// variables are in it).
+    pub(crate) fn for_resource(owner: Option<&str>, uri: &str) -> Self {
+        Self::for_method(owner, "resources/read", uri, &digest(uri))
+    }
+
+    fn for_method(owner: Option<&str>, method: &str, target: &str, arguments: &str) -> Self {
+        let owner = owner.unwrap_or("");
+        Binding {
+            associated_data: format!(
+                "tool-mcp/rounds/v1 {method} {}:{owner} {}:{target} {arguments}",
+                owner.len(),
+                target.len()
             ),
             owner: owner.to_owned(),
         }
