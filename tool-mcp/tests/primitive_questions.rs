@@ -79,9 +79,10 @@ async fn vault(ctx: &ToolContext, id: String) -> Result<String, ToolError> {
     })
 }
 
-/// A tool that asks the same question as the prompts, under the same key.
-#[tool]
-async fn topic_tool(ctx: &ToolContext) -> Result<String, ToolError> {
+/// A tool named as the prompt `summary`, asking the same question under the same key, with
+/// the same (no) arguments: only the method tells their states apart.
+#[tool(name = "summary")]
+async fn summary_tool(ctx: &ToolContext) -> Result<String, ToolError> {
     let answer = ctx
         .ask(Ask::form::<Topic>("Which topic?").key("topic"))
         .await?;
@@ -275,14 +276,14 @@ async fn a_tool_calls_state_replayed_on_prompts_get_is_refused() {
     let call = request(
         &server,
         "tools/call",
-        json!({"name": "topic_tool", "arguments": {}}),
-        "topic_tool",
+        json!({"name": "summary", "arguments": {}}),
+        "summary",
     )
     .await;
     let (asked, state) = questions(&call);
     assert_eq!(
         asked["topic"]["params"]["message"],
-        "Tool `topic_tool` asks: Which topic?"
+        "Tool `summary` asks: Which topic?"
     );
     let answer = json!({"topic": accept(json!({"topic": "tests"}))});
     let replayed = get_prompt(&server, "summary", json!({}), Some(&state), Some(answer)).await;
