@@ -3,7 +3,9 @@
 //! the skills extension (SEP-2640: `skills/list`, `skills/get`), in both protocol eras.
 //! The policy is the executor's (`Executor::get_prompt`, `read_resource`, `complete`); this
 //! module reads who asks (the caller's ceiling, its share of calls in flight), turns the
-//! model's values into rmcp's and the executor's refusals into MCP's error codes.
+//! model's values into rmcp's and the executor's refusals into MCP's error codes. A get's
+//! or a read's handler asks its user as a tool does: over the session (handshake era), or
+//! in the result with a sealed `requestState` (2026-07-28, `ask::rounds`).
 
 use std::sync::Arc;
 
