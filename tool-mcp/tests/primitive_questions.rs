@@ -79,6 +79,12 @@ async fn vault(ctx: &ToolContext, id: String) -> Result<String, ToolError> {
     })
 }
 
+/// A dangerous resource: its read needs the user's approval.
+#[resource(uri = "launch://codes", mime_type = "text/plain", safety = "dangerous")]
+fn launch_codes() -> &'static str {
+    "0000"
+}
+
 /// A tool named as the prompt `summary`, asking the same question under the same key, with
 /// the same (no) arguments: only the method tells their states apart.
 #[tool(name = "summary")]
@@ -231,6 +237,25 @@ async fn a_resource_read_asks_in_its_result_naming_the_uri() {
     let answer = json!({"unlock": accept(json!({"ok": true}))});
     let done = read(&server, "vault://7", Some(&state), Some(answer)).await;
     assert_eq!(done["result"]["contents"][0]["text"], "secret 7", "{done}");
+}
+
+#[tokio::test]
+async fn a_dangerous_read_is_approved_in_the_result_and_a_refusal_is_kept() {
+    let server = start().await;
+    let first = read(&server, "launch://codes", None, None).await;
+    let (asked, state) = questions(&first);
+    let [(key, question)] = <[(String, Value); 1]>::try_from(asked.into_iter().collect::<Vec<_>>())
+        .unwrap_or_else(|_| panic!("not one question: {first}"));
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    let approve = json!({key.clone(): accept(json!({"approve": true}))});
+    let done = read(&server, "launch://codes", Some(&state), Some(approve)).await;
+    assert_eq!(done["result"]["contents"][0]["text"], "0000", "{done}");
+
+    let (asked, state) = questions(&read(&server, "launch://codes", None, None).await);
+    let key = asked.keys().next().unwrap().clone();
+    let deny = json!({key: accept(json!({"approve": false}))});
+    let denied = read(&server, "launch://codes", Some(&state), Some(deny)).await;
+    assert!(refusal(&denied).contains("not approved"), "{denied}");
 }
 
 #[tokio::test]

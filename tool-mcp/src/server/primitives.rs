@@ -23,7 +23,7 @@ use toolwright_core::{CompletionRequest, PromptArguments, PromptRole, ResourceBo
 use toolwright_runtime::CallOptions;
 use toolwright_runtime::executor::{CompletionReference, PrimitiveError};
 
-use crate::ask::rounds::{Binding, Round, RoundError};
+use crate::ask::rounds::{Binding, Round, RoundApproval, RoundError};
 use crate::caller::{ceiling, enter_share, owner, principal};
 use crate::client::{Asker, McpClient};
 use crate::principal::Principal;
@@ -179,6 +179,26 @@ impl McpServer {
             self.client_for_call(context, round.clone())
                 .asking_for(asker),
         );
+        // Who approves a dangerous one: the caller, in the result of a 2026-07-28 request
+        // (never deferred to a task: a read has nothing to wait in), else as for a tool.
+        let principal = principal(&context.extensions);
+        let can_ask = principal.is_none_or(Principal::can_approve)
+            && self.options.elicitation
+            && context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        let approval = match &round {
+            Some(round) if can_ask => Some(CallOptions::new().approval(RoundApproval {
+                round: Arc::clone(round),
+            })),
+            _ => self.approval_for(context, principal, None),
+        };
+        let options = match approval {
+            Some(approval) => approval
+                .max_safety(ceiling(principal)?)
+                .cancellation(context.ct.clone()),
+            None => options,
+        };
         Ok(Running {
             options: options.shared_client(client.clone()),
             client,
