@@ -11,6 +11,7 @@
 mod common;
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use common::{message, post};
 use rmcp::model::{
@@ -24,6 +25,10 @@ use toolwright_core::client::Ask;
 use toolwright_core::{Elicitation, ToolContext, ToolError, prompt, resource, tool};
 use toolwright_mcp::{HttpServer, McpServer};
 use toolwright_runtime::{Executor, register_all_tools};
+
+/// Long enough for any machine; only so a regression (a run that does not stop at its
+/// question) fails instead of hanging.
+const DEADLINE: Duration = Duration::from_secs(120);
 
 /// A topic.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -119,12 +124,15 @@ async fn request(server: &HttpServer, method: &str, mut params: Value, name: &st
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
     });
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params});
-    let response = post(&reqwest::Client::new(), &server.url(), &body)
+    let sent = post(&reqwest::Client::new(), &server.url(), &body)
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", method)
         .header("mcp-name", name)
-        .send()
+        .timeout(DEADLINE)
+        .send();
+    let response = tokio::time::timeout(DEADLINE, sent)
         .await
+        .expect("no answer before the deadline")
         .unwrap();
     message(&response.text().await.unwrap())
 }
@@ -367,16 +375,22 @@ async fn over_a_session_a_prompt_and_a_resource_ask_as_requests_naming_themselve
     .await;
     let mut arguments = serde_json::Map::new();
     arguments.insert("tone".to_owned(), json!("kind"));
-    let got = client
-        .get_prompt(GetPromptRequestParams::new("review").with_arguments(arguments))
-        .await
-        .unwrap();
+    let got = tokio::time::timeout(
+        DEADLINE,
+        client.get_prompt(GetPromptRequestParams::new("review").with_arguments(arguments)),
+    )
+    .await
+    .expect("no answer before the deadline")
+    .unwrap();
     let text = serde_json::to_value(&got.messages[0]).unwrap();
     assert_eq!(text["content"]["text"], "Review tests, kind.", "{text}");
-    let contents = client
-        .read_resource(ReadResourceRequestParams::new("vault://3"))
-        .await
-        .unwrap();
+    let contents = tokio::time::timeout(
+        DEADLINE,
+        client.read_resource(ReadResourceRequestParams::new("vault://3")),
+    )
+    .await
+    .expect("no answer before the deadline")
+    .unwrap();
     let contents = serde_json::to_value(&contents).unwrap();
     assert_eq!(contents["contents"][0]["text"], "secret 3", "{contents}");
     assert_eq!(
