@@ -30,6 +30,10 @@ pub(crate) async fn mount_all(
     config: &GatewayConfig,
     registry: &Arc<ToolRegistry>,
 ) -> Result<Vec<Arc<Mount>>, UsageError> {
+    // The file's own resources and prompts first: an upstream's cannot take their places.
+    config
+        .register_declared(registry)
+        .map_err(|error| UsageError(error.to_string()))?;
     let mut mounts = Vec::new();
     for upstream in config.upstreams() {
         let mount = upstream

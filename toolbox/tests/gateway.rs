@@ -150,6 +150,24 @@ fn configuration_mistakes_are_refused_with_their_line_before_anything_starts() {
             "[[upstream]]\nnamespace = \"a\"\ncomand = \"x\"\n",
             ":3: unknown field `comand`",
         ),
+        // Declared resources and prompts (issue 39): checked at load too.
+        (
+            "[[resources]]\nuri = \"test://x\"\nname = \"x\"\ntxt = \"a\"\n",
+            ":4: unknown field `txt`",
+        ),
+        (
+            "[[resources]]\nuri = \"test://x\"\nname = \"x\"\nfile = \"no-such.png\"\n",
+            ":1: cannot read the file `no-such.png`",
+        ),
+        (
+            "[[resources]]\nuri = \"test://x\"\nname = \"x\"\ntext = \"a\"\n\n\
+             [[resources]]\nuri = \"test://x\"\nname = \"y\"\ntext = \"b\"\n",
+            ":6: resource `test://x` is already registered",
+        ),
+        (
+            "[[prompts]]\nname = \"p\"\nmessages = [{ text = \"{who}\" }]\n",
+            ":1: `text` uses `{who}`, which names no argument of the prompt",
+        ),
         (
             "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\n\n[[upstream]]\nnamespace = \"b\"\ncommand = \"y\"\nurl = \"http://127.0.0.1:9/mcp\"\n",
             ":5: an upstream is a `command` (stdio) or a `url` (HTTP), not both",

@@ -35,6 +35,99 @@ pub struct GatewayConfig {
     /// The serving program's own options (the CLI's `[serve]`); not read here.
     #[serde(default, rename = "serve")]
     pub(crate) _serve: Option<toml::Table>,
+    /// Resources declared in the file (`[[resources]]`).
+    #[serde(default)]
+    pub(crate) resources: Vec<toml::Spanned<ResourceConfig>>,
+    /// Prompts declared in the file (`[[prompts]]`).
+    #[serde(default)]
+    pub(crate) prompts: Vec<toml::Spanned<PromptConfig>>,
+    /// What `resources` and `prompts` became at load (their files read).
+    #[serde(skip)]
+    pub(crate) declared: Declared,
+}
+
+/// The declared resources and prompts, built at load.
+#[derive(Debug, Default)]
+pub(crate) struct Declared {
+    pub(crate) resources: Vec<toolwright_core::Resource>,
+    pub(crate) prompts: Vec<toolwright_core::Prompt>,
+}
+
+/// One `[[resources]]`: a fixed URI, or a template (`{var}`) whose `text` or `json` may use
+/// its variables; its body is exactly one of `text`, `json`, `file`, `base64`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResourceConfig {
+    pub(crate) uri: String,
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: Option<String>,
+    pub(crate) safety: Option<SafetyLevel>,
+    pub(crate) text: Option<String>,
+    pub(crate) json: Option<toml::Value>,
+    pub(crate) file: Option<PathBuf>,
+    pub(crate) base64: Option<String>,
+    /// A template variable's completions (`{ id = ["1", "2"] }`).
+    #[serde(default)]
+    pub(crate) completions: BTreeMap<String, Vec<String>>,
+}
+
+/// One `[[prompts]]`: its arguments and the messages it gives.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PromptConfig {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    #[serde(default)]
+    pub(crate) arguments: Vec<ArgumentConfig>,
+    pub(crate) messages: Vec<MessageConfig>,
+}
+
+/// An argument of a declared prompt.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ArgumentConfig {
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    #[serde(default)]
+    pub(crate) required: bool,
+    /// The values `completion/complete` offers (those starting with what was typed).
+    #[serde(default)]
+    pub(crate) completions: Vec<String>,
+}
+
+/// A message of a declared prompt: exactly one of `text`, `image`, `resource`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MessageConfig {
+    #[serde(default)]
+    pub(crate) role: RoleConfig,
+    pub(crate) text: Option<String>,
+    /// An image file, beside the configuration.
+    pub(crate) image: Option<PathBuf>,
+    /// The image's MIME type (by default from its extension).
+    pub(crate) mime_type: Option<String>,
+    pub(crate) resource: Option<EmbeddedConfig>,
+}
+
+/// Who says a message.
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum RoleConfig {
+    #[default]
+    User,
+    Assistant,
+}
+
+/// A resource embedded in a prompt's message: its URI (which may name arguments) and text.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EmbeddedConfig {
+    pub(crate) uri: String,
+    pub(crate) text: String,
+    pub(crate) mime_type: Option<String>,
 }
 
 /// What a confined stdio upstream may reach.

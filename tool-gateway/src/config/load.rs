@@ -11,6 +11,7 @@ use toolwright_core::SafetyLevel;
 use crate::upstream::{Fingerprint, MountOptions};
 
 use super::confine::resolve_sandbox;
+use super::declared::build;
 use super::error::ConfigError;
 use super::file::{GatewayConfig, OAuthConfig, UpstreamConfig, line_of};
 
@@ -127,6 +128,7 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
         }
         options(config).map_err(at)?;
     }
+    config.declared = build(&config, path, &text, base)?;
     config.refuse_replaceable_paths(path, &text)?;
     // A confined server must not see the file that holds the others' environments and
     // tokens, nor a token file.

@@ -35,12 +35,28 @@
 //!
 //! [serve]                           # the serving program's own options (the CLI's flags)
 //! max_safety = "cautious"
+//!
+//! # Resources and prompts of our own, served beside the tools
+//! # ([`GatewayConfig::register_declared`]); files are read once, from beside this file.
+//! [[resources]]
+//! uri = "notes://{id}"              # a template: `text` and `json` may use its variables
+//! name = "note"
+//! mime_type = "application/json"
+//! json = { id = "{id}", body = "Note {id}" }   # or text = "...", file = "a.png", base64 = "..."
+//! completions = { id = ["1", "2"] }
+//!
+//! [[prompts]]
+//! name = "greet"
+//! arguments = [{ name = "who", required = true, completions = ["world"] }]
+//! messages = [{ role = "user", text = "Say hello to {who}." }]
+//! # or image = "a.png", or resource = { uri = "{who}", text = "..." }
 //! ```
 
 // The layers, lowest first (no module imports one listed after it): error, file, confine,
-// refusals, load, checks, start.
+// refusals, declared, load, checks, start.
 mod checks;
 mod confine;
+mod declared;
 mod error;
 mod file;
 mod load;

@@ -29,6 +29,12 @@ fn scheme(uri: &str) -> Option<(&str, &str)> {
     valid.then_some((scheme, rest))
 }
 
+/// Whether `segment` is `.` or `..`, its dots percent-encoded or not (RFC 3986 §6.2.2.2).
+fn is_dot_segment(segment: &str) -> bool {
+    let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+    decoded == "." || decoded == ".."
+}
+
 /// The namespace as a URI scheme's prefix: `_` is not allowed in a scheme, `-` is.
 fn scheme_prefix(namespace: &str) -> String {
     namespace.replace('_', "-")
@@ -36,7 +42,8 @@ fn scheme_prefix(namespace: &str) -> String {
 
 /// The URI (or URI template) under which an upstream's resource `uri` is mounted in
 /// `namespace`; `None` when it has no scheme to prefix, holds characters a URI may not
-/// (controls, spaces), or is longer than 2048 bytes.
+/// (controls, spaces), is a `skill://` path with a `.` or `..` segment, or is longer than
+/// 2048 bytes.
 ///
 /// ```
 /// use toolwright_gateway::upstream::mounted_uri;
@@ -54,6 +61,11 @@ pub fn mounted_uri(namespace: &str, uri: &str) -> Option<String> {
     let (scheme, rest) = scheme(uri)?;
     if scheme.eq_ignore_ascii_case(SKILL) {
         let path = rest.strip_prefix("//")?;
+        // The namespace is only the first segment: a `.` or `..` segment (encoded or not)
+        // would climb out of it once a client resolves the path (ours: `skill://lib/../x`).
+        if path.split(['/', '?', '#']).any(is_dot_segment) {
+            return None;
+        }
         return Some(format!("{SKILL}://{namespace}/{path}"));
     }
     Some(format!("{}+{scheme}:{rest}", scheme_prefix(namespace)))

@@ -253,17 +253,17 @@ impl ServerHandler for McpServer {
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
-        self.answer_list_skills(request)
+        self.answer_list_skills(request, &context)
     }
 
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        self.answer_get_skill(&request)
+        self.answer_get_skill(&request, &context)
     }
     // ---- end prompts, resources, completion, skills ----
 

@@ -455,6 +455,9 @@ impl McpServer {
         request: &CompleteRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
+        // A completion may run long (async, a mounted server's): it counts like a read.
+        let _share = enter_share(&context.extensions)?;
+        let _running = self.calls.enter();
         let options = self.primitive_options(context)?;
         let reference = match &request.r#ref {
             Reference::Prompt(prompt) => CompletionReference::Prompt(prompt.name.clone()),
@@ -489,12 +492,15 @@ impl McpServer {
     pub(crate) fn answer_list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
+        context: &RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
+        let options = self.primitive_options(context)?;
         let skills: Vec<rmcp::model::Skill> = self
             .executor
             .registry()
             .skills()
             .iter()
+            .filter(|skill| self.may_see_skill(skill, &options))
             .map(mcp_skill)
             .collect();
         let cursor = request.and_then(|r| r.cursor);
@@ -508,11 +514,14 @@ impl McpServer {
     pub(crate) fn answer_get_skill(
         &self,
         request: &GetSkillRequestParams,
+        context: &RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
+        let options = self.primitive_options(context)?;
         let skill = self
             .executor
             .registry()
             .skill(&request.uri)
+            .filter(|skill| self.may_see_skill(skill, &options))
             .ok_or_else(|| {
                 McpError::invalid_params(
                     format!(
@@ -544,6 +553,18 @@ struct Running {
     options: CallOptions,
     client: Arc<McpClient>,
     round: Option<Arc<Round>>,
+}
+
+impl McpServer {
+    /// Whether the caller may see `skill`: a ceiling that hides its `SKILL.md` hides it (a
+    /// skill with no such resource registered is shown).
+    fn may_see_skill(&self, skill: &toolwright_core::Skill, options: &CallOptions) -> bool {
+        self.executor
+            .registry()
+            .resolve_resource(&skill.uri)
+            .is_none()
+            || self.executor.may_read_resource(&skill.uri, options)
+    }
 }
 
 /// A skill as the extension lists it: its `SKILL.md`'s URI, its frontmatter, its files.

@@ -72,6 +72,8 @@ impl Drop for SessionSubscriptions {
     fn drop(&mut self) {
         let state = std::mem::take(&mut *self.lock());
         if let (Some(hub), Some(owner)) = (self.hub.upgrade(), state.owner) {
+            // Forget this session's URIs now: else each URI ever watched stays in `by_uri`.
+            hub.forget(&state.uris);
             hub.release(&owner, state.uris.len());
         }
     }
@@ -128,6 +130,19 @@ impl SubscriptionHub {
             hub: Arc::downgrade(self),
             state: Mutex::default(),
         })
+    }
+
+    /// Drops the closed sessions' entries of `uris` (and a URI nobody watches any more).
+    fn forget(&self, uris: &HashSet<String>) {
+        let mut state = self.lock();
+        for uri in uris {
+            if let Some(watchers) = state.by_uri.get_mut(uri) {
+                watchers.retain(|weak| weak.strong_count() > 0);
+                if watchers.is_empty() {
+                    state.by_uri.remove(uri);
+                }
+            }
+        }
     }
 
     fn release(&self, owner: &str, count: usize) {

@@ -97,8 +97,9 @@ while [ $# -gt 0 ]; do
         --requirements=*) requirements="${1#--requirements=}"; shift ;;
         --extension) [ $# -ge 2 ] || fail "--extension needs a name"; extensions+=("$2"); shift 2 ;;
         --extension=*) extensions+=("${1#--extension=}"); shift ;;
-        --scenarios) [ $# -ge 2 ] || fail "--scenarios needs a list"; only="$2"; shift 2 ;;
-        --scenarios=*) only="${1#--scenarios=}"; shift ;;
+        # Repeated, the lists add up (one line of .ci/run per group of scenarios).
+        --scenarios) [ $# -ge 2 ] || fail "--scenarios needs a list"; only="${only:+$only,}$2"; shift 2 ;;
+        --scenarios=*) only="${only:+$only,}${1#--scenarios=}"; shift ;;
         --also) [ $# -ge 2 ] || fail "--also needs a list"; also="$2"; shift 2 ;;
         --also=*) also="${1#--also=}"; shift ;;
         --skip) [ $# -ge 2 ] || fail "--skip needs a list"; skip="$2"; shift 2 ;;
