@@ -89,7 +89,32 @@ pub(crate) struct McpClient {
     /// first question, and this is set when the round already holds every answer (the call
     /// then becomes a task).
     ask_first: Option<Arc<AtomicBool>>,
+    /// What kind of primitive asks: its questions are attributed to it.
+    asker: Asker,
 }
+
+/// What kind of primitive asks the user (the question says "Tool `x` asks", "Prompt `x`
+/// asks", "Resource `uri` asks").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Asker {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Asker {
+    fn label(self) -> &'static str {
+        match self {
+            Asker::Tool => "Tool",
+            Asker::Prompt => "Prompt",
+            Asker::Resource => "Resource",
+        }
+    }
+}
+
+/// The most characters of a name shown in a question's attribution: a resource URI comes
+/// from the client and may be long; the rest is cut, with `…`.
+const MAX_ASKER_CHARS: usize = 120;
 
 /// A notification queued for a session's peer, or a marker the sending task answers once
 /// everything queued before it is sent.
@@ -138,7 +163,14 @@ impl McpClient {
             sampling: capabilities.is_some_and(|c| c.sampling.is_some()),
             roots: capabilities.is_some_and(|c| c.roots.is_some()),
             ask_first: None,
+            asker: Asker::Tool,
         }
+    }
+
+    /// The same client for a prompt's or a resource's handler: its questions name it.
+    pub(crate) fn asking_for(mut self, asker: Asker) -> McpClient {
+        self.asker = asker;
+        self
     }
 
     /// The same client for a task tool that asks first: its run stops at its first
@@ -239,7 +271,7 @@ impl ClientPowers for McpClient {
         };
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
-            message: attributed(&request.tool, &request.message),
+            message: attributed(self.asker, &request.tool, &request.message),
             requested_schema: schema,
         };
         if let Some(round) = &self.round {
@@ -412,16 +444,18 @@ impl ClientPowers for McpClient {
 /// [`printable`](crate::approval::printable) shows text (line breaks and tabs kept, terminal
 /// escapes, bidirectional controls and invisible characters escaped), since it may quote a
 /// file or a model.
-fn attributed(tool: &str, message: &str) -> String {
+fn attributed(asker: Asker, name: &str, message: &str) -> String {
     let message = crate::ask::approval::printable(message);
-    if tool.is_empty() {
-        message.into_owned()
-    } else {
-        format!(
-            "Tool `{}` asks: {message}",
-            crate::ask::approval::printable(tool)
-        )
+    if name.is_empty() {
+        return message.into_owned();
     }
+    let mut shown: String = name.chars().take(MAX_ASKER_CHARS).collect();
+    if shown.len() < name.len() {
+        shown.push('…');
+    }
+    // Backticks would end the quote early: escaped like the other characters that mislead.
+    let shown = crate::ask::approval::printable(&shown).replace('`', "\\u{60}");
+    format!("{} `{shown}` asks: {message}", asker.label())
 }
 
 /// A client's error for a sampling request its user refused (the specification's example
@@ -587,13 +621,37 @@ mod tests {
 
     #[test]
     fn questions_are_attributed_to_their_tool() {
-        assert_eq!(attributed("deploy", "Where?"), "Tool `deploy` asks: Where?");
+        assert_eq!(
+            attributed(Asker::Tool, "deploy", "Where?"),
+            "Tool `deploy` asks: Where?"
+        );
+        assert_eq!(
+            attributed(Asker::Prompt, "review", "Which file?"),
+            "Prompt `review` asks: Which file?"
+        );
+        assert_eq!(
+            attributed(Asker::Resource, "notes://7", "Unlock?"),
+            "Resource `notes://7` asks: Unlock?"
+        );
+    }
+
+    #[test]
+    fn a_hostile_uri_is_escaped_and_cut_in_the_attribution() {
+        let uri = format!("notes://`x`\u{202e}{}", "a".repeat(500));
+        let shown = attributed(Asker::Resource, &uri, "Sure?");
+        assert!(
+            shown.starts_with("Resource `notes://\\u{60}x\\u{60}\\u{202e}aaa"),
+            "{shown}"
+        );
+        assert!(shown.ends_with("…` asks: Sure?"), "{shown}");
+        assert!(shown.chars().count() < 200, "{shown}");
     }
 
     #[test]
     fn a_hostile_question_shows_escaped() {
         assert_eq!(
             attributed(
+                Asker::Tool,
                 "deploy",
                 "Deploy to \u{202e}dorp\u{202c}?\u{200b}\u{e0041}\u{1b}[2K\u{2028}\nSure?"
             ),

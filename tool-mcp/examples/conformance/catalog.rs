@@ -1,8 +1,6 @@
 //! The resources, prompts and completions the suite's scenarios read, written with
-//! `#[resource]` and `#[prompt]` and served by the `McpServer` like the tools. One prompt
-//! stays hand-written in `main.rs`'s handler: the one that asks its caller first
-//! (`input-required-result-non-tool-request`), answered through the request's
-//! `inputResponses`.
+//! `#[resource]` and `#[prompt]` and served by the `McpServer` like the tools, the prompt
+//! that asks its caller first (`input-required-result-non-tool-request`) included.
 
 use toolwright_core::{
     CompletionRequest, Completions, Content, EmbeddedResource, PromptMessage, prompt, resource,
@@ -12,16 +10,6 @@ use super::*;
 
 pub(crate) fn parse<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
     serde_json::from_value(value).map_err(|error| McpError::internal_error(error.to_string(), None))
-}
-
-/// A complete result written as JSON: `resultType: "complete"` added, as MCP 2026-07-28
-/// wants on every result (rmcp's constructors set it, a result read from JSON has none;
-/// rmcp takes it off again for a client of an earlier revision).
-pub(crate) fn complete<T: DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
-    if let Some(result) = value.as_object_mut() {
-        result.insert("resultType".to_owned(), json!("complete"));
-    }
-    parse(value)
 }
 
 // ---- resources ----
@@ -123,11 +111,26 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
-/// A prompt that asks the user for its context
+/// The context the user gives a prompt.
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct UserContext {
+    /// The context the prompt should use
+    context: String,
+}
+
+/// A prompt that asks the user for its context first: a 2026-07-28 client gets the question
+/// in the result (key `user_context`) and repeats the request with the answer (scenario
+/// `input-required-result-non-tool-request`); a client of the handshake era is asked
+/// through its session.
 #[prompt]
-fn test_input_required_result_prompt() -> &'static str {
-    // Served by `main.rs`'s handler (it asks first); listed from here.
-    "Answer with the context the user gives."
+async fn test_input_required_result_prompt(ctx: &ToolContext) -> Result<String, ToolError> {
+    let question =
+        Ask::form::<UserContext>("What context should the prompt use?").key("user_context");
+    let context = match ctx.ask(question).await?.form::<UserContext>()? {
+        Elicitation::Accepted(UserContext { context }) => context,
+        other => format!("(none: {})", describe(other)),
+    };
+    Ok(format!("Answer with this context in mind: {context}"))
 }
 
 /// The prompt `test_trigger_prompt_change` adds and removes.
@@ -153,61 +156,4 @@ pub(crate) fn test_trigger_prompt_change(
         .register_prompt(prompt)
         .map_err(|error| ToolError::new(error.to_string()))?;
     Ok(format!("added `{CHANGING_PROMPT}`"))
-}
-
-/// The prompt that asks its caller a question first (scenario
-/// `input-required-result-non-tool-request`).
-pub(crate) const CONTEXT_PROMPT: &str = "test_input_required_result_prompt";
-
-/// [`CONTEXT_PROMPT`]: a 2026-07-28 client is asked for the context in the result
-/// (`InputRequiredResult`, key `user_context`) and repeats the request with the answer in
-/// `inputResponses`. Nothing is kept between the two: the answer is read as it comes.
-pub(crate) fn context_prompt(
-    request: &GetPromptRequestParams,
-) -> Result<GetPromptResponse, McpError> {
-    let Some(answer) = request
-        .input_responses
-        .as_ref()
-        .and_then(|responses| responses.get("user_context"))
-    else {
-        let question = json!({"user_context": {
-            "method": "elicitation/create",
-            "params": {
-                "mode": "form",
-                "message": "What context should the prompt use?",
-                "requestedSchema": {
-                    "type": "object",
-                    "properties": {"context": {"type": "string"}},
-                    "required": ["context"]
-                }
-            }
-        }});
-        return Ok(GetPromptResponse::InputRequired(
-            InputRequiredResult::from_input_requests(parse(question)?),
-        ));
-    };
-    let context = match answer.get("action").and_then(Value::as_str) {
-        Some("accept") => answer
-            .pointer("/content/context")
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                McpError::invalid_params(
-                    "the answer to `user_context` has no string `context`",
-                    None,
-                )
-            })?
-            .to_owned(),
-        Some(action) => format!("(none: the user chose {action})"),
-        None => {
-            return Err(McpError::invalid_params(
-                "the answer to `user_context` is not an elicitation result",
-                None,
-            ));
-        }
-    };
-    let text = format!("Answer with this context in mind: {context}");
-    let result = json!({"description": "A prompt with the user's context", "messages": [
-        {"role": "user", "content": {"type": "text", "text": text}}
-    ]});
-    Ok(complete::<GetPromptResult>(result)?.into())
 }

@@ -8,9 +8,8 @@
 //! cargo run -p toolwright-mcp --features http --example conformance -- 127.0.0.1:0   # prints its URL
 //! ```
 //!
-//! [`Conformance`] wraps the [`McpServer`]: everything goes to it but two diagnostics of the
-//! suite, answered here: a call that needs a power the client did not declare, and the prompt
-//! that asks its caller first (`catalog::context_prompt`). The HTTP side is rmcp's
+//! [`Conformance`] wraps the [`McpServer`]: everything goes to it but one diagnostic of the
+//! suite, answered here: a call that needs a power the client did not declare. The HTTP side is rmcp's
 //! `StreamableHttpService` (toolwright-mcp's `serve_http_with` serves only an `McpServer`), with
 //! the same Host and Origin rules as toolwright-mcp's: loopback names only, no foreign `Origin`.
 
@@ -20,11 +19,11 @@ use std::sync::Arc;
 #[allow(deprecated)] // logging/setLevel: deprecated by SEP-2577, still in the 2025-11-25 suite
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
-    CompleteResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetTaskParams,
-    GetTaskResult, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, Tool as McpTool, UnsubscribeRequestParams, UpdateTaskParams,
+    CompleteResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool as McpTool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -46,7 +45,7 @@ mod tools;
 use catalog::*;
 use tools::*;
 
-/// The conformance server: the [`McpServer`], and the two diagnostics answered here.
+/// The conformance server: the [`McpServer`], and the diagnostic answered here.
 #[derive(Clone)]
 struct Conformance {
     tools: McpServer,
@@ -195,9 +194,6 @@ impl ServerHandler for Conformance {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        if request.name == CONTEXT_PROMPT {
-            return context_prompt(&request);
-        }
         self.tools.get_prompt(request, context).await
     }
 

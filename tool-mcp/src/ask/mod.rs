@@ -3,7 +3,8 @@
 //! of MCP 2026-07-28 (request-state rounds).
 
 // The layers, lowest first (no module imports one listed after it): answers, approval,
-// rounds.
+// binding, rounds.
 pub(crate) mod answers;
 pub(crate) mod approval;
+pub(crate) mod binding;
 pub(crate) mod rounds;

@@ -19,11 +19,14 @@
 //!   different question is asked again, not answered with the old answer.
 //! - **`requestState` is sealed** with HMAC-SHA256 (rmcp's `RequestStateCodec`) under a key
 //!   the replicas share ([`McpServer::request_state_key`](crate::McpServer::request_state_key)),
-//!   and bound to the caller, the tool and a digest of the arguments, with an expiry. It
-//!   holds the answers of the earlier rounds (a tool that asks twice gets the first answer
-//!   back on the third round) and the keys asked in the last one: answers to anything else
-//!   are ignored. A state that was changed, expired, or is presented by another caller or
-//!   for other arguments is refused.
+//!   and bound to the caller, the method, the tool, prompt or resource URI and a digest of
+//!   the arguments ([`Binding`]), with an expiry. It holds the answers of the earlier
+//!   rounds (a tool that asks twice gets the first answer back on the third round) and the
+//!   keys asked in the last one: answers to anything else are ignored. A state that was
+//!   changed, expired, or is presented by another caller, for another tool, prompt or URI,
+//!   or for other arguments is refused.
+//! - **Prompts and resource reads ask the same way** (`prompts/get`, `resources/read`):
+//!   their states are bound to their method, so none opens for a tool call or the other.
 //! - **Each state is good for one retry.** Its nonce is claimed when it is used
 //!   ([`StateClaims`]; shared by the replicas through Redis with the `redis` feature), so a
 //!   replayed approval does not run the tool a second time.
@@ -43,11 +46,14 @@ use rmcp::model::{
     RequestStateCodec, SealOptions,
 };
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use toolwright_core::client::Root;
 use toolwright_core::{BoxFuture, ClientError, Elicitation};
 use toolwright_runtime::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
+
+// The binding is its own module; callers name it here, beside the seal that uses it.
+pub(crate) use crate::ask::binding::Binding;
 
 /// How long a `requestState` may be presented after it was issued (a person answering a
 /// question may take a while; an approval should not wait for days).
@@ -83,14 +89,15 @@ struct SealedState {
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum RoundError {
     #[error(
-        "the requestState of this call was not issued for it here (changed, expired, issued \
-         for another caller, another tool or other arguments, or under another key): call \
-         the tool again without requestState and inputResponses to be asked again"
+        "the requestState of this request was not issued for it here (changed, expired, \
+         issued for another caller, another tool, prompt or resource, other arguments, or \
+         under another key): send the request again without requestState and inputResponses \
+         to be asked again"
     )]
     Unverified,
     #[error(
-        "this requestState was already used once: call the tool again without requestState \
-         and inputResponses to be asked again"
+        "this requestState was already used once: send the request again without \
+         requestState and inputResponses to be asked again"
     )]
     Replayed,
     #[error("the requestState was not accepted: {0}")]
@@ -352,33 +359,6 @@ impl StateSeal {
     }
 }
 
-/// What a call's `requestState` is bound to: the caller, the tool and its arguments.
-#[derive(Clone)]
-pub(crate) struct Binding {
-    associated_data: String,
-    /// The caller's owner (`""` for a caller that was not authenticated): whose claims the
-    /// state's use counts in.
-    owner: String,
-}
-
-impl Binding {
-    /// `owner` is the authenticated caller's identity, or `None` for a caller that was not
-    /// authenticated (stdio, HTTP without authentication).
-    pub(crate) fn new(owner: Option<&str>, tool: &str, arguments: &Map<String, Value>) -> Self {
-        let arguments = digest(&canonical_json(&Value::Object(arguments.clone())));
-        // Lengths first, so no choice of names can make two bindings read the same.
-        let owner = owner.unwrap_or("");
-        Binding {
-            associated_data: format!(
-                "tool-mcp/rounds/v1 {}:{owner} {}:{tool} {arguments}",
-                owner.len(),
-                tool.len()
-            ),
-            owner: owner.to_owned(),
-        }
-    }
-}
-
 /// One call's round: the answers it has, and the questions it asked that have none.
 pub(crate) struct Round {
     binding: Binding,
@@ -561,7 +541,7 @@ fn digest(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Map, json};
 
     use super::*;
 
@@ -677,6 +657,49 @@ mod tests {
         ));
         // Unchanged, for the same caller: accepted.
         assert!(seal.open(&bound, Some(&state), None).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_prompts_or_a_reads_state_opens_only_for_its_method_target_and_caller() {
+        let seal = seal();
+        let Value::Object(tone) = json!({"tone": "kind"}) else {
+            unreachable!()
+        };
+        let prompt = Binding::for_prompt(Some("alice"), "review", &tone);
+        let read = Binding::for_resource(Some("alice"), "vault://7");
+        for (bound, others) in [
+            (
+                &prompt,
+                vec![
+                    Binding::for_prompt(Some("bob"), "review", &tone),
+                    Binding::for_prompt(None, "review", &tone),
+                    Binding::for_prompt(Some("alice"), "summary", &tone),
+                    Binding::for_prompt(Some("alice"), "review", &Map::new()),
+                    Binding::for_resource(Some("alice"), "review"),
+                    Binding::new(Some("alice"), "review", &tone),
+                ],
+            ),
+            (
+                &read,
+                vec![
+                    Binding::for_resource(Some("bob"), "vault://7"),
+                    Binding::for_resource(Some("alice"), "vault://8"),
+                    Binding::for_prompt(Some("alice"), "vault://7", &Map::new()),
+                    Binding::new(Some("alice"), "vault://7", &Map::new()),
+                ],
+            ),
+        ] {
+            let round = seal.open(bound, None, None).await.unwrap();
+            let _ = round.elicit(form("sure?"), Some("k"));
+            let state = seal.seal(&round, &round.questions()).unwrap();
+            for other in &others {
+                assert!(matches!(
+                    seal.open(other, Some(&state), None).await,
+                    Err(RoundError::Unverified)
+                ));
+            }
+            assert!(seal.open(bound, Some(&state), None).await.is_ok());
+        }
     }
 
     #[tokio::test]

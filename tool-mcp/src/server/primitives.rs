@@ -3,25 +3,30 @@
 //! the skills extension (SEP-2640: `skills/list`, `skills/get`), in both protocol eras.
 //! The policy is the executor's (`Executor::get_prompt`, `read_resource`, `complete`); this
 //! module reads who asks (the caller's ceiling, its share of calls in flight), turns the
-//! model's values into rmcp's and the executor's refusals into MCP's error codes.
+//! model's values into rmcp's and the executor's refusals into MCP's error codes. A get's
+//! or a read's handler asks its user as a tool does: over the session (handshake era), or
+//! in the result with a sealed `requestState` (2026-07-28, `ask::rounds`).
 
 use std::sync::Arc;
 
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, PaginatedRequestParams,
-    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
-    ResourceTemplate, Role,
+    GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, InputRequiredResult,
+    InputResponses, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, PaginatedRequestParams, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, ResourceTemplate, Role,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use toolwright_core::{CompletionRequest, PromptArguments, PromptRole, ResourceBody};
 use toolwright_runtime::CallOptions;
 use toolwright_runtime::executor::{CompletionReference, PrimitiveError};
 
+use crate::ask::rounds::{Binding, Round, RoundApproval, RoundError};
 use crate::caller::{ceiling, enter_share, owner, principal};
+use crate::client::{Asker, McpClient};
+use crate::principal::Principal;
 use crate::server::setup::McpServer;
 
 /// One page of `items` from `cursor` (the offset the previous page's `nextCursor` gave),
@@ -129,23 +134,101 @@ impl McpServer {
         Ok(result)
     }
 
-    /// The options of a get or a read: [`primitive_options`](Self::primitive_options), and,
-    /// for a client of the handshake era, its powers (the handler may log, and ask through
-    /// the session). A 2026-07-28 request has no session to ask through: its handler gets
-    /// none (asking in the result, as tools do, is not wired for prompts and resources).
-    fn running_options(
+    /// The options of a get or a read: [`primitive_options`](Self::primitive_options), and
+    /// the client's powers, its questions attributed to `asker`. A client of the handshake
+    /// era is asked through the session; a 2026-07-28 one in the result, as tools are: the
+    /// round opened here from the request's `requestState` (sealed to `binding`: the
+    /// method, the prompt or URI, the arguments and the caller) holds the answers its
+    /// repeated request brings.
+    async fn running_options(
         &self,
         context: &RequestContext<RoleServer>,
-    ) -> Result<(CallOptions, Option<Arc<crate::client::McpClient>>), McpError> {
+        asking: Asking<'_>,
+    ) -> Result<Running, McpError> {
         let options = self.primitive_options(context)?;
         let handshake = context
             .protocol_version()
             .is_none_or(|version| version.has_initialize());
-        if !handshake {
-            return Ok((options, None));
+        let round = if handshake {
+            None
+        } else {
+            let owner = principal(&context.extensions).map(Principal::owner);
+            let binding = match asking.what {
+                Asked::Prompt(name, arguments) => Binding::for_prompt(owner, name, arguments),
+                Asked::Resource(uri) => Binding::for_resource(owner, uri),
+            };
+            let round = self
+                .options
+                .seal
+                .open(&binding, asking.request_state, asking.input_responses)
+                .await
+                .map_err(|error| {
+                    if matches!(error, RoundError::Claims(_)) {
+                        crate::refused::LimitRefusals::count(&self.refused.request_states);
+                    }
+                    tracing::warn!(%error, "refused a prompt's or a read's requestState");
+                    McpError::invalid_params(error.to_string(), None)
+                })?;
+            Some(Arc::new(round))
+        };
+        let asker = match asking.what {
+            Asked::Prompt(..) => Asker::Prompt,
+            Asked::Resource(_) => Asker::Resource,
+        };
+        let client = Arc::new(
+            self.client_for_call(context, round.clone())
+                .asking_for(asker),
+        );
+        // Who approves a dangerous one: the caller, in the result of a 2026-07-28 request
+        // (never deferred to a task: a read has nothing to wait in), else as for a tool.
+        let principal = principal(&context.extensions);
+        let can_ask = principal.is_none_or(Principal::can_approve)
+            && self.options.elicitation
+            && context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        let approval = match &round {
+            Some(round) if can_ask => Some(CallOptions::new().approval(RoundApproval {
+                round: Arc::clone(round),
+            })),
+            _ => self.approval_for(context, principal, None),
+        };
+        let options = match approval {
+            Some(approval) => approval
+                .max_safety(ceiling(principal)?)
+                .cancellation(context.ct.clone()),
+            None => options,
+        };
+        Ok(Running {
+            options: options.shared_client(client.clone()),
+            client,
+            round,
+        })
+    }
+
+    /// What a get or a read ended with: the result, or, when its handler stopped at a
+    /// question of a 2026-07-28 round, the questions and the sealed state (`None`: the
+    /// result as it is).
+    fn input_required<T>(
+        &self,
+        running: &Running,
+        output: &Result<T, PrimitiveError>,
+    ) -> Option<Result<InputRequiredResult, McpError>> {
+        let (Err(PrimitiveError::InputRequired(_)), Some(round)) = (output, &running.round) else {
+            return None;
+        };
+        let questions = round.questions();
+        if questions.is_empty() {
+            return None;
         }
-        let client = Arc::new(self.client_for_call(context, None));
-        Ok((options.shared_client(client.clone()), Some(client)))
+        Some(match self.options.seal.seal(round, &questions) {
+            Some(state) => Ok(InputRequiredResult::new(Some(questions), Some(state))),
+            None => Err(McpError::internal_error(
+                "the server could not seal the state of this request's questions (no \
+                 randomness or no key)",
+                None,
+            )),
+        })
     }
 
     /// `prompts/get`: the prompt's messages, under the policy; counts in the caller's share
@@ -157,7 +240,16 @@ impl McpServer {
     ) -> Result<GetPromptResponse, McpError> {
         let _share = enter_share(&context.extensions)?;
         let _running = self.calls.enter();
-        let (options, client) = self.running_options(&context)?;
+        let no_arguments = Map::new();
+        let asking = Asking {
+            what: Asked::Prompt(
+                &request.name,
+                request.arguments.as_ref().unwrap_or(&no_arguments),
+            ),
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.as_ref(),
+        };
+        let running = self.running_options(&context, asking).await?;
         let mut arguments = PromptArguments::new();
         for (name, value) in request.arguments.unwrap_or_default() {
             let Value::String(value) = value else {
@@ -173,14 +265,15 @@ impl McpServer {
         }
         let output = self
             .executor
-            .get_prompt(&request.name, arguments, &options)
+            .get_prompt(&request.name, arguments, &running.options)
             .await;
         // What the handler logged goes out before the answer.
-        if let Some(client) = &client {
-            tokio::select! {
-                () = client.flush() => {}
-                () = context.ct.cancelled() => {}
-            }
+        tokio::select! {
+            () = running.client.flush() => {}
+            () = context.ct.cancelled() => {}
+        }
+        if let Some(asked) = self.input_required(&running, &output) {
+            return asked.map(GetPromptResponse::InputRequired);
         }
         let output = output.map_err(mcp_error)?;
         let messages = output
@@ -277,13 +370,22 @@ impl McpServer {
     ) -> Result<ReadResourceResponse, McpError> {
         let _share = enter_share(&context.extensions)?;
         let _running = self.calls.enter();
-        let (options, client) = self.running_options(&context)?;
-        let contents = self.executor.read_resource(&request.uri, &options).await;
-        if let Some(client) = &client {
-            tokio::select! {
-                () = client.flush() => {}
-                () = context.ct.cancelled() => {}
-            }
+        let asking = Asking {
+            what: Asked::Resource(&request.uri),
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.as_ref(),
+        };
+        let running = self.running_options(&context, asking).await?;
+        let contents = self
+            .executor
+            .read_resource(&request.uri, &running.options)
+            .await;
+        tokio::select! {
+            () = running.client.flush() => {}
+            () = context.ct.cancelled() => {}
+        }
+        if let Some(asked) = self.input_required(&running, &contents) {
+            return asked.map(ReadResourceResponse::InputRequired);
         }
         let contents = contents.map_err(mcp_error)?;
         let contents = contents
@@ -451,6 +553,26 @@ impl McpServer {
             })?;
         Ok(GetSkillResult::new(mcp_skill(&skill)))
     }
+}
+
+/// What a get or a read asks for: the prompt and its arguments, or the resource's URI.
+enum Asked<'a> {
+    Prompt(&'a str, &'a Map<String, Value>),
+    Resource(&'a str),
+}
+
+/// A get or a read, with the state and answers its request carries (2026-07-28).
+struct Asking<'a> {
+    what: Asked<'a>,
+    request_state: Option<&'a str>,
+    input_responses: Option<&'a InputResponses>,
+}
+
+/// The options a get or a read runs with, its client, and its round (2026-07-28).
+struct Running {
+    options: CallOptions,
+    client: Arc<McpClient>,
+    round: Option<Arc<Round>>,
 }
 
 impl McpServer {

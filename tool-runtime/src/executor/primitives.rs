@@ -66,6 +66,11 @@ pub enum PrimitiveError {
     /// The caller cancelled it.
     #[error("{0}")]
     Cancelled(String),
+    /// The handler (or the approval of a dangerous one) asked the caller a question only
+    /// the caller's next request answers (MCP 2026-07-28: the front end returns the
+    /// questions in an input-required result). The run was stopped at the question.
+    #[error("{0}")]
+    InputRequired(String),
 }
 
 /// What a completion is for: a prompt's argument, or a resource template's variable
@@ -186,11 +191,11 @@ impl Executor {
             || serde_json::json!({"arguments": arguments}),
         )
         .await?;
-        let context = self.primitive_context(name, options);
+        let (context, asked) = self.primitive_context(name, options);
         let token = context.cancellation_token().clone();
         let getting = prompt.get(arguments, context);
         let span = tracing::info_span!("get_prompt", prompt = name);
-        self.run_primitive(Kind::Prompt, name, getting, token, options)
+        self.run_primitive(Kind::Prompt, name, getting, (token, asked), options)
             .instrument(span)
             .await
     }
@@ -237,13 +242,13 @@ impl Executor {
             || serde_json::json!({"uri": uri}),
         )
         .await?;
-        let context = self.primitive_context(uri, options);
+        let (context, asked) = self.primitive_context(uri, options);
         let token = context.cancellation_token().clone();
         let mut request = toolwright_core::ResourceRequest::new(uri);
         request.variables = variables;
         let reading = resource.read(request, context);
         let span = tracing::info_span!("read_resource", resource = %name);
-        self.run_primitive(Kind::Resource, &name, reading, token, options)
+        self.run_primitive(Kind::Resource, &name, reading, (token, asked), options)
             .instrument(span)
             .await
     }
@@ -312,7 +317,13 @@ impl Executor {
                 let future: toolwright_core::BoxFuture<Result<Completions, ToolError>> =
                     Box::pin(async move { Ok(completing.await) });
                 match self
-                    .run_primitive(kind, name, future, CancellationToken::new(), options)
+                    .run_primitive(
+                        kind,
+                        name,
+                        future,
+                        (CancellationToken::new(), None),
+                        options,
+                    )
                     .await
                 {
                     Err(PrimitiveError::Failed(_)) => Err(crashed()),
@@ -403,6 +414,10 @@ impl Executor {
             Ok(ApprovalDecision::Denied { reason }) => Err(PrimitiveError::Denied(format!(
                 "the {what} `{name}` was not approved: {reason}"
             ))),
+            // Asked in the request's result (MCP 2026-07-28): the caller answers by repeating it.
+            Ok(ApprovalDecision::InputRequired) => Err(PrimitiveError::InputRequired(format!(
+                "the {what} `{name}` needs the user's approval, asked in the result"
+            ))),
             // Nothing to modify, no hunks, no later resumption for a read: only a yes runs it.
             Ok(_) => Err(PrimitiveError::Denied(format!(
                 "the {what} `{name}` was not approved (only a plain yes approves a {what})"
@@ -417,8 +432,14 @@ impl Executor {
     }
 
     /// The context a prompt's or a resource's handler runs with: the executor's state,
-    /// the caller's ceiling and client, a token cancelled with the request.
-    fn primitive_context(&self, name: &str, options: &CallOptions) -> ToolContext {
+    /// the caller's ceiling and client, a token cancelled with the request; and, with a
+    /// client, the token the context cancels when the run stops at a question its caller
+    /// answers only by repeating the request.
+    fn primitive_context(
+        &self,
+        name: &str,
+        options: &CallOptions,
+    ) -> (ToolContext, Option<CancellationToken>) {
         let token = options
             .cancellation
             .as_ref()
@@ -427,13 +448,17 @@ impl Executor {
             .with_state(std::sync::Arc::clone(&self.inner.state))
             .with_cancellation(token)
             .with_max_safety(self.ceiling(options));
+        let asked = options.client.is_some().then(CancellationToken::new);
         if let Some(client) = &options.client {
             context = context.with_client_limit(
                 std::sync::Arc::clone(client),
                 self.inner.max_client_requests,
             );
         }
-        context
+        if let Some(asked) = &asked {
+            context = context.with_question_signal(asked.clone());
+        }
+        (context, asked)
     }
 
     /// Runs a handler's future on a task of its own: a panic is a failure, the timeout and
@@ -443,7 +468,7 @@ impl Executor {
         kind: Kind,
         name: &str,
         future: toolwright_core::BoxFuture<Result<T, ToolError>>,
-        token: CancellationToken,
+        (token, asked): (CancellationToken, Option<CancellationToken>),
         options: &CallOptions,
     ) -> Result<T, PrimitiveError> {
         let what = kind.as_str();
@@ -466,6 +491,15 @@ impl Executor {
                 return Err(PrimitiveError::TimedOut(format!(
                     "the {what} `{name}` took longer than {}",
                     seconds(timeout.unwrap_or_default())
+                )));
+            }
+            // The run stopped at a question for its caller: the request ends here (dropping
+            // the task stops the run), and the front end returns the question.
+            () = cancelled(asked.as_ref()) => {
+                token.cancel();
+                return Err(PrimitiveError::InputRequired(format!(
+                    "the {what} `{name}` stopped at a question for its caller; the request \
+                     runs again with the answer"
                 )));
             }
         };
