@@ -136,7 +136,8 @@ pub mod model {
         IntoPromptOutput, IntoResourceContents, Prompt, PromptArgument, PromptArguments,
         PromptBuilder, PromptMessage, PromptOutput, PromptRole, Resource, ResourceBody,
         ResourceBuilder, ResourceContents, ResourceRequest, ResourceUri, Skill, SkillFile,
-        UriTemplate, UriTemplateError, UriVariables, linked_prompts, linked_resources,
+        Subscription, UriTemplate, UriTemplateError, UriVariables, linked_prompts,
+        linked_resources,
     };
     pub use toolwright_core::{completion, file_change, priority};
 
