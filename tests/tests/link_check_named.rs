@@ -3,6 +3,7 @@
 
 use admin_tools as _;
 use dup_tools as _;
+use notes_primitives as _;
 use renamed_core_tools as _;
 use weather_tools as _;
 

@@ -15,6 +15,8 @@ fn the_unnamed_crates_of_tools_are_told_with_the_fix() {
     for (package, fix) in [
         ("admin-tools", "use admin_tools as _;"),
         ("dup-tools", "use dup_tools as _;"),
+        // Prompts and resources only (and a `#[tool_set]`).
+        ("notes-primitives", "use notes_primitives as _;"),
         ("renamed-core-tools", "use renamed_core_tools as _;"),
         ("weather-tools", "use weather_tools as _;"),
     ] {

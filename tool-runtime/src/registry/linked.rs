@@ -13,10 +13,17 @@ use super::storage::ToolRegistry;
 fn linked_tools_checked() -> Result<Vec<Tool>, RegistryError> {
     let mut tools: Vec<Tool> = toolwright_core::linked_tools().collect();
     // Debug builds run by cargo: tell about a dependency whose tools are missing.
+    // A crate of prompts or resources only is linked too (its items are collected with the
+    // tools).
     unlinked::warn_once(|| {
+        let prompts = toolwright_core::linked_prompts().map(|p| p.source().crate_name.clone());
+        let resources = toolwright_core::linked_resources().map(|r| r.source().crate_name.clone());
         tools
             .iter()
-            .map(|tool| tool.source().crate_name.clone().into_owned())
+            .map(|tool| tool.source().crate_name.clone())
+            .chain(prompts)
+            .chain(resources)
+            .map(|name| name.into_owned())
             .collect()
     });
     tools.sort_by(|a, b| {

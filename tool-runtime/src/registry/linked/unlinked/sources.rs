@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 /// The most source files read in one crate (a bound on a debug-build courtesy).
 const MAX_FILES: usize = 2_000;
 
-/// Whether the crate in `dir` has a `#[tool]` or `#[tool_set]` in `src/`, or `None` when its
-/// `src/` cannot be read.
+/// Whether the crate in `dir` has a `#[tool]`, `#[tool_set]`, `#[prompt]` or `#[resource]` in
+/// `src/`, or `None` when its `src/` cannot be read.
 pub(super) fn defines_tools(dir: &Path) -> Option<bool> {
     let src = dir.join("src");
     if !src.is_dir() {
@@ -35,8 +35,9 @@ pub(super) fn defines_tools(dir: &Path) -> Option<bool> {
     Some(false)
 }
 
-/// Whether `text` carries `#[tool]`, `#[tool(..)]` or `#[tool_set]` (under any path, as
-/// `#[toolwright::tool]`) outside line comments; `#[tool_type]` defines no tool.
+/// Whether `text` carries `#[tool]`, `#[tool(..)]`, `#[tool_set]`, `#[prompt]` or
+/// `#[resource]` (under any path, as `#[toolwright::tool]`) outside line comments: each is
+/// collected at link time; `#[tool_type]` defines nothing to collect.
 pub(super) fn has_tool_attribute(text: &str) -> bool {
     text.lines()
         .filter(|line| !line.trim_start().starts_with("//"))
@@ -46,7 +47,7 @@ pub(super) fn has_tool_attribute(text: &str) -> bool {
                 let end = attribute.find(['(', ']']).unwrap_or(attribute.len());
                 let path = attribute[..end].trim();
                 let last = path.rsplit("::").next().unwrap_or(path).trim();
-                matches!(last, "tool" | "tool_set")
+                matches!(last, "tool" | "tool_set" | "prompt" | "resource")
             })
         })
 }

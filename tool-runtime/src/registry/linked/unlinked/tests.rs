@@ -292,6 +292,8 @@ fn tool_attributes_are_told_from_others() {
         "  #[toolwright::tool]",
         "#[rt::tool(crate = ::rt, categories(text))]",
         "#[tool_set]\nimpl S {}",
+        "#[prompt]\nfn review() -> String { String::new() }",
+        "#[toolwright::resource(uri = \"notes://{id}\")]",
     ] {
         assert!(has_tool_attribute(text), "{text}");
     }
