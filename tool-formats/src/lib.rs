@@ -3,7 +3,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// Both modules stand on toolwright-core alone; neither uses the other.
-// The layers, lowest first (no module imports one listed after it): providers, schema.
+// `providers` and `schema` stand on toolwright-core alone; neither uses the other.
+// `discovery` (deferred tool lists, search) uses both.
+// The layers, lowest first (no module imports one listed after it): providers, schema,
+// discovery.
+pub mod discovery;
 pub mod providers;
 pub mod schema;
