@@ -74,7 +74,7 @@ pub fn anthropic_search_result(
 /// let item = responses_search_output(&request, &["get_weather".into()], &list);
 /// assert_eq!(item["type"], "tool_search_output");
 /// assert_eq!(item["tools"][0]["name"], "get_weather");
-/// assert!(item["tools"][0].get("defer_loading").is_none());
+/// assert_eq!(item["execution"], "client");
 /// ```
 pub fn responses_search_output(
     request: &SearchRequest,
@@ -86,10 +86,8 @@ pub fn responses_search_output(
         let Some(entry) = list.entries.get(name) else {
             continue;
         };
-        let mut definition = entry.definition.clone();
-        if let Some(object) = definition.as_object_mut() {
-            object.remove("defer_loading");
-        }
+        // As exported, `defer_loading` included: the shape OpenAI's own Codex client sends.
+        let definition = entry.definition.clone();
         match &entry.namespace {
             Some(namespace) => {
                 let existing = tools.iter_mut().find(|tool| {
