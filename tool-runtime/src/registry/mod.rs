@@ -2,16 +2,18 @@
 
 // The layers, lowest first (no module imports one listed after it): kind, error,
 // registration, filter, events, storage, primitives, listing, lifecycle, snapshot, search,
-// catalog, linked.
+// discovery, catalog, linked.
 //
 // The leaves `error`, `registration` and `filter` are plain types; `events` the change events,
 // which carry registrations and are matched against filters; `storage` the map behind
 // `ToolRegistry` (register, look up, remove, and the event each sends); then the files that
 // add methods to `ToolRegistry` over `storage` and import none of one another: `listing`,
 // `primitives` (prompts, resources, skills), `lifecycle` (enable, disable, priorities),
-// `snapshot`, `search`, `catalog` and `linked` (every `#[tool]`, `#[prompt]` and
+// `snapshot`, `search`, `discovery` (deferred tool lists and the answer to a model's
+// search), `catalog` and `linked` (every `#[tool]`, `#[prompt]` and
 // `#[resource]` of the binary). `kind` is the leaf naming which primitive.
 mod catalog;
+mod discovery;
 mod error;
 mod events;
 mod filter;
