@@ -163,6 +163,10 @@ pub mod model {
 /// ```
 pub mod formats {
     pub use toolwright_core::{ResultMetadata, ToolCall, ToolResult};
+    /// Deferred tool lists (Anthropic `defer_loading` and tool search, OpenAI Responses
+    /// namespaces and `tool_search`, `search_tools` for Chat Completions and Gemini); the
+    /// registry's half is `ToolRegistry::export_deferred` and `answer_search`.
+    pub use toolwright_formats::discovery;
     #[doc(inline)]
     #[doc = include_str!("../docs/providers.md")]
     pub use toolwright_formats::providers;

@@ -359,6 +359,56 @@ impl DeferredTools {
         self.entries.keys().map(String::as_str)
     }
 
+    /// What the model sees of the list before any search, as the providers document it:
+    /// Anthropic leaves deferred tools out of the prompt ("Deferred tools are not included in
+    /// the system-prompt prefix"); OpenAI shows a deferred function's or a namespace's name
+    /// and description only ("the model still sees the name and description of whatever is
+    /// searchable"); Chat Completions and Gemini see the whole list. For measuring context
+    /// (`benches/`), not for sending: send [`tools`](Self::tools).
+    ///
+    /// ```
+    /// use toolwright_core::Tool;
+    /// use toolwright_formats::discovery::{DeferPlan, export_deferred};
+    /// use toolwright_formats::schema::Format;
+    ///
+    /// let tool = Tool::builder("ping").description("Ping.").handler(|_| async { "pong" }).build().unwrap();
+    /// let list = export_deferred(&[tool], Format::Anthropic, &DeferPlan::new()).unwrap();
+    /// assert_eq!(list.tools().len(), 2);
+    /// assert_eq!(list.model_visible().len(), 1, "only the search tool");
+    /// ```
+    pub fn model_visible(&self) -> Vec<Value> {
+        let summary = |entry: &Value| {
+            let mut out = serde_json::Map::new();
+            for key in ["type", "name", "description"] {
+                if let Some(value) = entry.get(key) {
+                    out.insert(key.to_owned(), value.clone());
+                }
+            }
+            Value::Object(out)
+        };
+        let deferred = |entry: &Value| entry.get("defer_loading") == Some(&Value::Bool(true));
+        match self.format {
+            Format::Anthropic => self
+                .tools
+                .iter()
+                .filter(|t| !deferred(t))
+                .cloned()
+                .collect(),
+            Format::OpenAiResponses => self
+                .tools
+                .iter()
+                .map(|entry| {
+                    if deferred(entry) || entry.get("type") == Some(&Value::from("namespace")) {
+                        summary(entry)
+                    } else {
+                        entry.clone()
+                    }
+                })
+                .collect(),
+            _ => self.tools.clone(),
+        }
+    }
+
     /// How many tools were deferred.
     pub fn deferred_count(&self) -> usize {
         self.entries.values().filter(|entry| entry.deferred).count()
