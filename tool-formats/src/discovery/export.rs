@@ -243,14 +243,27 @@ fn namespace_name(label: &str) -> String {
         .collect()
 }
 
-/// A namespace's description when the operator gave none: its functions' names. Written
-/// from names we checked, never from a mounted server's own words.
+/// A namespace's description when the operator gave none: how many functions it holds and
+/// the first few names (a namespace of hundreds would otherwise cost what deferring saved).
+/// Written from names we checked, never from a mounted server's own words.
 fn default_description(namespace: &str, members: &[Value]) -> String {
+    const SHOWN: usize = 8;
     let names: Vec<&str> = members
         .iter()
         .filter_map(|member| member.get("name").and_then(Value::as_str))
+        .take(SHOWN)
         .collect();
-    format!("Tools in `{namespace}`: {}.", names.join(", "))
+    let more = members.len().saturating_sub(SHOWN);
+    let rest = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "{} tools in `{namespace}`: {}{rest}.",
+        members.len(),
+        names.join(", ")
+    )
 }
 
 /// Refuses a name over the providers' limit.
