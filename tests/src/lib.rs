@@ -5,4 +5,5 @@
 #[doc = include_str!("../../book/src/serving.md")]
 #[doc = include_str!("../../book/src/tasks.md")]
 #[doc = include_str!("../../book/src/replicas.md")]
+#[doc = include_str!("../../book/src/deferred-tools.md")]
 struct BookDoctests;

@@ -492,3 +492,16 @@ fn the_export_is_deterministic() {
     assert_eq!(a.deferred_count(), 50);
     assert_eq!(a.tools().len(), 6, "the search tool and five namespaces");
 }
+
+#[test]
+fn the_plain_responses_reader_never_drops_a_namespace() {
+    // Dropping it would run our `delete_repo` for a call of the mounted `github` one.
+    let output = json!([{"type": "function_call", "call_id": "c", "namespace": "github",
+        "name": "delete_repo", "arguments": "{}"}]);
+    let calls = toolwright_formats::providers::openai::parse_responses_tool_calls(&output).unwrap();
+    assert_eq!(calls[0].name, "github.delete_repo");
+    let same_name = Tool::builder(calls[0].name.clone())
+        .handler(|_| async { "ok" })
+        .build();
+    assert!(same_name.is_err(), "no tool can be named so");
+}

@@ -228,6 +228,10 @@ pub fn parse_responses(output: &Value, list: &DeferredTools) -> Result<Vec<Step>
                     openai::parse_responses_tool_calls(&Value::Array(vec![item.clone()]))?;
                 if let Some(mut call) = calls.pop() {
                     call.id.clone_from(&id);
+                    // The plain reader names it `namespace.name`; here the pair is resolved.
+                    text(item, "name")
+                        .unwrap_or_default()
+                        .clone_into(&mut call.name);
                     steps.push(step_of_call(call, text(item, "namespace"), list));
                 }
             }

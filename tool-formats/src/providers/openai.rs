@@ -78,7 +78,9 @@ pub fn parse_chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, ProviderE
 }
 
 /// The `function_call` items of a Responses API output: the response (`{"output":[...]}`)
-/// or the output array. The call's id is its `call_id`.
+/// or the output array. The call's id is its `call_id`. A call of a function in a
+/// `namespace` is named `namespace.name`, which names no tool: map namespaced calls back
+/// with `discovery::parse::parse_responses`.
 ///
 /// # Errors
 ///
@@ -126,11 +128,15 @@ pub fn parse_responses_tool_calls(output: &Value) -> Result<Vec<ToolCall>, Provi
             Some(Value::Null) | None => json!({}),
             Some(other) => other.clone(),
         };
-        parsed.push(ToolCall::new(
-            id,
-            string_field(item, "name").unwrap_or_default(),
-            arguments,
-        ));
+        let name = string_field(item, "name").unwrap_or_default();
+        // A function in a namespace (tool search) is `namespace.name`: no tool of ours is
+        // named so, so it cannot run as the un-namespaced tool of the same name; read such
+        // output with `discovery::parse::parse_responses` to map it back.
+        let name = match string_field(item, "namespace") {
+            Some(namespace) => format!("{namespace}.{name}"),
+            None => name.to_owned(),
+        };
+        parsed.push(ToolCall::new(id, name, arguments));
     }
     Ok(parsed)
 }
