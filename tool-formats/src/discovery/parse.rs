@@ -6,6 +6,7 @@ use serde_json::Value;
 use toolwright_core::ToolCall;
 
 use super::plan::{DeferredTools, DiscoveryError, MAX_QUERY_LEN, OUR_SEARCH_TOOL, SearchTool};
+use crate::providers::string_field as text;
 use crate::providers::{ProviderError, anthropic, gemini, openai};
 
 /// How many tools a search returns when the model does not say (Anthropic's search returns
@@ -407,9 +408,4 @@ fn loaded(id: String, names: Vec<String>, list: &DeferredTools) -> Step {
         .map(|name| super::plan::shown(name))
         .collect();
     Step::Loaded { id, tools, refused }
-}
-
-/// A string field.
-fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
-    value.get(key).and_then(Value::as_str)
 }
