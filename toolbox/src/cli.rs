@@ -161,7 +161,9 @@ fn size(text: &str) -> Result<u64, String> {
 fn cores(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(cores) if cores.is_finite() && cores > 0.0 => Ok(cores),
-        _ => Err(format!("`{text}` is not a number of CPUs above zero, e.g. 1.5")),
+        _ => Err(format!(
+            "`{text}` is not a number of CPUs above zero, e.g. 1.5"
+        )),
     }
 }
 

@@ -149,9 +149,7 @@ pub(crate) fn confinement_hint(config: &UpstreamConfig) -> String {
 /// A limit that is not a size or number, zero or negative: the key, what was written, and
 /// what is expected.
 #[cfg(feature = "confine")]
-pub(crate) fn limits_of(
-    limits: &LimitsConfig,
-) -> Result<toolwright_std::limits::Limits, String> {
+pub(crate) fn limits_of(limits: &LimitsConfig) -> Result<toolwright_std::limits::Limits, String> {
     use toolwright_std::limits::Limits;
     let size = |key: &str, value: &toml::Value| match value {
         toml::Value::String(text) => {
