@@ -185,10 +185,10 @@ impl Hook {
             unsafe { libc::_exit(127) };
         }
         close(lifeline_read);
-        // Memory has no limit of ours: should the command take it all, the kernel's OOM
-        // killer ends the command (and what it started, which inherits this) before anything
-        // of the host. Raising one's own score needs no privilege; where it fails, nothing
-        // else depends on it.
+        // Beyond its limits (`limits`): should the command take all memory left, the
+        // kernel's OOM killer ends it (and what it started, which inherits this) before
+        // anything of the host. Raising one's own score needs no privilege; where it fails,
+        // nothing else depends on it.
         let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
         // A session of its own, with no controlling terminal: `/dev/tty` is nobody's, and
         // its process group is the one the supervisor kills.
