@@ -117,6 +117,12 @@ fn delegated(dir: &Path) -> Option<(PathBuf, Vec<&'static str>)> {
     None
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Set by a test of what holds where no cgroup may be made.
+    pub(super) static NO_CGROUPS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// A unique name for a program's cgroup.
 fn child_name() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -148,6 +154,10 @@ impl Cgroups {
     /// When a cgroup was made but a limit could not be written in it.
     pub(super) fn create(limits: &Limits) -> io::Result<Cgroups> {
         let mut cgroups = Cgroups::default();
+        #[cfg(test)]
+        if NO_CGROUPS.with(std::cell::Cell::get) {
+            return Ok(cgroups);
+        }
         let wants = |controller: &str| match controller {
             MEMORY => limits.memory_bytes().is_some(),
             PIDS => limits.processes_max().is_some(),
@@ -340,19 +350,43 @@ mod tests {
 
     #[test]
     fn hierarchies_are_found_from_the_kernels_files() {
-        let mountinfo = "\
-30 25 0:26 / /sys/fs/cgroup/memory rw,relatime shared:9 - cgroup cgroup rw,memory
-31 25 0:27 / /sys/fs/cgroup/cpu,cpuacct rw,relatime shared:10 - cgroup cgroup rw,cpu,cpuacct
-32 25 0:28 / /sys/fs/cgroup/unified rw,relatime shared:11 - cgroup2 cgroup2 rw
-33 25 0:29 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids";
-        let membership = "4:memory:/\n3:cpu,cpuacct:/\n2:pids:/\n0::/";
-        let found = find(mountinfo, membership);
-        let names: Vec<&str> = found.v1.iter().map(|(c, _)| *c).collect();
-        // Only those whose directories exist on this machine are kept.
-        for (controller, dir) in &found.v1 {
-            assert!(dir.is_dir(), "{controller}: {}", dir.display());
+        // A fake cgroup tree: v1 memory (our cgroup `/job`), cpu and cpuacct together (ours
+        // `/`), pids mounted at a part of the hierarchy, and a v2 root that delegates.
+        let tree = tempfile::tempdir().unwrap();
+        let at = |path: &str| tree.path().join(path);
+        for dir in ["memory/job", "cpu,cpuacct", "pids", "unified/svc"] {
+            std::fs::create_dir_all(at(dir)).unwrap();
         }
-        assert!(names.len() <= 3);
+        std::fs::write(at("unified/cgroup.subtree_control"), "cpu memory pids\n").unwrap();
+        let point = |dir: &str| at(dir).display().to_string().replace(' ', "\\040");
+        let mountinfo = format!(
+            "30 25 0:26 / {} rw,relatime shared:9 - cgroup cgroup rw,memory\n\
+             31 25 0:27 / {} rw,relatime shared:10 - cgroup cgroup rw,cpu,cpuacct\n\
+             32 25 0:28 / {} rw,relatime shared:11 - cgroup2 cgroup2 rw\n\
+             33 25 0:29 /box {} rw,relatime - cgroup cgroup rw,pids\n\
+             34 25 0:30 / /proc rw - proc proc rw",
+            point("memory"),
+            point("cpu,cpuacct"),
+            point("unified"),
+            point("pids"),
+        );
+        let membership = "4:memory:/job\n3:cpu,cpuacct:/\n2:pids:/box\n0::/svc";
+        let found = find(&mountinfo, membership);
+        let mut v1 = found.v1.clone();
+        v1.sort();
+        assert_eq!(
+            v1,
+            [
+                (CPU, at("cpu,cpuacct")),
+                (MEMORY, at("memory/job")),
+                (PIDS, at("pids")),
+            ]
+        );
+        // Our v2 cgroup `/svc` enables nothing for its children; its parent does.
+        assert_eq!(found.v2, Some((at("unified"), vec![MEMORY, PIDS, CPU])));
+        // A controller we are in no cgroup of is not ours.
+        let found = find(&mountinfo, "0::/svc");
+        assert!(found.v1.is_empty());
         assert_eq!(unescape("/a\\040b"), "/a b");
     }
 

@@ -274,3 +274,77 @@ fn check(result: libc::c_int) -> io::Result<()> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+
+    use super::cgroup::NO_CGROUPS;
+    use super::*;
+    use crate::sandbox::Sandbox;
+
+    /// Runs `script` under `limits` where no cgroup may be made (the fallbacks alone).
+    fn without_cgroups(limits: Limits, script: &str) -> std::process::Output {
+        NO_CGROUPS.with(|off| off.set(true));
+        let mut command = Command::new("python3");
+        command.arg("-c").arg(script);
+        let confined = Sandbox::new().limits(limits).confine(&mut command).unwrap();
+        NO_CGROUPS.with(|off| off.set(false));
+        assert!(confined.is_confined());
+        let output = command.output().unwrap();
+        drop(confined);
+        output
+    }
+
+    fn host_pid_max() -> String {
+        std::fs::read_to_string("/proc/sys/kernel/pid_max").unwrap()
+    }
+
+    #[test]
+    fn without_a_cgroup_the_pid_namespace_bounds_a_fork_bomb_and_the_host_is_untouched() {
+        if !pid_max_per_namespace() {
+            // Older kernels: only `RLIMIT_NPROC` (see the book's table); nothing to check
+            // here but that the host's `pid_max` is never written.
+            let before = host_pid_max();
+            let _ = without_cgroups(Limits::none().processes(400), "pass");
+            assert_eq!(host_pid_max(), before);
+            return;
+        }
+        let before = host_pid_max();
+        let script = r#"
+import errno, os
+started = 0
+try:
+    while started < 800:
+        if os.fork() == 0:
+            os.execv("/bin/sleep", ["sleep", "1000"])
+        started += 1
+    print("none", started)
+except OSError as error:
+    print(errno.errorcode.get(error.errno), started)
+"#;
+        let out = without_cgroups(Limits::none().processes(400), script);
+        assert!(out.status.success(), "{out:?}");
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (error, started) = said.trim().split_once(' ').unwrap();
+        assert_eq!(error, "EAGAIN", "{said}");
+        assert!(started.parse::<u64>().unwrap() < 400, "{said}");
+        assert_eq!(host_pid_max(), before, "the host's pid_max was written");
+    }
+
+    #[test]
+    fn without_a_cgroup_a_memory_bomb_is_refused_per_process() {
+        let script = r#"
+held = []
+try:
+    for _ in range(256):
+        held.append(bytearray(8 << 20))
+    print("survived", len(held))
+except MemoryError:
+    print("refused", len(held))
+"#;
+        let out = without_cgroups(Limits::none().memory(128 << 20), script);
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(said.starts_with("refused"), "{out:?}");
+    }
+}
