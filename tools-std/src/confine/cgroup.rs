@@ -133,6 +133,36 @@ fn child_name() -> String {
     )
 }
 
+/// Removes, once per process and parent, the empty cgroups that processes of ours which
+/// have ended left behind (one that ended while a program's last process was being reaped,
+/// before its cleanup thread could remove the directory). Only ours by name, only those
+/// whose process is gone, and only empty ones: the kernel refuses to remove any other.
+fn sweep(parent: &Path) {
+    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let Ok(mut swept) = SWEPT.lock() else {
+        return;
+    };
+    if swept.iter().any(|done| done == parent) {
+        return;
+    }
+    swept.push(parent.to_path_buf());
+    for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        let Some(owner) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix("toolwright-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let alive = Path::new("/proc").join(owner.to_string()).exists();
+        if !alive && members(&entry.path()).is_empty() {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
 /// The cgroups of one program: removed (with whatever is left in them killed) on drop.
 #[derive(Debug, Default)]
 pub(crate) struct Cgroups {
@@ -189,6 +219,7 @@ impl Cgroups {
 
     /// A new child of `parent`, or `None` where we may not make one.
     fn make(&mut self, parent: &Path) -> io::Result<Option<PathBuf>> {
+        sweep(parent);
         let dir = parent.join(child_name());
         match std::fs::create_dir(&dir) {
             Ok(()) => {}
