@@ -9,7 +9,7 @@
 //! | limit | cgroup v2 delegated | cgroup v1 writable | neither |
 //! |---|---|---|---|
 //! | `memory` | `memory.max`, `memory.swap.max = 0`: all its processes together | `memory.limit_in_bytes` (and `memsw`): all together | `RLIMIT_DATA`: each process |
-//! | `processes` | `pids.max` | `pids.max` | `pid_max` of its PID namespace (Linux 6.14 and later; at least 301), and `RLIMIT_NPROC` when not root |
+//! | `processes` | `pids.max` | `pids.max` | `pid_max` of its PID namespace (Linux 6.14 and later, `/proc/sys` writable; at least 301), and `RLIMIT_NPROC` when not root |
 //! | `cpu` (cores) | `cpu.max` | `cpu.cfs_quota_us` | not enforced |
 //! | `cpu_time` (seconds) | `RLIMIT_CPU`: each process, `SIGXCPU` then `SIGKILL` | the same | the same |
 //! | `write` | `RLIMIT_FSIZE` per file (`EFBIG`), and a private temporary directory that is a `tmpfs` of that size (`ENOSPC`) | the same | the same |

@@ -183,10 +183,11 @@ impl Apply {
     /// In the command, PID 1 of its namespace, while the host's `/proc` is still its
     /// `/proc`: bounds how many processes the namespace may hold. The file belongs to the
     /// PID namespace of the writer (checked before the fork: only on kernels where it does).
-    pub(super) fn bound_pid_namespace(&self) -> io::Result<()> {
-        match &self.pid_max {
-            Some(value) => write_file(c"/proc/sys/kernel/pid_max", value),
-            None => Ok(()),
+    /// Where `/proc/sys` is read-only (a container's) the program runs as it did before
+    /// limits existed, bounded by `RLIMIT_NPROC` alone; the book says so.
+    pub(super) fn bound_pid_namespace(&self) {
+        if let Some(value) = &self.pid_max {
+            let _ = write_file(c"/proc/sys/kernel/pid_max", value);
         }
     }
 

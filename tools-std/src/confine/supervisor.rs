@@ -195,7 +195,7 @@ impl Hook {
         // SAFETY: setsid takes no argument.
         check(unsafe { libc::setsid() })?;
         if view {
-            self.limits.bound_pid_namespace()?;
+            self.limits.bound_pid_namespace();
             self.plan.mount_proc()?;
             self.plan.enter(&self.cwd)?;
             if let Some(ruleset) = ruleset {
