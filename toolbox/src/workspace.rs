@@ -2,6 +2,7 @@
 //! `call` and `serve`).
 
 use toolwright_std::Workspace;
+use toolwright_std::limits::Limits;
 
 use crate::cli::WorkspaceArgs;
 use crate::ending::UsageError;
@@ -20,5 +21,27 @@ pub(crate) fn workspace(args: &WorkspaceArgs) -> Result<Workspace, UsageError> {
         .allow_shell(args.allow_shell)
         .allow_network(args.allow_network)
         .allow_git_writes(args.allow_git_writes)
-        .allow_unconfined_commands(args.allow_unconfined))
+        .allow_unconfined_commands(args.allow_unconfined)
+        .limit_commands(command_limits(args)))
+}
+
+/// run_command's limits: the defaults, with each one the flags give instead.
+fn command_limits(args: &WorkspaceArgs) -> Limits {
+    let mut limits = Limits::run_command_default();
+    if let Some(bytes) = args.command_memory {
+        limits = limits.memory(bytes);
+    }
+    if let Some(cores) = args.command_cpu {
+        limits = limits.cpu(cores);
+    }
+    if let Some(seconds) = args.command_cpu_time {
+        limits = limits.cpu_time(seconds);
+    }
+    if let Some(count) = args.command_processes {
+        limits = limits.processes(count);
+    }
+    if let Some(bytes) = args.command_write {
+        limits = limits.write(bytes);
+    }
+    limits
 }

@@ -4,13 +4,15 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it): names, mime, expression,
-// walk, quarantine, workspace, confine, files, skills, data, execution, sandbox, introspection.
+// walk, quarantine, limits, workspace, confine, files, skills, data, execution, sandbox,
+// introspection.
 mod confine;
 pub mod data;
 pub mod execution;
 mod expression;
 pub mod files;
 pub mod introspection;
+pub mod limits;
 mod mime;
 mod names;
 mod quarantine;

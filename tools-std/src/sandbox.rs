@@ -47,6 +47,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::confine::{self, Access, Confinement, PrepareError, Spec};
+use crate::limits::{Limits, Mechanisms};
 
 /// How many processes and threads a confined program may have at once: plenty for a
 /// server (node runs about a dozen threads), and a fork bomb stops there.
@@ -73,6 +74,7 @@ pub struct Sandbox {
     network: bool,
     unconfined: bool,
     cwd: Option<PathBuf>,
+    limits: Option<Limits>,
 }
 
 /// Why a program could not be confined.
@@ -182,6 +184,27 @@ impl Sandbox {
         self
     }
 
+    /// Limits the program's memory, CPU, processes and writes (by default
+    /// [`Limits::sandbox_default`]: 1024 processes and threads). A limit this host cannot
+    /// enforce with a cgroup falls back as [`limit_mechanisms`] says.
+    ///
+    /// ```
+    /// use toolwright_std::limits::Limits;
+    /// use toolwright_std::sandbox::Sandbox;
+    ///
+    /// let sandbox = Sandbox::new().limits(Limits::none().memory(512 << 20).processes(128));
+    /// assert_eq!(sandbox.limits_set().processes_max(), Some(128));
+    /// ```
+    pub fn limits(mut self, limits: Limits) -> Sandbox {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// The limits the program will run under.
+    pub fn limits_set(&self) -> Limits {
+        self.limits.unwrap_or_else(Limits::sandbox_default)
+    }
+
     /// The paths granted to read, as given.
     pub fn readable(&self) -> &[PathBuf] {
         &self.read
@@ -272,7 +295,7 @@ impl Sandbox {
             unconfined_allowed: self.unconfined,
             protect_root_git: None,
             prefix: "toolwright-sandbox-",
-            max_tasks: Some(MAX_TASKS),
+            limits: self.limits.unwrap_or_else(Limits::sandbox_default),
         };
         let mut confinement =
             Confinement::prepare_spec(spec, &cwd, |temp| vec![(temp.to_path_buf(), Access::Write)])
@@ -297,6 +320,27 @@ impl Sandbox {
             .current_dir(&cwd);
         confinement.install(command);
         Ok(Confined { confinement })
+    }
+}
+
+/// Who enforces each resource limit on this host: a cgroup of the program's own (v2
+/// delegated, or v1 writable), the PID namespace, or per-process rlimits (see
+/// [`crate::limits`]). It makes and removes a test cgroup where one may be writable.
+///
+/// ```
+/// println!("{}", toolwright_std::sandbox::limit_mechanisms());
+/// ```
+pub fn limit_mechanisms() -> Mechanisms {
+    #[cfg(target_os = "linux")]
+    return confine::mechanisms();
+    #[cfg(not(target_os = "linux"))]
+    {
+        use crate::limits::Mechanism;
+        Mechanisms {
+            memory: Mechanism::Unenforced,
+            processes: Mechanism::Unenforced,
+            cpu: Mechanism::Unenforced,
+        }
     }
 }
 

@@ -131,6 +131,8 @@ pub struct Workspace {
     allow_git_writes: bool,
     quarantine: Option<PathBuf>,
     allow_unconfined: bool,
+    /// The resource limits of each command (`None`: the defaults).
+    command_limits: Option<crate::limits::Limits>,
     /// `writable_without_approval`'s globs as given, and compiled.
     write_globs: Vec<String>,
     writable: GlobSet,
@@ -180,6 +182,7 @@ impl Workspace {
             allow_git_writes: false,
             quarantine: None,
             allow_unconfined: false,
+            command_limits: None,
             write_globs: Vec::new(),
             writable: GlobSet::empty(),
             free_commands: Vec::new(),
@@ -308,6 +311,29 @@ impl Workspace {
     pub fn allow_unconfined_commands(mut self, allow: bool) -> Self {
         self.allow_unconfined = allow;
         self
+    }
+
+    /// The memory, CPU, processes and writes of each command `run_command` starts,
+    /// enforced by the kernel (see `toolwright_std::limits`); by default
+    /// [`Limits::run_command_default`](crate::limits::Limits::run_command_default).
+    ///
+    /// ```
+    /// use toolwright_std::limits::Limits;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = toolwright_std::Workspace::new(dir.path())
+    ///     .unwrap()
+    ///     .limit_commands(Limits::none().memory(1 << 30).processes(256));
+    /// assert_eq!(workspace.command_limits().processes_max(), Some(256));
+    /// ```
+    pub fn limit_commands(mut self, limits: crate::limits::Limits) -> Self {
+        self.command_limits = Some(limits);
+        self
+    }
+
+    /// The limits each command runs under.
+    pub fn command_limits(&self) -> crate::limits::Limits {
+        self.command_limits
+            .unwrap_or_else(crate::limits::Limits::run_command_default)
     }
 
     /// Files `write_file` and `edit_file` may write without asking for approval: globs over

@@ -205,6 +205,25 @@ pub struct UpstreamConfig {
     /// Pinned resources, templates and skills by URI (`MountOptions::pin_resource`).
     #[serde(default)]
     pub(crate) resource_pins: BTreeMap<String, String>,
+    /// The kernel's limits of a confined stdio upstream.
+    pub(crate) limits: Option<toml::Spanned<LimitsConfig>>,
+}
+
+/// `limits = { memory = "512MiB", cpu = 1.0, cpu_time = 600, processes = 128,
+/// write = "256MiB" }` of a confined stdio upstream, as written (checked in `confine`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LimitsConfig {
+    /// A size (`"512MiB"`) or a number of bytes.
+    pub(crate) memory: Option<toml::Value>,
+    /// CPUs' worth of time.
+    pub(crate) cpu: Option<toml::Value>,
+    /// Seconds of CPU time per process.
+    pub(crate) cpu_time: Option<toml::Value>,
+    /// Processes and threads at once.
+    pub(crate) processes: Option<toml::Value>,
+    /// The largest file, and the size of its temporary directory.
+    pub(crate) write: Option<toml::Value>,
 }
 
 impl GatewayConfig {

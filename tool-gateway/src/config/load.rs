@@ -10,7 +10,7 @@ use toolwright_core::SafetyLevel;
 
 use crate::upstream::{Fingerprint, MountOptions};
 
-use super::confine::resolve_sandbox;
+use super::confine::{check_limits, resolve_sandbox};
 use super::declared::build;
 use super::error::ConfigError;
 use super::file::{GatewayConfig, OAuthConfig, UpstreamConfig, line_of};
@@ -111,6 +111,10 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
         }
         if config.command.is_some() {
             resolve_sandbox(config, base).map_err(at)?;
+        }
+        if let Some(limits) = &config.limits {
+            let line = line_of(&text, limits.span().start);
+            check_limits(config, limits.get_ref()).map_err(|m| invalid(Some(line), m))?;
         }
         // Every path of the file is taken from the file's directory.
         if let Some(dir) = &mut config.cwd {

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 use toolwright_core::ToolError;
 
+use super::cgroup::Cgroups;
+use super::limits;
 use super::mount::Plan;
 use super::rules::{PROC_ACCESS, Writable, landlock_ruleset};
 use super::supervisor::{Hook, lifeline};
@@ -33,6 +35,8 @@ pub(crate) struct Confinement {
     _stage: TempDir,
     confined: bool,
     hook: Option<Hook>,
+    /// The program's own cgroups (removed after the stage and temporary directory).
+    _cgroups: Cgroups,
 }
 
 /// Why a confinement could not be prepared.
@@ -59,9 +63,8 @@ pub(crate) struct Spec {
     pub(crate) protect_root_git: Option<PathBuf>,
     /// The prefix of its temporary directories' names.
     pub(crate) prefix: &'static str,
-    /// How many processes and threads it may have at once (`RLIMIT_NPROC`, counted in its
-    /// own user namespace, so only its own), or no limit of ours.
-    pub(crate) max_tasks: Option<u64>,
+    /// Its memory, CPU, processes and writes (see `crate::limits`).
+    pub(crate) limits: crate::limits::Limits,
 }
 
 impl Confinement {
@@ -90,7 +93,7 @@ impl Confinement {
             unconfined_allowed: ws.unconfined_allowed(),
             protect_root_git: git.contains(&root_git).then(|| ws.root().to_path_buf()),
             prefix: "run_command-",
-            max_tasks: None,
+            limits: ws.command_limits(),
         };
         Confinement::prepare_spec(spec, cwd, |temp| view::workspace_binds(ws, Some(temp), git))
             .map_err(|error| match error {
@@ -143,6 +146,11 @@ impl Confinement {
         };
         let plan = Plan::new(stage.path(), &items)
             .map_err(|e| failed("its view of the file system", &e))?;
+        let staged_temp = stage
+            .path()
+            .join(temp.path().strip_prefix("/").unwrap_or(temp.path()));
+        let (cgroups, limits) = limits::prepare(&spec.limits, temp.path(), &staged_temp)
+            .map_err(|e| failed("its resource limits", &e))?;
         let c_path = |path: &Path| {
             CString::new(path.as_os_str().as_bytes())
                 .map_err(|e| failed("a path holds a NUL byte", &e))
@@ -167,6 +175,7 @@ impl Confinement {
             temp,
             _stage: stage,
             confined,
+            _cgroups: cgroups,
             hook: Some(Hook {
                 ruleset,
                 fallback,
@@ -178,7 +187,8 @@ impl Confinement {
                 uid_map: format!("{uid} {uid} 1\n").into_bytes(),
                 gid_map: format!("{gid} {gid} 1\n").into_bytes(),
                 lifeline: lifeline_read,
-                max_tasks: spec.max_tasks,
+                max_tasks: spec.limits.processes_max(),
+                limits,
             }),
         })
     }

@@ -38,9 +38,9 @@ pub(crate) struct Spec {
     pub(crate) unconfined_allowed: bool,
     pub(crate) protect_root_git: Option<PathBuf>,
     pub(crate) prefix: &'static str,
-    /// How many processes and threads it may have at once (ignored here).
+    /// Its resource limits (not enforced here).
     #[allow(dead_code)]
-    pub(crate) max_tasks: Option<u64>,
+    pub(crate) limits: crate::limits::Limits,
 }
 
 impl Confinement {

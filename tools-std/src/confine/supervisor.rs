@@ -9,6 +9,7 @@ use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
 use seccompiler::BpfProgram;
 
+use super::limits::Apply;
 use super::mount::Plan;
 
 /// What the forked child does, on data prepared before the fork.
@@ -28,6 +29,8 @@ pub(super) struct Hook {
     pub(super) uid_map: Vec<u8>,
     pub(super) gid_map: Vec<u8>,
     pub(super) max_tasks: Option<u64>,
+    /// The program's cgroups, sized temporary directory, PID bound and rlimits.
+    pub(super) limits: Apply,
     /// The read end of the lifeline whose write end the `Confinement` holds in our
     /// process: when that closes (our process killed with `SIGKILL` included), the kernel
     /// sends the supervisor `SIGTERM`, and it kills the command.
@@ -38,6 +41,8 @@ impl Hook {
     /// In the process `spawn` forked: becomes the supervisor, and returns in its child,
     /// the command, for `std` to execute the program.
     pub(super) fn run(&self) -> io::Result<()> {
+        // In its cgroups before anything else, so that all it starts is counted there.
+        self.limits.join_cgroups()?;
         // Where the kernel gives us namespaces, the view is not optional: a failure to build
         // it fails the command.
         let (view, own_users) = self.enter_namespaces()?;
@@ -46,6 +51,7 @@ impl Hook {
                 return Err(io::Error::last_os_error());
             }
             self.plan.build()?;
+            self.limits.mount_temp()?;
         }
         let ruleset = if view {
             self.ruleset.as_ref()
@@ -179,22 +185,25 @@ impl Hook {
             unsafe { libc::_exit(127) };
         }
         close(lifeline_read);
-        // Memory has no limit of ours: should the command take it all, the kernel's OOM
-        // killer ends the command (and what it started, which inherits this) before anything
-        // of the host. Raising one's own score needs no privilege; where it fails, nothing
-        // else depends on it.
+        // Beyond its limits (`limits`): should the command take all memory left, the
+        // kernel's OOM killer ends it (and what it started, which inherits this) before
+        // anything of the host. Raising one's own score needs no privilege; where it fails,
+        // nothing else depends on it.
         let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
         // A session of its own, with no controlling terminal: `/dev/tty` is nobody's, and
         // its process group is the one the supervisor kills.
         // SAFETY: setsid takes no argument.
         check(unsafe { libc::setsid() })?;
         if view {
+            self.limits.bound_pid_namespace();
             self.plan.mount_proc()?;
             self.plan.enter(&self.cwd)?;
             if let Some(ruleset) = ruleset {
                 self.allow_private_proc(ruleset);
+                self.limits.allow_temp(ruleset);
             }
         }
+        self.limits.set_rlimits()?;
         // The limit counts the tasks of our user in its user namespace: only the
         // command's, and only there (in the host's, it would count all of the user's).
         if let (Some(max), true) = (self.max_tasks, own_users) {

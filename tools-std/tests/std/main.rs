@@ -12,6 +12,7 @@ mod hostile;
 mod hunks;
 mod ignores;
 mod introspection;
+mod limits;
 mod links;
 mod programs;
 mod resources;
