@@ -68,12 +68,16 @@
 //!   URIs too. An upstream that declares no tools is not asked for them.
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
-// fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,
-// options, report, mountable, shelf, mount.
+// fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth,
+// exchange, callers, http, options, report, mountable, shelf, mount.
+#[cfg(feature = "http")]
+mod callers;
 #[cfg(feature = "http")]
 mod client;
 mod content;
 mod error;
+#[cfg(feature = "oauth")]
+mod exchange;
 mod fingerprint;
 mod forward;
 #[cfg(feature = "http")]
@@ -93,7 +97,13 @@ mod stderr;
 mod stdio;
 mod uris;
 
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use callers::DEFAULT_MAX_CALLER_SESSIONS;
 pub use error::UpstreamError;
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub use exchange::{DEFAULT_MAX_CACHED_TOKENS, TokenExchange};
 pub use fingerprint::{Fingerprint, FingerprintParseError};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]

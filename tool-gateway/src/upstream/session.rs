@@ -98,6 +98,25 @@ pub(super) struct Shared {
     /// The most bytes of one message, when the transport enforces one we chose (HTTP): a
     /// closed transport is then said to be maybe that limit's doing.
     pub(super) message_limit: std::sync::OnceLock<usize>,
+    /// For an upstream called as each caller (`callers`): where a call's own session is.
+    pub(super) per_caller: std::sync::OnceLock<Arc<dyn PerCaller>>,
+}
+
+/// The sessions of an upstream called as each caller (HTTP upstreams with per-caller
+/// credentials, `callers`): a request run for a call goes on its caller's session.
+pub(super) trait PerCaller: Send + Sync {
+    /// The session of `ctx`'s caller, opened if need be, held while the lease lives; a
+    /// call without the credentials it needs is refused.
+    fn session<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<CallerLease, ToolError>> + Send + 'a>>;
+}
+
+/// A caller's session, in use while this lives.
+pub(super) struct CallerLease {
+    pub(super) upstream: Upstream,
+    pub(super) _held: Box<dyn std::any::Any + Send>,
 }
 
 /// What an upstream declared beside tools.
@@ -413,6 +432,17 @@ impl Upstream {
         }
     }
 
+    /// Calls its requests on each caller's own session (`callers`).
+    #[cfg(feature = "http")]
+    pub(super) fn set_per_caller(&self, per_caller: Arc<dyn PerCaller>) {
+        let _ = self.inner.shared.per_caller.set(per_caller);
+    }
+
+    /// Whether its requests go on each caller's own session.
+    pub(super) fn acts_as_caller(&self) -> bool {
+        self.inner.shared.per_caller.get().is_some()
+    }
+
     /// Records the most bytes of one message the transport enforces (HTTP), so a closed
     /// transport is said to be maybe that limit's doing.
     #[cfg(feature = "http")]
@@ -514,6 +544,17 @@ impl Upstream {
         request: ClientRequest,
         failed: &impl Fn(String) -> ToolError,
     ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
+        // An upstream called as each caller: the request goes on the caller's own session
+        // (its credentials), never on ours.
+        if let Some(per_caller) = self.inner.shared.per_caller.get() {
+            let lease = per_caller.session(ctx).await?;
+            return Box::pin(
+                lease
+                    .upstream
+                    .request_once(ctx, side_effect, request, failed),
+            )
+            .await;
+        }
         // The upstream may ask a question as soon as it has the request: the call is
         // registered before the gate lets a question be routed.
         let gate = self.inner.shared.calls.gate().await;
