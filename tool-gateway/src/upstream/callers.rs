@@ -75,8 +75,9 @@ impl CallerTokens {
 }
 
 /// A file of tokens by principal (TOML, or JSON for a `.json` file): `"subject" = "token"`,
-/// and `"*"` for every principal without an entry (only when the file says so). Read again
-/// when it changes (its size, modification time or inode); a file that cannot be read or
+/// and `"*"` for every principal without an entry (only when the file says so). Read at
+/// each use and parsed again when its content changed (a digest of it, not its time
+/// stamps, which a quick rewrite of the same size may keep); a file that cannot be read or
 /// parsed refuses every call until it is fixed, never falling back to an older one.
 pub(crate) struct TokenFile {
     path: PathBuf,
@@ -84,17 +85,8 @@ pub(crate) struct TokenFile {
 }
 
 struct Loaded {
-    stamp: (u64, Option<std::time::SystemTime>, u64),
-    tokens: HashMap<String, String>,
-}
-
-/// What tells a file's versions apart without reading it.
-fn stamp(metadata: &std::fs::Metadata) -> (u64, Option<std::time::SystemTime>, u64) {
-    #[cfg(unix)]
-    let inode = std::os::unix::fs::MetadataExt::ino(metadata);
-    #[cfg(not(unix))]
-    let inode = 0;
-    (metadata.len(), metadata.modified().ok(), inode)
+    digest: [u8; 32],
+    tokens: Arc<HashMap<String, String>>,
 }
 
 impl TokenFile {
@@ -105,35 +97,50 @@ impl TokenFile {
             loaded: Mutex::new(None),
         };
         file.current()?;
+        toolwright_mcp::secret::warn_if_readable_by_others(path, "the file of tokens");
         Ok(file)
     }
 
     /// The tokens as the file now says.
-    fn current(&self) -> Result<HashMap<String, String>, String> {
+    fn current(&self) -> Result<Arc<HashMap<String, String>>, String> {
+        use sha2::Digest as _;
         let shown = self.path.display();
-        let metadata = std::fs::metadata(&self.path)
-            .map_err(|e| format!("cannot read the file of tokens by principal `{shown}`: {e}"))?;
-        let stamp = stamp(&metadata);
         let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(loaded) = loaded.as_ref()
-            && loaded.stamp == stamp
-        {
-            return Ok(loaded.tokens.clone());
-        }
-        // A failure forgets the old tokens: a file being fixed after a token was revoked
-        // must not leave the revoked one in use.
-        *loaded = None;
-        if metadata.len() > MAX_TOKEN_FILE_BYTES {
+        let read = std::fs::File::open(&self.path).and_then(|file| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(
+                &mut std::io::Read::take(file, MAX_TOKEN_FILE_BYTES + 1),
+                &mut text,
+            )
+            .map(|_| text)
+        });
+        let text = match read {
+            Ok(text) => text,
+            Err(e) => {
+                // A failure forgets the old tokens: a file being fixed after a token was
+                // revoked must not leave the revoked one in use.
+                *loaded = None;
+                return Err(format!(
+                    "cannot read the file of tokens by principal `{shown}`: {e}"
+                ));
+            }
+        };
+        if text.len() as u64 > MAX_TOKEN_FILE_BYTES {
+            *loaded = None;
             return Err(format!(
                 "the file of tokens by principal `{shown}` is over {MAX_TOKEN_FILE_BYTES} bytes"
             ));
         }
-        let text = std::fs::read_to_string(&self.path)
-            .map_err(|e| format!("cannot read the file of tokens by principal `{shown}`: {e}"))?;
-        toolwright_mcp::secret::warn_if_readable_by_others(&self.path, "the file of tokens");
-        let tokens = parse_tokens(&self.path, &text)?;
+        let digest: [u8; 32] = sha2::Sha256::digest(text.as_bytes()).into();
+        if let Some(loaded) = loaded.as_ref()
+            && loaded.digest == digest
+        {
+            return Ok(loaded.tokens.clone());
+        }
+        *loaded = None;
+        let tokens = Arc::new(parse_tokens(&self.path, &text)?);
         *loaded = Some(Loaded {
-            stamp,
+            digest,
             tokens: tokens.clone(),
         });
         Ok(tokens)
