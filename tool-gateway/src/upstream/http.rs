@@ -254,6 +254,15 @@ impl HttpUpstream {
         {
             tokens = Some(CallerTokens::File(TokenFile::open(path).map_err(refused)?));
         }
+        #[cfg(feature = "oauth")]
+        if tokens.is_none() && self.credentials.is_some() {
+            return Err(refused(
+                "an identity header alone sends the gateway's static bearer token with each \
+                 caller's name; with OAuth client credentials, give each caller its own token \
+                 (`token_exchange` or `principal_tokens`)"
+                    .to_owned(),
+            ));
+        }
         let tokens = match tokens {
             Some(tokens) => tokens,
             None => CallerTokens::Gateway(match &self.token {
