@@ -31,6 +31,14 @@
 //!   (`[Tool `x` of the upstream MCP server `s`, mounted as `ns`.]`), then the upstream's
 //!   own with the characters a reader must not see raw escaped; its preview (what an
 //!   approval shows) names the upstream, the tool and the arguments.
+//! - **Callers.** An HTTP upstream may be called as each caller instead of as the gateway
+//!   (`HttpUpstream::token_exchange`, `HttpUpstream::principal_tokens`,
+//!   `HttpUpstream::identity_header`): each caller (`toolwright_core::ToolContext::caller`,
+//!   given by an authenticated front end) gets a session of its own with the upstream,
+//!   whose requests carry that caller's token (exchanged for the caller's own, RFC 8693, or
+//!   from a file of tokens by principal); the gateway's own session lists and follows. A
+//!   call without a caller's credentials is refused; the caller's own token goes only to
+//!   the authorization server, never upstream.
 //! - **Calls.** Structured content and content blocks (text, image, audio, resource links,
 //!   embedded resources) come back as they were sent; `isError: true` is a tool error with
 //!   the upstream's text; a cancelled call cancels the upstream request; the upstream's
