@@ -207,7 +207,10 @@ async fn two_callers_of_the_gateway_are_two_principals_upstream() {
     )
     .await
     .unwrap_err();
-    assert!(refused.contains("has no token for this upstream"), "{refused}");
+    assert!(
+        refused.contains("has no token for this upstream"),
+        "{refused}"
+    );
     assert!(!upstream_root.path().join("made-by-carol").exists());
 
     // The upstream saw Alice and Bob as themselves, never the gateway, never Carol.
@@ -224,18 +227,21 @@ async fn two_callers_of_the_gateway_are_two_principals_upstream() {
 
 #[test]
 fn a_file_of_callers_tokens_a_confined_upstream_could_read_is_refused() {
+    let granted = tempfile::tempdir().unwrap();
     let secrets = tempfile::tempdir().unwrap();
     let root = tempfile::tempdir().unwrap();
-    let s = secrets.path();
-    std::fs::write(s.join("callers.toml"), "\"*\" = \"t-0123456789abcdef\"\n").unwrap();
+    let tokens = granted.path().join("callers.toml");
+    std::fs::write(&tokens, "\"*\" = \"t-0123456789abcdef\"\n").unwrap();
+    let config = secrets.path().join("gateway.toml");
     std::fs::write(
-        s.join("gateway.toml"),
+        &config,
         format!(
             "[[upstream]]\nnamespace = \"hostile\"\ncommand = {}\nsandbox = {{ read = [{}] }}\n\
              [[upstream]]\nnamespace = \"web\"\nurl = \"https://mcp.example.com/mcp\"\n\
-             [upstream.callers]\nprincipal_tokens = \"callers.toml\"\n",
+             [upstream.callers]\nprincipal_tokens = {}\n",
             toml_string(BIN),
-            toml_string(s.to_str().unwrap()),
+            toml_string(granted.path().to_str().unwrap()),
+            toml_string(tokens.to_str().unwrap()),
         ),
     )
     .unwrap();
@@ -243,7 +249,7 @@ fn a_file_of_callers_tokens_a_confined_upstream_could_read_is_refused() {
         .args(["serve", "--root"])
         .arg(root.path())
         .arg("--config")
-        .arg(s.join("gateway.toml"))
+        .arg(&config)
         .env("HOME", root.path())
         .stdin(Stdio::null())
         .output()

@@ -219,6 +219,8 @@ pub(crate) struct CallerSessions {
     max_sessions: usize,
     sessions: Mutex<HashMap<Arc<str>, Arc<CallerSession>>>,
     clock: AtomicU64,
+    /// Set when the upstream is closed: no session is opened any more.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// One caller's session: its credentials, the connection once made, its use.
@@ -273,6 +275,7 @@ impl CallerSessions {
             max_sessions: max_sessions.max(1),
             sessions: Mutex::default(),
             clock: AtomicU64::new(0),
+            closed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -286,6 +289,9 @@ impl CallerSessions {
     /// The entry of `caller`, made if need be (a full pool gives up its idlest session).
     fn entry(&self, caller: &Caller) -> Result<Arc<CallerSession>, ToolError> {
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.closed.load(Ordering::Acquire) {
+            return Err(self.refused("the upstream was closed"));
+        }
         let now = self.clock.fetch_add(1, Ordering::Relaxed);
         if let Some(session) = sessions.get(caller.subject()) {
             session.last_used.store(now, Ordering::Relaxed);
@@ -399,6 +405,21 @@ impl PerCaller for CallerSessions {
                 Err(reason) => {
                     self.forget(caller.subject(), &session);
                     Err(self.refused(format!("its session for this caller failed: {reason}")))
+                }
+            }
+        })
+    }
+
+    fn close(&self) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(async move {
+            let sessions: Vec<Arc<CallerSession>> = {
+                let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+                self.closed.store(true, Ordering::Release);
+                sessions.drain().map(|(_, session)| session).collect()
+            };
+            for session in sessions {
+                if let Some(upstream) = session.upstream.get() {
+                    upstream.close().await;
                 }
             }
         })

@@ -111,6 +111,9 @@ pub(super) trait PerCaller: Send + Sync {
         &'a self,
         ctx: &'a ToolContext,
     ) -> std::pin::Pin<Box<dyn Future<Output = Result<CallerLease, ToolError>> + Send + 'a>>;
+
+    /// Closes every caller's session (the upstream is closed); later calls fail at once.
+    fn close(&self) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
 
 /// A caller's session, in use while this lives.
@@ -413,6 +416,10 @@ impl Upstream {
     /// Closes the connection (a child process is asked to exit, then killed). Calls in
     /// flight fail; later calls fail at once.
     pub async fn close(&self) {
+        // Each caller's session goes with ours.
+        if let Some(per_caller) = self.inner.shared.per_caller.get() {
+            per_caller.close().await;
+        }
         self.inner.shared.closed.cancel();
         let service = self.inner.service.lock().await.take();
         if let Some(service) = service {
