@@ -709,3 +709,51 @@ async fn a_file_of_tokens_by_principal_refuses_a_principal_without_one_and_is_re
     assert!(auth.exchanges().is_empty());
     upstream.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_an_authenticated_mcp_server_each_callers_bearer_token_is_exchanged() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+    let s = setup(3600, |exchange| exchange).await;
+    let (alice, bob) = (caller_token("alice", 0), caller_token("bob", 0));
+    // The gateway served over HTTP, its callers authenticated by static tokens.
+    let registry = s.executor.registry().clone();
+    let front = McpServer::new(Executor::builder(registry).build())
+        .serve_http_with(
+            ([127, 0, 0, 1], 0).into(),
+            HttpOptions::new().auth(
+                AuthConfig::new()
+                    .token(alice.clone(), ["tools:safe"])
+                    .unwrap()
+                    .token(bob.clone(), ["tools:safe"])
+                    .unwrap(),
+            ),
+        )
+        .await
+        .unwrap();
+    for token in [&alice, &bob] {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(front.url()).auth_header(token.clone()),
+        );
+        let client = within("client", ().serve(transport)).await.unwrap();
+        let result = within(
+            "call through the front",
+            client.call_tool(CallToolRequestParams::new("web_whoami")),
+        )
+        .await
+        .unwrap();
+        let text = serde_json::to_value(&result).unwrap().to_string();
+        let expected = if token == &alice { "alice" } else { "bob" };
+        assert!(text.contains(&format!("\"{expected}\"")), "{text}");
+        let _ = client.cancel().await;
+    }
+    // Each caller's own bearer token went to the authorization server, once, and never
+    // to the upstream.
+    assert_eq!(s.auth.exchanges_of(&alice), 1);
+    assert_eq!(s.auth.exchanges_of(&bob), 1);
+    assert!(!s.proxy.saw("caller."));
+    s.upstream.close().await;
+}

@@ -342,7 +342,8 @@ fn check_endpoint_trusted(
              authorization server the configuration names nor, when it names none, on the \
              upstream's origin; the \
              client secret is not sent there. If that authorization server is yours, name it \
-             (`authorization_server`, in the gateway's config `oauth.authorization_servers`)"
+             (`authorization_server`, in the gateway's config `authorization_servers` of \
+             `oauth` or `callers.token_exchange`)"
         ))
     }
 }
