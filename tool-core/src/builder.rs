@@ -62,6 +62,8 @@ pub struct ToolBuilder {
     state: Vec<StateType>,
     /// Parameters sent in an HTTP header too: (parameter, header name).
     headers: Vec<(String, String)>,
+    /// Whether its calls receive the caller's bearer token.
+    caller_token: bool,
 }
 
 impl Tool {
@@ -84,6 +86,7 @@ impl Tool {
             approval: None,
             state: Vec::new(),
             headers: Vec::new(),
+            caller_token: false,
         }
     }
 }
@@ -281,6 +284,28 @@ impl ToolBuilder {
         if !self.state.contains(&state) {
             self.state.push(state);
         }
+        self
+    }
+
+    /// Gives this tool's calls the bearer token their caller presented
+    /// ([`Caller::token`](crate::Caller::token) on the call's context), where the front end
+    /// has one (an authenticated HTTP request). Off by default: every tool sees who calls
+    /// ([`ToolContext::caller`](crate::ToolContext::caller)), only a tool built with this
+    /// holds the caller's token, for acting as the caller elsewhere (toolwright-gateway
+    /// exchanging it for a token of an upstream).
+    ///
+    /// ```
+    /// use toolwright_core::Tool;
+    /// let tool = Tool::builder("as_caller")
+    ///     .description("Acts as the caller.")
+    ///     .receives_caller_token()
+    ///     .handler(|_: serde_json::Map<String, serde_json::Value>| async { "" })
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(tool.receives_caller_token());
+    /// ```
+    pub fn receives_caller_token(mut self) -> Self {
+        self.caller_token = true;
         self
     }
 
@@ -496,6 +521,7 @@ impl ToolBuilder {
             }),
             state: Cow::Owned(self.state),
             origin: None,
+            caller_token: self.caller_token,
         }))
     }
 }

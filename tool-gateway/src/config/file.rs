@@ -162,6 +162,41 @@ pub(crate) struct OAuthConfig {
     pub(crate) authorization_servers: Vec<String>,
 }
 
+/// `[upstream.callers]`: an HTTP upstream called as each caller (`HttpUpstream::token_exchange`,
+/// `principal_tokens`, `identity_header`), each caller with a session of its own.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CallersConfig {
+    /// Exchange each caller's token (RFC 8693).
+    pub(crate) token_exchange: Option<ExchangeConfig>,
+    /// A file of tokens by principal (TOML, or JSON for `.json`).
+    pub(crate) principal_tokens: Option<PathBuf>,
+    /// The header that carries the caller's subject upstream.
+    pub(crate) identity_header: Option<String>,
+    /// The most callers' sessions at once (`HttpUpstream::max_caller_sessions`).
+    pub(crate) max_sessions: Option<usize>,
+}
+
+/// `[upstream.callers.token_exchange]`: the gateway as an OAuth client exchanging each
+/// caller's token at the upstream's authorization server.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExchangeConfig {
+    pub(crate) client_id: String,
+    pub(crate) client_secret_file: Option<PathBuf>,
+    pub(crate) client_secret_env: Option<String>,
+    pub(crate) audience: Option<String>,
+    #[serde(default)]
+    pub(crate) scopes: Vec<String>,
+    pub(crate) resource: Option<String>,
+    pub(crate) token_url: Option<String>,
+    /// Authorization servers (issuer URLs) trusted with the callers' tokens.
+    #[serde(default)]
+    pub(crate) authorization_servers: Vec<String>,
+    /// The most callers' exchanged tokens cached (`TokenExchange::max_cached_tokens`).
+    pub(crate) max_cached_tokens: Option<usize>,
+}
+
 /// One `[[upstream]]` of a [`GatewayConfig`]: how to reach the server and how to mount it.
 /// Connect and mount it with [`mount`](Self::mount).
 #[derive(Debug, Deserialize)]
@@ -178,6 +213,8 @@ pub struct UpstreamConfig {
     pub(crate) token_file: Option<PathBuf>,
     pub(crate) token_env: Option<String>,
     pub(crate) oauth: Option<toml::Spanned<OAuthConfig>>,
+    /// Each caller's own credentials (`[upstream.callers]`).
+    pub(crate) callers: Option<toml::Spanned<CallersConfig>>,
     pub(crate) safety: Option<SafetyLevel>,
     #[serde(default)]
     pub(crate) trusted: bool,

@@ -44,6 +44,15 @@ pub enum UpstreamError {
         /// Why, escaped.
         reason: String,
     },
+    /// The credentials each caller reaches the upstream with (a token exchange, a file of
+    /// tokens by principal, an identity header) are misconfigured.
+    #[error("the callers' credentials for upstream `{upstream}`: {reason}")]
+    CallerCredentials {
+        /// The upstream, escaped.
+        upstream: String,
+        /// What is wrong, and what to fix.
+        reason: String,
+    },
     /// The MCP handshake (`initialize`) failed.
     #[error("the MCP handshake with upstream `{upstream}` failed: {reason}")]
     Handshake {

@@ -31,6 +31,14 @@
 //!   (`[Tool `x` of the upstream MCP server `s`, mounted as `ns`.]`), then the upstream's
 //!   own with the characters a reader must not see raw escaped; its preview (what an
 //!   approval shows) names the upstream, the tool and the arguments.
+//! - **Callers.** An HTTP upstream may be called as each caller instead of as the gateway
+//!   (`HttpUpstream::token_exchange`, `HttpUpstream::principal_tokens`,
+//!   `HttpUpstream::identity_header`): each caller (`toolwright_core::ToolContext::caller`,
+//!   given by an authenticated front end) gets a session of its own with the upstream,
+//!   whose requests carry that caller's token (exchanged for the caller's own, RFC 8693, or
+//!   from a file of tokens by principal); the gateway's own session lists and follows. A
+//!   call without a caller's credentials is refused; the caller's own token goes only to
+//!   the authorization server, never upstream.
 //! - **Calls.** Structured content and content blocks (text, image, audio, resource links,
 //!   embedded resources) come back as they were sent; `isError: true` is a tool error with
 //!   the upstream's text; a cancelled call cancels the upstream request; the upstream's
@@ -68,12 +76,16 @@
 //!   URIs too. An upstream that declares no tools is not asked for them.
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
-// fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,
-// options, report, mountable, shelf, mount.
+// fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth,
+// exchange, callers, http, options, report, mountable, shelf, mount.
+#[cfg(feature = "http")]
+mod callers;
 #[cfg(feature = "http")]
 mod client;
 mod content;
 mod error;
+#[cfg(feature = "oauth")]
+mod exchange;
 mod fingerprint;
 mod forward;
 #[cfg(feature = "http")]
@@ -93,7 +105,13 @@ mod stderr;
 mod stdio;
 mod uris;
 
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use callers::DEFAULT_MAX_CALLER_SESSIONS;
 pub use error::UpstreamError;
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub use exchange::{DEFAULT_MAX_CACHED_TOKENS, TokenExchange};
 pub use fingerprint::{Fingerprint, FingerprintParseError};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]

@@ -495,6 +495,10 @@ impl Mount {
         if let Some(output) = &plan.tool.output_schema {
             builder = builder.output_schema(Value::Object((**output).clone()));
         }
+        // Called as each caller: the call's context carries the caller's token to exchange.
+        if self.upstream.acts_as_caller() {
+            builder = builder.receives_caller_token();
+        }
         let preview = {
             let (server, namespace, shown_name) =
                 (server.clone(), namespace.clone(), shown_name.clone());

@@ -98,6 +98,28 @@ pub(super) struct Shared {
     /// The most bytes of one message, when the transport enforces one we chose (HTTP): a
     /// closed transport is then said to be maybe that limit's doing.
     pub(super) message_limit: std::sync::OnceLock<usize>,
+    /// For an upstream called as each caller (`callers`): where a call's own session is.
+    pub(super) per_caller: std::sync::OnceLock<Arc<dyn PerCaller>>,
+}
+
+/// The sessions of an upstream called as each caller (HTTP upstreams with per-caller
+/// credentials, `callers`): a request run for a call goes on its caller's session.
+pub(super) trait PerCaller: Send + Sync {
+    /// The session of `ctx`'s caller, opened if need be, held while the lease lives; a
+    /// call without the credentials it needs is refused.
+    fn session<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<CallerLease, ToolError>> + Send + 'a>>;
+
+    /// Closes every caller's session (the upstream is closed); later calls fail at once.
+    fn close(&self) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+}
+
+/// A caller's session, in use while this lives.
+pub(super) struct CallerLease {
+    pub(super) upstream: Upstream,
+    pub(super) _held: Box<dyn std::any::Any + Send>,
 }
 
 /// What an upstream declared beside tools.
@@ -394,6 +416,10 @@ impl Upstream {
     /// Closes the connection (a child process is asked to exit, then killed). Calls in
     /// flight fail; later calls fail at once.
     pub async fn close(&self) {
+        // Each caller's session goes with ours.
+        if let Some(per_caller) = self.inner.shared.per_caller.get() {
+            per_caller.close().await;
+        }
         self.inner.shared.closed.cancel();
         let service = self.inner.service.lock().await.take();
         if let Some(service) = service {
@@ -411,6 +437,17 @@ impl Upstream {
             method,
             reason: toolwright_names::escape::escape(&error.to_string()).into_owned(),
         }
+    }
+
+    /// Calls its requests on each caller's own session (`callers`).
+    #[cfg(feature = "http")]
+    pub(super) fn set_per_caller(&self, per_caller: Arc<dyn PerCaller>) {
+        let _ = self.inner.shared.per_caller.set(per_caller);
+    }
+
+    /// Whether its requests go on each caller's own session.
+    pub(super) fn acts_as_caller(&self) -> bool {
+        self.inner.shared.per_caller.get().is_some()
     }
 
     /// Records the most bytes of one message the transport enforces (HTTP), so a closed
@@ -514,6 +551,17 @@ impl Upstream {
         request: ClientRequest,
         failed: &impl Fn(String) -> ToolError,
     ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
+        // An upstream called as each caller: the request goes on the caller's own session
+        // (its credentials), never on ours.
+        if let Some(per_caller) = self.inner.shared.per_caller.get() {
+            let lease = per_caller.session(ctx).await?;
+            return Box::pin(
+                lease
+                    .upstream
+                    .request_once(ctx, side_effect, request, failed),
+            )
+            .await;
+        }
         // The upstream may ask a question as soon as it has the request: the call is
         // registered before the gate lets a question be routed.
         let gate = self.inner.shared.calls.gate().await;
