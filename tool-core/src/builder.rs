@@ -62,6 +62,8 @@ pub struct ToolBuilder {
     state: Vec<StateType>,
     /// Parameters sent in an HTTP header too: (parameter, header name).
     headers: Vec<(String, String)>,
+    /// The input schema is someone else's, kept as it means (`foreign_schema`).
+    foreign_schema: bool,
 }
 
 impl Tool {
@@ -84,6 +86,7 @@ impl Tool {
             approval: None,
             state: Vec::new(),
             headers: Vec::new(),
+            foreign_schema: false,
         }
     }
 }
@@ -442,6 +445,28 @@ impl ToolBuilder {
         self
     }
 
+    /// The input schema is someone else's (a mounted MCP server's): it is served and
+    /// checked as it means, not read for typos. A `required` name outside `properties` is
+    /// then a key the rest of the schema validates (`additionalProperties`, say), not
+    /// [`ToolDefinitionError::UnknownRequired`]. Every other check still applies.
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use toolwright_core::Tool;
+    /// let schema = json!({"type": "object", "properties": {}, "required": ["id"],
+    ///                     "additionalProperties": {"type": "string"}});
+    /// let typo = Tool::builder("get").description("Get one.").input_schema(schema.clone())
+    ///     .handler(|_| async { "ok" }).build();
+    /// assert!(typo.is_err());
+    /// let mounted = Tool::builder("get").description("Get one.").input_schema(schema.clone())
+    ///     .foreign_schema(true).handler(|_| async { "ok" }).build().unwrap();
+    /// assert_eq!(mounted.input_schema(), &schema);
+    /// ```
+    pub fn foreign_schema(mut self, foreign: bool) -> Self {
+        self.foreign_schema = foreign;
+        self
+    }
+
     /// Checks the definition like `#[tool]` does at compile time, and builds the tool.
     pub fn build(mut self) -> Result<Tool, ToolDefinitionError> {
         let trimmed = self.meta.description.trim();
@@ -477,7 +502,7 @@ impl ToolBuilder {
         if let Some(output) = &self.output_schema {
             check_schema(output).map_err(|m| invalid("output", m))?;
         }
-        let params = params_of(&tool, &self.input_schema)?;
+        let params = params_of(&tool, &self.input_schema, self.foreign_schema)?;
         let checker = SchemaChecker::new(&tool, &self.input_schema, &params)
             .map_err(|message| invalid("input", message))?;
         let handler = self

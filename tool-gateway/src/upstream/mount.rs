@@ -491,6 +491,8 @@ impl Mount {
         let mut builder = Tool::builder(plan.name.clone())
             .description(description)
             .input_schema(Value::Object((*plan.tool.input_schema).clone()))
+            // The upstream's schema, served and checked as it means (bounded when listed).
+            .foreign_schema(true)
             .safety(safety);
         if let Some(output) = &plan.tool.output_schema {
             builder = builder.output_schema(Value::Object((**output).clone()));
