@@ -54,6 +54,8 @@ use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas
 pub struct ToolBuilder {
     meta: ToolMeta,
     input_schema: Value,
+    /// The input schema is someone else's, kept as it means (`foreign_schema`).
+    foreign_schema: bool,
     output_schema: Option<Value>,
     source: ToolSource,
     handler: Option<Handler>,
@@ -62,8 +64,8 @@ pub struct ToolBuilder {
     state: Vec<StateType>,
     /// Parameters sent in an HTTP header too: (parameter, header name).
     headers: Vec<(String, String)>,
-    /// The input schema is someone else's, kept as it means (`foreign_schema`).
-    foreign_schema: bool,
+    /// Whether its calls receive the caller's bearer token.
+    caller_token: bool,
 }
 
 impl Tool {
@@ -74,6 +76,7 @@ impl Tool {
         ToolBuilder {
             meta: ToolMeta::new(name.into(), ""),
             input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            foreign_schema: false,
             output_schema: None,
             source: ToolSource {
                 crate_name: Cow::Borrowed("(runtime)"),
@@ -86,7 +89,7 @@ impl Tool {
             approval: None,
             state: Vec::new(),
             headers: Vec::new(),
-            foreign_schema: false,
+            caller_token: false,
         }
     }
 }
@@ -116,6 +119,28 @@ impl ToolBuilder {
     /// ```
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = schema;
+        self
+    }
+
+    /// The input schema is someone else's (a mounted MCP server's): it is served and
+    /// checked as it means, not read for typos. A `required` name outside `properties` is
+    /// then a key the rest of the schema validates (`additionalProperties`, say), not
+    /// [`ToolDefinitionError::UnknownRequired`]. Every other check still applies.
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use toolwright_core::Tool;
+    /// let schema = json!({"type": "object", "properties": {}, "required": ["id"],
+    ///                     "additionalProperties": {"type": "string"}});
+    /// let typo = Tool::builder("get").description("Get one.").input_schema(schema.clone())
+    ///     .handler(|_| async { "ok" }).build();
+    /// assert!(typo.is_err());
+    /// let mounted = Tool::builder("get").description("Get one.").input_schema(schema.clone())
+    ///     .foreign_schema(true).handler(|_| async { "ok" }).build().unwrap();
+    /// assert_eq!(mounted.input_schema(), &schema);
+    /// ```
+    pub fn foreign_schema(mut self, foreign: bool) -> Self {
+        self.foreign_schema = foreign;
         self
     }
 
@@ -287,6 +312,27 @@ impl ToolBuilder {
         self
     }
 
+    /// Gives this tool's calls the bearer token their caller presented
+    /// ([`Caller::token`](crate::Caller::token) on the call's context), where the front end
+    /// has one (an authenticated HTTP request). Off by default: every tool sees who calls
+    /// ([`ToolContext::caller`](crate::ToolContext::caller)), only a tool built with this
+    /// holds the caller's token, for acting as the caller elsewhere (toolwright-gateway
+    /// exchanging it for a token of an upstream).
+    ///
+    /// ```
+    /// use toolwright_core::Tool;
+    /// let tool = Tool::builder("as_caller")
+    ///     .receives_caller_token()
+    ///     .handler(|_: serde_json::Map<String, serde_json::Value>| async { "" })
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(tool.receives_caller_token());
+    /// ```
+    pub fn receives_caller_token(mut self) -> Self {
+        self.caller_token = true;
+        self
+    }
+
     /// What a call would do, shown to the person approving a dangerous call (a diff, a
     /// summary, or a [`Preview`] with a file change's hunks). A preview that fails fails the
     /// call without asking.
@@ -445,28 +491,6 @@ impl ToolBuilder {
         self
     }
 
-    /// The input schema is someone else's (a mounted MCP server's): it is served and
-    /// checked as it means, not read for typos. A `required` name outside `properties` is
-    /// then a key the rest of the schema validates (`additionalProperties`, say), not
-    /// [`ToolDefinitionError::UnknownRequired`]. Every other check still applies.
-    ///
-    /// ```
-    /// # use serde_json::json;
-    /// # use toolwright_core::Tool;
-    /// let schema = json!({"type": "object", "properties": {}, "required": ["id"],
-    ///                     "additionalProperties": {"type": "string"}});
-    /// let typo = Tool::builder("get").description("Get one.").input_schema(schema.clone())
-    ///     .handler(|_| async { "ok" }).build();
-    /// assert!(typo.is_err());
-    /// let mounted = Tool::builder("get").description("Get one.").input_schema(schema.clone())
-    ///     .foreign_schema(true).handler(|_| async { "ok" }).build().unwrap();
-    /// assert_eq!(mounted.input_schema(), &schema);
-    /// ```
-    pub fn foreign_schema(mut self, foreign: bool) -> Self {
-        self.foreign_schema = foreign;
-        self
-    }
-
     /// Checks the definition like `#[tool]` does at compile time, and builds the tool.
     pub fn build(mut self) -> Result<Tool, ToolDefinitionError> {
         let trimmed = self.meta.description.trim();
@@ -521,6 +545,7 @@ impl ToolBuilder {
             }),
             state: Cow::Owned(self.state),
             origin: None,
+            caller_token: self.caller_token,
         }))
     }
 }

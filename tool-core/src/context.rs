@@ -88,6 +88,8 @@ pub struct ToolContext {
     asked: Option<CancellationToken>,
     /// The first change the run recorded (`record_side_effect`), shared by every clone.
     side_effect: Arc<OnceLock<String>>,
+    /// Who made the call, when the front end says (`Caller`).
+    caller: Option<Arc<crate::caller::Caller>>,
 }
 
 impl Default for ToolContext {
@@ -104,6 +106,7 @@ impl Default for ToolContext {
             approved_change: None,
             asked: None,
             side_effect: Arc::default(),
+            caller: None,
         }
     }
 }
@@ -169,7 +172,29 @@ impl ToolContext {
             approved_change: None,
             asked: None,
             side_effect: Arc::default(),
+            caller: None,
         }
+    }
+
+    /// Who made the call, as the front end that authenticated it says; `None` for a call
+    /// of the local user (stdio, the CLI, a program's own call). The bearer token is there
+    /// only for a tool built with
+    /// [`ToolBuilder::receives_caller_token`](crate::ToolBuilder::receives_caller_token).
+    ///
+    /// ```
+    /// use toolwright_core::{Caller, ToolContext};
+    /// let ctx = ToolContext::new().with_caller(Caller::new("alice"));
+    /// assert_eq!(ctx.caller().map(Caller::subject), Some("alice"));
+    /// assert!(ToolContext::new().caller().is_none());
+    /// ```
+    pub fn caller(&self) -> Option<&crate::caller::Caller> {
+        self.caller.as_deref()
+    }
+
+    /// The same context, for a call made by `caller`.
+    pub fn with_caller(mut self, caller: crate::caller::Caller) -> Self {
+        self.caller = Some(Arc::new(caller));
+        self
     }
 
     /// The same context for the call `call_id`.

@@ -110,6 +110,7 @@ impl CallRecord {
                 arguments: Value::Null,
                 approved: None,
                 hunks: None,
+                caller: None,
             },
             id,
             name,
