@@ -205,6 +205,14 @@ pub struct UpstreamConfig {
     /// Pinned resources, templates and skills by URI (`MountOptions::pin_resource`).
     #[serde(default)]
     pub(crate) resource_pins: BTreeMap<String, String>,
+    /// Calls at once (`MountOptions::max_concurrent`; default no limit) and a caller's
+    /// share of them (default half).
+    pub(crate) max_concurrent: Option<usize>,
+    pub(crate) max_concurrent_per_caller: Option<usize>,
+    /// Calls per period, `"50/s"` (`MountOptions::rate`; default no limit), and a caller's
+    /// share (default half).
+    pub(crate) rate: Option<String>,
+    pub(crate) rate_per_caller: Option<String>,
 }
 
 impl GatewayConfig {

@@ -69,7 +69,7 @@
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
 // fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,
-// options, report, mountable, shelf, mount.
+// limits, options, report, mountable, shelf, mount.
 #[cfg(feature = "http")]
 mod client;
 mod content;
@@ -78,6 +78,7 @@ mod fingerprint;
 mod forward;
 #[cfg(feature = "http")]
 mod http;
+mod limits;
 mod list;
 mod mount;
 mod mountable;
@@ -98,6 +99,7 @@ pub use fingerprint::{Fingerprint, FingerprintParseError};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{DEFAULT_MAX_MESSAGE_BYTES, HttpUpstream};
+pub use limits::{Rate, RateParseError};
 pub use list::ListCut;
 pub use mount::{Mount, MountUpstream};
 pub use names::{mounted_name, normalise};
