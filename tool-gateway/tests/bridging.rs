@@ -1,0 +1,295 @@
+//! Bridging protocol eras through the gateway (feature `http`), counted, never timed:
+//!
+//! - an HTTP upstream that keeps sessions forgets ours (it restarts on the same address and
+//!   answers `404` for our session id): the next call re-initializes and succeeds, and the
+//!   upstream runs it exactly once; the other upstream of the same gateway is not
+//!   disturbed (no half-dead federated session);
+//! - a 2026-07-28 client (it answers a question by repeating the call) in front of an
+//!   upstream that asks in rounds (input requests): the question reaches the client, the
+//!   repeated call carries the answer upstream, and the upstream runs the call once;
+//! - a handshake-era client (it answers while the call waits) in front of the same
+//!   upstream: asked and answered within the one call.
+//!
+//! Every wait has a generous deadline that fails the test.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use toolwright_core::client::{ClientFuture, ClientPowers, ElicitationRequest};
+use toolwright_core::{ClientError, Elicitation, SafetyLevel, Tool, ToolCall};
+use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
+use toolwright_mcp::{HttpServer, McpServer};
+use toolwright_runtime::executor::Outcome;
+use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(DEADLINE, future).await {
+        Ok(value) => value,
+        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
+    }
+}
+
+/// A registry with one tool, `count`, that counts its runs.
+fn counting() -> (Arc<ToolRegistry>, Arc<AtomicUsize>) {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let registry = Arc::new(ToolRegistry::new());
+    let counter = runs.clone();
+    registry
+        .register(
+            Tool::builder("count")
+                .description("Count a run.")
+                .handler(move |_: Map<String, Value>| {
+                    let counter = counter.clone();
+                    async move { (counter.fetch_add(1, Ordering::SeqCst) + 1).to_string() }
+                })
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    (registry, runs)
+}
+
+/// Our own server over HTTP (the handshake era keeps a session per client) at `addr`.
+async fn serve(registry: &Arc<ToolRegistry>, addr: SocketAddr) -> HttpServer {
+    McpServer::new(Executor::builder(registry.clone()).build())
+        .serve_http(addr)
+        .await
+        .unwrap()
+}
+
+async fn call(executor: &Executor, tool: &str) -> toolwright_core::ToolResult {
+    within(tool, executor.execute(ToolCall::new("1", tool, json!({})))).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_upstream_session_is_recreated_and_the_call_runs_once() {
+    let (registry, runs) = counting();
+    let first = serve(&registry, ([127, 0, 0, 1], 0).into()).await;
+    let addr = first.local_addr();
+    let (other_registry, other_runs) = counting();
+    let other = serve(&other_registry, ([127, 0, 0, 1], 0).into()).await;
+
+    let gateway = Arc::new(ToolRegistry::new());
+    let upstream = within("connect", Upstream::http(first.url()).connect())
+        .await
+        .unwrap();
+    let other_upstream = within("connect the other", Upstream::http(other.url()).connect())
+        .await
+        .unwrap();
+    let options = |namespace: &str| MountOptions::new(namespace).default_safety(SafetyLevel::Safe);
+    let _mount = within("mount", gateway.mount(&upstream, options("up")))
+        .await
+        .unwrap();
+    let _other_mount = within(
+        "mount the other",
+        gateway.mount(&other_upstream, options("other")),
+    )
+    .await
+    .unwrap();
+    let executor = Executor::builder(gateway).build();
+    let result = call(&executor, "up_count").await;
+    assert!(result.success, "{result:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    assert_eq!(first.open_sessions(), 1);
+
+    // The upstream restarts on the same address: it knows no session, ours included.
+    first.shutdown();
+    within("the upstream to stop", first.wait()).await.unwrap();
+    let second = serve(&registry, addr).await;
+    assert_eq!(second.open_sessions(), 0);
+
+    for n in 2..=4 {
+        let result = call(&executor, "up_count").await;
+        assert!(result.success, "call {n} after the restart: {result:?}");
+        assert_eq!(result.content, n.to_string());
+        assert_eq!(runs.load(Ordering::SeqCst), n, "each call ran exactly once");
+    }
+    // One new session, made by the gateway's re-initialization.
+    assert_eq!(second.open_sessions(), 1);
+    // The other upstream of the federation never noticed.
+    for n in 1..=3 {
+        let result = call(&executor, "other_count").await;
+        assert!(result.success, "{result:?}");
+        assert_eq!(other_runs.load(Ordering::SeqCst), n);
+    }
+    upstream.close().await;
+    other_upstream.close().await;
+    second.shutdown();
+    other.shutdown();
+}
+
+/// An upstream over newline-delimited JSON-RPC whose `book` asks for a name in rounds
+/// (MCP 2026-07-28's input requests), counting its requests and its runs (a request that
+/// carries the answers).
+struct Rounds {
+    requests: Arc<AtomicUsize>,
+    runs: Arc<AtomicUsize>,
+}
+
+async fn connect_rounds() -> (Upstream, Rounds) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let requests = Arc::new(AtomicUsize::new(0));
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = Rounds {
+        requests: requests.clone(),
+        runs: runs.clone(),
+    };
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_io);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: Value = serde_json::from_str(&line).unwrap();
+            let Some(id) = message.get("id").cloned() else {
+                continue;
+            };
+            let params = &message["params"];
+            let result = match message["method"].as_str().unwrap_or_default() {
+                "initialize" => json!({
+                    "protocolVersion": params["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "rounds", "version": "1"}
+                }),
+                "tools/list" => json!({"tools": [
+                    {"name": "book", "inputSchema": {"type": "object"}}
+                ]}),
+                "tools/call" => {
+                    requests.fetch_add(1, Ordering::SeqCst);
+                    match params.get("inputResponses") {
+                        Some(responses) => {
+                            runs.fetch_add(1, Ordering::SeqCst);
+                            let name = &responses["who"]["content"]["name"];
+                            json!({"content": [{"type": "text", "text": format!(
+                                "booked for {}", name.as_str().unwrap_or("?")
+                            )}]})
+                        }
+                        None => json!({
+                            "resultType": "input_required",
+                            "inputRequests": {"who": {
+                                "method": "elicitation/create",
+                                "params": {"mode": "form", "message": "Name?",
+                                           "requestedSchema": {"type": "object",
+                                               "properties": {"name": {"type": "string"}}}}
+                            }},
+                            "requestState": "s1"
+                        }),
+                    }
+                }
+                _ => json!({}),
+            };
+            let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
+            let mut bytes = serde_json::to_vec(&reply).unwrap();
+            bytes.push(b'\n');
+            if write.write_all(&bytes).await.is_err() {
+                break;
+            }
+        }
+    });
+    let upstream = within(
+        "the handshake",
+        Upstream::connect_transport("rounds", tokio::io::split(client_io)),
+    )
+    .await
+    .unwrap();
+    (upstream, counted)
+}
+
+/// A person's client: answers in the call (the handshake era) or only by the call's next
+/// request (2026-07-28, `in_rounds`); records the questions.
+#[derive(Clone, Default)]
+struct Person {
+    answer: Option<Value>,
+    in_rounds: bool,
+    questions: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientPowers for Person {
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+    ) -> ClientFuture<Result<Elicitation<Value>, ClientError>> {
+        self.questions.lock().unwrap().push(request.message.clone());
+        if self.in_rounds || self.answer.is_none() {
+            return Box::pin(async { Err(ClientError::InputRequired) });
+        }
+        let answer = self.answer.clone().unwrap_or_default();
+        Box::pin(async move { Ok(Elicitation::Accepted(answer)) })
+    }
+}
+
+#[tokio::test]
+async fn a_2026_client_answers_an_upstreams_rounds_and_the_upstream_runs_once() {
+    let (upstream, counted) = connect_rounds().await;
+    let registry = Arc::new(ToolRegistry::new());
+    let _mount = within(
+        "mount",
+        registry.mount(
+            &upstream,
+            MountOptions::new("r").default_safety(SafetyLevel::Safe),
+        ),
+    )
+    .await
+    .unwrap();
+    let executor = Executor::builder(registry).build();
+    let book = ToolCall::new("1", "r_book", json!({}));
+
+    // The client's first request: the upstream's question ends our round too.
+    let rounds = Person {
+        in_rounds: true,
+        ..Person::default()
+    };
+    let first = within(
+        "the first round",
+        executor.execute_with(book.clone(), CallOptions::new().client(rounds.clone())),
+    )
+    .await;
+    assert_eq!(first.outcome, Outcome::InputRequired, "{:?}", first.result);
+    assert_eq!(
+        *rounds.questions.lock().unwrap(),
+        ["The upstream MCP server `rounds` asks: Name?"]
+    );
+    assert_eq!(counted.runs.load(Ordering::SeqCst), 0, "nothing ran yet");
+
+    // The client repeats the call with the answer (the executor replays it as the
+    // person's): the upstream gets it in its own round and runs once.
+    let answering = Person {
+        answer: Some(json!({"name": "Ada"})),
+        ..Person::default()
+    };
+    let second = within(
+        "the repeated call",
+        executor.execute_with(book.clone(), CallOptions::new().client(answering)),
+    )
+    .await;
+    assert!(second.result.success, "{:?}", second.result);
+    assert_eq!(second.result.content, "booked for Ada");
+    assert_eq!(
+        counted.runs.load(Ordering::SeqCst),
+        1,
+        "one answer, one run"
+    );
+    // Its rounds: the first request's, the repeated call's first, and the answered one.
+    assert_eq!(counted.requests.load(Ordering::SeqCst), 3);
+
+    // A handshake-era client answers within the one call.
+    let waiting = Person {
+        answer: Some(json!({"name": "Grace"})),
+        ..Person::default()
+    };
+    let result = within(
+        "a handshake-era call",
+        executor.execute_with(book, CallOptions::new().client(waiting.clone())),
+    )
+    .await;
+    assert!(result.result.success, "{:?}", result.result);
+    assert_eq!(result.result.content, "booked for Grace");
+    assert_eq!(waiting.questions.lock().unwrap().len(), 1);
+    assert_eq!(counted.runs.load(Ordering::SeqCst), 2);
+}
