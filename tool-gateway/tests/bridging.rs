@@ -1,9 +1,10 @@
 //! Bridging protocol eras through the gateway (feature `http`), counted, never timed:
 //!
-//! - an HTTP upstream that keeps sessions forgets ours (it restarts on the same address and
+//! - an HTTP upstream that keeps sessions forgets ours (it restarts behind the same URL and
 //!   answers `404` for our session id): the next call re-initializes and succeeds, and the
 //!   upstream runs it exactly once; the other upstream of the same gateway is not
-//!   disturbed (no half-dead federated session);
+//!   disturbed (no half-dead federated session). A proxy in front (`support/switch_proxy.rs`)
+//!   switches to the new server, so the restart is seen as the upstream's answers only;
 //! - a 2026-07-28 client (it answers a question by repeating the call) in front of an
 //!   upstream that asks in rounds (input requests): the question reaches the client, the
 //!   repeated call carries the answer upstream, and the upstream runs the call once;
@@ -25,6 +26,10 @@ use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
 use toolwright_mcp::{HttpServer, McpServer};
 use toolwright_runtime::executor::Outcome;
 use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
+
+#[path = "support/switch_proxy.rs"]
+mod switch_proxy;
+use switch_proxy::SwitchProxy;
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
@@ -63,6 +68,11 @@ async fn serve(registry: &Arc<ToolRegistry>, addr: SocketAddr) -> HttpServer {
         .unwrap()
 }
 
+/// The `http://IP:PORT` origin of a server.
+fn origin(server: &HttpServer) -> String {
+    format!("http://{}", server.local_addr())
+}
+
 async fn call(executor: &Executor, tool: &str) -> toolwright_core::ToolResult {
     within(tool, executor.execute(ToolCall::new("1", tool, json!({})))).await
 }
@@ -71,12 +81,12 @@ async fn call(executor: &Executor, tool: &str) -> toolwright_core::ToolResult {
 async fn an_expired_upstream_session_is_recreated_and_the_call_runs_once() {
     let (registry, runs) = counting();
     let first = serve(&registry, ([127, 0, 0, 1], 0).into()).await;
-    let addr = first.local_addr();
+    let proxy = SwitchProxy::start(&origin(&first)).await;
     let (other_registry, other_runs) = counting();
     let other = serve(&other_registry, ([127, 0, 0, 1], 0).into()).await;
 
     let gateway = Arc::new(ToolRegistry::new());
-    let upstream = within("connect", Upstream::http(first.url()).connect())
+    let upstream = within("connect", Upstream::http(proxy.url()).connect())
         .await
         .unwrap();
     let other_upstream = within("connect the other", Upstream::http(other.url()).connect())
@@ -98,10 +108,11 @@ async fn an_expired_upstream_session_is_recreated_and_the_call_runs_once() {
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     assert_eq!(first.open_sessions(), 1);
 
-    // The upstream restarts on the same address: it knows no session, ours included.
+    // The upstream restarts: the new one knows no session, ours included.
+    let second = serve(&registry, ([127, 0, 0, 1], 0).into()).await;
+    proxy.switch(&origin(&second));
     first.shutdown();
     within("the upstream to stop", first.wait()).await.unwrap();
-    let second = serve(&registry, addr).await;
     assert_eq!(second.open_sessions(), 0);
 
     for n in 2..=4 {
@@ -122,6 +133,53 @@ async fn an_expired_upstream_session_is_recreated_and_the_call_runs_once() {
     other_upstream.close().await;
     second.shutdown();
     other.shutdown();
+}
+
+/// A sessionless upstream (our server `--stateless`: every POST answered on its own, as a
+/// 2026-07-28 server is) behind the gateway's handshake-era client: calls run once each,
+/// before and after it restarts, with no session to lose.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessionless_upstream_serves_the_gateway_across_its_restart() {
+    let (registry, runs) = counting();
+    let stateless = |addr: SocketAddr| {
+        let registry = registry.clone();
+        async move {
+            McpServer::new(Executor::builder(registry).build())
+                .serve_http_with(addr, toolwright_mcp::HttpOptions::new().stateless(true))
+                .await
+                .unwrap()
+        }
+    };
+    let first = stateless(([127, 0, 0, 1], 0).into()).await;
+    let proxy = SwitchProxy::start(&origin(&first)).await;
+    let gateway = Arc::new(ToolRegistry::new());
+    let upstream = within("connect", Upstream::http(proxy.url()).connect())
+        .await
+        .unwrap();
+    let _mount = within(
+        "mount",
+        gateway.mount(
+            &upstream,
+            MountOptions::new("up").default_safety(SafetyLevel::Safe),
+        ),
+    )
+    .await
+    .unwrap();
+    let executor = Executor::builder(gateway).build();
+    let result = call(&executor, "up_count").await;
+    assert!(result.success, "{result:?}");
+    assert_eq!(first.open_sessions(), 0, "no session was made");
+    let second = stateless(([127, 0, 0, 1], 0).into()).await;
+    proxy.switch(&origin(&second));
+    first.shutdown();
+    within("the upstream to stop", first.wait()).await.unwrap();
+    for n in 2..=4 {
+        let result = call(&executor, "up_count").await;
+        assert!(result.success, "{result:?}");
+        assert_eq!(runs.load(Ordering::SeqCst), n, "each call ran exactly once");
+    }
+    upstream.close().await;
+    second.shutdown();
 }
 
 /// An upstream over newline-delimited JSON-RPC whose `book` asks for a name in rounds
