@@ -406,7 +406,7 @@ impl Drop for Permit {
 /// `0.25 s`, `12 s`: a wait as a model reads it (rounded up to the millisecond).
 fn seconds(wait: Duration) -> String {
     let millis = wait.as_nanos().div_ceil(1_000_000);
-    if millis >= 1000 && millis % 1000 == 0 {
+    if millis >= 1000 && millis.is_multiple_of(1000) {
         format!("{} s", millis / 1000)
     } else {
         format!("{:.3} s", millis as f64 / 1000.0)
