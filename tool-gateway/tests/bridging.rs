@@ -7,7 +7,9 @@
 //!   switches to the new server, so the restart is seen as the upstream's answers only;
 //! - a 2026-07-28 client (it answers a question by repeating the call) in front of an
 //!   upstream that asks in rounds (input requests): the question reaches the client, the
-//!   repeated call carries the answer upstream, and the upstream runs the call once;
+//!   repeated call carries the answer upstream, and the upstream runs the call once (in
+//!   the executor, and over the wire: raw 2026-07-28 requests to our HTTP server, with the
+//!   sealed `requestState` and `inputResponses`);
 //! - a handshake-era client (it answers while the call waits) in front of the same
 //!   upstream: asked and answered within the one call.
 //!
@@ -350,4 +352,101 @@ async fn a_2026_client_answers_an_upstreams_rounds_and_the_upstream_runs_once() 
     assert_eq!(result.result.content, "booked for Grace");
     assert_eq!(waiting.questions.lock().unwrap().len(), 1);
     assert_eq!(counted.runs.load(Ordering::SeqCst), 2);
+}
+
+/// The JSON-RPC message of a response body (JSON, or the last `data:` of an SSE stream).
+fn message(body: &str) -> Value {
+    if let Ok(value) = serde_json::from_str(body) {
+        return value;
+    }
+    body.lines()
+        .rev()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
+}
+
+/// One `tools/call` of a 2026-07-28 client (no session, everything in the request).
+async fn modern_call(server: &HttpServer, tool: &str, round: Option<(&str, Value)>) -> Value {
+    let mut params = json!({
+        "name": tool,
+        "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "bridging-test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        },
+    });
+    if let Some((state, responses)) = round {
+        params["requestState"] = json!(state);
+        params["inputResponses"] = responses;
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params});
+    let response = within(
+        "a 2026-07-28 request",
+        reqwest::Client::new()
+            .post(server.url())
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", tool)
+            .body(body.to_string())
+            .send(),
+    )
+    .await
+    .unwrap();
+    message(&within("the body", response.text()).await.unwrap())
+}
+
+/// The same, over the wire: a 2026-07-28 client of `toolwright`'s own HTTP server, in front
+/// of the upstream that asks in rounds, gets an `InputRequiredResult` with a sealed state,
+/// answers by repeating the call, and the upstream runs once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_a_2026_client_answers_an_upstreams_rounds() {
+    let (upstream, counted) = connect_rounds().await;
+    let registry = Arc::new(ToolRegistry::new());
+    let _mount = within(
+        "mount",
+        registry.mount(
+            &upstream,
+            MountOptions::new("r").default_safety(SafetyLevel::Safe),
+        ),
+    )
+    .await
+    .unwrap();
+    let gateway = McpServer::new(Executor::builder(registry).build())
+        .serve_http(([127, 0, 0, 1], 0).into())
+        .await
+        .unwrap();
+
+    let first = modern_call(&gateway, "r_book", None).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let asked = result["inputRequests"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(asked.len(), 1, "{first}");
+    let (key, question) = asked.into_iter().next().unwrap();
+    assert_eq!(
+        question["params"]["message"],
+        "Tool `r_book` asks: The upstream MCP server `rounds` asks: Name?",
+        "{first}"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    assert_eq!(counted.runs.load(Ordering::SeqCst), 0);
+
+    let answers = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
+    let second = modern_call(&gateway, "r_book", Some((&state, answers))).await;
+    assert_eq!(
+        second["result"]["content"][0]["text"], "booked for Ada",
+        "{second}"
+    );
+    assert_eq!(
+        counted.runs.load(Ordering::SeqCst),
+        1,
+        "one answer, one run"
+    );
+    gateway.shutdown();
 }
