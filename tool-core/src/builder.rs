@@ -322,6 +322,7 @@ impl ToolBuilder {
     /// ```
     /// use toolwright_core::Tool;
     /// let tool = Tool::builder("as_caller")
+    ///     .description("Acts as the caller.")
     ///     .receives_caller_token()
     ///     .handler(|_: serde_json::Map<String, serde_json::Value>| async { "" })
     ///     .build()

@@ -268,7 +268,7 @@ impl Tool {
     ///
     /// ```
     /// use toolwright_core::Tool;
-    /// let tool = Tool::builder("t").handler(|_: serde_json::Map<String, serde_json::Value>| async { "" }).build().unwrap();
+    /// let tool = Tool::builder("t").description("T.").handler(|_: serde_json::Map<String, serde_json::Value>| async { "" }).build().unwrap();
     /// assert!(!tool.receives_caller_token());
     /// ```
     pub fn receives_caller_token(&self) -> bool {
