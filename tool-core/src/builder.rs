@@ -54,6 +54,8 @@ use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas
 pub struct ToolBuilder {
     meta: ToolMeta,
     input_schema: Value,
+    /// The input schema is someone else's, kept as it means (`foreign_schema`).
+    foreign_schema: bool,
     output_schema: Option<Value>,
     source: ToolSource,
     handler: Option<Handler>,
@@ -74,6 +76,7 @@ impl Tool {
         ToolBuilder {
             meta: ToolMeta::new(name.into(), ""),
             input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            foreign_schema: false,
             output_schema: None,
             source: ToolSource {
                 crate_name: Cow::Borrowed("(runtime)"),
@@ -116,6 +119,28 @@ impl ToolBuilder {
     /// ```
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = schema;
+        self
+    }
+
+    /// The input schema is someone else's (a mounted MCP server's): it is served and
+    /// checked as it means, not read for typos. A `required` name outside `properties` is
+    /// then a key the rest of the schema validates (`additionalProperties`, say), not
+    /// [`ToolDefinitionError::UnknownRequired`]. Every other check still applies.
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use toolwright_core::Tool;
+    /// let schema = json!({"type": "object", "properties": {}, "required": ["id"],
+    ///                     "additionalProperties": {"type": "string"}});
+    /// let typo = Tool::builder("get").description("Get one.").input_schema(schema.clone())
+    ///     .handler(|_| async { "ok" }).build();
+    /// assert!(typo.is_err());
+    /// let mounted = Tool::builder("get").description("Get one.").input_schema(schema.clone())
+    ///     .foreign_schema(true).handler(|_| async { "ok" }).build().unwrap();
+    /// assert_eq!(mounted.input_schema(), &schema);
+    /// ```
+    pub fn foreign_schema(mut self, foreign: bool) -> Self {
+        self.foreign_schema = foreign;
         self
     }
 
@@ -502,7 +527,7 @@ impl ToolBuilder {
         if let Some(output) = &self.output_schema {
             check_schema(output).map_err(|m| invalid("output", m))?;
         }
-        let params = params_of(&tool, &self.input_schema)?;
+        let params = params_of(&tool, &self.input_schema, self.foreign_schema)?;
         let checker = SchemaChecker::new(&tool, &self.input_schema, &params)
             .map_err(|message| invalid("input", message))?;
         let handler = self

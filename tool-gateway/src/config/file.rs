@@ -244,6 +244,14 @@ pub struct UpstreamConfig {
     pub(crate) resource_pins: BTreeMap<String, String>,
     /// The kernel's limits of a confined stdio upstream.
     pub(crate) limits: Option<toml::Spanned<LimitsConfig>>,
+    /// Calls at once (`MountOptions::max_concurrent`; default no limit) and a caller's
+    /// share of them (default half).
+    pub(crate) max_concurrent: Option<usize>,
+    pub(crate) max_concurrent_per_caller: Option<usize>,
+    /// Calls per period, `"50/s"` (`MountOptions::rate`; default no limit), and a caller's
+    /// share (default half).
+    pub(crate) rate: Option<String>,
+    pub(crate) rate_per_caller: Option<String>,
 }
 
 /// `limits = { memory = "512MiB", cpu = 1.0, cpu_time = 600, processes = 128,

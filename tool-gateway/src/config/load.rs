@@ -298,6 +298,22 @@ pub(crate) fn options(config: &UpstreamConfig) -> Result<MountOptions, String> {
     if let Some(max) = config.max_mount_bytes {
         options = options.max_mount_bytes(max);
     }
+    // The upstream's calls at once and per period, each with a caller's share.
+    if let Some(max) = config.max_concurrent {
+        options = options.max_concurrent(max);
+    }
+    if let Some(max) = config.max_concurrent_per_caller {
+        options = options.max_concurrent_per_caller(max);
+    }
+    if let Some(rate) = &config.rate {
+        options = options.rate(rate.parse().map_err(|error| format!("`rate`: {error}"))?);
+    }
+    if let Some(rate) = &config.rate_per_caller {
+        let rate = rate
+            .parse()
+            .map_err(|error| format!("`rate_per_caller`: {error}"))?;
+        options = options.rate_per_caller(rate);
+    }
     options.check().map_err(|error| error.to_string())?;
     for (name, fingerprint) in &config.pins {
         let fingerprint: Fingerprint = fingerprint

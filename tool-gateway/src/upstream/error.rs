@@ -87,6 +87,15 @@ pub enum UpstreamError {
         /// What is wrong.
         reason: String,
     },
+    /// The limits of a mount (`MountOptions::max_concurrent`, `rate` and their per-caller
+    /// shares) cannot hold together.
+    #[error("the limits of the mount `{namespace}` are invalid: {reason}")]
+    Limits {
+        /// The namespace, escaped.
+        namespace: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A URI that is not one of the mount's resources (not in its namespace): it is never
     /// sent upstream.
     #[error(

@@ -294,6 +294,10 @@ impl HttpUpstream {
         // Bounded before decoding: the upstream chooses how much it sends.
         config.max_json_response_size = self.max_message_bytes;
         config.max_sse_event_size = self.max_message_bytes;
+        // An upstream that forgot our session (it restarted, or expired it) answers 404 for
+        // its id: the request was refused before it ran, so the handshake is made again
+        // and that request sent once more (`tests/bridging.rs` counts the runs).
+        config.reinit_on_expired_session = true;
         #[cfg(feature = "oauth")]
         if let Some(credentials) = &self.credentials {
             let client = super::oauth::authorise(&self.url, &label, credentials).await?;

@@ -22,6 +22,12 @@
 //! - **Schemas.** The upstream's `inputSchema` and `outputSchema` are the tool's, checked by
 //!   the tool builder as any runtime tool's; one it refuses (an input schema that is not an
 //!   object schema, say) leaves the tool unmounted, reported with the builder's reason.
+//!   They are served as written, never rebuilt (`ToolBuilder::foreign_schema`): what a
+//!   client reads accepts exactly what the upstream's accepts.
+//! - **Limits.** [`MountOptions::max_concurrent`] and [`MountOptions::rate`] bound the
+//!   upstream's calls at once and per period, each caller (the call's authenticated
+//!   subject) to a share of them; a call over one is refused before it is sent, naming the
+//!   upstream, the limit and its value.
 //! - **Fingerprints.** Each tool's [`Fingerprint`] (SHA-256 of the canonical JSON of its
 //!   name, description, schemas and annotations) is kept; a tool whose pinned fingerprint
 //!   ([`MountOptions::pin`]) differs is registered disabled and reported.
@@ -77,7 +83,7 @@
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
 // fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth,
-// exchange, callers, http, options, report, mountable, shelf, mount.
+// exchange, callers, http, limits, options, report, mountable, shelf, mount.
 #[cfg(feature = "http")]
 mod callers;
 #[cfg(feature = "http")]
@@ -90,6 +96,7 @@ mod fingerprint;
 mod forward;
 #[cfg(feature = "http")]
 mod http;
+mod limits;
 mod list;
 mod mount;
 mod mountable;
@@ -116,6 +123,7 @@ pub use fingerprint::{Fingerprint, FingerprintParseError};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{DEFAULT_MAX_MESSAGE_BYTES, HttpUpstream};
+pub use limits::{Rate, RateParseError};
 pub use list::ListCut;
 pub use mount::{Mount, MountUpstream};
 pub use names::{mounted_name, normalise};

@@ -571,21 +571,29 @@ impl Upstream {
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| failed(escaped(&e)))?;
-        // The upstream now runs the call: a side effect of ours, whatever the tool does.
+        // A tool call the upstream runs is a side effect of ours, whatever the tool does.
         // Recorded, a question that could only be answered by repeating our call (MCP
         // 2026-07-28's rounds: the client answers by calling again, and our tool runs again
         // from the start) is refused instead of ending the round: the retry would call the
-        // upstream a second time for one approval, while this call goes on. A client that
-        // answers while the call waits (the handshake-era sessions) is asked as before, so
-        // in both eras one approval means one upstream call.
-        if let Some(call_name) = side_effect {
-            ctx.record_side_effect(format!(
+        // upstream a second time for one approval, while this call goes on. It is recorded
+        // when the upstream shows it runs the call: it asks mid-call (`forward`), or answers
+        // with anything but input requests. Input requests (a 2026-07-28 upstream's round)
+        // end its run without effect, so our client's round may end too and the repeated
+        // call carries the answers upstream: the bridge between the eras, both ways. A
+        // client that answers while the call waits is asked as before, so in both eras one
+        // approval means one upstream call.
+        let running = side_effect.map(|call_name| {
+            format!(
                 "a call of `{}` was sent to the upstream MCP server `{}`",
                 toolwright_names::escape::escape(call_name),
                 self.inner.server_name
-            ));
-        }
-        let _registered = self.inner.shared.calls.register(handle.id.clone(), ctx);
+            )
+        });
+        let _registered = self
+            .inner
+            .shared
+            .calls
+            .register(handle.id.clone(), ctx, running.clone());
         drop(gate);
         let mut cancel = CancelOnDrop {
             peer: Some(self.inner.peer.clone()),
@@ -612,6 +620,11 @@ impl Upstream {
             }
         };
         cancel.peer = None;
+        if let Some(what) = running
+            && !matches!(result, Ok(ServerResult::InputRequiredResult(_)))
+        {
+            ctx.record_side_effect(what);
+        }
         // Progress sent just before the result.
         while let Ok(update) = progress.receiver.try_recv() {
             ctx.report_progress(
