@@ -68,11 +68,12 @@
 //!   URIs too. An upstream that declares no tools is not asked for them.
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
-// fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,
+// fingerprint, content, forward, ending, session, list, requests, stderr, stdio, client, oauth, http,
 // options, report, mountable, shelf, mount.
 #[cfg(feature = "http")]
 mod client;
 mod content;
+mod ending;
 mod error;
 mod fingerprint;
 mod forward;

@@ -495,6 +495,9 @@ impl Mount {
         if let Some(output) = &plan.tool.output_schema {
             builder = builder.output_schema(Value::Object((**output).clone()));
         }
+        if let Some(timeout) = self.options.call_timeout {
+            builder = builder.timeout(timeout);
+        }
         let preview = {
             let (server, namespace, shown_name) =
                 (server.clone(), namespace.clone(), shown_name.clone());

@@ -41,6 +41,7 @@ pub struct MountOptions {
     pub(super) read_safety: SafetyLevel,
     pub(super) prompt_pins: HashMap<String, Fingerprint>,
     pub(super) resource_pins: HashMap<String, Fingerprint>,
+    pub(super) call_timeout: Option<Duration>,
 }
 
 /// The default of [`MountOptions::max_tool_bytes`]: 64 KiB.
@@ -70,6 +71,7 @@ impl MountOptions {
             read_safety: SafetyLevel::Safe,
             prompt_pins: HashMap::new(),
             resource_pins: HashMap::new(),
+            call_timeout: None,
         }
     }
 
@@ -212,6 +214,13 @@ impl MountOptions {
     /// URI `uri` (the upstream's own, or the one it is mounted under).
     pub fn pin_resource(mut self, uri: impl Into<String>, fingerprint: Fingerprint) -> Self {
         self.resource_pins.insert(uri.into(), fingerprint);
+        self
+    }
+
+    /// How long one call of a mounted tool may take (the tool's own timeout, which the
+    /// executor applies instead of its default); by default the executor's.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
         self
     }
 
