@@ -104,7 +104,7 @@ fn tell(namespace: &str, report: &MountReport) {
 
 /// The standard tools, and with `config` every upstream it names mounted beside them (the
 /// configuration is read and checked before anything connects). The mounts are returned so
-/// a server can [`follow`] them.
+/// a command can keep them.
 pub(crate) async fn registry(
     config: Option<&Path>,
 ) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {

@@ -67,8 +67,9 @@ struct Shared {
     current: tokio::sync::Mutex<Current>,
     /// The cells running now, by namespace (a copy of `current`'s, read without waiting).
     cells: Mutex<BTreeMap<String, Arc<Cell>>>,
-    /// Calls in flight: the upstream they went to, and since when.
-    calls: Mutex<HashMap<String, (Arc<Cell>, Instant)>>,
+    /// Calls in flight by call id and tool (two sessions may use the same request id):
+    /// the upstream they went to, and since when.
+    calls: Mutex<HashMap<(String, String), Vec<(Arc<Cell>, Instant)>>>,
 }
 
 /// What runs now.
@@ -345,12 +346,17 @@ struct CallHook(Arc<Shared>);
 
 impl CallHook {
     fn ended(&self, event: &HookEvent, result: &ToolResult) {
-        let started = self
-            .0
-            .calls
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&event.call_id);
+        let key = (event.call_id.clone(), event.tool.clone());
+        let started = {
+            let mut calls = self.0.calls.lock().unwrap_or_else(PoisonError::into_inner);
+            let started = calls
+                .get_mut(&key)
+                .and_then(|started| (!started.is_empty()).then(|| started.remove(0)));
+            if calls.get(&key).is_some_and(Vec::is_empty) {
+                calls.remove(&key);
+            }
+            started
+        };
         if let Some((cell, since)) = started {
             cell.call_ended(since.elapsed(), result.is_error());
         }
@@ -373,7 +379,9 @@ impl ToolHook for CallHook {
                 .calls
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .insert(event.call_id.clone(), (cell, Instant::now()));
+                .entry((event.call_id.clone(), event.tool.clone()))
+                .or_default()
+                .push((cell, Instant::now()));
         }
     }
 

@@ -164,6 +164,13 @@ impl Cell {
     /// A call of its tools started.
     pub(crate) fn call_started(&self) {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
+        self.tell();
+    }
+
+    /// Tells the watchers something changed.
+    fn tell(&self) {
+        self.events
+            .send_modify(|count| *count = count.wrapping_add(1));
     }
 
     /// A call of its tools ended after `took`.
@@ -177,6 +184,7 @@ impl Cell {
         if self.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.idle.notify_waiters();
         }
+        self.tell();
     }
 
     /// Returns once no call of its tools runs, or after `bound`; whether it got there.
