@@ -69,8 +69,11 @@ struct Shared {
     cells: Mutex<BTreeMap<String, Arc<Cell>>>,
     /// Calls in flight by call id and tool (two sessions may use the same request id):
     /// the upstream they went to, and since when.
-    calls: Mutex<HashMap<(String, String), Vec<(Arc<Cell>, Instant)>>>,
+    calls: Mutex<HashMap<(String, String), Vec<Started>>>,
 }
+
+/// A call in flight: the upstream it went to, and since when.
+type Started = (Arc<Cell>, Instant);
 
 /// What runs now.
 #[derive(Default)]
