@@ -165,6 +165,12 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         None => server,
     };
     let (Some(addr), Some(options)) = (args.http, options) else {
+        // A stdio client may list the tools once: it is answered when every upstream's
+        // first start ended (a mute one within its handshake_timeout; it no longer stops
+        // the server).
+        if let Some(supervisor) = &supervisor {
+            supervisor.first_starts().await;
+        }
         tracing::info!(%root, "serving MCP over stdio");
         server
             .serve_stdio()
@@ -184,6 +190,12 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         )
         .await
         .map_err(|e| UsageError(format!("cannot serve on {addr}: {e}")))?;
+    // Served from now on (the tools of upstreams already up, `/readyz` 503 until each
+    // first start ended); announced once they all ended, so a script that waits for this
+    // line finds every tool that could start.
+    if let Some(supervisor) = &supervisor {
+        supervisor.first_starts().await;
+    }
     eprintln!(
         "toolwright: MCP server listening on {} (Ctrl-C or SIGTERM to stop)",
         http.url()

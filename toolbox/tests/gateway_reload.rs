@@ -216,3 +216,99 @@ async fn serve_reloads_on_sighup_keeps_a_bad_file_out_and_brings_a_crashed_upstr
     );
     served.client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_http_answers_for_the_others_while_one_upstream_is_mute() {
+    let (config_dir, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let config = config_dir.path().join("gateway.toml");
+    let mute_log = config_dir.path().join("mute.log");
+    // The mute one first, with the longest handshake allowed: the old start waited for it,
+    // then exited.
+    let text = format!(
+        "[[upstream]]\nnamespace = \"mute\"\ncommand = \"python3\"\n\
+         args = [\"{SERVER}\", \"--mute\", \"--log\", \"{}\"]\nunconfined = true\n\
+         supervise = {{ handshake_timeout = 60 }}\n\n{}",
+        mute_log.display(),
+        upstream("talker")
+    );
+    std::fs::write(&config, text).unwrap();
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let mut server = tokio::process::Command::new(BIN)
+        .arg("serve")
+        .arg("--http")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--root")
+        .arg(root.path())
+        .arg("--config")
+        .arg(&config)
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stderr = tokio::io::BufReader::new(server.stderr.take().unwrap()).lines();
+    let base = format!("http://127.0.0.1:{port}");
+    let web = reqwest::Client::new();
+    // Accepting at once; ready only when every first start ended.
+    let readyz = within("readyz", async {
+        loop {
+            if let Ok(response) = web.get(format!("{base}/readyz")).send().await {
+                break response;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    assert_eq!(readyz.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
+    let (tx, mut changes) = mpsc::unbounded_channel();
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(format!("{base}/mcp"));
+    let client = within("connect", Watcher(tx).serve(transport))
+        .await
+        .unwrap();
+    within("talker's tools", async {
+        loop {
+            while changes.try_recv().is_ok() {}
+            let tools = client.list_all_tools().await.unwrap();
+            if tools.iter().any(|t| t.name == "talker_echo") {
+                return;
+            }
+            changes.recv().await.unwrap();
+        }
+    })
+    .await;
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("talker_echo")
+                .with_arguments(json!({"text": "first"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    // The mute one got its `initialize` and is still in that handshake: /readyz says so.
+    within("the mute one's initialize", async {
+        // The server's log is a file: read again soon.
+        while !std::fs::read_to_string(&mute_log)
+            .unwrap_or_default()
+            .contains("initialize")
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    let readyz = web.get(format!("{base}/readyz")).send().await.unwrap();
+    assert_eq!(readyz.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
+    let body = readyz.text().await.unwrap();
+    assert!(body.contains("upstream mute: starting"), "{body}");
+    assert!(body.contains("upstream talker: up"), "{body}");
+    // Nor has the server announced itself yet (it does once every first start ended).
+    while let Ok(Some(line)) = tokio::time::timeout(Duration::from_millis(1), stderr.next_line())
+        .await
+        .unwrap_or(Ok(None))
+    {
+        assert!(!line.contains("listening"), "{line}");
+    }
+    drop(client);
+    server.kill().await.unwrap();
+}

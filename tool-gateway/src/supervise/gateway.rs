@@ -209,6 +209,14 @@ impl Gateway {
         }
     }
 
+    /// Returns once every upstream's first start has ended, up or not (each within its
+    /// `handshake_timeout`): what a stdio server waits for before it answers its client,
+    /// which may list the tools only once.
+    pub async fn first_starts(&self) {
+        self.wait_for(|statuses| statuses.iter().all(UpstreamStatus::tried))
+            .await;
+    }
+
     /// The executor hook that counts each upstream's calls, errors and latency, and its
     /// calls in flight (which a reload waits for): `Executor::builder(..).shared_hook(..)`.
     pub fn hook(&self) -> Arc<dyn ToolHook> {
@@ -216,9 +224,9 @@ impl Gateway {
     }
 
     /// What `/readyz` and `/metrics` show of the upstreams:
-    /// `HttpOptions::status_source(gateway.status_source())`. Ready unless an upstream
-    /// marked `required` is not up; the detail names each upstream's state, restarts and
-    /// last error.
+    /// `HttpOptions::status_source(gateway.status_source())`. Ready once every upstream's
+    /// first start ended, unless an upstream marked `required` is not up; the detail names
+    /// each upstream's state, restarts and last error.
     pub fn status_source(&self) -> Arc<dyn StatusSource> {
         Arc::new(self.clone())
     }
@@ -400,9 +408,11 @@ impl ToolHook for CallHook {
 impl StatusSource for Gateway {
     fn readiness(&self) -> Readiness {
         let upstreams = self.upstreams();
-        let ready = upstreams
-            .iter()
-            .all(|upstream| !upstream.required || upstream.state == UpstreamState::Up);
+        // Not before every first start ended (a load balancer then finds the tools), nor
+        // while a required upstream is down.
+        let ready = upstreams.iter().all(|upstream| {
+            upstream.tried() && (!upstream.required || upstream.state == UpstreamState::Up)
+        });
         let mut readiness = if ready {
             Readiness::ready()
         } else {

@@ -75,6 +75,13 @@ pub struct UpstreamStatus {
     pub required: bool,
 }
 
+impl UpstreamStatus {
+    /// Whether its first start has ended, up or not (it is not in that first handshake).
+    pub fn tried(&self) -> bool {
+        self.state != UpstreamState::Starting || self.restarts > 0
+    }
+}
+
 /// What changes in a cell under its lock.
 pub(crate) struct Life {
     pub(crate) state: UpstreamState,
