@@ -58,10 +58,26 @@ pub(crate) async fn run(
                 });
                 tracing::info!(upstream = %cell.namespace, "upstream up");
                 let up_since = Instant::now();
-                let stopping = tokio::select! {
-                    biased;
-                    () = cell.stop.cancelled() => true,
-                    () = mount.upstream().closed() => false,
+                let upstream = mount.upstream();
+                let mut ended = "its connection ended (the server exited or closed its transport)";
+                let stopping = loop {
+                    tokio::select! {
+                        biased;
+                        () = cell.stop.cancelled() => break true,
+                        () = upstream.closed() => break false,
+                        // A call failed: a transport that does not end when its server
+                        // goes away (HTTP) is asked whether anyone still answers.
+                        () = cell.suspect.notified() => {
+                            let alive = tokio::select! {
+                                () = cell.stop.cancelled() => break true,
+                                alive = upstream.answers_ping(supervision.handshake_timeout) => alive,
+                            };
+                            if !alive {
+                                ended = "it stopped answering (a call failed, then `ping` did too)";
+                                break false;
+                            }
+                        }
+                    }
                 };
                 follow.abort();
                 // Withdrawn first: no new call reaches it, and clients hear `list_changed`.
@@ -78,7 +94,9 @@ pub(crate) async fn run(
                 if up_since.elapsed() >= supervision.healthy_after {
                     failures = 0;
                 }
-                "its connection ended (the server exited or closed its transport)".to_owned()
+                // The old connection goes before the new one starts.
+                upstream.close().await;
+                ended.to_owned()
             }
             Ok(Err(error)) => error.to_string(),
             Err(_) => format!(

@@ -102,6 +102,8 @@ pub(crate) struct Cell {
     pub(crate) in_flight: AtomicUsize,
     /// Told when `in_flight` drops to 0 (a drain waits on it).
     pub(crate) idle: Notify,
+    /// Told when one of its calls failed: the runner then asks whether it still answers.
+    pub(crate) suspect: Notify,
     /// Cancelled to stop it (a reload removed or replaced it, or the gateway stops).
     pub(crate) stop: CancellationToken,
     /// Bumped at every change of any upstream's life (the gateway's, shared).
@@ -129,6 +131,7 @@ impl Cell {
             latency_micros: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
             idle: Notify::new(),
+            suspect: Notify::new(),
             stop: CancellationToken::new(),
             events,
         }
@@ -185,6 +188,7 @@ impl Cell {
         self.calls.fetch_add(1, Ordering::Relaxed);
         if failed {
             self.errors.fetch_add(1, Ordering::Relaxed);
+            self.suspect.notify_one();
         }
         let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
         self.latency_micros.fetch_add(micros, Ordering::Relaxed);

@@ -415,6 +415,28 @@ impl Upstream {
             || self.inner.peer.is_transport_closed()
     }
 
+    /// Whether the upstream answers a `ping` within `timeout` (an error answer counts: it
+    /// is there). A supervisor asks after a call failed, for a transport that does not end
+    /// when its server goes away (streamable HTTP).
+    pub async fn answers_ping(&self, timeout: Duration) -> bool {
+        let ping = ClientRequest::PingRequest(rmcp::model::PingRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        let sent = self
+            .inner
+            .peer
+            .send_request_with_option(ping, PeerRequestOptions::with_timeout(timeout))
+            .await;
+        match sent {
+            Ok(handle) => matches!(
+                handle.await_response().await,
+                Ok(_) | Err(rmcp::ServiceError::McpError(_))
+            ),
+            Err(_) => false,
+        }
+    }
+
     /// Closes the connection (a child process is asked to exit, then killed). Calls in
     /// flight fail; later calls fail at once.
     pub async fn close(&self) {
