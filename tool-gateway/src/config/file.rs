@@ -44,6 +44,14 @@ pub struct GatewayConfig {
     /// What `resources` and `prompts` became at load (their files read).
     #[serde(skip)]
     pub(crate) declared: Declared,
+    // Supervision and reload (issue 40, lifecycle): the file-wide defaults, and the file
+    // as TOML values, which a reload compares to tell changed upstreams from unchanged.
+    /// `[supervise]`: every upstream's supervision unless its own `supervise` says.
+    #[serde(default)]
+    pub(crate) supervise: Option<super::supervision::SuperviseConfig>,
+    /// The whole file as TOML, kept at load.
+    #[serde(skip)]
+    pub(crate) raw: toml::Table,
 }
 
 /// The declared resources and prompts, built at load.
@@ -252,6 +260,11 @@ pub struct UpstreamConfig {
     /// share (default half).
     pub(crate) rate: Option<String>,
     pub(crate) rate_per_caller: Option<String>,
+    /// Its supervision, over the file's `[supervise]` (issue 40, lifecycle).
+    pub(crate) supervise: Option<super::supervision::SuperviseConfig>,
+    /// What `supervise` and `[supervise]` came to, at load.
+    #[serde(skip)]
+    pub(crate) supervision: super::supervision::Supervision,
 }
 
 /// `limits = { memory = "512MiB", cpu = 1.0, cpu_time = 600, processes = 128,
@@ -282,6 +295,12 @@ impl UpstreamConfig {
     /// The namespace its tools are mounted under (`{namespace}_{tool}`).
     pub fn namespace(&self) -> &str {
         &self.namespace
+    }
+
+    /// How it is supervised: its `supervise`, over the file's `[supervise]`, over the
+    /// defaults.
+    pub fn supervision(&self) -> &super::supervision::Supervision {
+        &self.supervision
     }
 }
 

@@ -14,6 +14,7 @@ use super::confine::{check_limits, resolve_sandbox};
 use super::declared::build;
 use super::error::ConfigError;
 use super::file::{CallersConfig, GatewayConfig, OAuthConfig, UpstreamConfig, line_of};
+use super::supervision::resolve;
 
 /// The configuration at `path`, checked; `flag` (the CLI's `--config`) is named in the
 /// messages about its secret files when given.
@@ -31,6 +32,12 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
         let line = error.span().map(|span| line_of(&text, span.start));
         invalid(line, error.message().trim_end().to_owned())
     })?;
+    // Supervision (lifecycle): the file as TOML for reloads to compare, and the
+    // file-wide `[supervise]`, checked even without upstreams.
+    config.raw = toml::from_str(&text).unwrap_or_default();
+    let defaults = config.supervise.clone();
+    let supervise_line = text.find("[supervise]").map(|at| line_of(&text, at));
+    resolve(defaults.as_ref(), None).map_err(|message| invalid(supervise_line, message))?;
     let base = path
         .parent()
         .filter(|dir| !dir.as_os_str().is_empty())
@@ -151,6 +158,7 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
                 *file = base.join(&*file);
             }
         }
+        config.supervision = resolve(defaults.as_ref(), config.supervise.as_ref()).map_err(at)?;
         options(config).map_err(at)?;
     }
     config.declared = build(&config, path, &text, base)?;
@@ -313,6 +321,9 @@ pub(crate) fn options(config: &UpstreamConfig) -> Result<MountOptions, String> {
             .parse()
             .map_err(|error| format!("`rate_per_caller`: {error}"))?;
         options = options.rate_per_caller(rate);
+    }
+    if let Some(timeout) = config.supervision.call_timeout {
+        options = options.call_timeout(timeout);
     }
     options.check().map_err(|error| error.to_string())?;
     for (name, fingerprint) in &config.pins {

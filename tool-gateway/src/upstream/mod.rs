@@ -82,13 +82,14 @@
 //!   URIs too. An upstream that declares no tools is not asked for them.
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
-// fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth,
-// exchange, callers, http, limits, options, report, mountable, shelf, mount.
+// fingerprint, content, forward, ending, session, list, requests, stderr, stdio, client,
+// oauth, exchange, callers, http, limits, options, report, mountable, shelf, mount.
 #[cfg(feature = "http")]
 mod callers;
 #[cfg(feature = "http")]
 mod client;
 mod content;
+mod ending;
 mod error;
 #[cfg(feature = "oauth")]
 mod exchange;

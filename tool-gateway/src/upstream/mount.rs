@@ -505,6 +505,9 @@ impl Mount {
         if self.upstream.acts_as_caller() {
             builder = builder.receives_caller_token();
         }
+        if let Some(timeout) = self.options.call_timeout {
+            builder = builder.timeout(timeout);
+        }
         let preview = {
             let (server, namespace, shown_name) =
                 (server.clone(), namespace.clone(), shown_name.clone());

@@ -44,6 +44,7 @@ pub struct MountOptions {
     pub(super) resource_pins: HashMap<String, Fingerprint>,
     /// Calls at once and per period, with each caller's share (`limits`).
     pub(super) call_limits: UpstreamLimits,
+    pub(super) call_timeout: Option<Duration>,
 }
 
 /// The default of [`MountOptions::max_tool_bytes`]: 64 KiB.
@@ -74,6 +75,7 @@ impl MountOptions {
             prompt_pins: HashMap::new(),
             resource_pins: HashMap::new(),
             call_limits: UpstreamLimits::default(),
+            call_timeout: None,
         }
     }
 
@@ -268,6 +270,13 @@ impl MountOptions {
     /// URI `uri` (the upstream's own, or the one it is mounted under).
     pub fn pin_resource(mut self, uri: impl Into<String>, fingerprint: Fingerprint) -> Self {
         self.resource_pins.insert(uri.into(), fingerprint);
+        self
+    }
+
+    /// How long one call of a mounted tool may take (the tool's own timeout, which the
+    /// executor applies instead of its default); by default the executor's.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
         self
     }
 

@@ -95,6 +95,8 @@ pub(super) struct Shared {
     updates: Mutex<Option<UpdateSink>>,
     /// Cancelled when the connection is closed.
     closed: tokio_util::sync::CancellationToken,
+    /// Cancelled when the transport ended (the upstream's side closed, or ours).
+    ended: tokio_util::sync::CancellationToken,
     /// The most bytes of one message, when the transport enforces one we chose (HTTP): a
     /// closed transport is then said to be maybe that limit's doing.
     pub(super) message_limit: std::sync::OnceLock<usize>,
@@ -317,6 +319,8 @@ impl Upstream {
         let handler = UpstreamHandler {
             shared: shared.clone(),
         };
+        let transport =
+            super::ending::Ending::new(transport.into_transport(), shared.ended.clone());
         // A server that never answers must not keep us from starting (the gateway starts
         // its upstreams before it serves).
         let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, handler.serve(transport))
@@ -411,6 +415,48 @@ impl Upstream {
             .updates
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(sink);
+    }
+
+    /// Returns once the connection is over: the upstream's side ended (a stdio server
+    /// exited, an HTTP transport closed) or it was [closed](Self::close). A supervisor
+    /// waits on this to restart it.
+    pub async fn closed(&self) {
+        let shared = &self.inner.shared;
+        tokio::select! {
+            () = shared.ended.cancelled() => {}
+            () = shared.closed.cancelled() => {}
+        }
+    }
+
+    /// Whether the connection is over ([`closed`](Self::closed) would return at once, or
+    /// the transport refuses to send).
+    pub fn is_closed(&self) -> bool {
+        let shared = &self.inner.shared;
+        shared.ended.is_cancelled()
+            || shared.closed.is_cancelled()
+            || self.inner.peer.is_transport_closed()
+    }
+
+    /// Whether the upstream answers a `ping` within `timeout` (an error answer counts: it
+    /// is there). A supervisor asks after a call failed, for a transport that does not end
+    /// when its server goes away (streamable HTTP).
+    pub async fn answers_ping(&self, timeout: Duration) -> bool {
+        let ping = ClientRequest::PingRequest(rmcp::model::PingRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        let sent = self
+            .inner
+            .peer
+            .send_request_with_option(ping, PeerRequestOptions::with_timeout(timeout))
+            .await;
+        match sent {
+            Ok(handle) => matches!(
+                handle.await_response().await,
+                Ok(_) | Err(rmcp::ServiceError::McpError(_))
+            ),
+            Err(_) => false,
+        }
     }
 
     /// Closes the connection (a child process is asked to exit, then killed). Calls in
