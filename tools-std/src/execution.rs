@@ -245,6 +245,7 @@ pub async fn run_command(
         .env_clear()
         .envs(env)
         .env("TMPDIR", confinement.temp_dir())
+        .envs(confinement.proxy_env())
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
