@@ -4,7 +4,8 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it): names, mime, expression,
-// walk, quarantine, egress, workspace, confine, files, skills, data, execution, sandbox, introspection.
+// walk, quarantine, egress, workspace, confine, files, skills, data, execution, sandbox,
+// introspection.
 mod confine;
 pub mod data;
 pub mod egress;

@@ -380,8 +380,9 @@ impl AllowList {
         })
     }
 
-    /// Whether an entry's range holds `ip` (as it is reached: see [`effective`]) with
-    /// `port`, and, for a special address, lies inside its block.
+    /// Whether an entry's range holds `ip` (as it is reached: an IPv4-mapped, NAT64 or 6to4
+    /// form as its IPv4 address) with `port`, and, for a special address, lies inside its
+    /// block.
     pub fn allows_address(&self, ip: IpAddr, port: u16) -> bool {
         let reached = effective(ip);
         let block = special(reached).map(|(net, _)| net);
