@@ -10,7 +10,8 @@ use crate::cli::WorkspaceArgs;
 use crate::ending::UsageError;
 
 /// The workspace `args` describe: its root (default: the current directory) and what it
-/// allows; the egress proxy's refusals of `--allow-host` go to the audit log at `audit`.
+/// allows; the egress proxy's refusals of `--allow-network-host` go to the audit log at
+/// `audit`.
 pub(crate) fn workspace(
     args: &WorkspaceArgs,
     audit: Option<&Path>,
@@ -21,9 +22,9 @@ pub(crate) fn workspace(
             .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?,
     };
     let mut workspace = Workspace::new(&root).map_err(|e| UsageError(e.to_string()))?;
-    if !args.allow_hosts.is_empty() {
-        let allowed = AllowList::parse(&args.allow_hosts)
-            .map_err(|e| UsageError(format!("--allow-host: {e}")))?;
+    if !args.allow_network_hosts.is_empty() {
+        let allowed = AllowList::parse(&args.allow_network_hosts)
+            .map_err(|e| UsageError(format!("--allow-network-host: {e}")))?;
         let mut egress = Egress::new(allowed).label("run_command");
         if let Some(sink) = crate::audit::egress_sink(audit)? {
             egress = egress.on_refusal(sink);
