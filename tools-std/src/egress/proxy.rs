@@ -415,8 +415,12 @@ where
     while client_open || upstream_open {
         let step = tokio::time::timeout(idle, async {
             tokio::select! {
-                read = client_read.read(&mut from_client), if client_open => Step::Client(read),
-                read = upstream_read.read(&mut from_upstream), if upstream_open => Step::Upstream(read),
+                read = client_read.read(&mut from_client), if client_open => {
+                    Step::Client(read)
+                }
+                read = upstream_read.read(&mut from_upstream), if upstream_open => {
+                    Step::Upstream(read)
+                }
             }
         })
         .await;

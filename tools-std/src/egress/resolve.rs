@@ -52,7 +52,8 @@ impl Resolve for SystemResolver {
 ///
 /// let resolver = FixedResolver::new().answer("api.example.test", ["127.0.0.1".parse()?]);
 /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
-/// assert_eq!(resolver.resolve("api.example.test").await?, ["127.0.0.1".parse::<std::net::IpAddr>().unwrap()]);
+/// let local: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+/// assert_eq!(resolver.resolve("api.example.test").await?, [local]);
 /// assert!(resolver.resolve("other.test").await.is_err());
 /// # Ok::<(), std::io::Error>(())
 /// # })?;

@@ -326,7 +326,8 @@ impl fmt::Display for HostRule {
 /// ```
 /// use toolwright_std::egress::AllowList;
 ///
-/// let list = AllowList::parse(["api.github.com:443", "*.pythonhosted.org:443", "10.1.2.0/24:5432"])?;
+/// let list =
+///     AllowList::parse(["api.github.com:443", "*.pythonhosted.org:443", "10.1.2.0/24:5432"])?;
 /// assert_eq!(list.rules().len(), 3);
 /// assert!(list.allows_name("files.pythonhosted.org", 443));
 /// assert!(!list.allows_name("pythonhosted.org", 443));
