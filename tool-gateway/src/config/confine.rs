@@ -126,7 +126,7 @@ pub(crate) fn resolve_sandbox(config: &mut UpstreamConfig, base: &Path) -> Resul
 
 /// Egress refusals of confined upstreams (`sandbox.network = ["host:port", ...]`).
 #[cfg(feature = "confine")]
-impl super::GatewayConfig {
+impl super::file::GatewayConfig {
     /// Hands every connection the egress proxy of a confined upstream refuses to `sink`
     /// too (the serving program's audit log); each refusal names the upstream as
     /// `upstream NAMESPACE`. Refusals are logged (`tracing`) either way.
