@@ -21,7 +21,7 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let listener = any_port_but_the_relays();
         let port = listener.local_addr().unwrap().port();
         let connections = Arc::new(AtomicUsize::new(0));
         let counted = connections.clone();
@@ -48,6 +48,17 @@ impl Server {
             }
         });
         Server { port, connections }
+    }
+}
+
+/// A loopback listener on any port but 3128, the relay's inside a program's namespace (a
+/// direct connection there would reach the relay, not this listener, and prove nothing).
+fn any_port_but_the_relays() -> TcpListener {
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        if listener.local_addr().unwrap().port() != 3128 {
+            return listener;
+        }
     }
 }
 
@@ -92,7 +103,7 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let server = Server::start();
-    let unlisted = TcpListener::bind("127.0.0.1:0").unwrap();
+    let unlisted = any_port_but_the_relays();
     let unlisted_port = unlisted.local_addr().unwrap().port();
     let port = server.port;
     let ip = |text: &str| text.parse::<IpAddr>().unwrap();
