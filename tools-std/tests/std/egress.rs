@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use toolwright_std::egress::{AllowList, Egress, FixedResolver, ProxyLimits, Refusal};
+use toolwright_std::egress::{AllowList, Egress, FixedResolver, Refusal};
 use toolwright_std::sandbox::Sandbox;
 
 /// A loopback HTTP server that answers every request with `hello from egress`, counting
@@ -442,19 +442,63 @@ mod proxy {
         assert!(numeric.starts_with("HTTP/1.1 403"), "{numeric}");
     }
 
+    /// A resolver that answers the listed address once, then the metadata address: a
+    /// proxy that resolved twice (once to check, once to connect) would be rebound.
+    struct Rebinding {
+        calls: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl toolwright_std::egress::Resolve for Rebinding {
+        fn resolve<'a>(&'a self, _host: &'a str) -> toolwright_std::egress::Resolution<'a> {
+            let first = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            let ip = if first {
+                "127.0.0.1"
+            } else {
+                "169.254.169.254"
+            };
+            let ip: std::net::IpAddr = ip.parse().unwrap();
+            Box::pin(async move { Ok(vec![ip]) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_name_is_resolved_once_and_reached_at_the_address_checked() {
+        let server = Server::start();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("proxy.sock");
+        let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let allowed = AllowList::parse([
+            format!("127.0.0.1:{}", server.port),
+            format!("flip.test:{}", server.port),
+        ])
+        .unwrap();
+        let resolver = Rebinding {
+            calls: calls.clone(),
+        };
+        let _proxy = Proxy::start(Egress::new(allowed).resolver(resolver), &path).unwrap();
+        let request = format!(
+            "GET http://flip.test:{}/ HTTP/1.1\r\nhost: flip.test\r\n\r\n",
+            server.port
+        );
+        let answer = ask(&path, request.as_bytes()).await;
+        assert!(answer.contains("hello from egress"), "{answer}");
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+        // The second question gets the metadata address, and is refused.
+        let answer = ask(&path, request.as_bytes()).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(answer.contains("metadata"), "{answer}");
+        assert_eq!(
+            server.connections.load(std::sync::atomic::Ordering::SeqCst),
+            1
+        );
+    }
+
     #[test]
-    fn a_proxy_that_cannot_listen_is_an_error_and_a_sandbox_that_needs_one_fails() {
+    fn a_proxy_that_cannot_listen_is_an_error_that_says_the_program_is_not_started() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("no/such/dir/proxy.sock");
         let error = Proxy::start(Egress::new(AllowList::default()), &missing).unwrap_err();
         assert!(matches!(error, ProxyError::Bind { .. }), "{error}");
         assert!(error.to_string().contains("not started"), "{error}");
     }
-}
-
-#[test]
-fn limits_default_as_documented() {
-    let limits = ProxyLimits::default();
-    assert_eq!(limits.max_header_bytes, 16 * 1024);
-    assert_eq!(limits.idle_timeout.as_secs(), 300);
 }
