@@ -502,3 +502,44 @@ mod proxy {
         assert!(error.to_string().contains("not started"), "{error}");
     }
 }
+
+/// Run by [`a_program_whose_proxy_cannot_be_reached_is_not_started`], in a child process
+/// whose `TMPDIR` is too long for the proxy's socket path.
+#[test]
+#[ignore = "run by a_program_whose_proxy_cannot_be_reached_is_not_started, with a long TMPDIR"]
+fn child_confines_with_a_long_tmpdir() {
+    let mut command = Command::new("true");
+    let error = Sandbox::new()
+        .network_hosts(AllowList::default())
+        .confine(&mut command)
+        .unwrap_err();
+    assert!(
+        matches!(error, toolwright_std::sandbox::SandboxError::Failed(_)),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("longer than a UNIX socket"),
+        "{error}"
+    );
+    println!("refused: {error}");
+}
+
+#[test]
+fn a_program_whose_proxy_cannot_be_reached_is_not_started() {
+    let base = tempfile::tempdir().unwrap();
+    let long = base.path().join("d".repeat(120));
+    std::fs::create_dir(&long).unwrap();
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "egress::child_confines_with_a_long_tmpdir",
+            "--nocapture",
+        ])
+        .env("TMPDIR", &long)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(text(&out.stdout).contains("refused: "), "{out:?}");
+    assert!(text(&out.stdout).contains("1 passed"), "{out:?}");
+}
