@@ -493,6 +493,39 @@ mod proxy {
         );
     }
 
+    /// An upstream that sends a response's head and then nothing, forever: the proxy's idle
+    /// timeout ends the response (whatever its length, the stall never ends by itself).
+    #[tokio::test]
+    async fn a_response_that_stalls_is_ended_by_the_idle_timeout() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut head = [0u8; 1024];
+                let _ = std::io::Read::read(&mut stream, &mut head);
+                let _ = std::io::Write::write_all(
+                    &mut stream,
+                    b"HTTP/1.1 200 OK\r\ncontent-length: 1000000\r\n\r\npartial",
+                );
+                held.push(stream);
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("proxy.sock");
+        let mut limits = ProxyLimits::default();
+        limits.idle_timeout = Duration::from_millis(50);
+        let allowed = AllowList::parse([format!("127.0.0.1:{port}")]).unwrap();
+        let _proxy = Proxy::start(Egress::new(allowed).limits(limits), &path).unwrap();
+        let request = format!("GET http://127.0.0.1:{port}/ HTTP/1.1\r\nhost: x\r\n\r\n");
+        let answer = tokio::time::timeout(Duration::from_secs(300), ask(&path, request.as_bytes()))
+            .await
+            .expect("the idle timeout ends the stalled response");
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.ends_with("partial"), "{answer}");
+    }
+
     #[test]
     fn a_proxy_that_cannot_listen_is_an_error_that_says_the_program_is_not_started() {
         let dir = tempfile::tempdir().unwrap();
