@@ -124,6 +124,12 @@ pub(crate) struct WorkspaceArgs {
     /// connections).
     #[arg(long)]
     pub(crate) allow_network: bool,
+    /// Let commands reach this host through an egress proxy, and nothing else (repeat for
+    /// several): HOST:PORT, *.DOMAIN:PORT, ADDRESS:PORT, CIDR:PORT ([::1]:443 for IPv6).
+    /// Private, loopback, link-local and metadata addresses are refused unless listed; every
+    /// refusal goes to the audit log. Ignored with --allow-network.
+    #[arg(long = "allow-network-host", value_name = "HOST:PORT")]
+    pub(crate) allow_network_hosts: Vec<String>,
     /// Let commands write inside the workspace's .git (read-only to them by default).
     #[arg(long)]
     pub(crate) allow_git_writes: bool,

@@ -16,11 +16,20 @@ use crate::ending::UsageError;
 pub(crate) const FLAG: &str = "--config";
 
 /// The configuration at `path` loaded with `checks` (named by [`FLAG`]).
-pub(crate) fn load(checks: Checks<'_>, path: &Path) -> Result<GatewayConfig, UsageError> {
-    checks
+/// Refusals of confined upstreams' egress proxies go to the audit log at `audit`.
+pub(crate) fn load(
+    checks: Checks<'_>,
+    path: &Path,
+    audit: Option<&Path>,
+) -> Result<GatewayConfig, UsageError> {
+    let mut config = checks
         .flag(FLAG)
         .load(path)
-        .map_err(|error| UsageError(error.to_string()))
+        .map_err(|error| UsageError(error.to_string()))?;
+    if let Some(sink) = crate::audit::egress_sink(audit)? {
+        config.on_egress_refusal(sink);
+    }
+    Ok(config)
 }
 
 /// Connects to every upstream of `config` and mounts its tools into `registry`; what could
@@ -108,7 +117,9 @@ fn tell(namespace: &str, report: &MountReport) {
 pub(crate) async fn registry(
     config: Option<&Path>,
 ) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
-    let config = config.map(|path| load(Checks::new(), path)).transpose()?;
+    let config = config
+        .map(|path| load(Checks::new(), path, None))
+        .transpose()?;
     registry_of(config.as_ref()).await
 }
 

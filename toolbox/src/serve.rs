@@ -40,7 +40,7 @@ fn load_skills(registry: &toolwright_runtime::ToolRegistry, dir: &Path) -> Resul
 
 pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     // Options first: a deployment mistake is reported before anything starts.
-    let workspace = workspace(&args.workspace)?;
+    let workspace = workspace(&args.workspace, args.audit_log.as_deref())?;
     // The files that decide who may call: out of the tools' reach, and out of every
     // confined upstream's.
     // A copy the SIGHUP reloads check against for as long as the program serves (one
@@ -78,7 +78,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     let gateway = args
         .config
         .as_deref()
-        .map(|path| crate::gateway::load(checks.clone(), path))
+        .map(|path| crate::gateway::load(checks.clone(), path, args.audit_log.as_deref()))
         .transpose()?;
     let (options, claims, task_store) = match args.http {
         Some(addr) => {

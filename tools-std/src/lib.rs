@@ -4,10 +4,11 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it): names, mime, expression,
-// walk, quarantine, limits, workspace, confine, files, skills, data, execution, sandbox,
+// walk, quarantine, limits, egress, workspace, confine, files, skills, data, execution, sandbox,
 // introspection.
 mod confine;
 pub mod data;
+pub mod egress;
 pub mod execution;
 mod expression;
 pub mod files;

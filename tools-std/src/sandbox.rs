@@ -48,6 +48,7 @@ use std::path::{Path, PathBuf};
 
 use crate::confine::{self, Access, Confinement, PrepareError, Spec};
 use crate::limits::{Limits, Mechanisms};
+use crate::egress::Egress;
 
 /// How many processes and threads a confined program may have at once: plenty for a
 /// server (node runs about a dozen threads), and a fork bomb stops there.
@@ -72,6 +73,8 @@ pub struct Sandbox {
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
     network: bool,
+    /// Named hosts only, through a proxy.
+    egress: Option<Egress>,
     unconfined: bool,
     cwd: Option<PathBuf>,
     limits: Option<Limits>,
@@ -167,6 +170,35 @@ impl Sandbox {
     pub fn network(mut self, allowed: bool) -> Sandbox {
         self.network = allowed;
         self
+    }
+
+    /// Lets the program reach only the hosts of `egress` (an
+    /// [`AllowList`](crate::egress::AllowList) or an [`Egress`]), through a proxy: it gets no
+    /// network of its own, and `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY` point at a relay in
+    /// its namespace to a proxy that refuses unlisted hosts and private, loopback, link-local
+    /// and metadata addresses unless listed (see the [`egress`](crate::egress) module). Turns
+    /// [`network`](Sandbox::network) off; [`confine`](Sandbox::confine) fails when the proxy
+    /// cannot start.
+    ///
+    /// ```
+    /// use toolwright_std::egress::AllowList;
+    /// use toolwright_std::sandbox::Sandbox;
+    ///
+    /// let sandbox = Sandbox::new().network_hosts(AllowList::parse(["api.github.com:443"])?);
+    /// assert!(!sandbox.network_allowed());
+    /// assert_eq!(sandbox.network_hosts_allowed().map(|list| list.rules().len()), Some(1));
+    /// # Ok::<(), toolwright_std::egress::RuleError>(())
+    /// ```
+    pub fn network_hosts(mut self, egress: impl Into<Egress>) -> Sandbox {
+        self.network = false;
+        self.egress = Some(egress.into());
+        self
+    }
+
+    /// The hosts the program may reach through the proxy, if
+    /// [`network_hosts`](Sandbox::network_hosts) was given.
+    pub fn network_hosts_allowed(&self) -> Option<&crate::egress::AllowList> {
+        self.egress.as_ref().map(Egress::allowed)
     }
 
     /// Whether the program runs where the kernel cannot confine it (default: no, and
@@ -296,6 +328,7 @@ impl Sandbox {
             protect_root_git: None,
             prefix: "toolwright-sandbox-",
             limits: self.limits.unwrap_or_else(Limits::sandbox_default),
+            egress: self.egress.clone().filter(|_| !self.network),
         };
         let mut confinement =
             Confinement::prepare_spec(spec, &cwd, |temp| vec![(temp.to_path_buf(), Access::Write)])
@@ -317,6 +350,7 @@ impl Sandbox {
             .env("HOME", confinement.temp_dir())
             .env("TMPDIR", confinement.temp_dir())
             .envs(explicit)
+            .envs(confinement.proxy_env())
             .current_dir(&cwd);
         confinement.install(command);
         Ok(Confined { confinement })

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::upstream::StdioUpstream;
 
-use super::file::{LimitsConfig, SandboxConfig, UpstreamConfig};
+use super::file::{LimitsConfig, NetworkConfig, SandboxConfig, UpstreamConfig};
 
 /// The confinement of a stdio upstream, or `None` for an HTTP or unconfined one.
 #[cfg(feature = "confine")]
@@ -18,11 +18,27 @@ fn sandbox_of(config: &UpstreamConfig) -> Option<toolwright_std::sandbox::Sandbo
     sandbox_from(config)
 }
 
-/// A `Sandbox` with the grants and limits of `config` (`None` without a `sandbox`).
+/// A `Sandbox` with the grants, network and limits of `config` (`None` without a
+/// `sandbox`).
 #[cfg(feature = "confine")]
 fn sandbox_from(config: &UpstreamConfig) -> Option<toolwright_std::sandbox::Sandbox> {
+    use toolwright_std::egress::{AllowList, Egress};
     let settings = config.sandbox.as_ref()?;
-    let mut sandbox = toolwright_std::sandbox::Sandbox::new().network(settings.network);
+    let mut sandbox = toolwright_std::sandbox::Sandbox::new();
+    match &settings.network {
+        NetworkConfig::Whole(allowed) => sandbox = sandbox.network(*allowed),
+        NetworkConfig::Hosts(hosts) => {
+            // Checked at load; should it fail here, nothing is reached (fail closed).
+            let allowed = AllowList::parse(hosts).unwrap_or_default();
+            let mut egress =
+                Egress::new(allowed).label(format!("upstream {}", config.namespace()));
+            if let Some(sink) = &settings.egress_sink {
+                let sink = sink.0.clone();
+                egress = egress.on_refusal(move |refusal| sink(refusal));
+            }
+            sandbox = sandbox.network_hosts(egress);
+        }
+    }
     // Checked when the file was loaded.
     if let Some(Ok(limits)) = config.limits.as_ref().map(|l| limits_of(l.get_ref())) {
         sandbox = sandbox.limits(limits);
@@ -84,6 +100,11 @@ pub(crate) fn resolve_sandbox(config: &mut UpstreamConfig, base: &Path) -> Resul
         );
     }
     let sandbox = config.sandbox.get_or_insert_with(SandboxConfig::default);
+    #[cfg(feature = "confine")]
+    if let NetworkConfig::Hosts(hosts) = &sandbox.network {
+        toolwright_std::egress::AllowList::parse(hosts)
+            .map_err(|error| format!("`sandbox.network`: {error}"))?;
+    }
     for (key, paths) in [("read", &mut sandbox.read), ("write", &mut sandbox.write)] {
         for path in paths.iter_mut() {
             let resolved = base.join(&*path);
@@ -104,6 +125,34 @@ pub(crate) fn resolve_sandbox(config: &mut UpstreamConfig, base: &Path) -> Resul
         }
     }
     Ok(())
+}
+
+/// Egress refusals of confined upstreams (`sandbox.network = ["host:port", ...]`).
+#[cfg(feature = "confine")]
+impl super::file::GatewayConfig {
+    /// Hands every connection the egress proxy of a confined upstream refuses to `sink`
+    /// too (the serving program's audit log); each refusal names the upstream as
+    /// `upstream NAMESPACE`. Refusals are logged (`tracing`) either way.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("gateway.toml");
+    /// # std::fs::write(&path, "")?;
+    /// let mut config = toolwright_gateway::GatewayConfig::load(&path)?;
+    /// config.on_egress_refusal(|refusal| eprintln!("audit: {refusal}"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn on_egress_refusal(
+        &mut self,
+        sink: impl Fn(&toolwright_std::egress::Refusal) + Send + Sync + 'static,
+    ) {
+        let sink = super::file::EgressSink(std::sync::Arc::new(sink));
+        for upstream in &mut self.upstream {
+            if let Some(sandbox) = upstream.get_mut().sandbox.as_mut() {
+                sandbox.egress_sink = Some(sink.clone());
+            }
+        }
+    }
 }
 
 /// For a confined upstream that did not start: what it could see, and how to give it more.
@@ -132,9 +181,13 @@ pub(crate) fn confinement_hint(config: &UpstreamConfig) -> String {
     } else {
         list(&settings.write)
     };
-    let network = if settings.network { "with" } else { "without" };
+    let network = match &settings.network {
+        NetworkConfig::Whole(true) => "with the network".to_owned(),
+        NetworkConfig::Whole(false) => "without the network".to_owned(),
+        NetworkConfig::Hosts(hosts) => format!("reaching only {}", hosts.join(", ")),
+    };
     format!(
-        "\n  it ran confined: it could read {read}, write {write}, {network} the network; if it \
+        "\n  it ran confined: it could read {read}, write {write}, {network}; if it \
          needs more (its installation, a cache, a download: `npx` fetches packages), grant it \
          in its `sandbox` (read, write, network) or set `unconfined = true` (see the book, \
          \"Confined stdio servers\")"

@@ -148,9 +148,43 @@ pub(crate) struct SandboxConfig {
     /// Paths it may read and write.
     #[serde(default)]
     pub(crate) write: Vec<PathBuf>,
-    /// Whether it may use the network.
+    /// Its network: `false` (none, the default), `true` (the host's whole network), or a
+    /// list of `host:port` it may reach through an egress proxy and nothing else.
     #[serde(default)]
-    pub(crate) network: bool,
+    pub(crate) network: NetworkConfig,
+    /// Where its egress proxy's refusals go, besides the log
+    /// (`GatewayConfig::on_egress_refusal`).
+    #[cfg(feature = "confine")]
+    #[serde(skip)]
+    pub(crate) egress_sink: Option<EgressSink>,
+}
+
+/// `sandbox.network`: all or nothing, or named hosts only.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub(crate) enum NetworkConfig {
+    /// `true`: the host's whole network; `false`: none.
+    Whole(bool),
+    /// `["api.github.com:443", "10.1.2.0/24:5432"]`: these hosts, through a proxy.
+    Hosts(Vec<String>),
+}
+
+impl Default for NetworkConfig {
+    fn default() -> NetworkConfig {
+        NetworkConfig::Whole(false)
+    }
+}
+
+/// The refusal sink of confined upstreams' egress proxies.
+#[cfg(feature = "confine")]
+#[derive(Clone)]
+pub(crate) struct EgressSink(pub(crate) toolwright_std::egress::RefusalSink);
+
+#[cfg(feature = "confine")]
+impl std::fmt::Debug for EgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EgressSink")
+    }
 }
 
 /// OAuth 2.0 client credentials of an HTTP upstream.

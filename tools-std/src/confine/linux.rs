@@ -13,10 +13,12 @@ use toolwright_core::ToolError;
 use super::cgroup::Cgroups;
 use super::limits;
 use super::mount::Plan;
+use super::relay::{self, Relay};
 use super::rules::{PROC_ACCESS, Writable, landlock_ruleset};
 use super::supervisor::{Hook, lifeline};
 use super::syscalls;
 use super::view::{self, Access};
+use crate::egress::{Egress, Proxy};
 use crate::workspace::Workspace;
 
 const NOT_CONFINED: &str = "this kernel cannot confine commands (Landlock is not available \
@@ -37,6 +39,8 @@ pub(crate) struct Confinement {
     hook: Option<Hook>,
     /// The program's own cgroups (removed after the stage and temporary directory).
     _cgroups: Cgroups,
+    /// The egress proxy of a program that may reach named hosts (stopped when dropped).
+    proxy: Option<Proxy>,
 }
 
 /// Why a confinement could not be prepared.
@@ -65,6 +69,8 @@ pub(crate) struct Spec {
     pub(crate) prefix: &'static str,
     /// Its memory, CPU, processes and writes (see `crate::limits`).
     pub(crate) limits: crate::limits::Limits,
+    /// Without the network, the named hosts it may reach through an egress proxy.
+    pub(crate) egress: Option<Egress>,
 }
 
 impl Confinement {
@@ -94,6 +100,7 @@ impl Confinement {
             protect_root_git: git.contains(&root_git).then(|| ws.root().to_path_buf()),
             prefix: "run_command-",
             limits: ws.command_limits(),
+            egress: ws.egress().cloned(),
         };
         Confinement::prepare_spec(spec, cwd, |temp| view::workspace_binds(ws, Some(temp), git))
             .map_err(|error| match error {
@@ -123,8 +130,21 @@ impl Confinement {
         let temp = temp_dir("")?;
         let stage = temp_dir("view-")?;
         spec.binds.extend(more_binds(temp.path()));
+        // Named hosts only: a proxy on a socket in its temporary directory (in its view),
+        // reached through a relay on the loopback of its own network namespace. Fail closed:
+        // no proxy, no program.
+        let egress = match spec.egress.take().filter(|_| !spec.network) {
+            Some(egress) => {
+                let socket = temp.path().join(".egress.sock");
+                let relay = Relay::new(&socket).map_err(PrepareError::Failed)?;
+                let proxy = Proxy::start(egress, socket).map_err(|e| failed("egress", &e))?;
+                Some((relay, proxy))
+            }
+            None => None,
+        };
+        let connect_port = egress.as_ref().map(|_| relay::PORT);
         let items = view::items(&spec.binds, spec.toolchain, spec.network);
-        let ruleset = landlock_ruleset(&items, spec.network, Writable::Items)
+        let ruleset = landlock_ruleset(&items, spec.network, connect_port, Writable::Items)
             .map_err(|e| failed("Landlock", &e))?;
         let confined = ruleset.is_some();
         if !confined && !spec.unconfined_allowed {
@@ -133,13 +153,16 @@ impl Confinement {
         // Without a mount namespace (no user namespaces), Landlock alone keeps the root's
         // `.git` read-only: every top-level entry but `.git` is writable, the root is not.
         let fallback = match &spec.protect_root_git {
-            Some(root) if confined => {
-                landlock_ruleset(&items, spec.network, Writable::TopLevelExceptGit(root))
-                    .map_err(|e| failed("Landlock", &e))?
-            }
+            Some(root) if confined => landlock_ruleset(
+                &items,
+                spec.network,
+                connect_port,
+                Writable::TopLevelExceptGit(root),
+            )
+            .map_err(|e| failed("Landlock", &e))?,
             _ => None,
         };
-        let seccomp = match syscalls::filters(spec.network) {
+        let seccomp = match syscalls::filters(spec.network || egress.is_some()) {
             Ok(programs) => programs,
             Err(_) if spec.unconfined_allowed && !confined => Vec::new(),
             Err(e) => return Err(failed("seccomp", &e)),
@@ -168,6 +191,7 @@ impl Confinement {
             // the host (they belong to a network namespace).
             namespaces |= libc::CLONE_NEWNET;
         }
+        let (relay, proxy) = egress.unzip();
         let (lifeline_read, lifeline_write) =
             lifeline().map_err(|e| failed("cannot make the supervisor's lifeline", &e))?;
         Ok(Confinement {
@@ -176,6 +200,7 @@ impl Confinement {
             _stage: stage,
             confined,
             _cgroups: cgroups,
+            proxy,
             hook: Some(Hook {
                 ruleset,
                 fallback,
@@ -189,6 +214,7 @@ impl Confinement {
                 lifeline: lifeline_read,
                 max_tasks: spec.limits.processes_max(),
                 limits,
+                relay,
             }),
         })
     }
@@ -201,6 +227,27 @@ impl Confinement {
     /// The command's private temporary directory (its `TMPDIR`).
     pub(crate) fn temp_dir(&self) -> &Path {
         self.temp.path()
+    }
+
+    /// The variables that point the program's HTTP clients at its egress relay (empty
+    /// without one). `NO_PROXY` is emptied: nothing is reached around the proxy.
+    pub(crate) fn proxy_env(&self) -> Vec<(&'static str, String)> {
+        if self.proxy.is_none() {
+            return Vec::new();
+        }
+        let url = format!("http://127.0.0.1:{}", relay::PORT);
+        [
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ]
+        .into_iter()
+        .map(|name| (name, url.clone()))
+        .chain([("NO_PROXY", String::new()), ("no_proxy", String::new())])
+        .collect()
     }
 
     /// Makes `command` start under the supervisor, confined.

@@ -11,6 +11,7 @@ use seccompiler::BpfProgram;
 
 use super::limits::Apply;
 use super::mount::Plan;
+use super::relay::Relay;
 
 /// What the forked child does, on data prepared before the fork.
 pub(super) struct Hook {
@@ -31,6 +32,8 @@ pub(super) struct Hook {
     pub(super) max_tasks: Option<u64>,
     /// The program's cgroups, sized temporary directory, PID bound and rlimits.
     pub(super) limits: Apply,
+    /// The relay to the egress proxy, for a program that may reach named hosts.
+    pub(super) relay: Option<Relay>,
     /// The read end of the lifeline whose write end the `Confinement` holds in our
     /// process: when that closes (our process killed with `SIGKILL` included), the kernel
     /// sends the supervisor `SIGTERM`, and it kills the command.
@@ -46,6 +49,10 @@ impl Hook {
         // Where the kernel gives us namespaces, the view is not optional: a failure to build
         // it fails the command.
         let (view, own_users) = self.enter_namespaces()?;
+        // Named hosts only needs a network namespace of its own: without one, no program.
+        if self.relay.is_some() && !view {
+            return Err(io::Error::from_raw_os_error(libc::ENETUNREACH));
+        }
         if view {
             if !make_mounts_private() {
                 return Err(io::Error::last_os_error());
@@ -214,6 +221,11 @@ impl Hook {
             // SAFETY: a valid `rlimit`.
             check(unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &limit) })?;
         }
+        // The egress relay's listener, while the command may still bring its loopback up.
+        let relay = match &self.relay {
+            Some(relay) => Some((relay, relay.listen()?)),
+            None => None,
+        };
         drop_capabilities()?;
         // Descriptors the tool's process inherited (`exec 7<secret`) end at exec.
         close_on_exec_from(3);
@@ -231,6 +243,10 @@ impl Hook {
         }
         for program in &self.seccomp {
             seccompiler::apply_filter(program).map_err(|_| io::Error::last_os_error())?;
+        }
+        // Forked confined, like the program: it can do nothing the program cannot.
+        if let Some((relay, listener)) = relay {
+            relay.spawn(listener)?;
         }
         Ok(())
     }

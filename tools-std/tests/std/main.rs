@@ -4,6 +4,7 @@ mod approval;
 mod confine;
 mod counts;
 mod data;
+mod egress;
 mod escape;
 mod execution;
 mod files;
