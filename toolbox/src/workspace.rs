@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use toolwright_std::Workspace;
-use toolwright_std::limits::Limits;
 use toolwright_std::egress::{AllowList, Egress};
+use toolwright_std::limits::Limits;
 
 use crate::cli::WorkspaceArgs;
 use crate::ending::UsageError;

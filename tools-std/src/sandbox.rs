@@ -47,8 +47,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::confine::{self, Access, Confinement, PrepareError, Spec};
-use crate::limits::{Limits, Mechanisms};
 use crate::egress::Egress;
+use crate::limits::{Limits, Mechanisms};
 
 /// How many processes and threads a confined program may have at once: plenty for a
 /// server (node runs about a dozen threads), and a fork bomb stops there.

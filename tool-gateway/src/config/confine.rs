@@ -30,8 +30,7 @@ fn sandbox_from(config: &UpstreamConfig) -> Option<toolwright_std::sandbox::Sand
         NetworkConfig::Hosts(hosts) => {
             // Checked at load; should it fail here, nothing is reached (fail closed).
             let allowed = AllowList::parse(hosts).unwrap_or_default();
-            let mut egress =
-                Egress::new(allowed).label(format!("upstream {}", config.namespace()));
+            let mut egress = Egress::new(allowed).label(format!("upstream {}", config.namespace()));
             if let Some(sink) = &settings.egress_sink {
                 let sink = sink.0.clone();
                 egress = egress.on_refusal(move |refusal| sink(refusal));
