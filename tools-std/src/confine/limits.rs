@@ -162,6 +162,11 @@ impl Apply {
         Ok(())
     }
 
+    /// Whether the private temporary directory becomes a sized `tmpfs`.
+    pub(super) fn sizes_temp(&self) -> bool {
+        self.tmpfs.is_some()
+    }
+
     /// In the supervisor, once the view is built: the private temporary directory becomes
     /// a `tmpfs` of the write limit's size.
     pub(super) fn mount_temp(&self) -> io::Result<()> {

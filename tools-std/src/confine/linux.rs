@@ -191,7 +191,11 @@ impl Confinement {
             // the host (they belong to a network namespace).
             namespaces |= libc::CLONE_NEWNET;
         }
-        let (relay, proxy) = egress.unzip();
+        let (mut relay, proxy) = egress.unzip();
+        if let Some(relay) = &mut relay {
+            // Where the supervisor puts the socket back should a sized `tmpfs` cover it.
+            relay.stage_at(c_path(&staged_temp.join(".egress.sock"))?);
+        }
         let (lifeline_read, lifeline_write) =
             lifeline().map_err(|e| failed("cannot make the supervisor's lifeline", &e))?;
         Ok(Confinement {

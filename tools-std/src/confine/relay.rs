@@ -4,8 +4,9 @@
 //! like the program (it is forked after Landlock and seccomp), between fork and exec, so it
 //! only makes system calls on data prepared before the fork, and never allocates.
 
+use std::ffi::CString;
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -13,10 +14,17 @@ use std::path::Path;
 /// else); the only TCP port Landlock lets the program connect to.
 pub(super) const PORT: u16 = 3128;
 
+/// `open_tree(2)`'s flag for a detached copy of the mount (linux/mount.h).
+const OPEN_TREE_CLONE: libc::c_uint = 0x01;
+/// `move_mount(2)`'s flag: the source is the descriptor itself (linux/mount.h).
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x04;
+
 /// The proxy's address, in the form `connect(2)` takes.
 pub(super) struct Relay {
     address: libc::sockaddr_un,
     length: libc::socklen_t,
+    /// The socket's path in the view being built, before the supervisor enters it.
+    staged: Option<CString>,
 }
 
 impl Relay {
@@ -41,7 +49,77 @@ impl Relay {
         Ok(Relay {
             address,
             length: length as libc::socklen_t,
+            staged: None,
         })
+    }
+
+    /// Where the socket is in the view while the supervisor builds it (the stage's copy of
+    /// its path), made before the fork.
+    pub(super) fn stage_at(&mut self, staged: CString) {
+        self.staged = Some(staged);
+    }
+
+    /// In the supervisor, in the built view, before a sized `tmpfs` covers the temporary
+    /// directory the proxy's socket is in: a detached bind mount of the socket
+    /// (`open_tree(2)`), for [`reattach_socket`](Self::reattach_socket) to put back on top.
+    pub(super) fn detach_socket(&self) -> io::Result<OwnedFd> {
+        // SAFETY: a NUL-terminated path (`new` leaves room for the NUL in a zeroed
+        // address); integer flags.
+        let tree = unsafe {
+            libc::syscall(
+                libc::SYS_open_tree,
+                libc::AT_FDCWD,
+                self.address.sun_path.as_ptr(),
+                OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint,
+            )
+        };
+        if tree < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a descriptor the kernel just returned, owned by nothing else.
+        Ok(unsafe { OwnedFd::from_raw_fd(tree as RawFd) })
+    }
+
+    /// In the supervisor, once the `tmpfs` covers the socket's directory: the socket's bind
+    /// mount `tree` put back at its path, on an empty file of the `tmpfs` made for it (a
+    /// socket still in sight, not covered, is left as it is).
+    pub(super) fn reattach_socket(&self, tree: OwnedFd) -> io::Result<()> {
+        let Some(staged) = &self.staged else {
+            return Err(io::Error::from_raw_os_error(libc::ENOENT));
+        };
+        let path = staged.as_ptr();
+        // SAFETY: a NUL-terminated path; a mode for O_CREAT.
+        let file = unsafe {
+            libc::open(
+                path,
+                libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o600,
+            )
+        };
+        if file < 0 {
+            let error = io::Error::last_os_error();
+            return match error.raw_os_error() {
+                Some(libc::EEXIST) => Ok(()),
+                _ => Err(error),
+            };
+        }
+        close(file);
+        // SAFETY: an open mount tree, an empty path with MOVE_MOUNT_F_EMPTY_PATH, a
+        // NUL-terminated target.
+        let moved = unsafe {
+            libc::syscall(
+                libc::SYS_move_mount,
+                tree.as_raw_fd(),
+                c"".as_ptr(),
+                libc::AT_FDCWD,
+                path,
+                MOVE_MOUNT_F_EMPTY_PATH,
+            )
+        };
+        if moved < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     /// In the command, while it still holds its capabilities in its namespaces: brings the

@@ -58,7 +58,16 @@ impl Hook {
                 return Err(io::Error::last_os_error());
             }
             self.plan.build()?;
+            // A sized temporary directory would cover the egress proxy's socket in it: the
+            // socket is taken along and put back on top.
+            let socket = match &self.relay {
+                Some(relay) if self.limits.sizes_temp() => Some((relay, relay.detach_socket()?)),
+                _ => None,
+            };
             self.limits.mount_temp()?;
+            if let Some((relay, tree)) = socket {
+                relay.reattach_socket(tree)?;
+            }
         }
         let ruleset = if view {
             self.ruleset.as_ref()
