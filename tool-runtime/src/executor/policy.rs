@@ -40,7 +40,12 @@ impl Executor {
             return Err(Stopped::failed(no_runtime(&record.id).content));
         }
         let name = record.name.as_str();
-        let (tool, enabled) = match self.inner.registry.lookup(name) {
+        // A search-first list's `search_tools` and `describe_tool` come before the registry's.
+        let lookup = match self.inner.discovery.built_in(name) {
+            Some(tool) => Lookup::Enabled(tool.clone()),
+            None => self.inner.registry.lookup(name),
+        };
+        let (tool, enabled) = match lookup {
             Lookup::Enabled(tool) => (tool, true),
             Lookup::Disabled(tool) => (tool, false),
             Lookup::Unknown => return Err(self.unknown_tool(name, options)),
@@ -353,7 +358,7 @@ impl Executor {
 
     /// The failure for a name the registry does not have: a suggestion among the tools the
     /// model may call, or the list of them when it is short.
-    fn unknown_tool(&self, name: &str, options: &CallOptions) -> Stopped {
+    pub(super) fn unknown_tool(&self, name: &str, options: &CallOptions) -> Stopped {
         let visible: Vec<String> = self
             .inner
             .registry
