@@ -141,6 +141,16 @@ pub(super) fn unwrap_call(arguments: Value) -> Result<(String, Value), String> {
             ));
         }
     };
+    // Refused before any lookup: a suggestion for a huge name would cost an edit distance
+    // against every tool.
+    if name.len() > toolwright_names::MAX_NAME_LEN {
+        return Err(format!(
+            "`{CALL_TOOL}`'s `name` is {} bytes long; tool names are at most {} characters \
+             (`search_tools` gives them)",
+            name.len(),
+            toolwright_names::MAX_NAME_LEN
+        ));
+    }
     if name == CALL_TOOL {
         return Err(format!(
             "`{CALL_TOOL}` cannot call itself; name the tool to call"
@@ -194,8 +204,8 @@ fn search_tool() -> Tool {
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "What you want to do, in any words"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_LIMIT,
-                          "description": "How many tools to return (default 5)"}
+                "limit": {"type": "integer", "minimum": 1,
+                          "description": format!("How many tools to return (default 5); at most {MAX_SEARCH_LIMIT}, a larger number counts as {MAX_SEARCH_LIMIT}")}
             },
             "required": ["query"]
         }))
