@@ -372,8 +372,15 @@ impl Executor {
             })
             .map(|tool| tool.name().to_owned())
             .collect();
-        let normalized = toolwright_names::normalize(name);
-        let suggestion = if visible.contains(&normalized) {
+        // No suggestion for a name no tool could have: an edit distance from a huge name
+        // to every tool would cost the caller nothing and the server seconds.
+        let normalized = match name.len() <= 2 * toolwright_names::MAX_NAME_LEN {
+            true => toolwright_names::normalize(name),
+            false => String::new(),
+        };
+        let suggestion = if normalized.is_empty() {
+            None
+        } else if visible.contains(&normalized) {
             Some(normalized.as_str())
         } else {
             toolwright_names::did_you_mean(&normalized, visible.iter().map(String::as_str))
