@@ -200,6 +200,53 @@ mod tests {
     }
 
     #[test]
+    fn a_search_first_snapshot_lists_the_core_and_its_own_meta_tools() {
+        let registry = Arc::new(ToolRegistry::new());
+        registry.register(linked("views_add")).unwrap();
+        registry.register(linked("views_wipe")).unwrap();
+        // A registered tool of a meta-tool's name: neither listed nor described.
+        registry
+            .register(
+                Tool::builder("search_tools")
+                    .description("Someone else's search.")
+                    .handler(|_| async { "theirs" })
+                    .build()
+                    .unwrap(),
+            )
+            .unwrap();
+        let plan = toolwright_formats::discovery::DeferPlan::new().core_names(["views_add"]);
+        let executor = Executor::builder(registry)
+            .discovery(toolwright_runtime::Discovery::search_first(plan))
+            .build();
+        let snapshot = ToolViews::default().snapshot(&executor);
+        let listed: Vec<_> = snapshot
+            .listed
+            .iter()
+            .map(|v| v.mcp.name.to_string())
+            .collect();
+        assert_eq!(
+            listed,
+            ["views_add", "search_tools", "describe_tool", "call_tool"]
+        );
+        let search = snapshot.get("search_tools").unwrap();
+        assert!(
+            search
+                .mcp
+                .description
+                .as_deref()
+                .unwrap()
+                .contains("partial")
+        );
+        assert!(
+            snapshot.get("call_tool").unwrap().may_ask,
+            "it may run a dangerous tool"
+        );
+        assert!(!snapshot.get("describe_tool").unwrap().may_ask);
+        // Unlisted, still callable.
+        assert!(snapshot.get("views_wipe").unwrap().may_ask);
+    }
+
+    #[test]
     fn tools_above_the_executors_ceiling_are_not_described() {
         let registry = Arc::new(ToolRegistry::new());
         registry.register(linked("views_wipe")).unwrap();
