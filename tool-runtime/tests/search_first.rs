@@ -277,6 +277,19 @@ async fn nothing_above_the_ceiling_or_outside_the_offer_is_found_described_or_ca
             result.content
         );
     }
+    // A huge query is refused, in a short message.
+    let (_, result) = run(
+        &executor,
+        "search_tools",
+        json!({"query": "wipe ".repeat(200_000)}),
+        safe(),
+    )
+    .await;
+    assert!(
+        !result.success && result.content.len() < 300,
+        "{}",
+        result.content.len()
+    );
     // A huge name is refused before any lookup, in a short message.
     let (_, result) = run(
         &executor,

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 use toolwright_core::{Catalog, CatalogEntry, SafetyLevel, Tool, ToolContext, ToolError};
-use toolwright_formats::discovery::DeferPlan;
+use toolwright_formats::discovery::{DeferPlan, MAX_QUERY_LEN};
 
 /// The meta-tool that finds tools.
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -35,7 +35,7 @@ it by its name, or through `call_tool` with {\"name\": ..., \"arguments\": {...}
 /// ```
 /// use std::sync::Arc;
 /// use toolwright_core::Tool;
-/// use toolwright_formats::discovery::DeferPlan;
+/// use toolwright_formats::discovery::{DeferPlan, MAX_QUERY_LEN};
 /// use toolwright_runtime::{Discovery, Executor, ToolRegistry};
 ///
 /// let registry = Arc::new(ToolRegistry::new());
@@ -211,6 +211,13 @@ fn search_tool() -> Tool {
         }))
         .handler_with_context(|ctx: ToolContext, args: Map<String, Value>| async move {
             let query = args.get("query").and_then(Value::as_str).unwrap_or("");
+            // As the providers' searches: a query is a sentence, not a document.
+            if query.len() > MAX_QUERY_LEN {
+                return Err(ToolError::new(format!(
+                    "the query is {} bytes long; say what you want to do in at most {MAX_QUERY_LEN}",
+                    query.len()
+                )));
+            }
             let limit = args
                 .get("limit")
                 .and_then(Value::as_u64)
