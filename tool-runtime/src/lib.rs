@@ -13,7 +13,8 @@ pub mod registry;
 mod search;
 
 pub use executor::{
-    ApprovalDecision, ApprovalHandler, ApprovalRequest, CallOptions, Executor, ExecutorBuilder,
+    ApprovalDecision, ApprovalHandler, ApprovalRequest, CallOptions, Discovery, Executor,
+    ExecutorBuilder,
 };
 pub use registry::{
     NameClash, RegisterOptions, Registration, RegistryError, RegistrySnapshot, ToolFilter,

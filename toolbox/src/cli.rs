@@ -234,6 +234,15 @@ pub(crate) struct ServeArgs {
     /// refused.
     #[arg(long)]
     pub(crate) allow_dangerous: bool,
+    /// How tools/list shows the tools: full (every tool) or search (the --core tools, then
+    /// search_tools, describe_tool and call_tool, with instructions saying the list is
+    /// partial; every tool stays callable under its own policy).
+    #[arg(long, value_name = "MODE", value_enum, default_value_t = crate::serve_discovery::DiscoveryMode::Full)]
+    pub(crate) discovery: crate::serve_discovery::DiscoveryMode,
+    /// With --discovery search, a tool always listed: its NAME, `category:NAME` or
+    /// `priority:N` (at least N); repeat for several.
+    #[arg(long = "core", value_name = "CHOICE", value_parser = crate::serve_discovery::parse_core)]
+    pub(crate) core: Vec<crate::serve_discovery::CoreChoice>,
     /// Seconds before a call is stopped (a call waiting for a free slot counts too).
     #[arg(long, value_name = "SECONDS", default_value_t = 120)]
     pub(crate) timeout: u64,

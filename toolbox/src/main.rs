@@ -1,7 +1,8 @@
 #![doc = include_str!("../README.md")]
 
-// The layers, lowest first (no module imports one listed after it): cli, ending, audit, docs,
-// gateway, list, serve_config, shown, prompt, spinner, workspace, call, serve.
+// The layers, lowest first (no module imports one listed after it): serve_discovery, cli,
+// ending, audit, docs, gateway, list, serve_config, shown, prompt, spinner, workspace, call,
+// serve.
 mod audit;
 mod call;
 mod cli;
@@ -12,6 +13,7 @@ mod list;
 mod prompt;
 mod serve;
 mod serve_config;
+mod serve_discovery;
 mod shown;
 mod spinner;
 mod workspace;

@@ -128,7 +128,9 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     };
     let root = workspace.root().display().to_string();
     let metrics = Arc::new(PrometheusMetrics::new());
-    let mut executor = Executor::builder(Arc::clone(&registry));
+    let discovery =
+        crate::serve_discovery::discovery(args.discovery, &args.core).map_err(UsageError)?;
+    let mut executor = Executor::builder(Arc::clone(&registry)).discovery(discovery);
     if let Some(audit) = audit {
         executor = executor.hook(audit);
     }

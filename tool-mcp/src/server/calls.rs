@@ -17,12 +17,13 @@ use crate::principal::SCOPE_APPROVE;
 use crate::server::setup::McpServer;
 
 impl McpServer {
-    /// The tools a client may call, as MCP tool entries (from the views cached per registry
-    /// generation: nothing is exported or parsed per request).
+    /// The tools a client is listed, as MCP tool entries (from the views cached per registry
+    /// generation: nothing is exported or parsed per request): all it may call, or in a
+    /// search-first list the core and the meta-tools.
     pub(super) fn tools(&self, ceiling: SafetyLevel) -> Vec<McpTool> {
         self.views
             .snapshot(&self.executor)
-            .tools
+            .listed
             .iter()
             .filter(|view| view.safety <= ceiling)
             .map(|view| view.mcp.clone())

@@ -56,8 +56,19 @@ impl ServerHandler for McpServer {
             self.options.name.clone(),
             self.options.version.clone(),
         ));
-        if let Some(instructions) = &self.options.instructions {
-            config = config.with_instructions(instructions.clone());
+        // A search-first list says it is partial, before the operator's own words.
+        let partial = self
+            .executor
+            .discovery()
+            .is_search_first()
+            .then_some(toolwright_runtime::executor::SEARCH_FIRST_INSTRUCTIONS);
+        match (partial, &self.options.instructions) {
+            (Some(partial), Some(own)) => {
+                config = config.with_instructions(format!("{partial}\n\n{own}"));
+            }
+            (Some(partial), None) => config = config.with_instructions(partial.to_owned()),
+            (None, Some(own)) => config = config.with_instructions(own.clone()),
+            (None, None) => {}
         }
         config
     }

@@ -28,6 +28,9 @@ pub(crate) struct Snapshot {
     generation: u64,
     /// Enabled tools under the executor's ceiling, by priority then name.
     pub(crate) tools: Vec<Arc<View>>,
+    /// What `tools/list` shows: `tools`, or in a search-first list the core then the
+    /// meta-tools (`Executor::listed_tools`). Every tool of `tools` stays callable.
+    pub(crate) listed: Vec<Arc<View>>,
     by_name: HashMap<String, Arc<View>>,
 }
 
@@ -61,7 +64,13 @@ impl ToolViews {
         {
             return Arc::clone(snapshot);
         }
-        let snapshot = Arc::new(build(generation, &executor.available_tools()));
+        let listed = executor.listed_tools(executor.max_safety());
+        let snapshot = Arc::new(build(
+            generation,
+            &executor.available_tools(),
+            &listed,
+            executor.discovery().meta_tools(),
+        ));
         *self
             .current
             .write()
@@ -70,7 +79,37 @@ impl ToolViews {
     }
 }
 
-fn build(generation: u64, available: &[Tool]) -> Snapshot {
+fn build(generation: u64, available: &[Tool], listed: &[Tool], executor_meta: &[Tool]) -> Snapshot {
+    let mut snapshot = describe(generation, available);
+    if executor_meta.is_empty() {
+        // The full list.
+        snapshot.listed = snapshot.tools.clone();
+        return snapshot;
+    }
+    // Search-first: the core's views are shared; the meta-tools get their own, in place of
+    // registered tools of their names (the executor runs its own under those names).
+    let meta = describe(generation, executor_meta);
+    for view in meta.tools {
+        let name = view.mcp.name.to_string();
+        // `call_tool` runs the tool it names, which may ask for approval.
+        let view = match name == toolwright_runtime::executor::CALL_TOOL {
+            true => Arc::new(View {
+                mcp: view.mcp.clone(),
+                may_ask: true,
+                ..*view
+            }),
+            false => view,
+        };
+        snapshot.by_name.insert(name, view);
+    }
+    snapshot.listed = listed
+        .iter()
+        .filter_map(|tool| snapshot.by_name.get(tool.name()).cloned())
+        .collect();
+    snapshot
+}
+
+fn describe(generation: u64, available: &[Tool]) -> Snapshot {
     let values = tools_to_schema(available, Format::Mcp);
     let mut tools = Vec::with_capacity(available.len());
     let mut by_name = HashMap::with_capacity(available.len());
@@ -94,6 +133,7 @@ fn build(generation: u64, available: &[Tool]) -> Snapshot {
     Snapshot {
         generation,
         tools,
+        listed: Vec::new(),
         by_name,
     }
 }
@@ -157,6 +197,53 @@ mod tests {
         let third = views.snapshot(&executor);
         assert!(third.get("views_add").is_none());
         assert_eq!(third.tools.len(), 1);
+    }
+
+    #[test]
+    fn a_search_first_snapshot_lists_the_core_and_its_own_meta_tools() {
+        let registry = Arc::new(ToolRegistry::new());
+        registry.register(linked("views_add")).unwrap();
+        registry.register(linked("views_wipe")).unwrap();
+        // A registered tool of a meta-tool's name: neither listed nor described.
+        registry
+            .register(
+                Tool::builder("search_tools")
+                    .description("Someone else's search.")
+                    .handler(|_| async { "theirs" })
+                    .build()
+                    .unwrap(),
+            )
+            .unwrap();
+        let plan = toolwright_formats::discovery::DeferPlan::new().core_names(["views_add"]);
+        let executor = Executor::builder(registry)
+            .discovery(toolwright_runtime::Discovery::search_first(plan))
+            .build();
+        let snapshot = ToolViews::default().snapshot(&executor);
+        let listed: Vec<_> = snapshot
+            .listed
+            .iter()
+            .map(|v| v.mcp.name.to_string())
+            .collect();
+        assert_eq!(
+            listed,
+            ["views_add", "search_tools", "describe_tool", "call_tool"]
+        );
+        let search = snapshot.get("search_tools").unwrap();
+        assert!(
+            search
+                .mcp
+                .description
+                .as_deref()
+                .unwrap()
+                .contains("partial")
+        );
+        assert!(
+            snapshot.get("call_tool").unwrap().may_ask,
+            "it may run a dangerous tool"
+        );
+        assert!(!snapshot.get("describe_tool").unwrap().may_ask);
+        // Unlisted, still callable.
+        assert!(snapshot.get("views_wipe").unwrap().may_ask);
     }
 
     #[test]

@@ -95,9 +95,19 @@ pub struct ExecutorBuilder {
     pending_limits: PendingLimits,
     pending_key: Option<Vec<u8>>,
     max_calls: HashMap<String, u32>,
+    discovery: super::discovery::Discovery,
 }
 
 impl ExecutorBuilder {
+    /// How the tools are listed (default [`Discovery::Full`](super::Discovery::Full)):
+    /// [`Discovery::search_first`](super::Discovery::search_first) lists a core plus
+    /// `search_tools`, `describe_tool` and `call_tool`; every tool stays callable under its
+    /// own policy ([`Executor::listed_tools`]).
+    pub fn discovery(mut self, discovery: super::discovery::Discovery) -> Self {
+        self.discovery = discovery;
+        self
+    }
+
     /// Refuse tools above `level` without running them (default: none refused).
     ///
     /// ```
@@ -581,6 +591,7 @@ impl ExecutorBuilder {
                 ),
                 max_calls: self.max_calls,
                 call_counts: Arc::new(CallCounts::new()),
+                discovery: self.discovery,
             }),
         }
     }
@@ -616,6 +627,7 @@ impl Executor {
             pending_limits: PendingLimits::default(),
             pending_key: None,
             max_calls: HashMap::new(),
+            discovery: super::discovery::Discovery::Full,
         }
     }
 }

@@ -47,6 +47,22 @@ impl Executor {
             .list(&ToolFilter::new().max_safety(self.inner.max_safety))
     }
 
+    /// How the tools are listed ([`ExecutorBuilder::discovery`](super::ExecutorBuilder::discovery)).
+    pub fn discovery(&self) -> &super::discovery::Discovery {
+        &self.inner.discovery
+    }
+
+    /// The tools to list for a caller whose ceiling is `ceiling` (under the executor's):
+    /// every available tool, or in a search-first list the core then `search_tools`,
+    /// `describe_tool` and `call_tool`. Every available tool stays callable either way.
+    pub fn listed_tools(&self, ceiling: SafetyLevel) -> Vec<Tool> {
+        let available = self
+            .inner
+            .registry
+            .list(&ToolFilter::new().max_safety(ceiling.min(self.inner.max_safety)));
+        self.inner.discovery.listed(available)
+    }
+
     /// Whether structured output is checked against the tool's output schema
     /// ([`ExecutorBuilder::validate_output`](super::ExecutorBuilder::validate_output)).
     pub fn validates_output(&self) -> bool {
@@ -169,9 +185,52 @@ impl Executor {
             name,
             arguments,
         } = call;
+        // A search-first list's `call_tool` is the real call in a wrapper: unwrapped before
+        // the policy, so approval, limits, hooks and metrics see (and count once) the real
+        // tool, and a tool the caller may not see is unknown, as it is to `search_tools`.
+        if self.unwraps(&name) {
+            let (name, arguments) = match super::discovery::unwrap_call(arguments) {
+                Ok(inner) => inner,
+                Err(message) => {
+                    let record = CallRecord::new(id, name);
+                    return self.finish(record, Err(Stopped::failed(message)), started);
+                }
+            };
+            let mut record = CallRecord::new(id, name);
+            let output = match self.hidden_from(&record.name, &options) {
+                true => Err(self.unknown_tool(&record.name, &options)),
+                false => self.admit_and_run(&mut record, arguments, &options).await,
+            };
+            // An unknown name inside the wrapper is the model's mistake in a call that was
+            // listed: a tool error it can read, not a protocol error.
+            let output = output.map_err(|mut stopped| {
+                if stopped.outcome == Outcome::UnknownTool {
+                    stopped.outcome = Outcome::Failure;
+                    stopped
+                        .message
+                        .push_str("; `search_tools` finds the tools you may call");
+                }
+                stopped
+            });
+            return self.finish(record, output, started);
+        }
         let mut record = CallRecord::new(id, name);
         let output = self.admit_and_run(&mut record, arguments, &options).await;
         self.finish(record, output, started)
+    }
+
+    /// Whether a call of `name` is a search-first list's `call_tool`.
+    fn unwraps(&self, name: &str) -> bool {
+        name == super::discovery::CALL_TOOL && self.inner.discovery.is_search_first()
+    }
+
+    /// Whether `name` names a registered tool above the call's ceiling: through
+    /// `call_tool`, as unknown as it is to the search.
+    fn hidden_from(&self, name: &str, options: &CallOptions) -> bool {
+        self.inner
+            .registry
+            .get(name)
+            .is_some_and(|tool| tool.safety() > self.ceiling(options))
     }
 
     /// The result of a call that ended with `output`: metadata, metrics, hooks.

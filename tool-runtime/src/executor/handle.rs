@@ -66,6 +66,8 @@ pub(super) struct Inner {
     pub(super) max_calls: std::collections::HashMap<String, u32>,
     /// The executor's own call counts (calls without `CallOptions::call_counts`).
     pub(super) call_counts: Arc<limits::CallCounts>,
+    /// How the tools are listed: all, or search-first.
+    pub(super) discovery: super::discovery::Discovery,
 }
 
 impl std::fmt::Debug for Executor {

@@ -8,9 +8,10 @@
 //! sync tools), `inline` (quick sync tools on the runtime's worker), `approval` (the handler trait), `guardrail` (the guardrail trait),
 //! `pending` (deferred approvals) and `resume` (running them), `limits` (per-tool call
 //! counts), `lenient` (argument repair), `blocking` (an executor for non-async programs),
-//! `primitives` (prompts, resources and completions under the same policy).
+//! `primitives` (prompts, resources and completions under the same policy), `discovery`
+//! (search-first lists: a core plus `search_tools`, `describe_tool`, `call_tool`).
 
-// The layers, lowest first (no module imports one listed after it): outcome, lenient, limits,
+// The layers, lowest first (no module imports one listed after it): outcome, discovery, lenient, limits,
 // approval, guardrail, pool, inline, metrics, options, pending, hooks, handle, running, builder,
 // offer, checks, resume, blocking, policy, execute, primitives. This file only declares and
 // re-exports.
@@ -18,6 +19,7 @@ mod approval;
 mod blocking;
 mod builder;
 mod checks;
+mod discovery;
 mod execute;
 mod guardrail;
 mod handle;
@@ -39,6 +41,9 @@ mod running;
 pub use approval::{ApprovalDecision, ApprovalHandler, ApprovalRequest};
 pub use blocking::BlockingExecutor;
 pub use builder::{ExecutorBuildError, ExecutorBuilder, MissingState};
+pub use discovery::{
+    CALL_TOOL, DESCRIBE_TOOL, Discovery, SEARCH_FIRST_INSTRUCTIONS, SEARCH_TOOLS, SearchFirst,
+};
 pub use guardrail::{CallVerdict, GuardedCall, Guardrail, OutputVerdict};
 pub use handle::{DEFAULT_MAX_OUTPUT_BYTES, Executor, REDACTED, UNKNOWN_TOOL_METRIC};
 pub use hooks::{AuditLog, HookEvent, ToolHook};

@@ -40,7 +40,12 @@ impl Executor {
             return Err(Stopped::failed(no_runtime(&record.id).content));
         }
         let name = record.name.as_str();
-        let (tool, enabled) = match self.inner.registry.lookup(name) {
+        // A search-first list's `search_tools` and `describe_tool` come before the registry's.
+        let lookup = match self.inner.discovery.built_in(name) {
+            Some(tool) => Lookup::Enabled(tool.clone()),
+            None => self.inner.registry.lookup(name),
+        };
+        let (tool, enabled) = match lookup {
             Lookup::Enabled(tool) => (tool, true),
             Lookup::Disabled(tool) => (tool, false),
             Lookup::Unknown => return Err(self.unknown_tool(name, options)),
@@ -357,7 +362,7 @@ impl Executor {
 
     /// The failure for a name the registry does not have: a suggestion among the tools the
     /// model may call, or the list of them when it is short.
-    fn unknown_tool(&self, name: &str, options: &CallOptions) -> Stopped {
+    pub(super) fn unknown_tool(&self, name: &str, options: &CallOptions) -> Stopped {
         let visible: Vec<String> = self
             .inner
             .registry
@@ -371,8 +376,15 @@ impl Executor {
             })
             .map(|tool| tool.name().to_owned())
             .collect();
-        let normalized = toolwright_names::normalize(name);
-        let suggestion = if visible.contains(&normalized) {
+        // No suggestion for a name no tool could have: an edit distance from a huge name
+        // to every tool would cost the caller nothing and the server seconds.
+        let normalized = match name.len() <= 2 * toolwright_names::MAX_NAME_LEN {
+            true => toolwright_names::normalize(name),
+            false => String::new(),
+        };
+        let suggestion = if normalized.is_empty() {
+            None
+        } else if visible.contains(&normalized) {
             Some(normalized.as_str())
         } else {
             toolwright_names::did_you_mean(&normalized, visible.iter().map(String::as_str))
