@@ -123,7 +123,10 @@ fn main() -> Result<(), String> {
             .handler(|_| async { "ok" })
             .build();
         match built.map_err(|e| e.to_string()).and_then(|tool| {
-            registry.register(tool).map(|_| ()).map_err(|e| e.to_string())
+            registry
+                .register(tool)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         }) {
             Ok(()) => {}
             Err(error) => rejected.push(format!("{name}: {error}")),
