@@ -176,8 +176,8 @@ impl SearchIndex {
     }
 
     /// Tools ranked by the query's character trigrams they share, each gram weighted by how
-    /// rare it is among the tools, over the tool's length in grams. Computed on demand: it
-    /// runs only for queries whose words match nothing.
+    /// rare it is among the tools, over the square root of the tool's number of words.
+    /// Computed on demand: it runs only for queries whose words match nothing.
     fn by_trigrams(&self, query: &str, query_terms: &[String]) -> Vec<(String, f64)> {
         let mut grams = Vec::new();
         if query_terms.is_empty() {
@@ -202,28 +202,37 @@ impl SearchIndex {
         if wanted.is_empty() {
             return Vec::new();
         }
-        let mut containing = vec![0_usize; wanted.len()];
-        let mut matched: Vec<(&str, Vec<usize>, usize)> = Vec::new();
+        // Over the vocabulary, not each tool's words: every distinct word is cut into grams
+        // once, and the tools holding a matching word inherit its grams.
+        let mut per_tool: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut own = Vec::new();
-        for (name, document) in &self.documents {
+        for (term, posting) in &self.postings {
             own.clear();
-            for term in document.terms.keys() {
-                trigrams(term, &mut own);
-            }
-            let mut hits: Vec<usize> = own
+            trigrams(term, &mut own);
+            let hits: Vec<usize> = own
                 .iter()
                 .filter_map(|gram| wanted.get(&hash_of(gram)).copied())
                 .collect();
-            hits.sort_unstable();
-            hits.dedup();
             if hits.is_empty() {
                 continue;
             }
-            for hit in &hits {
-                containing[*hit] += 1;
+            for name in posting.keys() {
+                per_tool.entry(name).or_default().extend(&hits);
             }
-            matched.push((name, hits, own.len()));
         }
+        let mut containing = vec![0_usize; wanted.len()];
+        let matched: Vec<(&str, Vec<usize>, usize)> = per_tool
+            .into_iter()
+            .map(|(name, mut hits)| {
+                hits.sort_unstable();
+                hits.dedup();
+                for hit in &hits {
+                    containing[*hit] += 1;
+                }
+                let length = self.documents.get(name).map_or(1, |d| d.terms.len());
+                (name, hits, length)
+            })
+            .collect();
         let documents = self.documents.len() as f64;
         matched
             .into_iter()
