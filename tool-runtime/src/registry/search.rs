@@ -116,11 +116,24 @@ impl ToolRegistry {
                 shown.push(hit);
             }
         }
-        shown
+        let found: Vec<SearchHit> = shown
             .into_iter()
             .chain(copies)
             .chain(passed)
             .take(limit)
+            .collect();
+        if !found.is_empty() || !query.chars().any(char::is_alphanumeric) {
+            return found;
+        }
+        // Every match was filtered out: best guesses among the tools the caller may see.
+        entries
+            .values()
+            .filter(|entry| filter.matches(&entry.tool, entry.enabled))
+            .take(limit)
+            .map(|entry| SearchHit {
+                tool: entry.tool.clone(),
+                score: 0.0,
+            })
             .collect()
     }
 }

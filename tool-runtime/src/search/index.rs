@@ -22,11 +22,14 @@ const PARAM_WEIGHT: f64 = 1.0;
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// Two tools whose name-and-description words overlap this much (Jaccard) are copies of one
+/// Two tools whose description words overlap this much (Jaccard) are copies of one
 /// another for ranking: the second waits until the distinct ones have been shown. Only
 /// near-identical texts: tools that merely do similar things stay where their score puts
 /// them (a lower bound demoted the right tool behind a similar one on BFCL).
 const NEAR_DUPLICATE: f64 = 0.95;
+
+/// A description of fewer distinct words than this is not compared for copies.
+const MIN_SIGNATURE: usize = 4;
 
 /// A query's trigrams beyond this many are not used (a pasted essay in another script must
 /// not cost more than a paragraph).
@@ -38,7 +41,8 @@ struct Document {
     terms: HashMap<String, f64>,
     /// The sum of those frequencies.
     length: f64,
-    /// The distinct terms of its name and description, hashed and sorted, to spot copies.
+    /// The distinct terms of its description, hashed and sorted, to spot copies (empty for
+    /// a description too short to tell).
     signature: Vec<u64>,
     /// The distinct terms of its name alone (numbers are not terms: `get_user_2` and
     /// `get_user` have the same), hashed and sorted.
@@ -88,8 +92,19 @@ impl SearchIndex {
             hashes
         };
         let name_terms = tokenize(tool.name());
-        let name_signature = signature_of(&name_terms);
-        let signature = signature_of(&[name_terms, tokenize(tool.description())].concat());
+        // Without numbers, versions included: `get_user_v2` is a copy of `get_user`.
+        let name_signature = signature_of(
+            &name_terms
+                .iter()
+                .filter(|term| !term.contains(|c: char| c.is_ascii_digit()))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        let mut signature = signature_of(&tokenize(tool.description()));
+        if signature.len() < MIN_SIGNATURE {
+            // "Get data." says too little to call two tools the same.
+            signature.clear();
+        }
         let length: f64 = terms.values().sum();
         for (term, frequency) in &terms {
             self.postings
@@ -250,8 +265,8 @@ impl SearchIndex {
     }
 
     /// Whether two indexed tools are near copies: names that differ only in numbers (a
-    /// version, a copy: `get_user`, `get_user_2`, `get_user_v2`), or most words of their
-    /// names and descriptions shared (one tool mounted from two servers).
+    /// version, a copy: `get_user`, `get_user_2`, `get_user_v2`), or descriptions of (nearly)
+    /// the same words (one tool mounted from two servers under two names).
     pub(crate) fn near_duplicates(&self, a: &str, b: &str) -> bool {
         let (Some(a), Some(b)) = (self.documents.get(a), self.documents.get(b)) else {
             return false;
