@@ -111,11 +111,11 @@ pub fn search_tools(
     // Score 0 everywhere: no word of the query matched, these are guesses (the search
     // never answers nothing while tools exist); say so, or a model takes them for matches.
     let guesses = hits.iter().all(|hit| hit.score == 0.0);
-    let heading = guesses
-        .then(|| {
-            format!("no tool matches `{query}`; some of the tools (list_tools shows them all):\n")
-        })
-        .unwrap_or_default();
+    let heading = if guesses {
+        format!("no tool matches `{query}`; some of the tools (list_tools shows them all):\n")
+    } else {
+        String::new()
+    };
     Ok(heading
         + &hits
             .iter()

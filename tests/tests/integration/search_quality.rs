@@ -356,7 +356,10 @@ fn recall_floor_on_a_hand_written_corpus() {
             misses.push(format!("{question} -> {found:?} (wanted {expected})"));
         }
     }
-    eprintln!("recall floor: {at_1} first, {at_5} in the top 5 of {}", QUESTIONS.len());
+    eprintln!(
+        "recall floor: {at_1} first, {at_5} in the top 5 of {}",
+        QUESTIONS.len()
+    );
     // 30 questions; the one allowed miss is a word no tool has ("euros" and "dollars" for
     // `convert_currency`, which says "currencies"): lexical search cannot bridge it.
     assert!(at_5 >= 29, "only {at_5} in the top 5; missed: {misses:#?}");
