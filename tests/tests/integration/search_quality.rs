@@ -7,9 +7,16 @@ use serde_json::json;
 use toolwright::runtime::ToolFilter;
 use toolwright::{SafetyLevel, Tool, ToolRegistry};
 
-/// Definitions written for this test (not BFCL's): name, description, parameters
-/// (name, description), safety.
-const TOOLS: &[(&str, &str, &[(&str, &str)], SafetyLevel)] = &[
+/// A definition: name, description, parameters (name, description), safety.
+type Definition = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    SafetyLevel,
+);
+
+/// Definitions written for this test (not BFCL's).
+const TOOLS: &[Definition] = &[
     (
         "find_movies",
         "Retrieve a list of movies by genre, director and cast.",
