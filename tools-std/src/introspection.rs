@@ -108,21 +108,30 @@ pub fn search_tools(
             "no tool matches `{query}`; list_tools shows them all"
         ));
     }
-    Ok(hits
-        .iter()
-        .map(|hit| {
-            let safety = if hit.entry.safety() > SafetyLevel::Safe {
-                format!(" [{}]", hit.entry.safety())
-            } else {
-                String::new()
-            };
-            format!(
-                "{}{safety}: {} (score {:.2})",
-                hit.entry.name(),
-                summary(hit.entry.description()),
-                hit.score
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n"))
+    // Score 0 everywhere: no word of the query matched, these are guesses (the search
+    // never answers nothing while tools exist); say so, or a model takes them for matches.
+    let guesses = hits.iter().all(|hit| hit.score == 0.0);
+    let heading = if guesses {
+        format!("no tool matches `{query}`; some of the tools (list_tools shows them all):\n")
+    } else {
+        String::new()
+    };
+    Ok(heading
+        + &hits
+            .iter()
+            .map(|hit| {
+                let safety = if hit.entry.safety() > SafetyLevel::Safe {
+                    format!(" [{}]", hit.entry.safety())
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{}{safety}: {} (score {:.2})",
+                    hit.entry.name(),
+                    summary(hit.entry.description()),
+                    hit.score
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"))
 }

@@ -17,4 +17,5 @@ mod runtime_tools;
 mod schema;
 mod schema_export;
 mod search;
+mod search_quality;
 mod snapshot;
