@@ -41,7 +41,7 @@ pub use approval_rule::ApprovalNeed;
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::ToolBuilder;
 pub use call::{PendingApproval, ResultMetadata, ToolCall, ToolResult};
-pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
+pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource, NestedCalls};
 pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
 pub use completion::{
     AsyncCompletionFn, CompletionFn, CompletionFuture, CompletionRequest, Completions,

@@ -11,7 +11,8 @@
 //! `primitives` (prompts, resources and completions under the same policy).
 
 // The layers, lowest first (no module imports one listed after it): outcome, lenient, limits,
-// approval, guardrail, pool, inline, metrics, options, pending, hooks, handle, running, builder,
+// approval, guardrail, pool, inline, metrics, options, pending, hooks, handle, nested,
+// running, builder,
 // offer, checks, resume, blocking, policy, execute, primitives. This file only declares and
 // re-exports.
 mod approval;
@@ -26,6 +27,7 @@ mod inline;
 mod lenient;
 mod limits;
 mod metrics;
+mod nested;
 mod offer;
 mod options;
 mod outcome;

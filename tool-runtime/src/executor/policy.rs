@@ -637,6 +637,11 @@ impl Executor {
         if let Some(client) = &options.client {
             context = context.with_client_limit(Arc::clone(client), self.inner.max_client_requests);
         }
+        if self.inner.nested_calls_for.contains(tool.name()) {
+            let token = context.cancellation_token().clone();
+            let nested = super::nested::NestedCaller::new(self, id, options, token);
+            context = context.with_nested_calls(nested);
+        }
         context
     }
 }
