@@ -25,7 +25,7 @@ pub(super) struct NestedCaller {
 
 impl NestedCaller {
     /// The nested calls of the call `outer_id` made with `options`, cancelled by `token`.
-    pub(super) fn new(
+    pub(super) fn shared(
         executor: &Executor,
         outer_id: &str,
         options: &CallOptions,

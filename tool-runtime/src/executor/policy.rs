@@ -639,7 +639,7 @@ impl Executor {
         }
         if self.inner.nested_calls_for.contains(tool.name()) {
             let token = context.cancellation_token().clone();
-            let nested = super::nested::NestedCaller::new(self, id, options, token);
+            let nested = super::nested::NestedCaller::shared(self, id, options, token);
             context = context.with_nested_calls(nested);
         }
         context
