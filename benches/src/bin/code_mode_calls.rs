@@ -156,7 +156,10 @@ async fn main() {
     code.turn(&context, final_answer, &bpe);
     let code_ran = ran.load(Ordering::Relaxed);
 
-    println!("program result: {}", output["result"]);
+    println!(
+        "program result: {}, in {} ms",
+        output["result"], output["duration_ms"]
+    );
     println!(
         "| | tool calls run | model turns | bytes the model writes | bytes of results to the model | bytes read over the task | o200k tokens read |"
     );

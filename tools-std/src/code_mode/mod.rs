@@ -8,6 +8,23 @@
 //! The executor lets `run_code` make calls only when its operator says so
 //! ([`ExecutorBuilder::nested_calls_for`](toolwright_runtime::ExecutorBuilder::nested_calls_for));
 //! without it the program runs with no tools. The bounds are [`CodeMode`]'s.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use toolwright_runtime::Executor;
+//! use toolwright_std::Workspace;
+//! use toolwright_std::code_mode::CodeMode;
+//!
+//! let registry = Arc::new(toolwright_std::registry()?);
+//! let executor = Executor::builder(registry)
+//!     .state(Workspace::new(std::env::temp_dir())?)
+//!     .state(CodeMode::new().max_calls(20).timeout(Duration::from_secs(30)).max_output_bytes(64 * 1024))
+//!     .nested_calls_for(["run_code"])
+//!     .build();
+//! # let _ = executor;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 // The layers, lowest first (no module imports one listed after it): stubs, channel. This
 // file holds the configuration and the tool.
