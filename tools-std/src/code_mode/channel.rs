@@ -79,7 +79,7 @@ pub(crate) async fn serve(
         while let Some(end) = rest.iter().position(|b| *b == b'\n') {
             let answer = if discarding || pending.len() + end > host.max_request_bytes {
                 if !discarding {
-                    transcript.refused += 1;
+                    transcript.refused = transcript.refused.saturating_add(1);
                 }
                 discarding = false;
                 Some(too_long(host))
@@ -104,7 +104,7 @@ pub(crate) async fn serve(
             if pending.len() > host.max_request_bytes {
                 pending.clear();
                 discarding = true;
-                transcript.refused += 1;
+                transcript.refused = transcript.refused.saturating_add(1);
             }
         }
     }
@@ -130,7 +130,7 @@ async fn handle(line: &[u8], host: &Host, transcript: &mut Transcript) -> Option
     let request: Map<String, Value> = match serde_json::from_slice(line) {
         Ok(Value::Object(map)) => map,
         _ => {
-            transcript.refused += 1;
+            transcript.refused = transcript.refused.saturating_add(1);
             return Some(error(
                 Value::Null,
                 INVALID_REQUEST,
@@ -159,7 +159,7 @@ async fn handle(line: &[u8], host: &Host, transcript: &mut Transcript) -> Option
             Some(call(id, name, arguments, host, transcript).await)
         }
         _ => {
-            transcript.refused += 1;
+            transcript.refused = transcript.refused.saturating_add(1);
             Some(error(
                 id.unwrap_or(Value::Null),
                 METHOD_NOT_FOUND,
@@ -177,7 +177,7 @@ async fn call(
     transcript: &mut Transcript,
 ) -> Value {
     let Some(name) = name else {
-        transcript.refused += 1;
+        transcript.refused = transcript.refused.saturating_add(1);
         return error(id, INVALID_REQUEST, "`tools/call` needs `params.name`");
     };
     let refusal = if !host.offered.contains(name) {
@@ -197,7 +197,7 @@ async fn call(
     let calls = host.calls.as_ref().filter(|_| refusal.is_none());
     let Some(calls) = calls else {
         let message = refusal.unwrap_or_default();
-        transcript.refused += 1;
+        transcript.refused = transcript.refused.saturating_add(1);
         if transcript.calls.len() < host.max_calls as usize + MAX_LISTED_PAST_BOUND {
             transcript.calls.push(ProgramCall {
                 tool: name.to_owned(),

@@ -33,7 +33,7 @@ mod stubs;
 
 use std::collections::HashSet;
 use std::num::NonZeroU64;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -387,11 +387,4 @@ pub async fn run_code(
         confined,
         quarantined,
     }))
-}
-
-/// Whether `path` names the module file a program runs from (for tests of the view).
-#[doc(hidden)]
-pub fn is_module_file(path: &Path) -> bool {
-    path.file_name()
-        .is_some_and(|name| name == "toolwright_code_mode.py")
 }

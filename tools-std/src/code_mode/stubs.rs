@@ -21,7 +21,7 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// Names the module itself defines: a tool is never bound over one.
-const RESERVED: &[&str] = &["tools", "call_tool", "ToolCallError", "json", "os", "sys"];
+const RESERVED: &[&str] = &["tools", "call_tool", "ToolCallError", "Any", "Optional"];
 
 /// The most characters of a description kept in a doc string.
 const MAX_DOC_CHARS: usize = 2_000;
@@ -47,7 +47,7 @@ pub(crate) fn identifier(name: &str) -> String {
         id.insert(0, '_');
     }
     // `_tw` is the runtime's own prefix.
-    if id.starts_with("_tw") {
+    if id.to_ascii_lowercase().starts_with("_tw") {
         id.insert(0, 'x');
     }
     if KEYWORDS.contains(&id.as_str()) || RESERVED.contains(&id.as_str()) {
@@ -232,6 +232,8 @@ mod tests {
         assert_eq!(identifier("class"), "class_");
         assert_eq!(identifier("tools"), "tools_");
         assert_eq!(identifier("_tw_call"), "x_tw_call");
+        assert_eq!(identifier("_TW_UNSET"), "x_TW_UNSET");
+        assert_eq!(identifier("Optional"), "Optional_");
         assert_eq!(identifier("données"), "donn_es");
         let mut taken = HashSet::new();
         assert_eq!(unique("a_b".into(), &mut taken), "a_b");
