@@ -95,6 +95,7 @@ async fn main() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
     let executor = Executor::builder(Arc::clone(&registry))
         .state(toolwright_std::Workspace::new(dir.path()).unwrap_or_else(|e| panic!("{e}")))
+        .state(toolwright_std::code_mode::CodeMode::new())
         .approval(|_: ApprovalRequest| async { ApprovalDecision::Approved })
         .nested_calls_for(["run_code"])
         .build();

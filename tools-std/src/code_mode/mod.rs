@@ -7,7 +7,8 @@
 //!
 //! The executor lets `run_code` make calls only when its operator says so
 //! ([`ExecutorBuilder::nested_calls_for`](toolwright_runtime::ExecutorBuilder::nested_calls_for));
-//! without it the program runs with no tools. The bounds are [`CodeMode`]'s.
+//! without it the program runs with no tools. `run_code` runs at all only when the
+//! executor's state holds a [`CodeMode`] (its switch and bounds).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -60,8 +61,9 @@ pub const DEFAULT_MAX_REQUEST_BYTES: usize = 1024 * 1024;
 pub const PYTHON_CANDIDATES: [&str; 3] =
     ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"];
 
-/// The bounds of `run_code`, put in the executor's state (optional: without it, the
-/// defaults). The program's time and output default to the workspace's command limits.
+/// Code mode's switch and bounds: `run_code` runs only when the executor's state holds one
+/// (the operator's word: the workspace's allow-list of programs does not name Python). The
+/// program's time and output default to the workspace's command limits.
 ///
 /// ```
 /// use std::time::Duration;
@@ -255,7 +257,16 @@ pub async fn run_code(
     timeout_secs: Option<NonZeroU64>,
 ) -> Result<Json<CodeOutput>, ToolError> {
     let ws = workspace(ctx)?;
-    let bounds = ctx.state::<CodeMode>().cloned().unwrap_or_default();
+    // Python in the sandbox is a program the workspace's allow-list did not name: it runs
+    // only where the operator turned code mode on.
+    let bounds = ctx.state::<CodeMode>().cloned().ok_or_else(|| {
+        ToolError::new(
+            "code mode is off here: `run_code` runs only when the application puts a \
+             `CodeMode` in the executor's state (`.state(CodeMode::new())`, with \
+             `.nested_calls_for([\"run_code\"])` to let programs call tools); use \
+             `run_command` or call the tools one by one instead",
+        )
+    })?;
     let python = python(&bounds)?;
     let offered = offered_tools(ctx);
     let (source, _) = stubs::module(&offered, &code);

@@ -446,3 +446,24 @@ async fn a_tools_name_and_metadata_cannot_inject_code_into_the_stubs() {
     }
     assert_eq!(s.runs("import"), 2);
 }
+
+#[tokio::test]
+async fn without_code_mode_in_the_state_run_code_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let executor = Executor::builder(Arc::new(toolwright_std::registry().unwrap()))
+        .state(Workspace::new(dir.path()).unwrap())
+        .approval(|_: ApprovalRequest| async { ApprovalDecision::Approved })
+        .nested_calls_for(["run_code"])
+        .build();
+    let result = executor
+        .execute(ToolCall::new(
+            "1",
+            "run_code",
+            json!({"code": "open('ran', 'w')"}),
+        ))
+        .await;
+    assert!(!result.success);
+    let error = result.error.unwrap();
+    assert!(error.contains("code mode is off here"), "{error}");
+    assert!(!dir.path().join("ran").exists());
+}
