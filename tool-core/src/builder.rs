@@ -54,6 +54,8 @@ use crate::tool::{Handler, PreviewHandler, Schemas, Tool, ToolParts, ToolSchemas
 pub struct ToolBuilder {
     meta: ToolMeta,
     input_schema: Value,
+    /// The input schema is someone else's, kept as it means (`foreign_schema`).
+    foreign_schema: bool,
     output_schema: Option<Value>,
     source: ToolSource,
     handler: Option<Handler>,
@@ -62,6 +64,8 @@ pub struct ToolBuilder {
     state: Vec<StateType>,
     /// Parameters sent in an HTTP header too: (parameter, header name).
     headers: Vec<(String, String)>,
+    /// Whether its calls receive the caller's bearer token.
+    caller_token: bool,
 }
 
 impl Tool {
@@ -72,6 +76,7 @@ impl Tool {
         ToolBuilder {
             meta: ToolMeta::new(name.into(), ""),
             input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            foreign_schema: false,
             output_schema: None,
             source: ToolSource {
                 crate_name: Cow::Borrowed("(runtime)"),
@@ -84,6 +89,7 @@ impl Tool {
             approval: None,
             state: Vec::new(),
             headers: Vec::new(),
+            caller_token: false,
         }
     }
 }
@@ -113,6 +119,28 @@ impl ToolBuilder {
     /// ```
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = schema;
+        self
+    }
+
+    /// The input schema is someone else's (a mounted MCP server's): it is served and
+    /// checked as it means, not read for typos. A `required` name outside `properties` is
+    /// then a key the rest of the schema validates (`additionalProperties`, say), not
+    /// [`ToolDefinitionError::UnknownRequired`]. Every other check still applies.
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use toolwright_core::Tool;
+    /// let schema = json!({"type": "object", "properties": {}, "required": ["id"],
+    ///                     "additionalProperties": {"type": "string"}});
+    /// let typo = Tool::builder("get").description("Get one.").input_schema(schema.clone())
+    ///     .handler(|_| async { "ok" }).build();
+    /// assert!(typo.is_err());
+    /// let mounted = Tool::builder("get").description("Get one.").input_schema(schema.clone())
+    ///     .foreign_schema(true).handler(|_| async { "ok" }).build().unwrap();
+    /// assert_eq!(mounted.input_schema(), &schema);
+    /// ```
+    pub fn foreign_schema(mut self, foreign: bool) -> Self {
+        self.foreign_schema = foreign;
         self
     }
 
@@ -281,6 +309,28 @@ impl ToolBuilder {
         if !self.state.contains(&state) {
             self.state.push(state);
         }
+        self
+    }
+
+    /// Gives this tool's calls the bearer token their caller presented
+    /// ([`Caller::token`](crate::Caller::token) on the call's context), where the front end
+    /// has one (an authenticated HTTP request). Off by default: every tool sees who calls
+    /// ([`ToolContext::caller`](crate::ToolContext::caller)), only a tool built with this
+    /// holds the caller's token, for acting as the caller elsewhere (toolwright-gateway
+    /// exchanging it for a token of an upstream).
+    ///
+    /// ```
+    /// use toolwright_core::Tool;
+    /// let tool = Tool::builder("as_caller")
+    ///     .description("Acts as the caller.")
+    ///     .receives_caller_token()
+    ///     .handler(|_: serde_json::Map<String, serde_json::Value>| async { "" })
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(tool.receives_caller_token());
+    /// ```
+    pub fn receives_caller_token(mut self) -> Self {
+        self.caller_token = true;
         self
     }
 
@@ -477,7 +527,7 @@ impl ToolBuilder {
         if let Some(output) = &self.output_schema {
             check_schema(output).map_err(|m| invalid("output", m))?;
         }
-        let params = params_of(&tool, &self.input_schema)?;
+        let params = params_of(&tool, &self.input_schema, self.foreign_schema)?;
         let checker = SchemaChecker::new(&tool, &self.input_schema, &params)
             .map_err(|message| invalid("input", message))?;
         let handler = self
@@ -496,6 +546,7 @@ impl ToolBuilder {
             }),
             state: Cow::Owned(self.state),
             origin: None,
+            caller_token: self.caller_token,
         }))
     }
 }

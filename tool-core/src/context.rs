@@ -90,6 +90,8 @@ pub struct ToolContext {
     side_effect: Arc<OnceLock<String>>,
     /// Calls of other tools on the caller's behalf, for the tools the operator named.
     nested: Option<Arc<dyn NestedCalls>>,
+    /// Who made the call, when the front end says (`Caller`).
+    caller: Option<Arc<crate::caller::Caller>>,
 }
 
 impl Default for ToolContext {
@@ -107,6 +109,7 @@ impl Default for ToolContext {
             asked: None,
             side_effect: Arc::default(),
             nested: None,
+            caller: None,
         }
     }
 }
@@ -173,7 +176,29 @@ impl ToolContext {
             asked: None,
             side_effect: Arc::default(),
             nested: None,
+            caller: None,
         }
+    }
+
+    /// Who made the call, as the front end that authenticated it says; `None` for a call
+    /// of the local user (stdio, the CLI, a program's own call). The bearer token is there
+    /// only for a tool built with
+    /// [`ToolBuilder::receives_caller_token`](crate::ToolBuilder::receives_caller_token).
+    ///
+    /// ```
+    /// use toolwright_core::{Caller, ToolContext};
+    /// let ctx = ToolContext::new().with_caller(Caller::new("alice"));
+    /// assert_eq!(ctx.caller().map(Caller::subject), Some("alice"));
+    /// assert!(ToolContext::new().caller().is_none());
+    /// ```
+    pub fn caller(&self) -> Option<&crate::caller::Caller> {
+        self.caller.as_deref()
+    }
+
+    /// The same context, for a call made by `caller`.
+    pub fn with_caller(mut self, caller: crate::caller::Caller) -> Self {
+        self.caller = Some(Arc::new(caller));
+        self
     }
 
     /// The same context for the call `call_id`.

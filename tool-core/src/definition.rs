@@ -202,8 +202,14 @@ fn meta_check(schema: &Value) -> Result<(), String> {
     crate::args::check_shape(schema)
 }
 
-/// The parameters described by an object schema's `properties` and `required`.
-pub(crate) fn params_of(tool: &str, schema: &Value) -> Result<Vec<ParamInfo>, ToolDefinitionError> {
+/// The parameters described by an object schema's `properties` and `required`. A
+/// `required` name outside `properties` is refused as a typo, unless the schema is
+/// `foreign` (someone else's, meant as written).
+pub(crate) fn params_of(
+    tool: &str,
+    schema: &Value,
+    foreign: bool,
+) -> Result<Vec<ParamInfo>, ToolDefinitionError> {
     let invalid = |message: String| ToolDefinitionError::InvalidSchema {
         tool: tool.to_owned(),
         which: "input",
@@ -237,7 +243,7 @@ pub(crate) fn params_of(tool: &str, schema: &Value) -> Result<Vec<ParamInfo>, To
         Some(other) => return Err(invalid(format!("`required` must be an array, got {other}"))),
     };
     for name in &required {
-        if !properties.contains_key(*name) {
+        if !foreign && !properties.contains_key(*name) {
             return Err(ToolDefinitionError::UnknownRequired {
                 tool: tool.to_owned(),
                 param: (*name).to_owned(),

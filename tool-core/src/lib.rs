@@ -4,7 +4,7 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it; see ARCHITECTURE.md):
-// encoding, safety, priority, mcp_header, param, meta, args, content, error, file_change, output, call, client,
+// encoding, safety, priority, mcp_header, param, meta, args, content, error, file_change, output, call, caller, client,
 // catalog, state, context, asking, approval_rule, input_schema, tool, macro_support, definition, builder,
 // completion, prompt, resource, skill, primitive_support, tool_set.
 mod approval_rule;
@@ -12,6 +12,7 @@ mod args;
 mod asking;
 mod builder;
 mod call;
+mod caller;
 mod catalog;
 pub mod client;
 pub mod completion;
@@ -41,6 +42,7 @@ pub use approval_rule::ApprovalNeed;
 pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::ToolBuilder;
 pub use call::{PendingApproval, ResultMetadata, ToolCall, ToolResult};
+pub use caller::{Caller, CallerToken};
 pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource, NestedCalls};
 pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
 pub use completion::{

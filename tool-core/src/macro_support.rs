@@ -121,6 +121,7 @@ impl ToolFactory {
             schemas: Schemas::Lazy(def),
             state: std::borrow::Cow::Borrowed(def.state),
             origin: Some(self.origin()),
+            caller_token: false,
         })
     }
 
@@ -236,6 +237,7 @@ impl<S: Send + Sync + 'static> SetTool<S> {
             schemas: Schemas::SameAs(linked),
             state: std::borrow::Cow::Owned(state),
             origin: Some(self.linked.origin()),
+            caller_token: false,
         })
     }
 }

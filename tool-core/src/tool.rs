@@ -134,6 +134,8 @@ pub(crate) struct ToolParts {
     /// The definition the tool comes from, when it is one of a `#[tool]`'s statics: tools
     /// of the same origin are one tool bound differently (see `ToolRegistry::register_set`).
     pub(crate) origin: Option<usize>,
+    /// Whether its calls receive the caller's bearer token (`ToolBuilder::receives_caller_token`).
+    pub(crate) caller_token: bool,
 }
 
 /// A tool's schemas, made or to be made.
@@ -152,6 +154,7 @@ struct ToolInner {
     schemas: SchemaCell,
     state: Cow<'static, [StateType]>,
     origin: Option<usize>,
+    caller_token: bool,
     spec: OnceLock<ToolSpec>,
     caches: Caches,
 }
@@ -236,6 +239,7 @@ impl Tool {
                 schemas,
                 state: parts.state,
                 origin: parts.origin,
+                caller_token: parts.caller_token,
                 spec: OnceLock::new(),
                 caches: Caches::default(),
             }),
@@ -256,6 +260,19 @@ impl Tool {
     #[doc(hidden)]
     pub fn origin(&self) -> Option<usize> {
         self.inner.origin
+    }
+
+    /// Whether the executor gives this tool's calls the caller's bearer token
+    /// ([`Caller::token`](crate::Caller::token)); set by
+    /// [`ToolBuilder::receives_caller_token`](crate::ToolBuilder::receives_caller_token).
+    ///
+    /// ```
+    /// use toolwright_core::Tool;
+    /// let tool = Tool::builder("t").description("T.").handler(|_: serde_json::Map<String, serde_json::Value>| async { "" }).build().unwrap();
+    /// assert!(!tool.receives_caller_token());
+    /// ```
+    pub fn receives_caller_token(&self) -> bool {
+        self.inner.caller_token
     }
 
     /// The value of type `T` kept with this tool, made with `T::default()` on first use.

@@ -27,6 +27,36 @@ pub(crate) fn principal(_extensions: &rmcp::model::Extensions) -> Option<&Princi
     None
 }
 
+/// Who made the request, for the executor's [`CallOptions::caller`](toolwright_runtime::CallOptions::caller):
+/// the authenticated principal's subject and the bearer token it presented (which the
+/// executor gives only to a tool that asked for it: a gateway's upstream that exchanges it).
+#[cfg(feature = "auth")]
+pub(crate) fn caller(extensions: &rmcp::model::Extensions) -> Option<toolwright_core::Caller> {
+    let parts = extensions.get::<axum::http::request::Parts>()?;
+    let principal = parts.extensions.get::<Principal>()?;
+    let caller = toolwright_core::Caller::new(principal.subject());
+    // The token the middleware authenticated: `Authorization: Bearer <token>`.
+    let token = parts
+        .headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| {
+            let (scheme, token) = value.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+        })
+        .filter(|token| !token.is_empty());
+    Some(match token {
+        Some(token) => caller.with_token(toolwright_core::CallerToken::new(token)),
+        None => caller,
+    })
+}
+
+/// Who made the request: without authentication (feature `auth`), the local user.
+#[cfg(not(feature = "auth"))]
+pub(crate) fn caller(_extensions: &rmcp::model::Extensions) -> Option<toolwright_core::Caller> {
+    None
+}
+
 /// A call's slot in its caller's share of calls in flight, held while the call runs.
 #[cfg(feature = "auth")]
 pub(crate) type ShareSlot = crate::owners::CallShareGuard;

@@ -3,7 +3,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// The layers, lowest first (no module imports one listed after it): secret, principal,
+// The layers, lowest first (no module imports one listed after it): status, secret, principal,
 // jsonrpc, content, in_flight, refused, owners, caller, auth, error, ask, client,
 // session_store, tasks, server, http.
 mod ask;
@@ -26,6 +26,7 @@ pub mod secret;
 mod server;
 #[cfg(feature = "redis")]
 mod session_store;
+pub mod status;
 pub mod tasks;
 
 // The README (the crate's front page) links `Executor`.

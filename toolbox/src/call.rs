@@ -23,7 +23,7 @@ use crate::workspace::workspace;
 
 pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     let arguments = read_arguments(args.arguments.as_deref())?;
-    let workspace = workspace(&args.workspace)?;
+    let workspace = workspace(&args.workspace, args.audit_log.as_deref())?;
     let config = args
         .config
         .as_deref()
@@ -32,7 +32,7 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
             if let Some(audit) = &args.audit_log {
                 checks = checks.audit_log(audit);
             }
-            crate::gateway::load(checks, path)
+            crate::gateway::load(checks, path, args.audit_log.as_deref())
         })
         .transpose()?;
     // Opened before any upstream starts.

@@ -124,6 +124,12 @@ pub(crate) struct WorkspaceArgs {
     /// connections).
     #[arg(long)]
     pub(crate) allow_network: bool,
+    /// Let commands reach this host through an egress proxy, and nothing else (repeat for
+    /// several): HOST:PORT, *.DOMAIN:PORT, ADDRESS:PORT, CIDR:PORT ([::1]:443 for IPv6).
+    /// Private, loopback, link-local and metadata addresses are refused unless listed; every
+    /// refusal goes to the audit log. Ignored with --allow-network.
+    #[arg(long = "allow-network-host", value_name = "HOST:PORT")]
+    pub(crate) allow_network_hosts: Vec<String>,
     /// Let commands write inside the workspace's .git (read-only to them by default).
     #[arg(long)]
     pub(crate) allow_git_writes: bool,
@@ -131,6 +137,40 @@ pub(crate) struct WorkspaceArgs {
     /// run_command then refuses.
     #[arg(long)]
     pub(crate) allow_unconfined: bool,
+    /// The memory of each command, all its processes together where a cgroup holds it
+    /// (default: half the host's), e.g. 2GiB.
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub(crate) command_memory: Option<u64>,
+    /// The CPUs' worth of time each command may use, e.g. 1.5 (cgroup only; default: no
+    /// limit).
+    #[arg(long, value_name = "CORES", value_parser = cores)]
+    pub(crate) command_cpu: Option<f64>,
+    /// Seconds of CPU time each process of a command may use before the kernel kills it
+    /// (default: no limit; the timeout bounds the command).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) command_cpu_time: Option<u64>,
+    /// Processes and threads of each command at once (default: 4096).
+    #[arg(long, value_name = "COUNT", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) command_processes: Option<u64>,
+    /// The largest file a command may write, and the size of its temporary directory
+    /// (default: 4GiB).
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub(crate) command_write: Option<u64>,
+}
+
+/// A size such as `512MiB`, for clap.
+fn size(text: &str) -> Result<u64, String> {
+    toolwright_std::limits::Limits::parse_size(text).map_err(|e| e.to_string())
+}
+
+/// A positive, finite number of CPUs, for clap.
+fn cores(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(cores) if cores.is_finite() && cores > 0.0 => Ok(cores),
+        _ => Err(format!(
+            "`{text}` is not a number of CPUs above zero, e.g. 1.5"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use toolwright_gateway::{Checks, GatewayConfig, Mount, MountReport};
+use toolwright_gateway::{Checks, Gateway, GatewayConfig, Mount, MountReport};
 use toolwright_runtime::ToolRegistry;
 
 use crate::ending::UsageError;
@@ -16,16 +16,25 @@ use crate::ending::UsageError;
 pub(crate) const FLAG: &str = "--config";
 
 /// The configuration at `path` loaded with `checks` (named by [`FLAG`]).
-pub(crate) fn load(checks: Checks<'_>, path: &Path) -> Result<GatewayConfig, UsageError> {
-    checks
+/// Refusals of confined upstreams' egress proxies go to the audit log at `audit`.
+pub(crate) fn load(
+    checks: Checks<'_>,
+    path: &Path,
+    audit: Option<&Path>,
+) -> Result<GatewayConfig, UsageError> {
+    let mut config = checks
         .flag(FLAG)
         .load(path)
-        .map_err(|error| UsageError(error.to_string()))
+        .map_err(|error| UsageError(error.to_string()))?;
+    if let Some(sink) = crate::audit::egress_sink(audit)? {
+        config.on_egress_refusal(sink);
+    }
+    Ok(config)
 }
 
 /// Connects to every upstream of `config` and mounts its tools into `registry`; what could
-/// not be mounted is said on stderr as each mount ends. The mounts must be kept: dropping
-/// one closes nothing, but [`follow`] needs them.
+/// not be mounted is said on stderr as each mount ends (for one command; `serve`
+/// [`supervise`]s them instead).
 pub(crate) async fn mount_all(
     config: &GatewayConfig,
     registry: &Arc<ToolRegistry>,
@@ -46,17 +55,54 @@ pub(crate) async fn mount_all(
     Ok(mounts)
 }
 
-/// Keeps each mount's tools in step with its upstream's `tools/list_changed`, for as long as
-/// the program serves.
-pub(crate) fn follow(mounts: &[Arc<Mount>]) {
-    for mount in mounts {
-        let namespace = mount.options().namespace().to_owned();
-        mount.follow(move |report| match report {
-            Ok(report) => tell(&namespace, &report),
-            Err(error) => tracing::warn!(upstream = %namespace, %error, "re-listing failed"),
-        });
-    }
+/// Starts every upstream of `config` under a [`Gateway`] (each on its own, restarted with
+/// backoff; reports on stderr) and reloads `path` on SIGHUP with `checks`: a file that does
+/// not load is refused with its reason and the running configuration kept.
+pub(crate) async fn supervise(
+    config: GatewayConfig,
+    registry: &Arc<ToolRegistry>,
+    checks: Checks<'static>,
+    path: &Path,
+) -> Result<Gateway, UsageError> {
+    let gateway = Gateway::new(Arc::clone(registry)).on_report(tell);
+    gateway
+        .start(config)
+        .await
+        .map_err(|error| UsageError(error.to_string()))?;
+    spawn_reloads(gateway.clone(), checks, path.to_path_buf());
+    Ok(gateway)
 }
+
+/// Reloads `path` at each SIGHUP (Unix).
+#[cfg(unix)]
+fn spawn_reloads(gateway: Gateway, checks: Checks<'static>, path: std::path::PathBuf) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut hangups = match signal(SignalKind::hangup()) {
+        Ok(hangups) => hangups,
+        Err(error) => {
+            tracing::warn!(%error, "cannot listen for SIGHUP: the configuration cannot be reloaded");
+            return;
+        }
+    };
+    tokio::spawn(async move {
+        while hangups.recv().await.is_some() {
+            match load(checks.clone(), &path) {
+                Ok(config) => {
+                    let report = gateway.reload(config).await;
+                    eprintln!("toolwright: SIGHUP: reloaded {}: {report}", path.display());
+                }
+                Err(error) => eprintln!(
+                    "toolwright: SIGHUP: refused the new configuration, the running one is kept: {}",
+                    error.0
+                ),
+            }
+        }
+    });
+}
+
+/// Without Unix signals there is no reload.
+#[cfg(not(unix))]
+fn spawn_reloads(_gateway: Gateway, _checks: Checks<'static>, _path: std::path::PathBuf) {}
 
 /// What a mount did not do, on stderr (a clean mount says nothing).
 fn tell(namespace: &str, report: &MountReport) {
@@ -67,11 +113,13 @@ fn tell(namespace: &str, report: &MountReport) {
 
 /// The standard tools, and with `config` every upstream it names mounted beside them (the
 /// configuration is read and checked before anything connects). The mounts are returned so
-/// a server can [`follow`] them.
+/// a command can keep them.
 pub(crate) async fn registry(
     config: Option<&Path>,
 ) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
-    let config = config.map(|path| load(Checks::new(), path)).transpose()?;
+    let config = config
+        .map(|path| load(Checks::new(), path, None))
+        .transpose()?;
     registry_of(config.as_ref()).await
 }
 

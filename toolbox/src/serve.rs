@@ -40,10 +40,13 @@ fn load_skills(registry: &toolwright_runtime::ToolRegistry, dir: &Path) -> Resul
 
 pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     // Options first: a deployment mistake is reported before anything starts.
-    let workspace = workspace(&args.workspace)?;
+    let workspace = workspace(&args.workspace, args.audit_log.as_deref())?;
     // The files that decide who may call: out of the tools' reach, and out of every
     // confined upstream's.
-    let mut checks = Checks::new().workspace(&workspace);
+    // A copy the SIGHUP reloads check against for as long as the program serves (one
+    // workspace value, leaked once).
+    let checked: &'static toolwright_std::Workspace = Box::leak(Box::new(workspace.clone()));
+    let mut checks = Checks::new().workspace(checked);
     let secrets = [
         (
             "token file (--auth-token-file)",
@@ -75,7 +78,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     let gateway = args
         .config
         .as_deref()
-        .map(|path| crate::gateway::load(checks.clone(), path))
+        .map(|path| crate::gateway::load(checks.clone(), path, args.audit_log.as_deref()))
         .transpose()?;
     let (options, claims, task_store) = match args.http {
         Some(addr) => {
@@ -108,16 +111,22 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     if let Some(dir) = &args.skills {
         load_skills(&registry, dir)?;
     }
-    let mounts = match &gateway {
-        Some(config) => crate::gateway::mount_all(config, &registry).await?,
-        None => Vec::new(),
+    // Each upstream supervised on its own: serving starts now, whatever their handshakes
+    // do; SIGHUP reloads the file with the same checks.
+    let supervisor = match (gateway, &args.config) {
+        (Some(config), Some(path)) => {
+            Some(crate::gateway::supervise(config, &registry, checks.clone(), path).await?)
+        }
+        _ => None,
     };
-    crate::gateway::follow(&mounts);
     let root = workspace.root().display().to_string();
     let metrics = Arc::new(PrometheusMetrics::new());
     let mut executor = Executor::builder(Arc::clone(&registry));
     if let Some(audit) = audit {
         executor = executor.hook(audit);
+    }
+    if let Some(supervisor) = &supervisor {
+        executor = executor.shared_hook(supervisor.hook());
     }
     let executor = executor
         .max_safety(args.max_safety.unwrap_or(SafetyLevel::Dangerous))
@@ -156,6 +165,12 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         None => server,
     };
     let (Some(addr), Some(options)) = (args.http, options) else {
+        // A stdio client may list the tools once: it is answered when every upstream's
+        // first start ended (a mute one within its handshake_timeout; it no longer stops
+        // the server).
+        if let Some(supervisor) = &supervisor {
+            supervisor.first_starts().await;
+        }
         tracing::info!(%root, "serving MCP over stdio");
         server
             .serve_stdio()
@@ -165,9 +180,22 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     };
     let drain_timeout = Duration::from_secs(args.http_options.drain_timeout);
     let http = server
-        .serve_http_with(addr, options.metrics(metrics))
+        .serve_http_with(
+            addr,
+            match &supervisor {
+                Some(supervisor) => options.status_source(supervisor.status_source()),
+                None => options,
+            }
+            .metrics(metrics),
+        )
         .await
         .map_err(|e| UsageError(format!("cannot serve on {addr}: {e}")))?;
+    // Served from now on (the tools of upstreams already up, `/readyz` 503 until each
+    // first start ended); announced once they all ended, so a script that waits for this
+    // line finds every tool that could start.
+    if let Some(supervisor) = &supervisor {
+        supervisor.first_starts().await;
+    }
     eprintln!(
         "toolwright: MCP server listening on {} (Ctrl-C or SIGTERM to stop)",
         http.url()

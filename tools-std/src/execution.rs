@@ -245,6 +245,7 @@ pub async fn run_command(
         .env_clear()
         .envs(env)
         .env("TMPDIR", confinement.temp_dir())
+        .envs(confinement.proxy_env())
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -271,7 +272,11 @@ pub async fn run_command(
     // The rules and descriptors prepared for the child are no longer needed.
     drop(command);
     let mut child = Running(spawned.map_err(|e| {
-        let hint = if e.kind() == std::io::ErrorKind::PermissionDenied && confinement.confined() {
+        let hint = if e.raw_os_error() == Some(libc_enetunreach()) && ws.egress().is_some() {
+            "named hosts only (`network_hosts`, `--allow-network-host`) needs a network \
+             namespace of the command's own, which this kernel did not give; the command was \
+             not started"
+        } else if e.kind() == std::io::ErrorKind::PermissionDenied && confinement.confined() {
             "commands may only run programs from the system directories (/usr, /bin, /opt, \
              ...), the Rust toolchain and the workspace"
         } else {
@@ -462,3 +467,10 @@ macro_rules! pipe {
 }
 pipe!(tokio::process::ChildStdout);
 pipe!(tokio::process::ChildStderr);
+
+/// `ENETUNREACH`: what the confinement answers when a command that may reach named hosts
+/// gets no network namespace (the same number on every architecture Linux's generic
+/// `errno.h` serves).
+fn libc_enetunreach() -> i32 {
+    101
+}

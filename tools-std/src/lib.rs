@@ -4,15 +4,17 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it): names, mime, expression,
-// walk, quarantine, workspace, confine, files, skills, data, execution, code_mode, sandbox,
-// introspection.
+// walk, quarantine, limits, egress, workspace, confine, files, skills, data, execution,
+// code_mode, sandbox, introspection.
 pub mod code_mode;
 mod confine;
 pub mod data;
+pub mod egress;
 pub mod execution;
 mod expression;
 pub mod files;
 pub mod introspection;
+pub mod limits;
 mod mime;
 mod names;
 mod quarantine;

@@ -47,6 +47,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::confine::{self, Access, Confinement, PrepareError, Spec};
+use crate::egress::Egress;
+use crate::limits::{Limits, Mechanisms};
 
 /// How many processes and threads a confined program may have at once: plenty for a
 /// server (node runs about a dozen threads), and a fork bomb stops there.
@@ -71,8 +73,11 @@ pub struct Sandbox {
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
     network: bool,
+    /// Named hosts only, through a proxy.
+    egress: Option<Egress>,
     unconfined: bool,
     cwd: Option<PathBuf>,
+    limits: Option<Limits>,
 }
 
 /// Why a program could not be confined.
@@ -167,6 +172,35 @@ impl Sandbox {
         self
     }
 
+    /// Lets the program reach only the hosts of `egress` (an
+    /// [`AllowList`](crate::egress::AllowList) or an [`Egress`]), through a proxy: it gets no
+    /// network of its own, and `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY` point at a relay in
+    /// its namespace to a proxy that refuses unlisted hosts and private, loopback, link-local
+    /// and metadata addresses unless listed (see the [`egress`](crate::egress) module). Turns
+    /// [`network`](Sandbox::network) off; [`confine`](Sandbox::confine) fails when the proxy
+    /// cannot start.
+    ///
+    /// ```
+    /// use toolwright_std::egress::AllowList;
+    /// use toolwright_std::sandbox::Sandbox;
+    ///
+    /// let sandbox = Sandbox::new().network_hosts(AllowList::parse(["api.github.com:443"])?);
+    /// assert!(!sandbox.network_allowed());
+    /// assert_eq!(sandbox.network_hosts_allowed().map(|list| list.rules().len()), Some(1));
+    /// # Ok::<(), toolwright_std::egress::RuleError>(())
+    /// ```
+    pub fn network_hosts(mut self, egress: impl Into<Egress>) -> Sandbox {
+        self.network = false;
+        self.egress = Some(egress.into());
+        self
+    }
+
+    /// The hosts the program may reach through the proxy, if
+    /// [`network_hosts`](Sandbox::network_hosts) was given.
+    pub fn network_hosts_allowed(&self) -> Option<&crate::egress::AllowList> {
+        self.egress.as_ref().map(Egress::allowed)
+    }
+
     /// Whether the program runs where the kernel cannot confine it (default: no, and
     /// [`confine`](Sandbox::confine) fails there).
     pub fn allow_unconfined(mut self, allowed: bool) -> Sandbox {
@@ -180,6 +214,27 @@ impl Sandbox {
     pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Sandbox {
         self.cwd = Some(dir.into());
         self
+    }
+
+    /// Limits the program's memory, CPU, processes and writes (by default
+    /// [`Limits::sandbox_default`]: 1024 processes and threads). A limit this host cannot
+    /// enforce with a cgroup falls back as [`limit_mechanisms`] says.
+    ///
+    /// ```
+    /// use toolwright_std::limits::Limits;
+    /// use toolwright_std::sandbox::Sandbox;
+    ///
+    /// let sandbox = Sandbox::new().limits(Limits::none().memory(512 << 20).processes(128));
+    /// assert_eq!(sandbox.limits_set().processes_max(), Some(128));
+    /// ```
+    pub fn limits(mut self, limits: Limits) -> Sandbox {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// The limits the program will run under.
+    pub fn limits_set(&self) -> Limits {
+        self.limits.unwrap_or_else(Limits::sandbox_default)
     }
 
     /// The paths granted to read, as given.
@@ -272,7 +327,8 @@ impl Sandbox {
             unconfined_allowed: self.unconfined,
             protect_root_git: None,
             prefix: "toolwright-sandbox-",
-            max_tasks: Some(MAX_TASKS),
+            limits: self.limits.unwrap_or_else(Limits::sandbox_default),
+            egress: self.egress.clone().filter(|_| !self.network),
         };
         let mut confinement =
             Confinement::prepare_spec(spec, &cwd, |temp| vec![(temp.to_path_buf(), Access::Write)])
@@ -294,9 +350,31 @@ impl Sandbox {
             .env("HOME", confinement.temp_dir())
             .env("TMPDIR", confinement.temp_dir())
             .envs(explicit)
+            .envs(confinement.proxy_env())
             .current_dir(&cwd);
         confinement.install(command);
         Ok(Confined { confinement })
+    }
+}
+
+/// Who enforces each resource limit on this host: a cgroup of the program's own (v2
+/// delegated, or v1 writable), the PID namespace, or per-process rlimits (see
+/// [`crate::limits`]). It makes and removes a test cgroup where one may be writable.
+///
+/// ```
+/// println!("{}", toolwright_std::sandbox::limit_mechanisms());
+/// ```
+pub fn limit_mechanisms() -> Mechanisms {
+    #[cfg(target_os = "linux")]
+    return confine::mechanisms();
+    #[cfg(not(target_os = "linux"))]
+    {
+        use crate::limits::Mechanism;
+        Mechanisms {
+            memory: Mechanism::Unenforced,
+            processes: Mechanism::Unenforced,
+            cpu: Mechanism::Unenforced,
+        }
     }
 }
 

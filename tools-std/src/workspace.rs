@@ -11,6 +11,8 @@ use cap_std::fs::Dir;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use toolwright_core::{ApprovalNeed, ToolContext, ToolError};
 
+use crate::egress::Egress;
+
 /// `EXDEV`: what `openat2` with `RESOLVE_BENEATH` answers for a path that leaves the root.
 const EXDEV: i32 = 18;
 /// Most symbolic links followed in one path, as Linux's `MAXSYMLINKS`.
@@ -128,9 +130,13 @@ pub struct Workspace {
     allow_shell: bool,
     env: BTreeSet<String>,
     allow_network: bool,
+    /// Named hosts only (`network_hosts`), when the network is not allowed whole.
+    egress: Option<Egress>,
     allow_git_writes: bool,
     quarantine: Option<PathBuf>,
     allow_unconfined: bool,
+    /// The resource limits of each command (`None`: the defaults).
+    command_limits: Option<crate::limits::Limits>,
     /// `writable_without_approval`'s globs as given, and compiled.
     write_globs: Vec<String>,
     writable: GlobSet,
@@ -177,9 +183,11 @@ impl Workspace {
             allow_shell: false,
             env: DEFAULT_ENV.iter().map(|name| (*name).to_owned()).collect(),
             allow_network: false,
+            egress: None,
             allow_git_writes: false,
             quarantine: None,
             allow_unconfined: false,
+            command_limits: None,
             write_globs: Vec::new(),
             writable: GlobSet::empty(),
             free_commands: Vec::new(),
@@ -264,6 +272,34 @@ impl Workspace {
         self
     }
 
+    /// Lets commands reach only the hosts of `egress` (an [`AllowList`](crate::egress::AllowList)
+    /// or an [`Egress`]), through a proxy, and nothing else: each command gets no network of
+    /// its own, and `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY` point at a relay in its
+    /// namespace to the proxy, which refuses unlisted hosts and private, loopback,
+    /// link-local and metadata addresses unless listed (see the [`egress`](crate::egress)
+    /// module). Ignored while [`allow_network`](Self::allow_network) is on; a command does
+    /// not start when its proxy cannot.
+    ///
+    /// ```
+    /// use toolwright_std::egress::AllowList;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let workspace = toolwright_std::Workspace::new(dir.path())?
+    ///     .network_hosts(AllowList::parse(["pypi.org:443", "files.pythonhosted.org:443"])?);
+    /// assert_eq!(workspace.network_hosts_allowed().map(|e| e.rules().len()), Some(2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn network_hosts(mut self, egress: impl Into<Egress>) -> Self {
+        self.egress = Some(egress.into());
+        self
+    }
+
+    /// The hosts commands may reach through the proxy, if [`network_hosts`](Self::network_hosts)
+    /// was given.
+    pub fn network_hosts_allowed(&self) -> Option<&crate::egress::AllowList> {
+        self.egress.as_ref().map(Egress::allowed)
+    }
+
     /// Whether commands may write inside `.git` directories (and other repositories, such as
     /// bare ones) of the workspace; off by default (they are read-only to commands, so a
     /// command cannot plant hooks or rewrite history, and one a command leaves behind is
@@ -308,6 +344,29 @@ impl Workspace {
     pub fn allow_unconfined_commands(mut self, allow: bool) -> Self {
         self.allow_unconfined = allow;
         self
+    }
+
+    /// The memory, CPU, processes and writes of each command `run_command` starts,
+    /// enforced by the kernel (see `toolwright_std::limits`); by default
+    /// [`Limits::run_command_default`](crate::limits::Limits::run_command_default).
+    ///
+    /// ```
+    /// use toolwright_std::limits::Limits;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = toolwright_std::Workspace::new(dir.path())
+    ///     .unwrap()
+    ///     .limit_commands(Limits::none().memory(1 << 30).processes(256));
+    /// assert_eq!(workspace.command_limits().processes_max(), Some(256));
+    /// ```
+    pub fn limit_commands(mut self, limits: crate::limits::Limits) -> Self {
+        self.command_limits = Some(limits);
+        self
+    }
+
+    /// The limits each command runs under.
+    pub fn command_limits(&self) -> crate::limits::Limits {
+        self.command_limits
+            .unwrap_or_else(crate::limits::Limits::run_command_default)
     }
 
     /// Files `write_file` and `edit_file` may write without asking for approval: globs over
@@ -463,6 +522,9 @@ impl Workspace {
 
     pub(crate) fn network_allowed(&self) -> bool {
         self.allow_network
+    }
+    pub(crate) fn egress(&self) -> Option<&Egress> {
+        self.egress.as_ref()
     }
     pub(crate) fn git_writes_allowed(&self) -> bool {
         self.allow_git_writes

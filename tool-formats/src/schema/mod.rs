@@ -290,10 +290,14 @@ fn cached_export(tool: &Tool, format: Format, strict: bool, inline: bool) -> Res
         .clone()
 }
 
-/// The parameters schema as exported (`{"type":"object","properties":{}}` for no
-/// parameters), optionally with references inlined. `$schema` is dropped, except in MCP's
-/// format: there a schema keeps the dialect it declares (SEP-1613; the MCP conformance
-/// suite's `json-schema-2020-12` scenario checks it, with `$defs` and `additionalProperties`).
+/// The parameters schema as exported, optionally with references inlined. `$schema` is
+/// dropped, except in MCP's format: there a schema keeps the dialect it declares (SEP-1613;
+/// the MCP conformance suite's `json-schema-2020-12` scenario checks it, with `$defs` and
+/// `additionalProperties`). Otherwise the schema is the tool's, keyword for keyword: an
+/// object schema without `properties` gets an empty one (some providers require the key,
+/// and it changes nothing it accepts), and only a `#[tool]` without parameters is written
+/// `{"type":"object","properties":{}}`. A runtime tool's schema (a mounted upstream's) is
+/// never rebuilt: what a client reads accepts exactly what the tool's does.
 fn parameters(tool: &Tool, format: Format, inline: bool) -> Value {
     let mut schema = tool.input_schema().clone();
     if let Some(object) = schema.as_object_mut() {
@@ -304,8 +308,12 @@ fn parameters(tool: &Tool, format: Format, inline: bool) -> Value {
             .get("properties")
             .and_then(Value::as_object)
             .is_none_or(Map::is_empty);
-        if no_properties && !object.contains_key("$defs") {
+        // A `#[tool]`'s own shape, written as it always was.
+        if tool.origin().is_some() && no_properties && !object.contains_key("$defs") {
             return json!({"type": "object", "properties": {}});
+        }
+        if object.get("type") == Some(&json!("object")) && !object.contains_key("properties") {
+            object.insert("properties".into(), json!({}));
         }
     }
     if inline {

@@ -44,6 +44,14 @@ pub struct GatewayConfig {
     /// What `resources` and `prompts` became at load (their files read).
     #[serde(skip)]
     pub(crate) declared: Declared,
+    // Supervision and reload (issue 40, lifecycle): the file-wide defaults, and the file
+    // as TOML values, which a reload compares to tell changed upstreams from unchanged.
+    /// `[supervise]`: every upstream's supervision unless its own `supervise` says.
+    #[serde(default)]
+    pub(crate) supervise: Option<super::supervision::SuperviseConfig>,
+    /// The whole file as TOML, kept at load.
+    #[serde(skip)]
+    pub(crate) raw: toml::Table,
 }
 
 /// The declared resources and prompts, built at load.
@@ -140,9 +148,43 @@ pub(crate) struct SandboxConfig {
     /// Paths it may read and write.
     #[serde(default)]
     pub(crate) write: Vec<PathBuf>,
-    /// Whether it may use the network.
+    /// Its network: `false` (none, the default), `true` (the host's whole network), or a
+    /// list of `host:port` it may reach through an egress proxy and nothing else.
     #[serde(default)]
-    pub(crate) network: bool,
+    pub(crate) network: NetworkConfig,
+    /// Where its egress proxy's refusals go, besides the log
+    /// (`GatewayConfig::on_egress_refusal`).
+    #[cfg(feature = "confine")]
+    #[serde(skip)]
+    pub(crate) egress_sink: Option<EgressSink>,
+}
+
+/// `sandbox.network`: all or nothing, or named hosts only.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub(crate) enum NetworkConfig {
+    /// `true`: the host's whole network; `false`: none.
+    Whole(bool),
+    /// `["api.github.com:443", "10.1.2.0/24:5432"]`: these hosts, through a proxy.
+    Hosts(Vec<String>),
+}
+
+impl Default for NetworkConfig {
+    fn default() -> NetworkConfig {
+        NetworkConfig::Whole(false)
+    }
+}
+
+/// The refusal sink of confined upstreams' egress proxies.
+#[cfg(feature = "confine")]
+#[derive(Clone)]
+pub(crate) struct EgressSink(pub(crate) toolwright_std::egress::RefusalSink);
+
+#[cfg(feature = "confine")]
+impl std::fmt::Debug for EgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EgressSink")
+    }
 }
 
 /// OAuth 2.0 client credentials of an HTTP upstream.
@@ -162,6 +204,41 @@ pub(crate) struct OAuthConfig {
     pub(crate) authorization_servers: Vec<String>,
 }
 
+/// `[upstream.callers]`: an HTTP upstream called as each caller (`HttpUpstream::token_exchange`,
+/// `principal_tokens`, `identity_header`), each caller with a session of its own.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CallersConfig {
+    /// Exchange each caller's token (RFC 8693).
+    pub(crate) token_exchange: Option<ExchangeConfig>,
+    /// A file of tokens by principal (TOML, or JSON for `.json`).
+    pub(crate) principal_tokens: Option<PathBuf>,
+    /// The header that carries the caller's subject upstream.
+    pub(crate) identity_header: Option<String>,
+    /// The most callers' sessions at once (`HttpUpstream::max_caller_sessions`).
+    pub(crate) max_sessions: Option<usize>,
+}
+
+/// `[upstream.callers.token_exchange]`: the gateway as an OAuth client exchanging each
+/// caller's token at the upstream's authorization server.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExchangeConfig {
+    pub(crate) client_id: String,
+    pub(crate) client_secret_file: Option<PathBuf>,
+    pub(crate) client_secret_env: Option<String>,
+    pub(crate) audience: Option<String>,
+    #[serde(default)]
+    pub(crate) scopes: Vec<String>,
+    pub(crate) resource: Option<String>,
+    pub(crate) token_url: Option<String>,
+    /// Authorization servers (issuer URLs) trusted with the callers' tokens.
+    #[serde(default)]
+    pub(crate) authorization_servers: Vec<String>,
+    /// The most callers' exchanged tokens cached (`TokenExchange::max_cached_tokens`).
+    pub(crate) max_cached_tokens: Option<usize>,
+}
+
 /// One `[[upstream]]` of a [`GatewayConfig`]: how to reach the server and how to mount it.
 /// Connect and mount it with [`mount`](Self::mount).
 #[derive(Debug, Deserialize)]
@@ -178,6 +255,8 @@ pub struct UpstreamConfig {
     pub(crate) token_file: Option<PathBuf>,
     pub(crate) token_env: Option<String>,
     pub(crate) oauth: Option<toml::Spanned<OAuthConfig>>,
+    /// Each caller's own credentials (`[upstream.callers]`).
+    pub(crate) callers: Option<toml::Spanned<CallersConfig>>,
     pub(crate) safety: Option<SafetyLevel>,
     #[serde(default)]
     pub(crate) trusted: bool,
@@ -205,6 +284,38 @@ pub struct UpstreamConfig {
     /// Pinned resources, templates and skills by URI (`MountOptions::pin_resource`).
     #[serde(default)]
     pub(crate) resource_pins: BTreeMap<String, String>,
+    /// The kernel's limits of a confined stdio upstream.
+    pub(crate) limits: Option<toml::Spanned<LimitsConfig>>,
+    /// Calls at once (`MountOptions::max_concurrent`; default no limit) and a caller's
+    /// share of them (default half).
+    pub(crate) max_concurrent: Option<usize>,
+    pub(crate) max_concurrent_per_caller: Option<usize>,
+    /// Calls per period, `"50/s"` (`MountOptions::rate`; default no limit), and a caller's
+    /// share (default half).
+    pub(crate) rate: Option<String>,
+    pub(crate) rate_per_caller: Option<String>,
+    /// Its supervision, over the file's `[supervise]` (issue 40, lifecycle).
+    pub(crate) supervise: Option<super::supervision::SuperviseConfig>,
+    /// What `supervise` and `[supervise]` came to, at load.
+    #[serde(skip)]
+    pub(crate) supervision: super::supervision::Supervision,
+}
+
+/// `limits = { memory = "512MiB", cpu = 1.0, cpu_time = 600, processes = 128,
+/// write = "256MiB" }` of a confined stdio upstream, as written (checked in `confine`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LimitsConfig {
+    /// A size (`"512MiB"`) or a number of bytes.
+    pub(crate) memory: Option<toml::Value>,
+    /// CPUs' worth of time.
+    pub(crate) cpu: Option<toml::Value>,
+    /// Seconds of CPU time per process.
+    pub(crate) cpu_time: Option<toml::Value>,
+    /// Processes and threads at once.
+    pub(crate) processes: Option<toml::Value>,
+    /// The largest file, and the size of its temporary directory.
+    pub(crate) write: Option<toml::Value>,
 }
 
 impl GatewayConfig {
@@ -218,6 +329,12 @@ impl UpstreamConfig {
     /// The namespace its tools are mounted under (`{namespace}_{tool}`).
     pub fn namespace(&self) -> &str {
         &self.namespace
+    }
+
+    /// How it is supervised: its `supervise`, over the file's `[supervise]`, over the
+    /// defaults.
+    pub fn supervision(&self) -> &super::supervision::Supervision {
+        &self.supervision
     }
 }
 

@@ -10,10 +10,11 @@ use toolwright_core::SafetyLevel;
 
 use crate::upstream::{Fingerprint, MountOptions};
 
-use super::confine::resolve_sandbox;
+use super::confine::{check_limits, resolve_sandbox};
 use super::declared::build;
 use super::error::ConfigError;
-use super::file::{GatewayConfig, OAuthConfig, UpstreamConfig, line_of};
+use super::file::{CallersConfig, GatewayConfig, OAuthConfig, UpstreamConfig, line_of};
+use super::supervision::resolve;
 
 /// The configuration at `path`, checked; `flag` (the CLI's `--config`) is named in the
 /// messages about its secret files when given.
@@ -31,6 +32,12 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
         let line = error.span().map(|span| line_of(&text, span.start));
         invalid(line, error.message().trim_end().to_owned())
     })?;
+    // Supervision (lifecycle): the file as TOML for reloads to compare, and the
+    // file-wide `[supervise]`, checked even without upstreams.
+    config.raw = toml::from_str(&text).unwrap_or_default();
+    let defaults = config.supervise.clone();
+    let supervise_line = text.find("[supervise]").map(|at| line_of(&text, at));
+    resolve(defaults.as_ref(), None).map_err(|message| invalid(supervise_line, message))?;
     let base = path
         .parent()
         .filter(|dir| !dir.as_os_str().is_empty())
@@ -52,11 +59,14 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
                 if config.token_file.is_some()
                     || config.token_env.is_some()
                     || config.oauth.is_some()
+                    || config.callers.is_some()
                 {
-                    return Err(at("`token_file`, `token_env` and `oauth` are for an HTTP \
-                                   upstream (`url`); a stdio upstream (`command`) gets its \
-                                   secrets through `env`"
-                        .to_owned()));
+                    return Err(at(
+                        "`token_file`, `token_env`, `oauth` and `callers` are for \
+                                   an HTTP upstream (`url`); a stdio upstream (`command`) \
+                                   gets its secrets through `env`"
+                            .to_owned(),
+                    ));
                 }
                 if config.max_message_bytes.is_some() {
                     return Err(at(
@@ -93,7 +103,13 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
                 }
                 if let Some(oauth) = &config.oauth {
                     let line = line_of(&text, oauth.span().start);
-                    check_oauth(oauth.get_ref()).map_err(|message| invalid(Some(line), message))?;
+                    check_oauth(oauth.get_ref(), "oauth")
+                        .map_err(|message| invalid(Some(line), message))?;
+                }
+                if let Some(callers) = &config.callers {
+                    let line = line_of(&text, callers.span().start);
+                    check_callers(callers.get_ref(), config.oauth.is_some())
+                        .map_err(|message| invalid(Some(line), message))?;
                 }
             }
             (Some(_), Some(_)) => {
@@ -112,6 +128,10 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
         if config.command.is_some() {
             resolve_sandbox(config, base).map_err(at)?;
         }
+        if let Some(limits) = &config.limits {
+            let line = line_of(&text, limits.span().start);
+            check_limits(config, limits.get_ref()).map_err(|m| invalid(Some(line), m))?;
+        }
         // Every path of the file is taken from the file's directory.
         if let Some(dir) = &mut config.cwd {
             *dir = base.join(&*dir);
@@ -126,6 +146,19 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
         {
             *file = base.join(&*file);
         }
+        if let Some(callers) = config.callers.as_mut().map(toml::Spanned::get_mut) {
+            if let Some(file) = &mut callers.principal_tokens {
+                *file = base.join(&*file);
+            }
+            if let Some(file) = callers
+                .token_exchange
+                .as_mut()
+                .and_then(|exchange| exchange.client_secret_file.as_mut())
+            {
+                *file = base.join(&*file);
+            }
+        }
+        config.supervision = resolve(defaults.as_ref(), config.supervise.as_ref()).map_err(at)?;
         options(config).map_err(at)?;
     }
     config.declared = build(&config, path, &text, base)?;
@@ -139,24 +172,93 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
     Ok(config)
 }
 
-/// What is wrong with an upstream's `oauth`, if anything.
-fn check_oauth(oauth: &OAuthConfig) -> Result<(), String> {
+/// What is wrong with an upstream's `callers`, if anything; `oauth` is whether the
+/// gateway's own session has OAuth client credentials.
+fn check_callers(callers: &CallersConfig, oauth: bool) -> Result<(), String> {
+    if callers.token_exchange.is_some() && callers.principal_tokens.is_some() {
+        return Err(
+            "give each caller's credentials by `callers.token_exchange` or \
+                    `callers.principal_tokens`, not both"
+                .to_owned(),
+        );
+    }
+    let own_token = callers.token_exchange.is_some() || callers.principal_tokens.is_some();
+    if !own_token && callers.identity_header.is_none() {
+        return Err("`callers` needs `token_exchange`, `principal_tokens` or \
+                    `identity_header`"
+            .to_owned());
+    }
+    if !own_token && oauth {
+        return Err(
+            "`callers.identity_header` alone sends the gateway's static token \
+                    (`token_file`, `token_env`) with each caller's name; with `oauth`, give \
+                    each caller its own token (`callers.token_exchange` or \
+                    `callers.principal_tokens`)"
+                .to_owned(),
+        );
+    }
+    if let Some(name) = &callers.identity_header
+        && (name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b)))
+    {
+        return Err(format!(
+            "`callers.identity_header` is `{}`, not an HTTP header name",
+            toolwright_names::escape::escape(name)
+        ));
+    }
+    if callers.max_sessions == Some(0) {
+        return Err("`callers.max_sessions` is 0: no caller could call".to_owned());
+    }
+    if let Some(exchange) = &callers.token_exchange {
+        if exchange
+            .audience
+            .as_deref()
+            .is_some_and(|a| a.trim().is_empty())
+        {
+            return Err("`callers.token_exchange.audience` is empty".to_owned());
+        }
+        if exchange.max_cached_tokens == Some(0) {
+            return Err(
+                "`callers.token_exchange.max_cached_tokens` is 0; give at least 1".to_owned(),
+            );
+        }
+        check_oauth(
+            &OAuthConfig {
+                client_id: exchange.client_id.clone(),
+                client_secret_file: exchange.client_secret_file.clone(),
+                client_secret_env: exchange.client_secret_env.clone(),
+                scopes: exchange.scopes.clone(),
+                resource: exchange.resource.clone(),
+                token_url: exchange.token_url.clone(),
+                authorization_servers: exchange.authorization_servers.clone(),
+            },
+            "callers.token_exchange",
+        )?;
+    }
+    Ok(())
+}
+
+/// What is wrong with an upstream's `oauth` (or a table of the same keys at `key`), if
+/// anything.
+fn check_oauth(oauth: &OAuthConfig, key: &str) -> Result<(), String> {
     let shown = |text: &str| toolwright_names::escape::escape(text).into_owned();
     if oauth.client_id.trim().is_empty() {
-        return Err("`oauth.client_id` is empty".to_owned());
+        return Err(format!("`{key}.client_id` is empty"));
     }
     match (&oauth.client_secret_file, &oauth.client_secret_env) {
         (Some(_), Some(_)) => {
-            return Err("give the client secret in `oauth.client_secret_file` or \
-                 `oauth.client_secret_env`, not both"
-                .to_owned());
+            return Err(format!(
+                "give the client secret in `{key}.client_secret_file` or \
+                 `{key}.client_secret_env`, not both"
+            ));
         }
         (None, None) => {
-            return Err(
-                "`oauth` needs the client secret's file (`client_secret_file`) or \
+            return Err(format!(
+                "`{key}` needs the client secret's file (`client_secret_file`) or \
                  environment variable (`client_secret_env`)"
-                    .to_owned(),
-            );
+            ));
         }
         _ => {}
     }
@@ -166,12 +268,12 @@ fn check_oauth(oauth: &OAuthConfig) -> Result<(), String> {
         .find(|scope| scope.is_empty() || scope.chars().any(char::is_whitespace))
     {
         return Err(format!(
-            "`oauth.scopes` has `{}`, which is not one scope (no spaces, not empty)",
+            "`{key}.scopes` has `{}`, which is not one scope (no spaces, not empty)",
             shown(scope)
         ));
     }
     let listed = oauth.authorization_servers.iter().map(Some);
-    for (key, value) in [
+    for (name, value) in [
         ("resource", oauth.resource.as_ref()),
         ("token_url", oauth.token_url.as_ref()),
     ]
@@ -182,7 +284,7 @@ fn check_oauth(oauth: &OAuthConfig) -> Result<(), String> {
             && !(value.starts_with("https://") || value.starts_with("http://"))
         {
             return Err(format!(
-                "`oauth.{key}` is `{}`, not an http:// or https:// URL",
+                "`{key}.{name}` is `{}`, not an http:// or https:// URL",
                 shown(value)
             ));
         }
@@ -203,6 +305,25 @@ pub(crate) fn options(config: &UpstreamConfig) -> Result<MountOptions, String> {
     }
     if let Some(max) = config.max_mount_bytes {
         options = options.max_mount_bytes(max);
+    }
+    // The upstream's calls at once and per period, each with a caller's share.
+    if let Some(max) = config.max_concurrent {
+        options = options.max_concurrent(max);
+    }
+    if let Some(max) = config.max_concurrent_per_caller {
+        options = options.max_concurrent_per_caller(max);
+    }
+    if let Some(rate) = &config.rate {
+        options = options.rate(rate.parse().map_err(|error| format!("`rate`: {error}"))?);
+    }
+    if let Some(rate) = &config.rate_per_caller {
+        let rate = rate
+            .parse()
+            .map_err(|error| format!("`rate_per_caller`: {error}"))?;
+        options = options.rate_per_caller(rate);
+    }
+    if let Some(timeout) = config.supervision.call_timeout {
+        options = options.call_timeout(timeout);
     }
     options.check().map_err(|error| error.to_string())?;
     for (name, fingerprint) in &config.pins {

@@ -52,8 +52,8 @@
 //! # or image = "a.png", or resource = { uri = "{who}", text = "..." }
 //! ```
 
-// The layers, lowest first (no module imports one listed after it): error, file, confine,
-// refusals, declared, load, checks, start.
+// The layers, lowest first (no module imports one listed after it): error, supervision,
+// file, confine, refusals, declared, load, checks, start.
 mod checks;
 mod confine;
 mod declared;
@@ -62,7 +62,9 @@ mod file;
 mod load;
 mod refusals;
 mod start;
+mod supervision;
 
 pub use checks::Checks;
 pub use error::{ConfigError, StartError};
 pub use file::{GatewayConfig, UpstreamConfig, line_of};
+pub use supervision::Supervision;

@@ -66,6 +66,18 @@ impl GatewayConfig {
             {
                 files.push((named("upstream OAuth client secret file"), file));
             }
+            if let Some(callers) = upstream.callers.as_ref().map(toml::Spanned::get_ref) {
+                if let Some(file) = &callers.principal_tokens {
+                    files.push((named("upstream file of tokens by principal"), file.clone()));
+                }
+                if let Some(file) = callers
+                    .token_exchange
+                    .as_ref()
+                    .and_then(|exchange| exchange.client_secret_file.clone())
+                {
+                    files.push((named("upstream token exchange client secret file"), file));
+                }
+            }
         }
         files
     }

@@ -118,6 +118,9 @@ impl UpstreamConfig {
                 });
             }
         }
+        if let Some(callers) = &self.callers {
+            upstream = callers_of(upstream, callers.get_ref(), &self.namespace)?;
+        }
         Ok(upstream.connect().await)
     }
 
@@ -132,6 +135,63 @@ impl UpstreamConfig {
             feature: "http",
         })
     }
+}
+
+/// `upstream` called as each caller, as its `callers` table says.
+#[cfg(feature = "http")]
+fn callers_of(
+    mut upstream: crate::upstream::HttpUpstream,
+    callers: &super::file::CallersConfig,
+    namespace: &str,
+) -> Result<crate::upstream::HttpUpstream, StartError> {
+    if let Some(file) = &callers.principal_tokens {
+        upstream = upstream.principal_tokens(file.clone());
+    }
+    if let Some(name) = &callers.identity_header {
+        upstream = upstream.identity_header(name.clone());
+    }
+    if let Some(max) = callers.max_sessions {
+        upstream = upstream.max_caller_sessions(max);
+    }
+    if let Some(exchange) = &callers.token_exchange {
+        #[cfg(feature = "oauth")]
+        {
+            use crate::upstream::TokenExchange;
+            let mut built = match (&exchange.client_secret_file, &exchange.client_secret_env) {
+                (Some(file), _) => TokenExchange::secret_file(&exchange.client_id, file),
+                (None, Some(var)) => TokenExchange::secret_env(&exchange.client_id, var),
+                // `load` refuses a `token_exchange` without its secret.
+                (None, None) => TokenExchange::secret_env(&exchange.client_id, ""),
+            }
+            .scopes(exchange.scopes.iter().cloned());
+            if let Some(audience) = &exchange.audience {
+                built = built.audience(audience);
+            }
+            if let Some(resource) = &exchange.resource {
+                built = built.resource(resource);
+            }
+            if let Some(token_url) = &exchange.token_url {
+                built = built.token_url(token_url);
+            }
+            for issuer in &exchange.authorization_servers {
+                built = built.authorization_server(issuer);
+            }
+            if let Some(max) = exchange.max_cached_tokens {
+                built = built.max_cached_tokens(max);
+            }
+            upstream = upstream.token_exchange(built);
+        }
+        #[cfg(not(feature = "oauth"))]
+        {
+            let _ = exchange;
+            return Err(StartError::Feature {
+                namespace: namespace.to_owned(),
+                feature: "oauth",
+            });
+        }
+    }
+    let _ = namespace;
+    Ok(upstream)
 }
 
 /// The OAuth client credentials of an upstream's `oauth` table.

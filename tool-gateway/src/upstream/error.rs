@@ -44,6 +44,15 @@ pub enum UpstreamError {
         /// Why, escaped.
         reason: String,
     },
+    /// The credentials each caller reaches the upstream with (a token exchange, a file of
+    /// tokens by principal, an identity header) are misconfigured.
+    #[error("the callers' credentials for upstream `{upstream}`: {reason}")]
+    CallerCredentials {
+        /// The upstream, escaped.
+        upstream: String,
+        /// What is wrong, and what to fix.
+        reason: String,
+    },
     /// The MCP handshake (`initialize`) failed.
     #[error("the MCP handshake with upstream `{upstream}` failed: {reason}")]
     Handshake {
@@ -74,6 +83,15 @@ pub enum UpstreamError {
     #[error("mount namespace `{namespace}` is invalid: {reason}")]
     Namespace {
         /// The namespace given, escaped.
+        namespace: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The limits of a mount (`MountOptions::max_concurrent`, `rate` and their per-caller
+    /// shares) cannot hold together.
+    #[error("the limits of the mount `{namespace}` are invalid: {reason}")]
+    Limits {
+        /// The namespace, escaped.
         namespace: String,
         /// What is wrong.
         reason: String,

@@ -60,10 +60,24 @@ pub(super) struct Calls {
     table: Arc<Mutex<HashMap<RequestId, Arc<CallRoute>>>>,
 }
 
-/// One call in flight: its context, and how many log messages reached its client.
+/// One call in flight: its context, how many log messages reached its client, and, for a
+/// tool call, the side effect recorded on its context once the upstream shows it runs the
+/// call (it asks mid-call).
 struct CallRoute {
     ctx: ToolContext,
     logs: AtomicU32,
+    running: Option<String>,
+}
+
+impl CallRoute {
+    /// The upstream asks while it runs our call: the call is a side effect now, so a
+    /// question that could only be answered by repeating it (a 2026-07-28 client's round)
+    /// is refused instead (`ToolContext::record_side_effect`).
+    fn runs(&self) {
+        if let Some(what) = &self.running {
+            self.ctx.record_side_effect(what.clone());
+        }
+    }
 }
 
 /// Which call a request of the upstream belongs to.
@@ -98,11 +112,18 @@ impl Calls {
         self.gate.lock().await
     }
 
-    /// Registers the call of request `id`, run with `ctx`, until the returned guard drops.
-    pub(super) fn register(&self, id: RequestId, ctx: &ToolContext) -> Registered {
+    /// Registers the call of request `id`, run with `ctx`, until the returned guard drops;
+    /// `running` is the side effect a tool call records once the upstream asks mid-call.
+    pub(super) fn register(
+        &self,
+        id: RequestId,
+        ctx: &ToolContext,
+        running: Option<String>,
+    ) -> Registered {
         let route = Arc::new(CallRoute {
             ctx: ctx.clone(),
             logs: AtomicU32::new(0),
+            running,
         });
         self.table
             .lock()
@@ -201,6 +222,7 @@ pub(super) async fn elicit(
     };
     let schema = serde_json::to_value(&requested_schema)
         .map_err(|e| McpError::invalid_params(format!("unreadable schema: {e}"), None))?;
+    call.runs();
     answer_elicitation(&call.ctx, server, &message, schema).await
 }
 
@@ -311,6 +333,7 @@ pub(super) async fn sample(
             None,
         ));
     };
+    call.runs();
     answer_sampling(&call.ctx, params).await
 }
 
@@ -554,9 +577,9 @@ mod tests {
     async fn a_request_goes_to_the_only_call_or_none() {
         let calls = Calls::default();
         assert!(matches!(calls.route(None).await, Route::NoCall));
-        let first = calls.register(RequestId::Number(1), &ToolContext::new());
+        let first = calls.register(RequestId::Number(1), &ToolContext::new(), None);
         assert!(matches!(calls.route(None).await, Route::Call(_)));
-        let second = calls.register(RequestId::Number(2), &ToolContext::new());
+        let second = calls.register(RequestId::Number(2), &ToolContext::new(), None);
         assert!(matches!(calls.route(None).await, Route::Ambiguous(2)));
         assert!(matches!(calls.only_now(), Route::Ambiguous(2)));
         // Marked by its stream: the call of that stream, or none.

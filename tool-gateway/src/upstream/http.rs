@@ -22,6 +22,28 @@ pub struct HttpUpstream {
     max_message_bytes: usize,
     #[cfg(feature = "oauth")]
     credentials: Option<super::oauth::ClientCredentials>,
+    /// Each caller's own credentials (`callers`).
+    per_caller: PerCallerConfig,
+}
+
+/// How an upstream is called as each caller (`callers`); nothing set: as the gateway.
+#[derive(Debug, Clone)]
+struct PerCallerConfig {
+    #[cfg(feature = "oauth")]
+    exchange: Option<super::exchange::TokenExchange>,
+    principal_tokens: Option<PathBuf>,
+    identity_header: Option<String>,
+    max_sessions: usize,
+}
+
+impl PerCallerConfig {
+    fn is_set(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        if self.exchange.is_some() {
+            return true;
+        }
+        self.principal_tokens.is_some() || self.identity_header.is_some()
+    }
 }
 
 impl HttpUpstream {
@@ -93,6 +115,91 @@ impl HttpUpstream {
         self
     }
 
+    /// Calls the upstream as each caller, with a token exchanged for the caller's own
+    /// (OAuth 2.0 Token Exchange, RFC 8693; feature `oauth`): each caller of a mounted tool
+    /// gets its own session with the upstream, whose every request carries the caller's
+    /// exchanged token, cached per caller until shortly before it expires. The gateway's own
+    /// session (the mount's handshake and listings) keeps the gateway's credentials
+    /// ([`bearer_token_file`](Self::bearer_token_file),
+    /// [`client_credentials`](Self::client_credentials), or none). A call without a caller's
+    /// token (a local call) is refused; the caller's own token goes only to the
+    /// authorization server's token endpoint, never to the upstream. Replaces
+    /// [`principal_tokens`](Self::principal_tokens).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolwright_gateway::upstream::UpstreamError> {
+    /// use toolwright_gateway::upstream::{TokenExchange, Upstream};
+    ///
+    /// let upstream = Upstream::http("https://tools.example.com/mcp")
+    ///     .token_exchange(TokenExchange::secret_file("gw", "/run/secrets/exchange"))
+    ///     .connect()
+    ///     .await?;
+    /// # let _ = upstream;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    pub fn token_exchange(mut self, exchange: super::exchange::TokenExchange) -> Self {
+        self.per_caller.principal_tokens = None;
+        self.per_caller.exchange = Some(exchange);
+        self
+    }
+
+    /// Calls the upstream as each caller, with the caller's token from the file at `path`:
+    /// a TOML table (JSON for a `.json` file) of principal subject to token, `"*"` for every
+    /// principal without an entry (only when the file has one: never the gateway's token).
+    /// The file is read when connecting and again whenever it changes; a principal without
+    /// a token, and every call while the file cannot be read, is refused. As with
+    /// [`token_exchange`](Self::token_exchange), each caller gets its own session.
+    ///
+    /// ```
+    /// use toolwright_gateway::upstream::Upstream;
+    /// let upstream = Upstream::http("https://tools.example.com/mcp")
+    ///     .principal_tokens("/run/secrets/tools-tokens.toml");
+    /// # let _ = upstream;
+    /// ```
+    pub fn principal_tokens(mut self, path: impl Into<PathBuf>) -> Self {
+        #[cfg(feature = "oauth")]
+        {
+            self.per_caller.exchange = None;
+        }
+        self.per_caller.principal_tokens = Some(path.into());
+        self
+    }
+
+    /// Sends the caller's subject to the upstream in the header `name` on each request of
+    /// the caller's session (visible ASCII kept, any other byte percent-encoded). Alone,
+    /// the requests carry the gateway's token; each caller still gets its own session.
+    ///
+    /// ```
+    /// use toolwright_gateway::upstream::Upstream;
+    /// let upstream = Upstream::http("https://tools.example.com/mcp")
+    ///     .identity_header("X-Forwarded-User");
+    /// # let _ = upstream;
+    /// ```
+    pub fn identity_header(mut self, name: impl Into<String>) -> Self {
+        self.per_caller.identity_header = Some(name.into());
+        self
+    }
+
+    /// The most callers with a session of their own at once (default
+    /// [`DEFAULT_MAX_CALLER_SESSIONS`](super::callers::DEFAULT_MAX_CALLER_SESSIONS)):
+    /// a new caller takes the place of the session idle longest, and is refused at once
+    /// when each has a call in flight.
+    ///
+    /// ```
+    /// use toolwright_gateway::upstream::Upstream;
+    /// let upstream = Upstream::http("https://tools.example.com/mcp")
+    ///     .principal_tokens("/run/secrets/tools-tokens.toml")
+    ///     .max_caller_sessions(32);
+    /// # let _ = upstream;
+    /// ```
+    pub fn max_caller_sessions(mut self, max: usize) -> Self {
+        self.per_caller.max_sessions = max;
+        self
+    }
+
     /// Reads the token, if any, and makes the MCP handshake.
     ///
     /// # Errors
@@ -102,11 +209,79 @@ impl HttpUpstream {
     /// give no token, [`UpstreamError::Handshake`] when the server does not answer
     /// `initialize`.
     pub async fn connect(self) -> Result<Upstream, UpstreamError> {
+        // Each caller's credentials are checked before the handshake: a misconfiguration
+        // fails the start.
+        let per_caller = self.per_caller_sessions().await?;
         let upstream = self.open().await?;
         // Whichever the token source: a closed transport is then said to be maybe the
         // limit's doing.
         upstream.set_message_limit(self.max_message_bytes);
+        if let Some(sessions) = per_caller {
+            upstream.set_per_caller(std::sync::Arc::new(sessions));
+        }
         Ok(upstream)
+    }
+
+    /// The callers' sessions, when the upstream is called as each caller.
+    async fn per_caller_sessions(
+        &self,
+    ) -> Result<Option<super::callers::CallerSessions>, UpstreamError> {
+        use super::callers::{CallerSessions, CallerTokens, TokenFile};
+        let config = &self.per_caller;
+        if !config.is_set() {
+            return Ok(None);
+        }
+        let label = toolwright_names::escape::escape(&self.url).into_owned();
+        let refused = |reason: String| UpstreamError::CallerCredentials {
+            upstream: label.clone(),
+            reason: toolwright_names::escape::escape(&reason).into_owned(),
+        };
+        let identity_header = match &config.identity_header {
+            Some(name) => Some(
+                http::HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|_| refused(format!("`{name}` is not a valid HTTP header name")))?,
+            ),
+            None => None,
+        };
+        let mut tokens = None;
+        #[cfg(feature = "oauth")]
+        if let Some(exchange) = &config.exchange {
+            let exchanger = super::exchange::prepare(&self.url, &label, exchange).await?;
+            tokens = Some(CallerTokens::Exchange(exchanger));
+        }
+        if tokens.is_none()
+            && let Some(path) = &config.principal_tokens
+        {
+            tokens = Some(CallerTokens::File(TokenFile::open(path).map_err(refused)?));
+        }
+        #[cfg(feature = "oauth")]
+        if tokens.is_none() && self.credentials.is_some() {
+            return Err(refused(
+                "an identity header alone sends the gateway's static bearer token with each \
+                 caller's name; with OAuth client credentials, give each caller its own token \
+                 (`token_exchange` or `principal_tokens`)"
+                    .to_owned(),
+            ));
+        }
+        let tokens = match tokens {
+            Some(tokens) => tokens,
+            None => CallerTokens::Gateway(match &self.token {
+                Some(source) => Some(source.read().map_err(|error| UpstreamError::Token {
+                    upstream: label.clone(),
+                    from: toolwright_names::escape::escape(&error.from).into_owned(),
+                    reason: error.reason,
+                })?),
+                None => None,
+            }),
+        };
+        Ok(Some(CallerSessions::new(
+            self.url.clone(),
+            label,
+            self.max_message_bytes,
+            tokens,
+            identity_header,
+            config.max_sessions,
+        )))
     }
 
     /// The handshake over rmcp's HTTP client, with the message bounds and the credentials.
@@ -119,6 +294,10 @@ impl HttpUpstream {
         // Bounded before decoding: the upstream chooses how much it sends.
         config.max_json_response_size = self.max_message_bytes;
         config.max_sse_event_size = self.max_message_bytes;
+        // An upstream that forgot our session (it restarted, or expired it) answers 404 for
+        // its id: the request was refused before it ran, so the handshake is made again
+        // and that request sent once more (`tests/bridging.rs` counts the runs).
+        config.reinit_on_expired_session = true;
         #[cfg(feature = "oauth")]
         if let Some(credentials) = &self.credentials {
             let client = super::oauth::authorise(&self.url, &label, credentials).await?;
@@ -157,6 +336,13 @@ impl Upstream {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             #[cfg(feature = "oauth")]
             credentials: None,
+            per_caller: PerCallerConfig {
+                #[cfg(feature = "oauth")]
+                exchange: None,
+                principal_tokens: None,
+                identity_header: None,
+                max_sessions: super::callers::DEFAULT_MAX_CALLER_SESSIONS,
+            },
         }
     }
 }

@@ -22,6 +22,12 @@
 //! - **Schemas.** The upstream's `inputSchema` and `outputSchema` are the tool's, checked by
 //!   the tool builder as any runtime tool's; one it refuses (an input schema that is not an
 //!   object schema, say) leaves the tool unmounted, reported with the builder's reason.
+//!   They are served as written, never rebuilt (`ToolBuilder::foreign_schema`): what a
+//!   client reads accepts exactly what the upstream's accepts.
+//! - **Limits.** [`MountOptions::max_concurrent`] and [`MountOptions::rate`] bound the
+//!   upstream's calls at once and per period, each caller (the call's authenticated
+//!   subject) to a share of them; a call over one is refused before it is sent, naming the
+//!   upstream, the limit and its value.
 //! - **Fingerprints.** Each tool's [`Fingerprint`] (SHA-256 of the canonical JSON of its
 //!   name, description, schemas and annotations) is kept; a tool whose pinned fingerprint
 //!   ([`MountOptions::pin`]) differs is registered disabled and reported.
@@ -31,6 +37,14 @@
 //!   (`[Tool `x` of the upstream MCP server `s`, mounted as `ns`.]`), then the upstream's
 //!   own with the characters a reader must not see raw escaped; its preview (what an
 //!   approval shows) names the upstream, the tool and the arguments.
+//! - **Callers.** An HTTP upstream may be called as each caller instead of as the gateway
+//!   (`HttpUpstream::token_exchange`, `HttpUpstream::principal_tokens`,
+//!   `HttpUpstream::identity_header`): each caller (`toolwright_core::ToolContext::caller`,
+//!   given by an authenticated front end) gets a session of its own with the upstream,
+//!   whose requests carry that caller's token (exchanged for the caller's own, RFC 8693, or
+//!   from a file of tokens by principal); the gateway's own session lists and follows. A
+//!   call without a caller's credentials is refused; the caller's own token goes only to
+//!   the authorization server, never upstream.
 //! - **Calls.** Structured content and content blocks (text, image, audio, resource links,
 //!   embedded resources) come back as they were sent; `isError: true` is a tool error with
 //!   the upstream's text; a cancelled call cancels the upstream request; the upstream's
@@ -68,16 +82,22 @@
 //!   URIs too. An upstream that declares no tools is not asked for them.
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
-// fingerprint, content, forward, session, list, requests, stderr, stdio, client, oauth, http,
-// options, report, mountable, shelf, mount.
+// fingerprint, content, forward, ending, session, list, requests, stderr, stdio, client,
+// oauth, exchange, callers, http, limits, options, report, mountable, shelf, mount.
+#[cfg(feature = "http")]
+mod callers;
 #[cfg(feature = "http")]
 mod client;
 mod content;
+mod ending;
 mod error;
+#[cfg(feature = "oauth")]
+mod exchange;
 mod fingerprint;
 mod forward;
 #[cfg(feature = "http")]
 mod http;
+mod limits;
 mod list;
 mod mount;
 mod mountable;
@@ -93,11 +113,18 @@ mod stderr;
 mod stdio;
 mod uris;
 
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use callers::DEFAULT_MAX_CALLER_SESSIONS;
 pub use error::UpstreamError;
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub use exchange::{DEFAULT_MAX_CACHED_TOKENS, TokenExchange};
 pub use fingerprint::{Fingerprint, FingerprintParseError};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{DEFAULT_MAX_MESSAGE_BYTES, HttpUpstream};
+pub use limits::{Rate, RateParseError};
 pub use list::ListCut;
 pub use mount::{Mount, MountUpstream};
 pub use names::{mounted_name, normalise};

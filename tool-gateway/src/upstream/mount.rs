@@ -12,6 +12,7 @@ use toolwright_runtime::{RegisterOptions, ToolRegistry};
 
 use super::error::UpstreamError;
 use super::fingerprint::Fingerprint;
+use super::limits::Limiter;
 use super::mountable::{Context, ForwardSubscription};
 use super::names::mounted_name;
 use super::options::MountOptions;
@@ -31,6 +32,8 @@ pub struct Mount {
     registry: Arc<ToolRegistry>,
     upstream: Upstream,
     options: MountOptions,
+    /// Its calls at once and per period, shared by every tool of the mount.
+    limiter: Arc<Limiter>,
     /// The mounted tools by mounted name.
     tools: Mutex<BTreeMap<String, MountedTool>>,
     /// The last fingerprint seen under each mounted name, kept after a tool is gone: one
@@ -111,6 +114,7 @@ impl MountUpstream for Arc<ToolRegistry> {
         let mut mount = Mount {
             registry: self.clone(),
             upstream: upstream.clone(),
+            limiter: Limiter::new(&options.namespace, options.call_limits),
             options,
             tools: Mutex::new(BTreeMap::new()),
             seen: Mutex::new(HashMap::new()),
@@ -491,9 +495,18 @@ impl Mount {
         let mut builder = Tool::builder(plan.name.clone())
             .description(description)
             .input_schema(Value::Object((*plan.tool.input_schema).clone()))
+            // The upstream's schema, served and checked as it means (bounded when listed).
+            .foreign_schema(true)
             .safety(safety);
         if let Some(output) = &plan.tool.output_schema {
             builder = builder.output_schema(Value::Object((**output).clone()));
+        }
+        // Called as each caller: the call's context carries the caller's token to exchange.
+        if self.upstream.acts_as_caller() {
+            builder = builder.receives_caller_token();
+        }
+        if let Some(timeout) = self.options.call_timeout {
+            builder = builder.timeout(timeout);
         }
         let preview = {
             let (server, namespace, shown_name) =
@@ -512,6 +525,7 @@ impl Mount {
         let uris_in: Option<Arc<str>> = (self.options.primitives
             && self.upstream.declared().resources)
             .then(|| Arc::from(self.options.namespace.as_str()));
+        let limiter = Arc::clone(&self.limiter);
         builder
             .preview(preview)
             .handler_with_context(move |ctx, arguments| {
@@ -519,7 +533,11 @@ impl Mount {
                 let upstream = upstream.clone();
                 let upstream_name = upstream_name.clone();
                 let uris_in = uris_in.clone();
+                // The upstream's limits, before anything is sent; the place is held until
+                // the call ends.
+                let admitted = limiter.admit(ctx.caller().map(toolwright_core::Caller::subject));
                 async move {
+                    let _permit = admitted?;
                     upstream
                         .call(&ctx, &upstream_name, arguments, uris_in.as_deref())
                         .await

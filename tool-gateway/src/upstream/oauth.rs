@@ -159,7 +159,7 @@ impl ClientCredentials {
 }
 
 /// An [`UpstreamError::OAuth`] for `upstream`.
-fn oauth_error(upstream: &str, reason: impl std::fmt::Display) -> UpstreamError {
+pub(super) fn oauth_error(upstream: &str, reason: impl std::fmt::Display) -> UpstreamError {
     UpstreamError::OAuth {
         upstream: upstream.to_owned(),
         reason: toolwright_names::escape::escape(&reason.to_string()).into_owned(),
@@ -193,44 +193,16 @@ pub(crate) async fn authorise(
         ),
     };
 
+    let metadata = token_endpoint(
+        url,
+        label,
+        credentials.token_url.as_deref(),
+        &credentials.authorization_servers,
+    )
+    .await?;
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| oauth_error(label, e))?;
-    let from_metadata = credentials.token_url.is_none();
-    let metadata = match &credentials.token_url {
-        Some(token_url) => {
-            let mut metadata = AuthorizationMetadata::default();
-            metadata.token_endpoint = token_url.clone();
-            // Required by rmcp's OAuth client, never used by this grant.
-            metadata.authorization_endpoint = token_url.clone();
-            metadata
-        }
-        None => {
-            let resolution = manager.resolve_metadata().await.map_err(|e| {
-                oauth_error(
-                    label,
-                    format!("could not find its authorization server: {e}"),
-                )
-            })?;
-            if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
-                return Err(oauth_error(
-                    label,
-                    "it publishes no OAuth metadata (RFC 9728 or RFC 8414) naming its \
-                     authorization server; give the token endpoint (`token_url`)",
-                ));
-            }
-            resolution.metadata
-        }
-    };
-    check_token_endpoint(&metadata.token_endpoint).map_err(|reason| oauth_error(label, reason))?;
-    if from_metadata {
-        check_endpoint_trusted(
-            url,
-            &metadata.token_endpoint,
-            &credentials.authorization_servers,
-        )
-        .map_err(|reason| oauth_error(label, reason))?;
-    }
     manager.set_metadata(metadata);
     manager
         .validate_client_credentials_metadata(&config)
@@ -254,6 +226,54 @@ pub(crate) async fn authorise(
             config,
         }),
     })
+}
+
+/// The authorization server's metadata for the upstream at `url`: its token endpoint is
+/// `token_url` when given, else the one the upstream's metadata names (RFC 9728, then RFC
+/// 8414), which must be on one of `authorization_servers`' origins or, with none named, on
+/// the upstream's own; `https://` either way (`http://` on this machine only). Shared by
+/// the client credentials grant and the token exchange (`exchange`): a secret or a
+/// caller's token goes nowhere else.
+pub(super) async fn token_endpoint(
+    url: &str,
+    label: &str,
+    token_url: Option<&str>,
+    authorization_servers: &[String],
+) -> Result<AuthorizationMetadata, UpstreamError> {
+    let metadata = match token_url {
+        Some(token_url) => {
+            let mut metadata = AuthorizationMetadata::default();
+            metadata.token_endpoint = token_url.to_owned();
+            // Required by rmcp's OAuth client, never used by these grants.
+            metadata.authorization_endpoint = token_url.to_owned();
+            metadata
+        }
+        None => {
+            let manager = AuthorizationManager::new(url)
+                .await
+                .map_err(|e| oauth_error(label, e))?;
+            let resolution = manager.resolve_metadata().await.map_err(|e| {
+                oauth_error(
+                    label,
+                    format!("could not find its authorization server: {e}"),
+                )
+            })?;
+            if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+                return Err(oauth_error(
+                    label,
+                    "it publishes no OAuth metadata (RFC 9728 or RFC 8414) naming its \
+                     authorization server; give the token endpoint (`token_url`)",
+                ));
+            }
+            resolution.metadata
+        }
+    };
+    check_token_endpoint(&metadata.token_endpoint).map_err(|reason| oauth_error(label, reason))?;
+    if token_url.is_none() {
+        check_endpoint_trusted(url, &metadata.token_endpoint, authorization_servers)
+            .map_err(|reason| oauth_error(label, reason))?;
+    }
+    Ok(metadata)
 }
 
 /// The secret goes to `endpoint` only over TLS, or to this machine.
@@ -322,7 +342,8 @@ fn check_endpoint_trusted(
              authorization server the configuration names nor, when it names none, on the \
              upstream's origin; the \
              client secret is not sent there. If that authorization server is yours, name it \
-             (`authorization_server`, in the gateway's config `oauth.authorization_servers`)"
+             (`authorization_server`, in the gateway's config `authorization_servers` of \
+             `oauth` or `callers.token_exchange`)"
         ))
     }
 }

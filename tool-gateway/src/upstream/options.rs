@@ -9,6 +9,7 @@ use toolwright_core::SafetyLevel;
 
 use super::error::UpstreamError;
 use super::fingerprint::Fingerprint;
+use super::limits::{Rate, UpstreamLimits};
 use super::list::ListLimits;
 use super::names::{check_namespace, glob_matches, mounted_name, normalise_glob};
 
@@ -41,6 +42,9 @@ pub struct MountOptions {
     pub(super) read_safety: SafetyLevel,
     pub(super) prompt_pins: HashMap<String, Fingerprint>,
     pub(super) resource_pins: HashMap<String, Fingerprint>,
+    /// Calls at once and per period, with each caller's share (`limits`).
+    pub(super) call_limits: UpstreamLimits,
+    pub(super) call_timeout: Option<Duration>,
 }
 
 /// The default of [`MountOptions::max_tool_bytes`]: 64 KiB.
@@ -70,6 +74,8 @@ impl MountOptions {
             read_safety: SafetyLevel::Safe,
             prompt_pins: HashMap::new(),
             resource_pins: HashMap::new(),
+            call_limits: UpstreamLimits::default(),
+            call_timeout: None,
         }
     }
 
@@ -96,7 +102,59 @@ impl MountOptions {
         check_namespace(&self.namespace).map_err(|reason| UpstreamError::Namespace {
             namespace: toolwright_names::escape::escape(&self.namespace).into_owned(),
             reason,
-        })
+        })?;
+        self.call_limits
+            .check()
+            .map_err(|reason| UpstreamError::Limits {
+                namespace: toolwright_names::escape::escape(&self.namespace).into_owned(),
+                reason,
+            })
+    }
+
+    /// The most calls of the upstream's tools running at once (default: no limit); one
+    /// more is refused at once, before it is sent, with a message that names the upstream,
+    /// the limit and its value. Each caller (the call's authenticated subject) has a share
+    /// of it: [`max_concurrent_per_caller`](Self::max_concurrent_per_caller), by default
+    /// half, rounded up. Calls without a caller (the local user) count only here.
+    ///
+    /// ```
+    /// use toolwright_gateway::upstream::MountOptions;
+    /// let options = MountOptions::new("github").max_concurrent(8).max_concurrent_per_caller(2);
+    /// assert!(options.check().is_ok());
+    /// assert!(MountOptions::new("github").max_concurrent(0).check().is_err());
+    /// ```
+    pub fn max_concurrent(mut self, max: usize) -> Self {
+        self.call_limits.max_concurrent = Some(max);
+        self
+    }
+
+    /// One caller's share of the calls at once (default: half of
+    /// [`max_concurrent`](Self::max_concurrent), rounded up; without it, no limit). It
+    /// may not be over `max_concurrent`.
+    pub fn max_concurrent_per_caller(mut self, max: usize) -> Self {
+        self.call_limits.max_concurrent_per_caller = Some(max);
+        self
+    }
+
+    /// The most calls of the upstream's tools per period (default: no limit), a token
+    /// bucket: a call over it is refused at once with when to try again. Each caller has a
+    /// share: [`rate_per_caller`](Self::rate_per_caller), by default half.
+    ///
+    /// ```
+    /// use toolwright_gateway::upstream::{MountOptions, Rate};
+    /// let options = MountOptions::new("github").rate("600/min".parse::<Rate>().unwrap());
+    /// assert!(options.check().is_ok());
+    /// ```
+    pub fn rate(mut self, rate: Rate) -> Self {
+        self.call_limits.rate = Some(rate);
+        self
+    }
+
+    /// One caller's share of the [`rate`](Self::rate) (default: half of it, rounded up;
+    /// without it, no limit). It may not allow more calls than the rate.
+    pub fn rate_per_caller(mut self, rate: Rate) -> Self {
+        self.call_limits.rate_per_caller = Some(rate);
+        self
     }
 
     /// The safety of a tool no override names (default: dangerous).
@@ -212,6 +270,13 @@ impl MountOptions {
     /// URI `uri` (the upstream's own, or the one it is mounted under).
     pub fn pin_resource(mut self, uri: impl Into<String>, fingerprint: Fingerprint) -> Self {
         self.resource_pins.insert(uri.into(), fingerprint);
+        self
+    }
+
+    /// How long one call of a mounted tool may take (the tool's own timeout, which the
+    /// executor applies instead of its default); by default the executor's.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
         self
     }
 

@@ -95,9 +95,33 @@ pub(super) struct Shared {
     updates: Mutex<Option<UpdateSink>>,
     /// Cancelled when the connection is closed.
     closed: tokio_util::sync::CancellationToken,
+    /// Cancelled when the transport ended (the upstream's side closed, or ours).
+    ended: tokio_util::sync::CancellationToken,
     /// The most bytes of one message, when the transport enforces one we chose (HTTP): a
     /// closed transport is then said to be maybe that limit's doing.
     pub(super) message_limit: std::sync::OnceLock<usize>,
+    /// For an upstream called as each caller (`callers`): where a call's own session is.
+    pub(super) per_caller: std::sync::OnceLock<Arc<dyn PerCaller>>,
+}
+
+/// The sessions of an upstream called as each caller (HTTP upstreams with per-caller
+/// credentials, `callers`): a request run for a call goes on its caller's session.
+pub(super) trait PerCaller: Send + Sync {
+    /// The session of `ctx`'s caller, opened if need be, held while the lease lives; a
+    /// call without the credentials it needs is refused.
+    fn session<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<CallerLease, ToolError>> + Send + 'a>>;
+
+    /// Closes every caller's session (the upstream is closed); later calls fail at once.
+    fn close(&self) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+}
+
+/// A caller's session, in use while this lives.
+pub(super) struct CallerLease {
+    pub(super) upstream: Upstream,
+    pub(super) _held: Box<dyn std::any::Any + Send>,
 }
 
 /// What an upstream declared beside tools.
@@ -295,6 +319,8 @@ impl Upstream {
         let handler = UpstreamHandler {
             shared: shared.clone(),
         };
+        let transport =
+            super::ending::Ending::new(transport.into_transport(), shared.ended.clone());
         // A server that never answers must not keep us from starting (the gateway starts
         // its upstreams before it serves).
         let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, handler.serve(transport))
@@ -391,9 +417,55 @@ impl Upstream {
             .unwrap_or_else(PoisonError::into_inner) = Some(sink);
     }
 
+    /// Returns once the connection is over: the upstream's side ended (a stdio server
+    /// exited, an HTTP transport closed) or it was [closed](Self::close). A supervisor
+    /// waits on this to restart it.
+    pub async fn closed(&self) {
+        let shared = &self.inner.shared;
+        tokio::select! {
+            () = shared.ended.cancelled() => {}
+            () = shared.closed.cancelled() => {}
+        }
+    }
+
+    /// Whether the connection is over ([`closed`](Self::closed) would return at once, or
+    /// the transport refuses to send).
+    pub fn is_closed(&self) -> bool {
+        let shared = &self.inner.shared;
+        shared.ended.is_cancelled()
+            || shared.closed.is_cancelled()
+            || self.inner.peer.is_transport_closed()
+    }
+
+    /// Whether the upstream answers a `ping` within `timeout` (an error answer counts: it
+    /// is there). A supervisor asks after a call failed, for a transport that does not end
+    /// when its server goes away (streamable HTTP).
+    pub async fn answers_ping(&self, timeout: Duration) -> bool {
+        let ping = ClientRequest::PingRequest(rmcp::model::PingRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        let sent = self
+            .inner
+            .peer
+            .send_request_with_option(ping, PeerRequestOptions::with_timeout(timeout))
+            .await;
+        match sent {
+            Ok(handle) => matches!(
+                handle.await_response().await,
+                Ok(_) | Err(rmcp::ServiceError::McpError(_))
+            ),
+            Err(_) => false,
+        }
+    }
+
     /// Closes the connection (a child process is asked to exit, then killed). Calls in
     /// flight fail; later calls fail at once.
     pub async fn close(&self) {
+        // Each caller's session goes with ours.
+        if let Some(per_caller) = self.inner.shared.per_caller.get() {
+            per_caller.close().await;
+        }
         self.inner.shared.closed.cancel();
         let service = self.inner.service.lock().await.take();
         if let Some(service) = service {
@@ -411,6 +483,17 @@ impl Upstream {
             method,
             reason: toolwright_names::escape::escape(&error.to_string()).into_owned(),
         }
+    }
+
+    /// Calls its requests on each caller's own session (`callers`).
+    #[cfg(feature = "http")]
+    pub(super) fn set_per_caller(&self, per_caller: Arc<dyn PerCaller>) {
+        let _ = self.inner.shared.per_caller.set(per_caller);
+    }
+
+    /// Whether its requests go on each caller's own session.
+    pub(super) fn acts_as_caller(&self) -> bool {
+        self.inner.shared.per_caller.get().is_some()
     }
 
     /// Records the most bytes of one message the transport enforces (HTTP), so a closed
@@ -514,6 +597,17 @@ impl Upstream {
         request: ClientRequest,
         failed: &impl Fn(String) -> ToolError,
     ) -> Result<Result<ServerResult, rmcp::ServiceError>, ToolError> {
+        // An upstream called as each caller: the request goes on the caller's own session
+        // (its credentials), never on ours.
+        if let Some(per_caller) = self.inner.shared.per_caller.get() {
+            let lease = per_caller.session(ctx).await?;
+            return Box::pin(
+                lease
+                    .upstream
+                    .request_once(ctx, side_effect, request, failed),
+            )
+            .await;
+        }
         // The upstream may ask a question as soon as it has the request: the call is
         // registered before the gate lets a question be routed.
         let gate = self.inner.shared.calls.gate().await;
@@ -523,21 +617,29 @@ impl Upstream {
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| failed(escaped(&e)))?;
-        // The upstream now runs the call: a side effect of ours, whatever the tool does.
+        // A tool call the upstream runs is a side effect of ours, whatever the tool does.
         // Recorded, a question that could only be answered by repeating our call (MCP
         // 2026-07-28's rounds: the client answers by calling again, and our tool runs again
         // from the start) is refused instead of ending the round: the retry would call the
-        // upstream a second time for one approval, while this call goes on. A client that
-        // answers while the call waits (the handshake-era sessions) is asked as before, so
-        // in both eras one approval means one upstream call.
-        if let Some(call_name) = side_effect {
-            ctx.record_side_effect(format!(
+        // upstream a second time for one approval, while this call goes on. It is recorded
+        // when the upstream shows it runs the call: it asks mid-call (`forward`), or answers
+        // with anything but input requests. Input requests (a 2026-07-28 upstream's round)
+        // end its run without effect, so our client's round may end too and the repeated
+        // call carries the answers upstream: the bridge between the eras, both ways. A
+        // client that answers while the call waits is asked as before, so in both eras one
+        // approval means one upstream call.
+        let running = side_effect.map(|call_name| {
+            format!(
                 "a call of `{}` was sent to the upstream MCP server `{}`",
                 toolwright_names::escape::escape(call_name),
                 self.inner.server_name
-            ));
-        }
-        let _registered = self.inner.shared.calls.register(handle.id.clone(), ctx);
+            )
+        });
+        let _registered = self
+            .inner
+            .shared
+            .calls
+            .register(handle.id.clone(), ctx, running.clone());
         drop(gate);
         let mut cancel = CancelOnDrop {
             peer: Some(self.inner.peer.clone()),
@@ -564,6 +666,11 @@ impl Upstream {
             }
         };
         cancel.peer = None;
+        if let Some(what) = running
+            && !matches!(result, Ok(ServerResult::InputRequiredResult(_)))
+        {
+            ctx.record_side_effect(what);
+        }
         // Progress sent just before the result.
         while let Ok(update) = progress.receiver.try_recv() {
             ctx.report_progress(

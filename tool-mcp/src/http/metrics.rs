@@ -155,10 +155,15 @@ impl PrometheusMetrics {
     /// assert!(text.ends_with("# EOF\n"));
     /// ```
     pub fn render(&self, executor: &Executor) -> String {
-        self.render_with(executor, None)
+        self.render_with(executor, None, &[])
     }
 
-    pub(crate) fn render_with(&self, executor: &Executor, server: Option<ServerGauges>) -> String {
+    pub(crate) fn render_with(
+        &self,
+        executor: &Executor,
+        server: Option<ServerGauges>,
+        sources: &[std::sync::Arc<dyn crate::status::StatusSource>],
+    ) -> String {
         let snapshot = executor.metrics();
         let mut registry = Registry::with_prefix("mcp");
         let counters: [(&str, &str, ReadCounter); 4] = [
@@ -268,11 +273,40 @@ impl PrometheusMetrics {
                 refusals,
             );
         }
+        for source in sources {
+            register_source(&mut registry, source.metrics());
+        }
         let mut text = String::new();
         if let Err(error) = encode(&mut text, &registry) {
             tracing::error!(%error, "could not encode the metrics");
         }
         text
+    }
+}
+
+/// A status source's metrics, registered under the server's prefix.
+fn register_source(registry: &mut Registry, metrics: Vec<crate::status::StatusMetric>) {
+    use crate::status::MetricKind;
+    use std::sync::atomic::AtomicU64;
+    for metric in metrics {
+        match metric.kind {
+            MetricKind::Counter => {
+                let family = Family::<Labels, Counter<f64, AtomicU64>>::default();
+                for sample in metric.samples {
+                    family
+                        .get_or_create(&sample.labels)
+                        .inc_by(sample.value.max(0.0));
+                }
+                registry.register(metric.name, metric.help, family);
+            }
+            MetricKind::Gauge => {
+                let family = Family::<Labels, Gauge<f64, AtomicU64>>::default();
+                for sample in metric.samples {
+                    family.get_or_create(&sample.labels).set(sample.value);
+                }
+                registry.register(metric.name, metric.help, family);
+            }
+        }
     }
 }
 

@@ -35,6 +35,8 @@ pub(crate) struct Ops {
     #[cfg(feature = "metrics")]
     pub(crate) executor: toolwright_runtime::Executor,
     pub(crate) max_body: usize,
+    /// The embedder's parts that report on `/readyz` and `/metrics`.
+    pub(crate) sources: Vec<Arc<dyn crate::status::StatusSource>>,
     /// Requests and connections refused by a limit.
     #[cfg(feature = "metrics")]
     pub(crate) refusals: Arc<crate::owners::Refusals>,
@@ -71,12 +73,30 @@ pub(crate) async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// `GET /readyz`: whether new requests are accepted.
+/// `GET /readyz`: whether new requests are accepted: not while draining, nor while a
+/// status source says it is not ready; each source's detail follows, a line each.
 pub(crate) async fn readyz(State(ops): State<Arc<Ops>>) -> Response {
     if ops.is_draining() {
-        (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
+        return (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response();
+    }
+    let mut ready = true;
+    let mut detail = String::new();
+    for source in &ops.sources {
+        let readiness = source.readiness();
+        ready &= readiness.is_ready();
+        for line in readiness.lines() {
+            detail.push_str(line);
+            detail.push('\n');
+        }
+    }
+    if ready {
+        format!("ready\n{detail}").into_response()
     } else {
-        "ready\n".into_response()
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not ready\n{detail}"),
+        )
+            .into_response()
     }
 }
 
@@ -275,6 +295,7 @@ pub(crate) async fn metrics(State(ops): State<Arc<Ops>>) -> Response {
             refusals: ops.refusals.snapshot(),
             limit_refusals: ops.limit_refusals.snapshot(),
         }),
+        &ops.sources,
     );
     let mut response = text.into_response();
     response.headers_mut().insert(

@@ -59,6 +59,8 @@ pub struct HttpOptions {
     pub(crate) resource_url: Option<String>,
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<Arc<PrometheusMetrics>>,
+    /// What `/readyz` and `/metrics` also report (`status_source`).
+    pub(crate) status_sources: Vec<Arc<dyn crate::status::StatusSource>>,
     pub(crate) max_connections: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) connection_idle: Duration,
@@ -89,6 +91,7 @@ impl std::fmt::Debug for HttpOptions {
         f.field("resource_url", &self.resource_url);
         #[cfg(feature = "metrics")]
         f.field("metrics", &self.metrics.is_some());
+        f.field("status_sources", &self.status_sources.len());
         f.field("max_connections", &self.max_connections)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("connection_idle", &self.connection_idle)
@@ -134,6 +137,7 @@ impl Default for HttpOptions {
             resource_url: None,
             #[cfg(feature = "metrics")]
             metrics: None,
+            status_sources: Vec::new(),
             max_connections: HttpOptions::DEFAULT_MAX_CONNECTIONS,
             header_read_timeout: HttpOptions::DEFAULT_HEADER_READ_TIMEOUT,
             connection_idle: HttpOptions::DEFAULT_CONNECTION_IDLE,
@@ -406,6 +410,28 @@ impl HttpOptions {
     #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     pub fn resource_url(mut self, url: impl Into<String>) -> Self {
         self.resource_url = Some(url.into().trim_end_matches('/').to_owned());
+        self
+    }
+
+    /// Adds a part of the serving program that reports on `/readyz` (a source that is not
+    /// ready makes it answer `503`) and `/metrics` (its metrics beside the server's), asked
+    /// at each request: a gateway's upstreams, say.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_mcp::status::{Readiness, StatusSource};
+    ///
+    /// struct Always;
+    /// impl StatusSource for Always {
+    ///     fn readiness(&self) -> Readiness {
+    ///         Readiness::ready()
+    ///     }
+    /// }
+    /// let options = toolwright_mcp::HttpOptions::new().status_source(Arc::new(Always));
+    /// # let _ = options;
+    /// ```
+    pub fn status_source(mut self, source: Arc<dyn crate::status::StatusSource>) -> Self {
+        self.status_sources.push(source);
         self
     }
 

@@ -239,6 +239,7 @@ impl HttpServer {
             #[cfg(feature = "metrics")]
             executor: server.executor().clone(),
             max_body: options.max_request_body_bytes,
+            sources: options.status_sources.clone(),
             #[cfg(feature = "metrics")]
             refusals: Arc::clone(&refusals),
             #[cfg(feature = "metrics")]

@@ -20,7 +20,7 @@ use toolwright_runtime::executor::{Outcome, Progress};
 use toolwright_runtime::{ApprovalDecision, ApprovalRequest, CallOptions, ToolFilter};
 
 use crate::ask::rounds::Binding;
-use crate::caller::{ceiling, enter_share, principal};
+use crate::caller::{caller, ceiling, enter_share, principal};
 use crate::client::{Queued, flushed};
 use crate::content::call_tool_result;
 use crate::principal::Principal;
@@ -412,6 +412,9 @@ impl McpServer {
             .cancellation(context.ct.clone())
             .max_safety(ceiling)
             .shared_client(client.clone());
+        if let Some(caller) = caller(&context.extensions) {
+            options = options.caller(caller);
+        }
         if let Some(counts) = &self.call_counts {
             options = options.call_counts(Arc::clone(counts));
         }

@@ -77,6 +77,8 @@ pub(crate) struct Job {
     /// Set when the task asked the executor to defer the approval (`AskTheClient`): a first
     /// run that then did not end pending was refused by a limit of the waiting approvals.
     pub(crate) deferred: Arc<std::sync::atomic::AtomicBool>,
+    /// Who made the call (its subject and bearer token), for a tool that acts as the caller.
+    pub(crate) caller: Option<toolwright_core::Caller>,
 }
 
 /// Where a run stopped.
@@ -305,6 +307,9 @@ impl Job {
             .shared_client(Arc::new(client));
         if let Some(counts) = &self.server.call_counts {
             options = options.call_counts(Arc::clone(counts));
+        }
+        if let Some(caller) = &self.caller {
+            options = options.caller(caller.clone());
         }
         // Progress becomes the task's status message: the latest report is written when
         // the one before it is, so a chatty tool does not queue writes.

@@ -254,6 +254,7 @@ pub(crate) async fn deferred(
         share: crate::caller::share_ticket(&context.extensions),
         answers: None,
         deferred: Arc::default(),
+        caller: crate::caller::caller(&context.extensions),
     };
     let report = Box::new(report.clone());
     tokio::spawn(job.run(Start::Deferred { report, key }, None));
@@ -351,6 +352,7 @@ async fn start(
         share: ticket,
         answers,
         deferred: Arc::default(),
+        caller: crate::caller::caller(&context.extensions),
     };
     tracing::info!(task = %record.id, tool = %job.tool, "a call runs as a task");
     tokio::spawn(job.run(Start::Call(call), share));

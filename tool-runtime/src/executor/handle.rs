@@ -112,6 +112,7 @@ impl CallRecord {
                 arguments: Value::Null,
                 approved: None,
                 hunks: None,
+                caller: None,
             },
             id,
             name,

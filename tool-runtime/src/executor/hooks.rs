@@ -42,6 +42,9 @@ pub struct HookEvent {
     pub approved: Option<bool>,
     /// For a file edit approved hunk by hunk: the hunks approved and rejected.
     pub hunks: Option<HunkSelection>,
+    /// Who made the call, when the front end said (the subject of
+    /// [`CallOptions::caller`](crate::CallOptions::caller)); never its token.
+    pub caller: Option<String>,
 }
 
 /// Code that observes calls, in three phases (the execution contract's observability hooks):
@@ -99,6 +102,9 @@ struct AuditLine<'a> {
     time: String,
     tool: &'a str,
     call_id: &'a str,
+    /// Who made the call (the authenticated subject), when the front end said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    caller: Option<&'a str>,
     safety: Option<SafetyLevel>,
     arguments: &'a Value,
     decision: &'a str,
@@ -134,6 +140,7 @@ impl AuditLog {
             time: jiff::Timestamp::now().to_string(),
             tool: &event.tool,
             call_id: &event.call_id,
+            caller: event.caller.as_deref(),
             safety: event.safety,
             arguments: &event.arguments,
             decision: match result.metadata.approved {

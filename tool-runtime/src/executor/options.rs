@@ -42,6 +42,8 @@ pub struct CallOptions {
     pub(super) previewed: Option<Preview>,
     /// Whose call this is, for the per-owner limits of deferred calls (`None`: the owner `""`).
     pub(super) owner: Option<Arc<str>>,
+    /// Who made the call (`CallOptions::caller`).
+    pub(super) caller: Option<toolwright_core::Caller>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -56,6 +58,7 @@ impl std::fmt::Debug for CallOptions {
             .field("allowed", &self.allowed)
             .field("call_counts", &self.call_counts.is_some())
             .field("owner", &self.owner)
+            .field("caller", &self.caller)
             .finish()
     }
 }
@@ -80,6 +83,25 @@ impl CallOptions {
     /// ```
     pub fn owner(mut self, owner: impl Into<Arc<str>>) -> Self {
         self.owner = Some(owner.into());
+        self
+    }
+
+    /// Who made this call, as the front end that authenticated it says: every tool reads the
+    /// subject on its context ([`ToolContext::caller`](toolwright_core::ToolContext::caller)),
+    /// and the bearer token reaches only a tool built with
+    /// [`ToolBuilder::receives_caller_token`](toolwright_core::ToolBuilder::receives_caller_token)
+    /// (a gateway's mounted tool that acts upstream as the caller). Without it the call is
+    /// the local user's.
+    ///
+    /// ```
+    /// use toolwright_core::{Caller, CallerToken};
+    /// use toolwright_runtime::CallOptions;
+    ///
+    /// let options = CallOptions::new().caller(Caller::new("alice").with_token(CallerToken::new("t")));
+    /// assert!(!format!("{options:?}").contains("\"t\""));
+    /// ```
+    pub fn caller(mut self, caller: toolwright_core::Caller) -> Self {
+        self.caller = Some(caller);
         self
     }
 

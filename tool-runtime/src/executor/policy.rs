@@ -53,6 +53,10 @@ impl Executor {
         }
         record.tool = Some(tool.clone());
         record.event.safety = Some(tool.safety());
+        record.event.caller = options
+            .caller
+            .as_ref()
+            .map(|caller| caller.subject().to_owned());
         tracing::Span::current().record("safety", tool.safety().as_str());
 
         // The model's own arguments, kept for a deferral when guardrails may rewrite them
@@ -641,6 +645,14 @@ impl Executor {
             let token = context.cancellation_token().clone();
             let nested = super::nested::NestedCaller::shared(self, id, options, token);
             context = context.with_nested_calls(nested);
+        }
+        if let Some(caller) = &options.caller {
+            // The caller's token only to a tool that asked for it.
+            context = context.with_caller(if tool.receives_caller_token() {
+                caller.clone()
+            } else {
+                caller.without_token()
+            });
         }
         context
     }

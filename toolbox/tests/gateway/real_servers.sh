@@ -2,7 +2,10 @@
 # Real MCP servers no one here wrote, installed from npm and PyPI, mounted with
 # `toolwright --config`: their tools listed under a namespace, a safe read, a sum, an image
 # that comes back as an image, a dangerous call refused without approval (and run with it),
-# and the Python time server's answer and its error for an unknown time zone.
+# and the Python time server's answer and its error for an unknown time zone. Then the same
+# servers behind `serve --http`: one killed (its tools come back after its backoff), the file
+# edited and reloaded with SIGHUP (an upstream removed, the others untouched), and a file
+# that does not load refused while the running configuration keeps answering.
 # Usage: toolbox/tests/gateway/real_servers.sh path/to/toolwright path/to/mcp-server-time
 #   (mcp-server-time: the command `pip install mcp-server-time==2026.10.19` installs; .ci/run
 #   puts it in its virtual environment)
@@ -117,3 +120,55 @@ assert "Invalid timezone" in result["error"] and "Not/AZone" in result["error"],
 print("time_get_current_time of an unknown zone failed with the upstream's error")
 PY
 echo "real servers through --config: ok"
+
+# Behind a crash and a reload: `serve --http` with the same file.
+lifecycle() { python3 "$(dirname "$0")/lifecycle_http.py" "$@"; }
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+url="http://127.0.0.1:$port"
+"$bin" serve --http "127.0.0.1:$port" --config "$work/gateway.toml" 2>"$work/serve.stderr" &
+serve_pid=$!
+trap 'kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; rm -rf "$work"' EXIT
+for upstream in everything memory time; do
+    lifecycle ready "$url" "upstream $upstream: up" || fail "$upstream not up: $(cat "$work/serve.stderr")"
+done
+out="$(lifecycle call "$url" everything_echo '{"message": "before the crash"}')" || fail "echo: $out"
+grep -q "before the crash" <<<"$out" || fail "echo answered: $out"
+
+# The everything server killed: noticed when its stdout closes, withdrawn, started again.
+pids="$(pgrep -f -- "$work/npm/node_modules/.bin/mcp-server-everything" || true)"
+[ -n "$pids" ] || fail "no process of the everything server"
+# shellcheck disable=SC2086
+kill -KILL $pids
+lifecycle ready "$url" "upstream everything: up" "1 restarts" \
+    || fail "everything not back: $(cat "$work/serve.stderr")"
+out="$(lifecycle call "$url" everything_echo '{"message": "after the crash"}')" || fail "echo after the crash: $out"
+grep -q "after the crash" <<<"$out" || fail "echo after the crash answered: $out"
+
+# Reloaded with memory removed: it stops, the others go on (time was never restarted).
+python3 - "$work/gateway.toml" <<'PY'
+import re, sys
+path = sys.argv[1]
+text = open(path).read()
+text = re.sub(r'\[\[upstream\]\]\nnamespace = "memory".*?(?=\n# A Python server)', "", text, flags=re.S)
+open(path, "w").write(text)
+PY
+grep -q 'namespace = "memory"' "$work/gateway.toml" && fail "the edit left memory in the file"
+kill -HUP "$serve_pid"
+lifecycle absent "$url" "upstream memory" || fail "memory still there: $(cat "$work/serve.stderr")"
+grep -q "SIGHUP: reloaded .*stopped: memory" "$work/serve.stderr" || fail "reload said: $(cat "$work/serve.stderr")"
+lifecycle ready "$url" "upstream time: up" "0 restarts" || fail "time was restarted"
+lifecycle call "$url" time_get_current_time '{"timezone": "UTC"}' >/dev/null || fail "time after the reload"
+if lifecycle call "$url" memory_read_graph '{}' >/dev/null; then fail "a removed upstream's tool answered"; fi
+
+# A file that does not load: refused, the running configuration kept.
+cp "$work/gateway.toml" "$work/gateway.good"
+echo '[[upstream]] namespace = ' >> "$work/gateway.toml"
+kill -HUP "$serve_pid"
+for _ in $(seq 1 1200); do
+    grep -q "SIGHUP: refused the new configuration" "$work/serve.stderr" && break
+    sleep 0.1
+done
+grep -q "SIGHUP: refused the new configuration" "$work/serve.stderr" || fail "a bad file was not refused"
+out="$(lifecycle call "$url" everything_echo '{"message": "still here"}')" || fail "echo after a bad reload: $out"
+grep -q "still here" <<<"$out" || fail "echo after a bad reload answered: $out"
+echo "real servers behind a crash and a reload: ok"

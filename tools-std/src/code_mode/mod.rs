@@ -300,6 +300,8 @@ pub async fn run_code(
         .env_clear()
         .envs(ws.command_env())
         .env("TMPDIR", confinement.temp_dir())
+        // As for `run_command`: the egress proxy, when the workspace names hosts.
+        .envs(confinement.proxy_env())
         .env("PYTHONIOENCODING", "utf-8")
         // The channel: the program's only way to the executor.
         .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))

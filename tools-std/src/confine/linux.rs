@@ -10,11 +10,15 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 use toolwright_core::ToolError;
 
+use super::cgroup::Cgroups;
+use super::limits;
 use super::mount::Plan;
+use super::relay::{self, Relay};
 use super::rules::{PROC_ACCESS, Writable, landlock_ruleset};
 use super::supervisor::{Hook, lifeline};
 use super::syscalls;
 use super::view::{self, Access};
+use crate::egress::{Egress, Proxy};
 use crate::workspace::Workspace;
 
 const NOT_CONFINED: &str = "this kernel cannot confine commands (Landlock is not available \
@@ -33,6 +37,10 @@ pub(crate) struct Confinement {
     _stage: TempDir,
     confined: bool,
     hook: Option<Hook>,
+    /// The program's own cgroups (removed after the stage and temporary directory).
+    _cgroups: Cgroups,
+    /// The egress proxy of a program that may reach named hosts (stopped when dropped).
+    proxy: Option<Proxy>,
 }
 
 /// Why a confinement could not be prepared.
@@ -59,9 +67,10 @@ pub(crate) struct Spec {
     pub(crate) protect_root_git: Option<PathBuf>,
     /// The prefix of its temporary directories' names.
     pub(crate) prefix: &'static str,
-    /// How many processes and threads it may have at once (`RLIMIT_NPROC`, counted in its
-    /// own user namespace, so only its own), or no limit of ours.
-    pub(crate) max_tasks: Option<u64>,
+    /// Its memory, CPU, processes and writes (see `crate::limits`).
+    pub(crate) limits: crate::limits::Limits,
+    /// Without the network, the named hosts it may reach through an egress proxy.
+    pub(crate) egress: Option<Egress>,
 }
 
 impl Confinement {
@@ -90,7 +99,8 @@ impl Confinement {
             unconfined_allowed: ws.unconfined_allowed(),
             protect_root_git: git.contains(&root_git).then(|| ws.root().to_path_buf()),
             prefix: "run_command-",
-            max_tasks: None,
+            limits: ws.command_limits(),
+            egress: ws.egress().cloned(),
         };
         Confinement::prepare_spec(spec, cwd, |temp| view::workspace_binds(ws, Some(temp), git))
             .map_err(|error| match error {
@@ -120,8 +130,21 @@ impl Confinement {
         let temp = temp_dir("")?;
         let stage = temp_dir("view-")?;
         spec.binds.extend(more_binds(temp.path()));
+        // Named hosts only: a proxy on a socket in its temporary directory (in its view),
+        // reached through a relay on the loopback of its own network namespace. Fail closed:
+        // no proxy, no program.
+        let egress = match spec.egress.take().filter(|_| !spec.network) {
+            Some(egress) => {
+                let socket = temp.path().join(".egress.sock");
+                let relay = Relay::new(&socket).map_err(PrepareError::Failed)?;
+                let proxy = Proxy::start(egress, socket).map_err(|e| failed("egress", &e))?;
+                Some((relay, proxy))
+            }
+            None => None,
+        };
+        let connect_port = egress.as_ref().map(|_| relay::PORT);
         let items = view::items(&spec.binds, spec.toolchain, spec.network);
-        let ruleset = landlock_ruleset(&items, spec.network, Writable::Items)
+        let ruleset = landlock_ruleset(&items, spec.network, connect_port, Writable::Items)
             .map_err(|e| failed("Landlock", &e))?;
         let confined = ruleset.is_some();
         if !confined && !spec.unconfined_allowed {
@@ -130,19 +153,27 @@ impl Confinement {
         // Without a mount namespace (no user namespaces), Landlock alone keeps the root's
         // `.git` read-only: every top-level entry but `.git` is writable, the root is not.
         let fallback = match &spec.protect_root_git {
-            Some(root) if confined => {
-                landlock_ruleset(&items, spec.network, Writable::TopLevelExceptGit(root))
-                    .map_err(|e| failed("Landlock", &e))?
-            }
+            Some(root) if confined => landlock_ruleset(
+                &items,
+                spec.network,
+                connect_port,
+                Writable::TopLevelExceptGit(root),
+            )
+            .map_err(|e| failed("Landlock", &e))?,
             _ => None,
         };
-        let seccomp = match syscalls::filters(spec.network) {
+        let seccomp = match syscalls::filters(spec.network || egress.is_some()) {
             Ok(programs) => programs,
             Err(_) if spec.unconfined_allowed && !confined => Vec::new(),
             Err(e) => return Err(failed("seccomp", &e)),
         };
         let plan = Plan::new(stage.path(), &items)
             .map_err(|e| failed("its view of the file system", &e))?;
+        let staged_temp = stage
+            .path()
+            .join(temp.path().strip_prefix("/").unwrap_or(temp.path()));
+        let (cgroups, limits) = limits::prepare(&spec.limits, temp.path(), &staged_temp)
+            .map_err(|e| failed("its resource limits", &e))?;
         let c_path = |path: &Path| {
             CString::new(path.as_os_str().as_bytes())
                 .map_err(|e| failed("a path holds a NUL byte", &e))
@@ -160,6 +191,7 @@ impl Confinement {
             // the host (they belong to a network namespace).
             namespaces |= libc::CLONE_NEWNET;
         }
+        let (relay, proxy) = egress.unzip();
         let (lifeline_read, lifeline_write) =
             lifeline().map_err(|e| failed("cannot make the supervisor's lifeline", &e))?;
         Ok(Confinement {
@@ -167,6 +199,8 @@ impl Confinement {
             temp,
             _stage: stage,
             confined,
+            _cgroups: cgroups,
+            proxy,
             hook: Some(Hook {
                 ruleset,
                 fallback,
@@ -178,7 +212,9 @@ impl Confinement {
                 uid_map: format!("{uid} {uid} 1\n").into_bytes(),
                 gid_map: format!("{gid} {gid} 1\n").into_bytes(),
                 lifeline: lifeline_read,
-                max_tasks: spec.max_tasks,
+                max_tasks: spec.limits.processes_max(),
+                limits,
+                relay,
             }),
         })
     }
@@ -191,6 +227,27 @@ impl Confinement {
     /// The command's private temporary directory (its `TMPDIR`).
     pub(crate) fn temp_dir(&self) -> &Path {
         self.temp.path()
+    }
+
+    /// The variables that point the program's HTTP clients at its egress relay (empty
+    /// without one). `NO_PROXY` is emptied: nothing is reached around the proxy.
+    pub(crate) fn proxy_env(&self) -> Vec<(&'static str, String)> {
+        if self.proxy.is_none() {
+            return Vec::new();
+        }
+        let url = format!("http://127.0.0.1:{}", relay::PORT);
+        [
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ]
+        .into_iter()
+        .map(|name| (name, url.clone()))
+        .chain([("NO_PROXY", String::new()), ("no_proxy", String::new())])
+        .collect()
     }
 
     /// Makes `command` start under the supervisor, confined.

@@ -71,19 +71,27 @@
 #![allow(unsafe_code)]
 
 // The layers, lowest first (no module imports one listed after it): view, mount, syscalls,
-// rules, supervisor, linux, other.
+// rules, relay, cgroup, limits, supervisor, linux, other.
 //
 // `view` is the list of what a confined program sees, `mount` the system calls that build it,
-// `syscalls` the seccomp policy, `rules` the Landlock rules from the same list, `supervisor`
+// `syscalls` the seccomp policy, `rules` the Landlock rules from the same list, `relay` the
+// process that passes a program's connections to its egress proxy, `supervisor`
 // what runs between fork and exec (the supervisor and the command), `linux` the
 // `Confinement` prepared before the fork from all of them; `other` stands in for it
-// elsewhere.
+// elsewhere. `cgroup` makes a program's own cgroup, `limits` the resource limits the
+// supervisor and the command apply.
+#[cfg(target_os = "linux")]
+mod cgroup;
+#[cfg(target_os = "linux")]
+mod limits;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
 mod mount;
 #[cfg(not(target_os = "linux"))]
 mod other;
+#[cfg(target_os = "linux")]
+mod relay;
 #[cfg(target_os = "linux")]
 mod rules;
 #[cfg(target_os = "linux")]
@@ -93,6 +101,8 @@ mod syscalls;
 #[cfg(target_os = "linux")]
 mod view;
 
+#[cfg(target_os = "linux")]
+pub(crate) use limits::mechanisms;
 #[cfg(target_os = "linux")]
 pub(crate) use linux::{Confinement, PrepareError, Spec, kill, stop};
 #[cfg(not(target_os = "linux"))]

@@ -38,10 +38,16 @@ pub(crate) struct Spec {
     pub(crate) unconfined_allowed: bool,
     pub(crate) protect_root_git: Option<PathBuf>,
     pub(crate) prefix: &'static str,
-    /// How many processes and threads it may have at once (ignored here).
+    /// Its resource limits (not enforced here).
     #[allow(dead_code)]
-    pub(crate) max_tasks: Option<u64>,
+    pub(crate) limits: crate::limits::Limits,
+    /// Named hosts only: impossible here, so refused.
+    pub(crate) egress: Option<crate::egress::Egress>,
 }
+
+/// Named hosts only needs a network namespace: fail closed.
+const NO_EGRESS: &str = "named hosts only (`network_hosts`) needs Linux's network \
+    namespaces; the program is not started";
 
 impl Confinement {
     pub(crate) fn prepare(
@@ -49,6 +55,9 @@ impl Confinement {
         _cwd: &Path,
         _git: &[PathBuf],
     ) -> Result<Confinement, ToolError> {
+        if ws.egress().is_some() {
+            return Err(ToolError::new(NO_EGRESS));
+        }
         if !ws.unconfined_allowed() {
             return Err(ToolError::new(
                 "commands can only be confined by the kernel on Linux (Landlock), so \
@@ -75,6 +84,9 @@ impl Confinement {
         _cwd: &Path,
         _more_binds: impl FnOnce(&Path) -> Vec<(PathBuf, Access)>,
     ) -> Result<Confinement, PrepareError> {
+        if spec.egress.is_some() {
+            return Err(PrepareError::Failed(NO_EGRESS.to_owned()));
+        }
         if !spec.unconfined_allowed {
             return Err(PrepareError::NotConfinable);
         }
@@ -93,6 +105,10 @@ impl Confinement {
 
     pub(crate) fn temp_dir(&self) -> &Path {
         self.temp.path()
+    }
+
+    pub(crate) fn proxy_env(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
     }
 
     pub(crate) fn install(&mut self, _command: &mut std::process::Command) {}

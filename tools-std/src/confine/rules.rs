@@ -8,8 +8,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use landlock::{
-    ABI, Access as _, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreated, RulesetCreatedAttr, RulesetError, Scope,
+    ABI, Access as _, AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, PathFd, Ruleset,
+    RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope,
 };
 
 use super::view::{Access, Item};
@@ -38,9 +38,12 @@ pub(super) enum Writable<'a> {
 /// `landlock`'s best-effort mode enforces what the kernel supports. The status it would
 /// report from `restrict_self` is `NotEnforced` exactly when it created no kernel ruleset,
 /// which is known here, before the fork: no file descriptor.
+/// `connect_port`: without the network, the one TCP port it may connect to (its egress
+/// relay's, on the loopback of its own namespace).
 pub(super) fn landlock_ruleset(
     items: &[Item],
     network: bool,
+    connect_port: Option<u16>,
     writable: Writable<'_>,
 ) -> Result<Option<OwnedFd>, RulesetError> {
     let all = AccessFs::from_all(FS_ABI);
@@ -52,6 +55,9 @@ pub(super) fn landlock_ruleset(
         ruleset = ruleset.handle_access(AccessNet::from_all(ABI::V4))?;
     }
     let mut ruleset = ruleset.scope(Scope::from_all(ABI::V6))?.create()?;
+    if let (false, Some(port)) = (network, connect_port) {
+        ruleset = ruleset.add_rule(NetPort::new(port, AccessNet::ConnectTcp))?;
+    }
     // Where there is no view, the host's `/proc` (mounted over in a view, with its rule).
     ruleset = grant(ruleset, Path::new("/proc"), PROC_ACCESS)?;
     for item in items {

@@ -9,7 +9,9 @@ use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
 use seccompiler::BpfProgram;
 
+use super::limits::Apply;
 use super::mount::Plan;
+use super::relay::Relay;
 
 /// What the forked child does, on data prepared before the fork.
 pub(super) struct Hook {
@@ -28,6 +30,10 @@ pub(super) struct Hook {
     pub(super) uid_map: Vec<u8>,
     pub(super) gid_map: Vec<u8>,
     pub(super) max_tasks: Option<u64>,
+    /// The program's cgroups, sized temporary directory, PID bound and rlimits.
+    pub(super) limits: Apply,
+    /// The relay to the egress proxy, for a program that may reach named hosts.
+    pub(super) relay: Option<Relay>,
     /// The read end of the lifeline whose write end the `Confinement` holds in our
     /// process: when that closes (our process killed with `SIGKILL` included), the kernel
     /// sends the supervisor `SIGTERM`, and it kills the command.
@@ -38,14 +44,21 @@ impl Hook {
     /// In the process `spawn` forked: becomes the supervisor, and returns in its child,
     /// the command, for `std` to execute the program.
     pub(super) fn run(&self) -> io::Result<()> {
+        // In its cgroups before anything else, so that all it starts is counted there.
+        self.limits.join_cgroups()?;
         // Where the kernel gives us namespaces, the view is not optional: a failure to build
         // it fails the command.
         let (view, own_users) = self.enter_namespaces()?;
+        // Named hosts only needs a network namespace of its own: without one, no program.
+        if self.relay.is_some() && !view {
+            return Err(io::Error::from_raw_os_error(libc::ENETUNREACH));
+        }
         if view {
             if !make_mounts_private() {
                 return Err(io::Error::last_os_error());
             }
             self.plan.build()?;
+            self.limits.mount_temp()?;
         }
         let ruleset = if view {
             self.ruleset.as_ref()
@@ -179,22 +192,25 @@ impl Hook {
             unsafe { libc::_exit(127) };
         }
         close(lifeline_read);
-        // Memory has no limit of ours: should the command take it all, the kernel's OOM
-        // killer ends the command (and what it started, which inherits this) before anything
-        // of the host. Raising one's own score needs no privilege; where it fails, nothing
-        // else depends on it.
+        // Beyond its limits (`limits`): should the command take all memory left, the
+        // kernel's OOM killer ends it (and what it started, which inherits this) before
+        // anything of the host. Raising one's own score needs no privilege; where it fails,
+        // nothing else depends on it.
         let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
         // A session of its own, with no controlling terminal: `/dev/tty` is nobody's, and
         // its process group is the one the supervisor kills.
         // SAFETY: setsid takes no argument.
         check(unsafe { libc::setsid() })?;
         if view {
+            self.limits.bound_pid_namespace();
             self.plan.mount_proc()?;
             self.plan.enter(&self.cwd)?;
             if let Some(ruleset) = ruleset {
                 self.allow_private_proc(ruleset);
+                self.limits.allow_temp(ruleset);
             }
         }
+        self.limits.set_rlimits()?;
         // The limit counts the tasks of our user in its user namespace: only the
         // command's, and only there (in the host's, it would count all of the user's).
         if let (Some(max), true) = (self.max_tasks, own_users) {
@@ -205,6 +221,11 @@ impl Hook {
             // SAFETY: a valid `rlimit`.
             check(unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &limit) })?;
         }
+        // The egress relay's listener, while the command may still bring its loopback up.
+        let relay = match &self.relay {
+            Some(relay) => Some((relay, relay.listen()?)),
+            None => None,
+        };
         drop_capabilities()?;
         // Descriptors the tool's process inherited (`exec 7<secret`) end at exec.
         close_on_exec_from(3);
@@ -222,6 +243,10 @@ impl Hook {
         }
         for program in &self.seccomp {
             seccompiler::apply_filter(program).map_err(|_| io::Error::last_os_error())?;
+        }
+        // Forked confined, like the program: it can do nothing the program cannot.
+        if let Some((relay, listener)) = relay {
+            relay.spawn(listener)?;
         }
         Ok(())
     }
