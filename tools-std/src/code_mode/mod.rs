@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tokio::io::AsyncWriteExt;
 use tokio::sync::watch;
 use toolwright_core::{Json, ToolContext, ToolError, tool};
 
@@ -56,6 +57,18 @@ pub const DEFAULT_MAX_CALLS: u32 = 50;
 /// The most bytes of one request line from a program unless
 /// [`CodeMode::max_request_bytes`] says otherwise: 1 MiB.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 1024 * 1024;
+/// What the interpreter runs: it reads the module (the runtime, the stubs and the program)
+/// as the channel's first line and runs it. Not a file: the program's `TMPDIR` is its own
+/// (a `tmpfs` where the kernel gives one), and an argument is bounded in size.
+const BOOTSTRAP: &str = "import json, os\n\
+    line = b''\n\
+    while not line.endswith(b'\\n'):\n\
+    \x20   chunk = os.read(0, 1 << 16)\n\
+    \x20   if not chunk:\n\
+    \x20       raise SystemExit('toolwright: the channel closed before the module came')\n\
+    \x20   line += chunk\n\
+    exec(compile(json.loads(line)['module'], '<toolwright>', 'exec'))\n";
+
 /// Where the Python 3 interpreter is looked for, in order, when [`CodeMode::python`] is not
 /// set: the system's, which is in a confined program's view.
 pub const PYTHON_CANDIDATES: [&str; 3] =
@@ -270,6 +283,10 @@ pub async fn run_code(
     let python = python(&bounds)?;
     let offered = offered_tools(ctx);
     let (source, _) = stubs::module(&offered, &code);
+    let mut module = serde_json::json!({ "module": source })
+        .to_string()
+        .into_bytes();
+    module.push(b'\n');
 
     let git_before = (!ws.git_writes_allowed()).then(|| GitEntries::scan(ws.root()));
     let protected = git_before
@@ -277,16 +294,11 @@ pub async fn run_code(
         .map(GitEntries::protectable)
         .unwrap_or_default();
     let mut confinement = Confinement::prepare(ws, ws.root(), &protected)?;
-    // The module lives in the program's private temporary directory, outside the workspace.
-    let script = confinement.temp_dir().join("toolwright_code_mode.py");
-    std::fs::write(&script, &source)
-        .map_err(|e| ToolError::new(format!("cannot write the program's module: {e}")))?;
-
     let (ours, theirs) = std::os::unix::net::UnixStream::pair()
         .map_err(|e| ToolError::new(format!("cannot make the program's channel: {e}")))?;
     ours.set_nonblocking(true)
         .map_err(|e| ToolError::new(format!("cannot make the program's channel: {e}")))?;
-    let ours = tokio::net::UnixStream::from_std(ours)
+    let mut ours = tokio::net::UnixStream::from_std(ours)
         .map_err(|e| ToolError::new(format!("cannot make the program's channel: {e}")))?;
 
     let mut command = tokio::process::Command::new(&python);
@@ -295,7 +307,8 @@ pub async fn run_code(
     command
         .arg("-I")
         .arg("-B")
-        .arg(&script)
+        .arg("-c")
+        .arg(BOOTSTRAP)
         .current_dir(ws.root())
         .env_clear()
         .envs(ws.command_env())
@@ -350,8 +363,14 @@ pub async fn run_code(
     let mut timed_out = false;
     let status = {
         let run = async {
-            let (status, ()) =
-                tokio::join!(child.0.wait(), channel::serve(ours, &host, &mut transcript));
+            let channel = async {
+                // The module is the channel's first line; nothing else is sent before the
+                // program's first request, so the bootstrap reads exactly this line.
+                if ours.write_all(&module).await.is_ok() {
+                    channel::serve(ours, &host, &mut transcript).await;
+                }
+            };
+            let (status, ()) = tokio::join!(child.0.wait(), channel);
             status.ok()
         };
         tokio::select! {
