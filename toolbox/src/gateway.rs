@@ -57,25 +57,37 @@ pub(crate) async fn mount_all(
 
 /// Starts every upstream of `config` under a [`Gateway`] (each on its own, restarted with
 /// backoff; reports on stderr) and reloads `path` on SIGHUP with `checks`: a file that does
-/// not load is refused with its reason and the running configuration kept.
+/// not load is refused with its reason and the running configuration kept. A reloaded
+/// configuration's egress refusals go to the audit log at `audit`, as the first one's.
 pub(crate) async fn supervise(
     config: GatewayConfig,
     registry: &Arc<ToolRegistry>,
     checks: Checks<'static>,
     path: &Path,
+    audit: Option<&Path>,
 ) -> Result<Gateway, UsageError> {
     let gateway = Gateway::new(Arc::clone(registry)).on_report(tell);
     gateway
         .start(config)
         .await
         .map_err(|error| UsageError(error.to_string()))?;
-    spawn_reloads(gateway.clone(), checks, path.to_path_buf());
+    spawn_reloads(
+        gateway.clone(),
+        checks,
+        path.to_path_buf(),
+        audit.map(Path::to_path_buf),
+    );
     Ok(gateway)
 }
 
 /// Reloads `path` at each SIGHUP (Unix).
 #[cfg(unix)]
-fn spawn_reloads(gateway: Gateway, checks: Checks<'static>, path: std::path::PathBuf) {
+fn spawn_reloads(
+    gateway: Gateway,
+    checks: Checks<'static>,
+    path: std::path::PathBuf,
+    audit: Option<std::path::PathBuf>,
+) {
     use tokio::signal::unix::{SignalKind, signal};
     let mut hangups = match signal(SignalKind::hangup()) {
         Ok(hangups) => hangups,
@@ -86,7 +98,7 @@ fn spawn_reloads(gateway: Gateway, checks: Checks<'static>, path: std::path::Pat
     };
     tokio::spawn(async move {
         while hangups.recv().await.is_some() {
-            match load(checks.clone(), &path) {
+            match load(checks.clone(), &path, audit.as_deref()) {
                 Ok(config) => {
                     let report = gateway.reload(config).await;
                     eprintln!("toolwright: SIGHUP: reloaded {}: {report}", path.display());
@@ -102,7 +114,13 @@ fn spawn_reloads(gateway: Gateway, checks: Checks<'static>, path: std::path::Pat
 
 /// Without Unix signals there is no reload.
 #[cfg(not(unix))]
-fn spawn_reloads(_gateway: Gateway, _checks: Checks<'static>, _path: std::path::PathBuf) {}
+fn spawn_reloads(
+    _gateway: Gateway,
+    _checks: Checks<'static>,
+    _path: std::path::PathBuf,
+    _audit: Option<std::path::PathBuf>,
+) {
+}
 
 /// What a mount did not do, on stderr (a clean mount says nothing).
 fn tell(namespace: &str, report: &MountReport) {

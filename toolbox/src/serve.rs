@@ -114,9 +114,16 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     // Each upstream supervised on its own: serving starts now, whatever their handshakes
     // do; SIGHUP reloads the file with the same checks.
     let supervisor = match (gateway, &args.config) {
-        (Some(config), Some(path)) => {
-            Some(crate::gateway::supervise(config, &registry, checks.clone(), path).await?)
-        }
+        (Some(config), Some(path)) => Some(
+            crate::gateway::supervise(
+                config,
+                &registry,
+                checks.clone(),
+                path,
+                args.audit_log.as_deref(),
+            )
+            .await?,
+        ),
         _ => None,
     };
     let root = workspace.root().display().to_string();
