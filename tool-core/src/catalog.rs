@@ -8,10 +8,13 @@
 //! [`CatalogSource`].
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::call::{ToolCall, ToolResult};
 use crate::meta::ToolMeta;
 use crate::safety::SafetyLevel;
 
@@ -185,4 +188,35 @@ impl fmt::Debug for Catalog {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Catalog").finish_non_exhaustive()
     }
+}
+
+/// Calls of other tools that a running tool makes on its caller's behalf
+/// ([`ToolContext::nested_calls`](crate::ToolContext::nested_calls)): a program in code mode
+/// calling the tools it was offered. The executor gives it only to the tools its operator
+/// named (`ExecutorBuilder::nested_calls_for` in toolwright-runtime), and each call goes
+/// through the executor's whole policy with the outer caller's options: the same offered
+/// set, ceiling, approval handler, owner, call counts and cancellation.
+///
+/// ```
+/// use std::future::Future;
+/// use std::pin::Pin;
+/// use std::sync::Arc;
+/// use toolwright_core::{NestedCalls, ToolCall, ToolContext, ToolResult};
+///
+/// /// Answers every call with its tool's name (a test double).
+/// struct Echo;
+/// impl NestedCalls for Echo {
+///     fn call(&self, call: ToolCall) -> Pin<Box<dyn Future<Output = ToolResult> + Send + '_>> {
+///         Box::pin(async move { ToolResult::success(call.id, call.name) })
+///     }
+/// }
+///
+/// let ctx = ToolContext::new().with_nested_calls(Arc::new(Echo));
+/// assert!(ctx.nested_calls().is_some());
+/// assert!(ToolContext::new().nested_calls().is_none());
+/// ```
+pub trait NestedCalls: Send + Sync + 'static {
+    /// Runs `call` as the outer caller would have: every layer of the policy applies, and a
+    /// refusal is a failed [`ToolResult`] saying why.
+    fn call(&self, call: ToolCall) -> Pin<Box<dyn Future<Output = ToolResult> + Send + '_>>;
 }

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, NestedCalls};
 use crate::client::{
     ClientError, ClientPowers, DEFAULT_MAX_CLIENT_REQUESTS, Elicitation, ElicitationRequest,
     LogLevel, SampledMessage, SamplingMessage, SamplingOptions, SamplingRequest,
@@ -88,6 +88,8 @@ pub struct ToolContext {
     asked: Option<CancellationToken>,
     /// The first change the run recorded (`record_side_effect`), shared by every clone.
     side_effect: Arc<OnceLock<String>>,
+    /// Calls of other tools on the caller's behalf, for the tools the operator named.
+    nested: Option<Arc<dyn NestedCalls>>,
     /// Who made the call, when the front end says (`Caller`).
     caller: Option<Arc<crate::caller::Caller>>,
 }
@@ -106,6 +108,7 @@ impl Default for ToolContext {
             approved_change: None,
             asked: None,
             side_effect: Arc::default(),
+            nested: None,
             caller: None,
         }
     }
@@ -172,6 +175,7 @@ impl ToolContext {
             approved_change: None,
             asked: None,
             side_effect: Arc::default(),
+            nested: None,
             caller: None,
         }
     }
@@ -280,6 +284,19 @@ impl ToolContext {
     /// ```
     pub fn with_catalog(mut self, catalog: Catalog) -> Self {
         self.catalog = Some(catalog);
+        self
+    }
+
+    /// The calls of other tools this tool may make on its caller's behalf, through the
+    /// executor and its whole policy: `None` unless the operator named this tool
+    /// (`ExecutorBuilder::nested_calls_for` in toolwright-runtime). See [`NestedCalls`].
+    pub fn nested_calls(&self) -> Option<&Arc<dyn NestedCalls>> {
+        self.nested.as_ref()
+    }
+
+    /// The same context, able to call other tools through `calls` (the executor sets it).
+    pub fn with_nested_calls(mut self, calls: Arc<dyn NestedCalls>) -> Self {
+        self.nested = Some(calls);
         self
     }
 

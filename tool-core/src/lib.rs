@@ -43,7 +43,7 @@ pub use args::{ArgumentError, InvalidArguments, ToolParam};
 pub use builder::ToolBuilder;
 pub use call::{PendingApproval, ResultMetadata, ToolCall, ToolResult};
 pub use caller::{Caller, CallerToken};
-pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource};
+pub use catalog::{Catalog, CatalogEntry, CatalogHit, CatalogSource, NestedCalls};
 pub use client::{ClientError, ClientPowers, Elicitation, LogLevel};
 pub use completion::{
     AsyncCompletionFn, CompletionFn, CompletionFuture, CompletionRequest, Completions,

@@ -21,7 +21,7 @@ use crate::workspace::workspace;
 const STOP_GRACE: Duration = Duration::from_millis(500);
 /// How long the output pipes may stay open once the command has exited; then what they hold
 /// is read without waiting, and they are dropped.
-const PIPE_GRACE: Duration = Duration::from_millis(250);
+pub(crate) const PIPE_GRACE: Duration = Duration::from_millis(250);
 /// The most bytes read from a pipe, without waiting, after [`PIPE_GRACE`].
 const DRAIN_LIMIT: usize = 4 * 1024 * 1024;
 
@@ -360,7 +360,7 @@ pub async fn run_command(
 }
 
 /// A task aborted when dropped.
-struct Task<T>(tokio::task::JoinHandle<T>);
+pub(crate) struct Task<T>(pub(crate) tokio::task::JoinHandle<T>);
 
 impl<T> Drop for Task<T> {
     fn drop(&mut self) {
@@ -371,11 +371,11 @@ impl<T> Drop for Task<T> {
 /// The spawned process (on Linux, the command's supervisor), stopped if it is dropped before
 /// it was waited for: a call dropped unfinished (an executor's time limit) still ends
 /// everything the command started.
-struct Running(tokio::process::Child);
+pub(crate) struct Running(pub(crate) tokio::process::Child);
 
 impl Running {
     /// Stops the command and everything it started, and waits for it.
-    async fn stop(&mut self) -> Option<ExitStatus> {
+    pub(crate) async fn stop(&mut self) -> Option<ExitStatus> {
         if let Some(pid) = self.0.id() {
             confine::stop(pid);
         }
@@ -403,7 +403,7 @@ impl Drop for Running {
 /// Reads a stream to its end, keeping at most `limit` bytes (the rest is drained so the
 /// command never blocks on a full pipe). When `stop` turns true, reads what the pipe holds
 /// without waiting, and returns.
-async fn read_capped(
+pub(crate) async fn read_capped(
     stream: Option<impl Pipe>,
     limit: usize,
     mut stop: watch::Receiver<bool>,
@@ -444,7 +444,7 @@ async fn read_capped(
 }
 
 /// A command's output pipe.
-trait Pipe: AsyncRead + Unpin {
+pub(crate) trait Pipe: AsyncRead + Unpin {
     /// Reads what the pipe holds now, without waiting: 0 when it is empty or closed.
     fn read_now(&self, buffer: &mut [u8]) -> usize;
 }

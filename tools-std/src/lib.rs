@@ -4,8 +4,9 @@
 #![warn(missing_docs)]
 
 // The layers, lowest first (no module imports one listed after it): names, mime, expression,
-// walk, quarantine, limits, egress, workspace, confine, files, skills, data, execution, sandbox,
-// introspection.
+// walk, quarantine, limits, egress, workspace, confine, files, skills, data, execution,
+// code_mode, sandbox, introspection.
+pub mod code_mode;
 mod confine;
 pub mod data;
 pub mod egress;
@@ -30,7 +31,7 @@ pub use workspace::{GlobError, PathError, Workspace, WorkspaceError};
 use toolwright_runtime::{RegistryError, ToolRegistry};
 
 /// The names of the tools in this crate, by category order.
-pub const TOOL_NAMES: [&str; 16] = [
+pub const TOOL_NAMES: [&str; 17] = [
     "read_file",
     "list_directory",
     "file_info",
@@ -41,6 +42,7 @@ pub const TOOL_NAMES: [&str; 16] = [
     "create_directory",
     "delete_path",
     "run_command",
+    "run_code",
     "calculate",
     "json_query",
     "current_time",

@@ -96,6 +96,7 @@ pub struct ExecutorBuilder {
     pending_key: Option<Vec<u8>>,
     max_calls: HashMap<String, u32>,
     discovery: super::discovery::Discovery,
+    nested_calls_for: std::collections::HashSet<String>,
 }
 
 impl ExecutorBuilder {
@@ -463,6 +464,28 @@ impl ExecutorBuilder {
         self
     }
 
+    /// Lets the tools named `tools` call other tools on their caller's behalf
+    /// ([`ToolContext::nested_calls`](toolwright_core::ToolContext::nested_calls)): code mode's
+    /// `run_code` (toolwright-std). Each such call goes through this executor's whole policy
+    /// with the outer call's options (offered set, ceiling, approval handler, owner, call
+    /// counts, cancellation), and hooks see it under the called tool's name. Default: no tool
+    /// may; the operator names each one.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwright_runtime::{Executor, ToolRegistry};
+    ///
+    /// let executor = Executor::builder(Arc::new(ToolRegistry::new()))
+    ///     .nested_calls_for(["run_code"])
+    ///     .build();
+    /// # let _ = executor;
+    /// ```
+    pub fn nested_calls_for(mut self, tools: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.nested_calls_for
+            .extend(tools.into_iter().map(Into::into));
+        self
+    }
+
     /// The executor, after checking that its state holds every type of state the registry's
     /// tools need ([`Tool::required_state`](toolwright_core::Tool::required_state): tool sets' `Self`, `#[state]` parameters,
     /// [`ToolBuilder::needs_state`](toolwright_core::ToolBuilder::needs_state)), disabled tools
@@ -590,6 +613,7 @@ impl ExecutorBuilder {
                         .map_or_else(PendingKey::process, PendingKey::given),
                 ),
                 max_calls: self.max_calls,
+                nested_calls_for: self.nested_calls_for,
                 call_counts: Arc::new(CallCounts::new()),
                 discovery: self.discovery,
             }),
@@ -628,6 +652,7 @@ impl Executor {
             pending_key: None,
             max_calls: HashMap::new(),
             discovery: super::discovery::Discovery::Full,
+            nested_calls_for: std::collections::HashSet::new(),
         }
     }
 }

@@ -64,6 +64,8 @@ pub(super) struct Inner {
     pub(super) pending: pending::PendingCalls,
     /// Per-tool call limits set on the builder (over the tools' own).
     pub(super) max_calls: std::collections::HashMap<String, u32>,
+    /// The tools that may call other tools on their caller's behalf.
+    pub(super) nested_calls_for: std::collections::HashSet<String>,
     /// The executor's own call counts (calls without `CallOptions::call_counts`).
     pub(super) call_counts: Arc<limits::CallCounts>,
     /// How the tools are listed: all, or search-first.

@@ -11,8 +11,9 @@
 //! `primitives` (prompts, resources and completions under the same policy), `discovery`
 //! (search-first lists: a core plus `search_tools`, `describe_tool`, `call_tool`).
 
-// The layers, lowest first (no module imports one listed after it): outcome, discovery, lenient, limits,
-// approval, guardrail, pool, inline, metrics, options, pending, hooks, handle, running, builder,
+// The layers, lowest first (no module imports one listed after it): outcome, discovery,
+// lenient, limits, approval, guardrail, pool, inline, metrics, options, pending, hooks,
+// handle, nested, running, builder,
 // offer, checks, resume, blocking, policy, execute, primitives. This file only declares and
 // re-exports.
 mod approval;
@@ -28,6 +29,7 @@ mod inline;
 mod lenient;
 mod limits;
 mod metrics;
+mod nested;
 mod offer;
 mod options;
 mod outcome;

@@ -653,6 +653,11 @@ impl Executor {
         if let Some(client) = &options.client {
             context = context.with_client_limit(Arc::clone(client), self.inner.max_client_requests);
         }
+        if self.inner.nested_calls_for.contains(tool.name()) {
+            let token = context.cancellation_token().clone();
+            let nested = super::nested::NestedCaller::shared(self, id, options, token);
+            context = context.with_nested_calls(nested);
+        }
         if let Some(caller) = &options.caller {
             // The caller's token only to a tool that asked for it.
             context = context.with_caller(if tool.receives_caller_token() {

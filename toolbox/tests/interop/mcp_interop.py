@@ -29,7 +29,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 EXPECTED_TOOLS = {
     "read_file", "list_directory", "file_info", "search_files", "find_files", "write_file",
-    "edit_file", "create_directory", "delete_path", "run_command", "calculate", "json_query",
+    "edit_file", "create_directory", "delete_path", "run_command", "run_code", "calculate",
+    "json_query",
     "current_time", "list_tools", "describe_tool", "search_tools",
 }
 

@@ -114,6 +114,7 @@ fn documented_bounds_are_in_the_schemas() {
         ("list_directory", "depth", 1),
         ("search_files", "max_matches", 1),
         ("run_command", "timeout_secs", 1),
+        ("run_code", "timeout_secs", 1),
         ("search_tools", "limit", 1),
     ];
     let registry = toolwright_std::registry().unwrap();

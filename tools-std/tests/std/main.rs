@@ -1,6 +1,7 @@
 //! toolwright-std through the executor, as a model would use it. One binary, a module per topic.
 
 mod approval;
+mod code_mode;
 mod confine;
 mod counts;
 mod data;

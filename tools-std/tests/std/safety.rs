@@ -28,6 +28,7 @@ fn every_std_tool_with_its_safety_level_and_category() {
         ("create_directory", Cautious, "filesystem"),
         ("delete_path", Dangerous, "filesystem"),
         ("run_command", Dangerous, "execution"),
+        ("run_code", Dangerous, "execution"),
         ("calculate", Safe, "data"),
         ("json_query", Safe, "data"),
         ("current_time", Safe, "data"),
