@@ -303,6 +303,9 @@ pub struct UpstreamConfig {
 
 /// `limits = { memory = "512MiB", cpu = 1.0, cpu_time = 600, processes = 128,
 /// write = "256MiB" }` of a confined stdio upstream, as written (checked in `confine`).
+// Without `confine` the table is still parsed (a mistake in it is refused), but never read:
+// there are no confined upstreams to limit.
+#[cfg_attr(not(feature = "confine"), allow(dead_code))]
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LimitsConfig {
