@@ -191,7 +191,7 @@ fn configuration_mistakes_are_refused_with_their_line_before_anything_starts() {
         (
             "[[upstream]]\nnamespace = \"a\"\ncommand = \"x\"\n\
              oauth = { client_id = \"c\", client_secret_env = \"S\" }\n",
-            ":1: `token_file`, `token_env` and `oauth` are for an HTTP upstream",
+            ":1: `token_file`, `token_env`, `oauth` and `callers` are for an HTTP upstream",
         ),
         (
             "[[upstream]]\nnamespace = \"a\"\nurl = \"http://127.0.0.1:9/mcp\"\n\
