@@ -82,7 +82,7 @@
 //!   URIs too. An upstream that declares no tools is not asked for them.
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
-// fingerprint, content, forward, ending, session, list, requests, stderr, stdio, client,
+// fingerprint, content, forward, ending, era, session, list, requests, stderr, stdio, client,
 // oauth, exchange, callers, http, limits, options, report, mountable, shelf, mount.
 #[cfg(feature = "http")]
 mod callers;
@@ -90,6 +90,7 @@ mod callers;
 mod client;
 mod content;
 mod ending;
+mod era;
 mod error;
 #[cfg(feature = "oauth")]
 mod exchange;
@@ -116,6 +117,7 @@ mod uris;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use callers::DEFAULT_MAX_CALLER_SESSIONS;
+pub use era::{Protocol, ProtocolParseError};
 pub use error::UpstreamError;
 #[cfg(feature = "oauth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
