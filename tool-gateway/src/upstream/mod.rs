@@ -45,6 +45,9 @@
 //!   from a file of tokens by principal); the gateway's own session lists and follows. A
 //!   call without a caller's credentials is refused; the caller's own token goes only to
 //!   the authorization server, never upstream.
+//! - **Eras.** The session is opened as the upstream's [`Protocol`] says: `initialize`
+//!   (the default, every handshake-era server), MCP 2026-07-28's `server/discover` (a
+//!   server that answers only that), or discover falling back to `initialize`.
 //! - **Calls.** Structured content and content blocks (text, image, audio, resource links,
 //!   embedded resources) come back as they were sent; `isError: true` is a tool error with
 //!   the upstream's text; a cancelled call cancels the upstream request; the upstream's
