@@ -13,8 +13,8 @@ use rmcp::service::ClientLifecycleMode;
 /// 2026-07-28 (answers `server/discover`, refuses `initialize`) needs
 /// [`Protocol::Discover`]. [`Protocol::Auto`] is not the default because it cannot
 /// always tell a legacy server apart: a legacy HTTP server that answers `server/discover`
-/// with an HTTP error (not a JSON-RPC one) fails the start instead of being retried with
-/// `initialize`.
+/// with HTTP 500 (not a JSON-RPC error, nor a 400, 404, 405, 406 or 415) fails the start
+/// instead of being asked `initialize`.
 ///
 /// ```
 /// use toolwright_gateway::upstream::Protocol;
@@ -36,7 +36,7 @@ pub enum Protocol {
     /// server that refuses discover is not mounted (`"2026-07-28"`).
     Discover,
     /// `server/discover` first; `initialize` when the server answers it with a JSON-RPC
-    /// error or not within 10 seconds (`"auto"`).
+    /// error (over HTTP, or a 400, 404, 405, 406, 415) or not within 10 seconds (`"auto"`).
     Auto,
 }
 

@@ -206,7 +206,8 @@ impl HttpUpstream {
     /// How the session is opened, the gateway's and each caller's (default
     /// [`Protocol::Handshake`], `initialize`): a server that speaks only MCP 2026-07-28
     /// needs [`Protocol::Discover`]. [`Protocol::Auto`] fails, rather than falling back,
-    /// against a legacy server that answers `server/discover` with an HTTP error.
+    /// against a legacy server that answers `server/discover` with HTTP 500 (it falls back
+    /// after a JSON-RPC error, or a 400, 404, 405, 406, 415).
     ///
     /// ```no_run
     /// # async fn run() -> Result<(), toolwright_gateway::upstream::UpstreamError> {

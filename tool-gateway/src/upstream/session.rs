@@ -353,11 +353,12 @@ impl Upstream {
                 ),
             })?
             .map_err(|error| {
-                // A refusal of the opening request may be the other era's server: say how
-                // to choose; a closed connection or a transport error is not about eras.
+                // A refusal of the opening request may be the other era's server (over
+                // HTTP, an HTTP error): say how to choose; a closed connection is not.
                 let refused = matches!(
                     error,
                     ClientInitializeError::JsonRpcError(_)
+                        | ClientInitializeError::TransportError { .. }
                         | ClientInitializeError::ExpectedInitResult(_)
                         | ClientInitializeError::ExpectedInitResponse(_)
                         | ClientInitializeError::NoCompatibleProtocolVersion { .. }
