@@ -17,9 +17,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
-use toolwright_core::{SafetyLevel, ToolCall};
+use toolwright_core::{Caller, SafetyLevel, ToolCall};
 use toolwright_gateway::upstream::{MountOptions, MountUpstream, Protocol, Upstream};
-use toolwright_runtime::{Executor, ToolRegistry};
+use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
@@ -77,6 +77,9 @@ async fn handle(State(server): State<Server>, headers: HeaderMap, body: String) 
     }
     if headers.contains_key("mcp-session-id") {
         seen.push_str("+session");
+    }
+    if let Some(user) = headers.get("x-user").and_then(|v| v.to_str().ok()) {
+        seen.push_str(&format!("@{user}"));
     }
     server.seen.lock().unwrap().push(seen);
     let Some(id) = message.get("id") else {
@@ -239,4 +242,63 @@ async fn a_2026_only_http_server_refuses_the_default_and_the_error_names_the_opt
         .unwrap_err()
         .to_string();
     assert!(error.contains("protocol = \"2026-07-28\""), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_caller_s_session_of_a_2026_upstream_is_opened_the_same_way() {
+    let (server, url) = serve(true).await;
+    let upstream = within(
+        "connect",
+        Upstream::http(url)
+            .identity_header("x-user")
+            .protocol(Protocol::Discover)
+            .connect(),
+    )
+    .await
+    .unwrap();
+    let registry = Arc::new(ToolRegistry::new());
+    let _mount = within(
+        "mount",
+        registry.mount(
+            &upstream,
+            MountOptions::new("web").default_safety(SafetyLevel::Safe),
+        ),
+    )
+    .await
+    .unwrap();
+    let executor = Executor::builder(registry).build();
+    for user in ["alice", "bob"] {
+        let call = ToolCall::new("1", "web_echo", json!({"text": user}));
+        let options = CallOptions::new().caller(Caller::new(user.to_owned()));
+        let result = within("web_echo", executor.execute_with(call, options)).await;
+        assert!(result.result.success, "{:?}", result.result);
+        assert_eq!(result.result.content, user);
+    }
+    // Each caller's session discovered, then called, with its metadata and its name;
+    // nothing asked `initialize`.
+    for user in ["alice", "bob"] {
+        assert_eq!(
+            server.count(&format!("server/discover+meta@{user}")),
+            1,
+            "{:?}",
+            server.seen
+        );
+        assert_eq!(
+            server.count(&format!("tools/call+meta@{user}")),
+            1,
+            "{:?}",
+            server.seen
+        );
+    }
+    assert!(
+        server
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|s| !s.starts_with("initialize")),
+        "{:?}",
+        server.seen
+    );
+    upstream.close().await;
 }

@@ -73,7 +73,7 @@ impl Protocol {
             Protocol::Handshake => {
                 "if the server speaks only MCP 2026-07-28 (answers `server/discover`, not \
                  `initialize`), set `protocol = \"2026-07-28\"` on this upstream \
-                 (`Upstream::..().protocol(Protocol::Discover)`)"
+                 (`.protocol(Protocol::Discover)` on its builder)"
             }
             Protocol::Discover => {
                 "if the server speaks an earlier MCP revision (answers `initialize` only), set \
