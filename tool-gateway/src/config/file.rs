@@ -299,6 +299,11 @@ pub struct UpstreamConfig {
     /// What `supervise` and `[supervise]` came to, at load.
     #[serde(skip)]
     pub(crate) supervision: super::supervision::Supervision,
+    /// How its session is opened: `"handshake"` (default), `"2026-07-28"`, `"auto"`
+    /// (`StdioUpstream::protocol`), and what that came to at load.
+    pub(crate) protocol: Option<String>,
+    #[serde(skip)]
+    pub(crate) era: crate::upstream::Protocol,
 }
 
 /// `limits = { memory = "512MiB", cpu = 1.0, cpu_time = 600, processes = 128,

@@ -159,6 +159,11 @@ pub(crate) fn load(path: &Path, flag: Option<&str>) -> Result<GatewayConfig, Con
             }
         }
         config.supervision = resolve(defaults.as_ref(), config.supervise.as_ref()).map_err(at)?;
+        if let Some(protocol) = &config.protocol {
+            config.era = protocol
+                .parse()
+                .map_err(|error| at(format!("`protocol`: {error}")))?;
+        }
         options(config).map_err(at)?;
     }
     config.declared = build(&config, path, &text, base)?;

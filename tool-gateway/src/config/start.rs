@@ -81,7 +81,7 @@ impl UpstreamConfig {
             return self.connect_http(url).await?.map_err(failed);
         }
         let command = self.command.clone().unwrap_or_default();
-        let mut upstream = Upstream::stdio(command, self.args.clone());
+        let mut upstream = Upstream::stdio(command, self.args.clone()).protocol(self.era);
         for (key, value) in &self.env {
             upstream = upstream.env(key, value);
         }
@@ -94,7 +94,7 @@ impl UpstreamConfig {
     /// Connects over HTTP: `Err` when this build cannot, else the connection's outcome.
     #[cfg(feature = "http")]
     async fn connect_http(&self, url: &str) -> Result<Result<Upstream, UpstreamError>, StartError> {
-        let mut upstream = Upstream::http(url);
+        let mut upstream = Upstream::http(url).protocol(self.era);
         if let Some(max) = self.max_message_bytes {
             upstream = upstream.max_message_bytes(max);
         }

@@ -221,6 +221,8 @@ pub(crate) struct CallerSessions {
     clock: AtomicU64,
     /// Set when the upstream is closed: no session is opened any more.
     closed: std::sync::atomic::AtomicBool,
+    /// How each caller's session is opened: as the gateway's own is.
+    protocol: super::era::Protocol,
 }
 
 /// One caller's session: its credentials, the connection once made, its use.
@@ -276,7 +278,14 @@ impl CallerSessions {
             sessions: Mutex::default(),
             clock: AtomicU64::new(0),
             closed: std::sync::atomic::AtomicBool::new(false),
+            protocol: super::era::Protocol::Handshake,
         }
+    }
+
+    /// Opens each caller's session as `protocol` says (the gateway's own session's choice).
+    pub(crate) fn protocol(mut self, protocol: super::era::Protocol) -> Self {
+        self.protocol = protocol;
+        self
     }
 
     fn refused(&self, reason: impl std::fmt::Display) -> ToolError {
@@ -364,7 +373,7 @@ impl CallerSessions {
             .map_err(|e| format!("could not make its HTTP client: {e}"))?;
         let transport =
             StreamableHttpClientTransport::with_client(CallerHttpClient { http, auth }, config);
-        let upstream = Upstream::connect_transport(self.label.clone(), transport)
+        let upstream = Upstream::connect_transport_as(self.label.clone(), transport, self.protocol)
             .await
             .map_err(|e| e.to_string())?;
         upstream.set_message_limit(self.max_message_bytes);

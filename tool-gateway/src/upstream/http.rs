@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use toolwright_mcp::secret::SecretSource;
 
 use super::client;
+use super::era::Protocol;
 use super::error::UpstreamError;
 use super::session::Upstream;
 
@@ -24,6 +25,8 @@ pub struct HttpUpstream {
     credentials: Option<super::oauth::ClientCredentials>,
     /// Each caller's own credentials (`callers`).
     per_caller: PerCallerConfig,
+    /// How the session (and each caller's) is opened.
+    protocol: Protocol,
 }
 
 /// How an upstream is called as each caller (`callers`); nothing set: as the gateway.
@@ -200,7 +203,30 @@ impl HttpUpstream {
         self
     }
 
-    /// Reads the token, if any, and makes the MCP handshake.
+    /// How the session is opened, the gateway's and each caller's (default
+    /// [`Protocol::Handshake`], `initialize`): a server that speaks only MCP 2026-07-28
+    /// needs [`Protocol::Discover`]. [`Protocol::Auto`] fails, rather than falling back,
+    /// against a legacy server that answers `server/discover` with HTTP 500 (it falls back
+    /// after a JSON-RPC error, or a 400, 404, 405, 406, 415).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolwright_gateway::upstream::UpstreamError> {
+    /// use toolwright_gateway::upstream::{Protocol, Upstream};
+    ///
+    /// let upstream = Upstream::http("https://tools.example.com/mcp")
+    ///     .protocol(Protocol::Discover)
+    ///     .connect()
+    ///     .await?;
+    /// # let _ = upstream;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// Reads the token, if any, and opens the MCP session ([`protocol`](Self::protocol)).
     ///
     /// # Errors
     ///
@@ -274,14 +300,17 @@ impl HttpUpstream {
                 None => None,
             }),
         };
-        Ok(Some(CallerSessions::new(
-            self.url.clone(),
-            label,
-            self.max_message_bytes,
-            tokens,
-            identity_header,
-            config.max_sessions,
-        )))
+        Ok(Some(
+            CallerSessions::new(
+                self.url.clone(),
+                label,
+                self.max_message_bytes,
+                tokens,
+                identity_header,
+                config.max_sessions,
+            )
+            .protocol(self.protocol),
+        ))
     }
 
     /// The handshake over rmcp's HTTP client, with the message bounds and the credentials.
@@ -302,7 +331,7 @@ impl HttpUpstream {
         if let Some(credentials) = &self.credentials {
             let client = super::oauth::authorise(&self.url, &label, credentials).await?;
             let transport = StreamableHttpClientTransport::with_client(client, config);
-            return Upstream::connect_transport(label, transport).await;
+            return Upstream::connect_transport_as(label, transport, self.protocol).await;
         }
         if let Some(source) = &self.token {
             let token = source.read().map_err(|error| UpstreamError::Token {
@@ -321,7 +350,7 @@ impl HttpUpstream {
             }
         })?;
         let transport = StreamableHttpClientTransport::with_client(http, config);
-        Upstream::connect_transport(label, transport).await
+        Upstream::connect_transport_as(label, transport, self.protocol).await
     }
 }
 
@@ -343,6 +372,7 @@ impl Upstream {
                 identity_header: None,
                 max_sessions: super::callers::DEFAULT_MAX_CALLER_SESSIONS,
             },
+            protocol: Protocol::Handshake,
         }
     }
 }

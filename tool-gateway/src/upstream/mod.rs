@@ -45,6 +45,9 @@
 //!   from a file of tokens by principal); the gateway's own session lists and follows. A
 //!   call without a caller's credentials is refused; the caller's own token goes only to
 //!   the authorization server, never upstream.
+//! - **Eras.** The session is opened as the upstream's [`Protocol`] says: `initialize`
+//!   (the default, every handshake-era server), MCP 2026-07-28's `server/discover` (a
+//!   server that answers only that), or discover falling back to `initialize`.
 //! - **Calls.** Structured content and content blocks (text, image, audio, resource links,
 //!   embedded resources) come back as they were sent; `isError: true` is a tool error with
 //!   the upstream's text; a cancelled call cancels the upstream request; the upstream's
@@ -82,7 +85,7 @@
 //!   URIs too. An upstream that declares no tools is not asked for them.
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
-// fingerprint, content, forward, ending, session, list, requests, stderr, stdio, client,
+// fingerprint, content, forward, ending, era, session, list, requests, stderr, stdio, client,
 // oauth, exchange, callers, http, limits, options, report, mountable, shelf, mount.
 #[cfg(feature = "http")]
 mod callers;
@@ -90,6 +93,7 @@ mod callers;
 mod client;
 mod content;
 mod ending;
+mod era;
 mod error;
 #[cfg(feature = "oauth")]
 mod exchange;
@@ -116,6 +120,7 @@ mod uris;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use callers::DEFAULT_MAX_CALLER_SESSIONS;
+pub use era::{Protocol, ProtocolParseError};
 pub use error::UpstreamError;
 #[cfg(feature = "oauth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]

@@ -12,6 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use rmcp::ClientHandler;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
     ClientConfig, ClientRequest, CreateMessageRequestParams, CreateMessageResult,
@@ -20,15 +21,15 @@ use rmcp::model::{
     ServerResult,
 };
 use rmcp::service::{
-    InboundStreamOrigin, NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient,
-    RunningService,
+    ClientInitializeError, ClientServiceExt, InboundStreamOrigin, NotificationContext, Peer,
+    PeerRequestOptions, RequestContext, RoleClient, RunningService,
 };
 use rmcp::transport::IntoTransport;
-use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
 use toolwright_core::{ToolContext, ToolError, ToolOutput};
 
+use super::era::Protocol;
 use super::error::UpstreamError;
 use super::forward::{self, Calls};
 
@@ -283,7 +284,7 @@ impl ToolListChanges {
 /// What a connection keeps for as long as it is open (a confinement's guard).
 pub(super) type Kept = Box<dyn std::any::Any + Send + Sync>;
 
-/// How long an upstream has to answer `initialize`.
+/// How long an upstream has to open its session (`initialize`, or `server/discover`).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl Upstream {
@@ -298,7 +299,22 @@ impl Upstream {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        Upstream::connect_keeping(label.into(), transport, None).await
+        Upstream::connect_keeping(label.into(), transport, None, Protocol::Handshake).await
+    }
+
+    /// Connects over any rmcp client transport, opening the session as `protocol` says.
+    /// Not part of the API.
+    #[doc(hidden)]
+    pub async fn connect_transport_as<T, E, A>(
+        label: impl Into<String>,
+        transport: T,
+        protocol: Protocol,
+    ) -> Result<Upstream, UpstreamError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Upstream::connect_keeping(label.into(), transport, None, protocol).await
     }
 
     /// Connects over `transport`, keeping `kept` for as long as the connection is open.
@@ -306,6 +322,7 @@ impl Upstream {
         label: String,
         transport: T,
         kept: Option<Kept>,
+        protocol: Protocol,
     ) -> Result<Upstream, UpstreamError>
     where
         T: IntoTransport<RoleClient, E, A>,
@@ -323,18 +340,38 @@ impl Upstream {
             super::ending::Ending::new(transport.into_transport(), shared.ended.clone());
         // A server that never answers must not keep us from starting (the gateway starts
         // its upstreams before it serves).
-        let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, handler.serve(transport))
+        let opening = handler.serve_with_lifecycle(transport, protocol.lifecycle());
+        let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, opening)
             .await
             .map_err(|_| UpstreamError::Handshake {
                 upstream: label.clone(),
                 reason: format!(
-                    "no answer to `initialize` within {} seconds",
-                    HANDSHAKE_TIMEOUT.as_secs()
+                    "no answer to {} within {} seconds ({})",
+                    protocol.opening(),
+                    HANDSHAKE_TIMEOUT.as_secs(),
+                    protocol.hint()
                 ),
             })?
-            .map_err(|error| UpstreamError::Handshake {
-                upstream: label.clone(),
-                reason: toolwright_names::escape::escape(&error.to_string()).into_owned(),
+            .map_err(|error| {
+                // A refusal of the opening request may be the other era's server (over
+                // HTTP, an HTTP error): say how to choose; a closed connection is not.
+                let refused = matches!(
+                    error,
+                    ClientInitializeError::JsonRpcError(_)
+                        | ClientInitializeError::TransportError { .. }
+                        | ClientInitializeError::ExpectedInitResult(_)
+                        | ClientInitializeError::ExpectedInitResponse(_)
+                        | ClientInitializeError::NoCompatibleProtocolVersion { .. }
+                        | ClientInitializeError::LegacyFallbackFailed { .. }
+                );
+                let mut reason = error.to_string();
+                if refused {
+                    reason = format!("{reason} ({})", protocol.hint());
+                }
+                UpstreamError::Handshake {
+                    upstream: label.clone(),
+                    reason: toolwright_names::escape::escape(&reason).into_owned(),
+                }
             })?;
         let server_name = service
             .peer_info()

@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::era::Protocol;
 use super::error::UpstreamError;
 use super::session::{Kept, Upstream};
 use super::stderr::relay_stderr;
@@ -20,6 +21,7 @@ pub struct StdioUpstream {
     env: Vec<(OsString, OsString)>,
     cwd: Option<PathBuf>,
     prepare: Option<Prepare>,
+    protocol: Protocol,
 }
 
 /// A step run on an upstream's command just before it starts.
@@ -79,13 +81,34 @@ impl StdioUpstream {
         self
     }
 
-    /// Starts the command and makes the MCP handshake.
+    /// How the session is opened (default [`Protocol::Handshake`], `initialize`): a server
+    /// that speaks only MCP 2026-07-28 needs [`Protocol::Discover`].
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use toolwright_gateway::upstream::{Protocol, Upstream};
+    ///
+    /// let upstream = Upstream::stdio("modern-mcp-server", ["--stdio"])
+    ///     .protocol(Protocol::Discover)
+    ///     .connect()
+    ///     .await?;
+    /// # let _ = upstream;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// Starts the command and opens the MCP session ([`protocol`](Self::protocol)).
     ///
     /// # Errors
     ///
     /// [`UpstreamError::Spawn`] when the command does not start (or the
     /// [`prepare`](Self::prepare) step fails),
-    /// [`UpstreamError::Handshake`] when it does not answer `initialize` (within a minute).
+    /// [`UpstreamError::Handshake`] when it does not answer `initialize` (or `server/discover`,
+    /// as [`protocol`](Self::protocol) says) within a minute.
     pub async fn connect(self) -> Result<Upstream, UpstreamError> {
         let label = std::iter::once(&self.command)
             .chain(&self.args)
@@ -116,7 +139,7 @@ impl StdioUpstream {
         if let Some(stderr) = stderr {
             tokio::spawn(relay_stderr(label.clone(), stderr));
         }
-        Upstream::connect_keeping(label, transport, kept).await
+        Upstream::connect_keeping(label, transport, kept, self.protocol).await
     }
 }
 
@@ -140,6 +163,7 @@ impl Upstream {
             env: Vec::new(),
             cwd: None,
             prepare: None,
+            protocol: Protocol::Handshake,
         }
     }
 }
