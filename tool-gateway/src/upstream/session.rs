@@ -1,8 +1,7 @@
-//! The running client of an upstream MCP server (rmcp's, over any transport): the
-//! handshake, `tools/call` forwarded with its cancellation and progress, and
-//! `notifications/tools/list_changed` turned into a counter a mount can wait on; the
-//! upstream's own requests and log messages handed to `forward`. How the server is reached
-//! is each kind's business (`stdio`, `http`); the paginated `tools/list` is `list`'s.
+//! The running client of an upstream MCP server (rmcp's, over any transport): the opening
+//! (`era`), `tools/call` with its cancellation and progress, `list_changed` as a counter a
+//! mount waits on, the upstream's own requests and logs handed to `forward`. How the server
+//! is reached is each kind's business (`stdio`, `http`); the paged `tools/list` is `list`'s.
 
 // rmcp marks logging and sampling deprecated (SEP-2577, a protocol version clients do not
 // speak yet); they are what the protocol versions in use offer.
@@ -33,15 +32,13 @@ use super::era::Protocol;
 use super::error::UpstreamError;
 use super::forward::{self, Calls};
 
-/// Progress notifications kept for a token no call has claimed yet (one that arrives before
-/// the call that sent the token subscribes); the oldest go first.
+/// Progress notifications kept for tokens no call has claimed yet; the oldest go first.
 const EARLY_PROGRESS: usize = 32;
 
 /// Progress notifications queued for one call before newer ones are dropped.
 const PROGRESS_QUEUE: usize = 32;
 
-/// The most rounds of input requests (MCP 2026-07-28's multi round-trip requests) one call
-/// of a mounted tool answers before it fails.
+/// The most rounds of input requests (MCP 2026-07-28) one call of a mounted tool answers.
 pub(crate) const MAX_INPUT_ROUNDS: usize = 8;
 
 /// The longest server name shown in descriptions and reports, in characters.
