@@ -6,7 +6,11 @@
 # rank_bm25 on the same documents (benches/src/bin/bfcl_recall.rs), on all questions, on the
 # tuning half and on the held-out half. Not run in CI (it needs PyPI and a release build).
 #
-# Usage: bash benches/bfcl_recall.sh [DUMP_FILE]
+# Then benches/bfcl/analyse.py reads the dump: the recall@1 ceiling and the misses that are
+# twins of the ground truth. With DENSE=1, benches/bfcl/dense.py also ranks with WordLlama
+# (pinned, from PyPI, in a venv of its own) alone and fused with the registry's ranking.
+#
+# Usage: [DENSE=1] bash benches/bfcl_recall.sh [DUMP_FILE]
 #   DUMP_FILE  one JSON line per question (query, gold, both top 10s, ranks); default
 #              $CARGO_TARGET_DIR/bfcl/dump.jsonl
 # Environment: CARGO_TARGET_DIR (default ./target), PYTHON (default python3).
@@ -20,6 +24,7 @@ dump="${1:-$work/dump.jsonl}"
 BFCL_EVAL=2026.3.23
 RANK_BM25=0.2.2
 NUMPY=2.4.6
+WORDLLAMA=0.4.0.post1
 
 mkdir -p "$work"
 if [[ ! -x "$work/venv/bin/python" ]]; then
@@ -40,3 +45,11 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$target/release/bfcl_recall" "$work" "$dump"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "per-question dump: $dump" >&2
+"$work/venv/bin/python" benches/bfcl/analyse.py "$work" "$dump"
+if [[ "${DENSE:-0}" == 1 ]]; then
+    if [[ ! -x "$work/dense-venv/bin/python" ]]; then
+        "${PYTHON:-python3}" -m venv "$work/dense-venv"
+    fi
+    "$work/dense-venv/bin/pip" install --quiet "wordllama==$WORDLLAMA"
+    "$work/dense-venv/bin/python" benches/bfcl/dense.py "$work" "$dump"
+fi

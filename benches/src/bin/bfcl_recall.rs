@@ -183,6 +183,10 @@ fn main() -> Result<(), String> {
                 "id": id, "half": h, "category": text(question, "category"), "query": query,
                 "gold": gold, "rank": rank(&found), "bm25_rank": rank(&bm25_found),
                 "top": ranked, "bm25": bm25,
+                // The top 200 with scores, for fusing with another ranker
+                // (benches/bfcl/dense.py).
+                "deep": registry.search(&query, 200).iter()
+                    .map(|h| json!([h.tool.name(), h.score])).collect::<Vec<_>>(),
             });
             writeln!(out, "{line}").map_err(|e| e.to_string())?;
         }
