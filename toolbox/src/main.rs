@@ -1,11 +1,12 @@
 #![doc = include_str!("../README.md")]
 
-// The layers, lowest first (no module imports one listed after it): serve_discovery, cli,
-// ending, audit, docs, gateway, list, serve_config, shown, prompt, spinner, workspace, call,
-// serve.
+// The layers, lowest first (no module imports one listed after it): serve_discovery,
+// code_mode, cli, ending, audit, docs, gateway, list, serve_config, shown, prompt, spinner,
+// workspace, call, serve.
 mod audit;
 mod call;
 mod cli;
+mod code_mode;
 mod docs;
 mod ending;
 mod gateway;
