@@ -547,10 +547,55 @@ async fn with_search_first_lists_a_program_reaches_every_offered_tool() {
         tools,
         ["run_code", "search_tools", "describe_tool", "call_tool"]
     );
-    // Not listed, but offered: a program calls it as the model would through call_tool.
-    let output = run(&client, "create_directory(path='made')\n'ok'").await;
-    assert_eq!(output["result"], "ok", "{output}");
+    // Not listed, but offered: a program calls it as the model would through call_tool;
+    // the meta-tool itself, and run_code again, are out of its reach.
+    let output = run(
+        &client,
+        "create_directory(path='made')\n\
+         said = []\n\
+         for name in ['call_tool', 'run_code']:\n\
+         \x20   try:\n\
+         \x20       call_tool(name, {'name': 'run_code', 'arguments': {'code': '1'}, 'code': '1'})\n\
+         \x20       said.append('ran')\n\
+         \x20   except ToolCallError as refusal:\n\
+         \x20       said.append(str(refusal))\n\
+         said",
+    )
+    .await;
     assert!(dir.path().join("made").is_dir());
+    let said = output["result"].as_array().unwrap();
+    assert_eq!(said.len(), 2, "{output}");
+    assert!(
+        said.iter().all(|line| line
+            .as_str()
+            .unwrap()
+            .contains("is not offered to this program")),
+        "{output}"
+    );
+    let offered = output["tools_offered"].as_array().unwrap();
+    assert!(
+        offered.iter().any(|name| name == "create_directory"),
+        "{output}"
+    );
+    assert!(
+        !offered
+            .iter()
+            .any(|name| name == "call_tool" || name == "run_code")
+    );
+    assert_eq!(client.service().asked(), ["run_code"]);
+
+    // Found by search and run through call_tool, as a client that calls only listed tools
+    // would.
+    let (error, text) = call(
+        &client,
+        "call_tool",
+        json!({"name": "run_code", "arguments": {"code": "calculate(expression='20+1') * 2"}}),
+    )
+    .await;
+    assert!(!error, "{text}");
+    let output: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(output["result"], 42, "{output}");
+    assert_eq!(client.service().asked(), ["run_code", "run_code"]);
     client.cancel().await.unwrap();
 }
 
