@@ -38,7 +38,7 @@ pub(crate) enum Command {
     /// Print the tools' schemas in a model API's format.
     Schema(SchemaArgs),
     /// Call one tool with JSON arguments, through the executor's safety policy.
-    Call(CallArgs),
+    Call(Box<CallArgs>),
     /// Serve the tools over MCP (stdio by default, or streamable HTTP).
     Serve(Box<ServeArgs>),
     /// Print a shell's completion script for toolwright (see the book, "Installing").

@@ -61,7 +61,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::List(args) => list::list(args).await,
             Command::Schema(args) => list::schema(args).await,
-            Command::Call(args) => call::call(args).await,
+            Command::Call(args) => call::call(*args).await,
             Command::Serve(args) => serve::serve(*args).await.map_err(Stop::from),
             Command::Completions(args) => docs::completions(&args),
             Command::Man(args) => docs::man(&args),

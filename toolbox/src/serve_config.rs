@@ -114,39 +114,42 @@ pub(crate) fn reparse(argv: &[OsString], config: &Path) -> Result<Option<Cli>, U
             )?);
             continue;
         };
-        // A table of a switch's options: the switch on (when it is one), each key the
-        // option `SWITCH_KEY`.
-        let prefix = format!("{}-", name.replace('_', "-"));
-        if !serve
+        // A table of a switch's options (`[serve.code_mode]`): the switch on, each key the
+        // option `SWITCH_KEY`. Only a switch that has such options takes a table.
+        let long = name.replace('_', "-");
+        let prefix = format!("{long}-");
+        let switch = serve
             .get_arguments()
-            .any(|arg| arg.get_long().is_some_and(|long| long.starts_with(&prefix)))
-        {
-            return Err(UsageError(format!(
-                "{}:{line}: `{name}` takes {}, not a table",
-                config.display(),
-                match serve
-                    .get_arguments()
-                    .find(|arg| arg.get_long() == Some(&prefix[..prefix.len() - 1]))
-                {
+            .find(|arg| arg.get_long() == Some(long.as_str()));
+        let has_options = serve
+            .get_arguments()
+            .any(|arg| arg.get_long().is_some_and(|long| long.starts_with(&prefix)));
+        match switch {
+            Some(arg) if !arg.get_action().takes_values() && has_options => {}
+            other => {
+                let takes = match other {
                     Some(arg) if !arg.get_action().takes_values() => "true or false",
                     Some(_) => "a value",
-                    None => "nothing: `serve` has no such option",
-                }
-            )));
+                    None => {
+                        return Err(UsageError(format!(
+                            "{}:{line}: `serve` has no option `{name}` (see `toolwright serve \
+                             --help`)",
+                            config.display()
+                        )));
+                    }
+                };
+                return Err(UsageError(format!(
+                    "{}:{line}: `{name}` takes {takes}, not a table",
+                    config.display()
+                )));
+            }
         }
-        let long = name.replace('_', "-");
-        if let Some(arg) = serve
-            .get_arguments()
-            .find(|arg| arg.get_long() == Some(long.as_str()))
-            && !arg.get_action().takes_values()
-        {
-            options.push(FileOption {
-                key: name.clone(),
-                long: long.clone(),
-                line,
-                args: vec![OsString::from(format!("--{long}"))],
-            });
-        }
+        options.push(FileOption {
+            key: name.clone(),
+            long: long.clone(),
+            line,
+            args: vec![OsString::from(format!("--{long}"))],
+        });
         let keys = tables.get(key.get_ref()).map(|table| &table.0);
         let toml::Value::Table(table) = value.get_ref() else {
             continue;

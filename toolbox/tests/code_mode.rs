@@ -514,6 +514,15 @@ fn a_bad_bound_is_refused_at_load_with_its_key_and_line() {
             "[serve.max_safety]\nlevel = \"safe\"\n",
             ":1: `max_safety` takes a value, not a table",
         ),
+        // Only a switch with options of its own is a table: not a prefix of other options.
+        (
+            "[serve.max]\nsafety = \"safe\"\n",
+            ":1: `serve` has no option `max`",
+        ),
+        (
+            "[serve.allow_dangerous]\nreally = true\n",
+            ":1: `allow_dangerous` takes true or false, not a table",
+        ),
     ];
     for (text, expected) in cases {
         std::fs::write(&config, text).unwrap();
