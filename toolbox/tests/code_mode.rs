@@ -665,3 +665,58 @@ async fn a_program_calls_a_mounted_tool_under_its_own_policy() {
     assert_eq!(client.service().asked(), ["run_code", "inner_write_file"]);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn two_callers_programs_at_once_each_ask_their_own_client() {
+    let dir = workspace();
+    let secrets = tempfile::tempdir().unwrap();
+    let tokens = secrets.path().join("tokens");
+    let alice = "alice-approving-token-0123456789";
+    let bob = "bob-denying-token-0123456789abcd";
+    std::fs::write(
+        &tokens,
+        format!("{alice}\n{bob} tools:safe tools:cautious tools:dangerous tools:approve\n"),
+    )
+    .unwrap();
+    let served = serve_http(
+        dir.path(),
+        &["--code-mode", "--auth-token-file", tokens.to_str().unwrap()],
+    );
+    let yes = connect(
+        &served.url,
+        alice,
+        Approver::approving(&["run_code", "write_file"]),
+    )
+    .await;
+    let no = connect(&served.url, bob, Approver::approving(&["run_code"])).await;
+    // Each program writes its own file after a few safe calls, both running at once: an
+    // approval must come from the client of the program's own caller.
+    let program = |name: &str| {
+        format!(
+            "for n in range(5):\n\
+             \x20   calculate(expression=f'{{n}}*2')\n\
+             try:\n\
+             \x20   write_file(path='{name}.txt', content='{name}')\n\
+             \x20   said = 'written'\n\
+             except ToolCallError as refusal:\n\
+             \x20   said = str(refusal)\n\
+             said"
+        )
+    };
+    let (alice_program, bob_program) = (program("alice"), program("bob"));
+    let (alice_output, bob_output) =
+        tokio::join!(run(&yes, &alice_program), run(&no, &bob_program));
+    assert_eq!(alice_output["result"], "written", "{alice_output}");
+    assert_ne!(bob_output["result"], "written", "{bob_output}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("alice.txt")).unwrap(),
+        "alice"
+    );
+    assert!(!dir.path().join("bob.txt").exists());
+    assert_eq!(yes.service().asked(), ["run_code", "write_file"]);
+    assert_eq!(no.service().asked(), ["run_code", "write_file"]);
+    assert_eq!(alice_output["calls_made"], 6);
+    assert_eq!(bob_output["calls_made"], 6);
+    yes.cancel().await.unwrap();
+    no.cancel().await.unwrap();
+}
