@@ -12,6 +12,11 @@ use toolwright_std::code_mode::{CodeMode, PYTHON_CANDIDATES};
 /// The standard tool code mode turns on.
 pub(crate) const RUN_CODE: &str = "run_code";
 
+/// The longest a program may run: the workspace's maximum command timeout (the CLI keeps
+/// `Workspace`'s default), which `run_code` never passes; a longer bound is refused rather
+/// than silently cut.
+const MAX_PROGRAM_SECONDS: u64 = 300;
+
 /// Code mode's switch and bounds, as `serve` and `call` take them.
 #[derive(Debug, Args)]
 pub(crate) struct CodeModeArgs {
@@ -28,7 +33,7 @@ pub(crate) struct CodeModeArgs {
     /// With --code-mode, seconds a program may run, its tool calls included (default: the
     /// command timeout, 30; at most 300, and at most --timeout).
     #[arg(long, value_name = "SECONDS", requires = "code_mode",
-        value_parser = clap::value_parser!(u64).range(1..))]
+        value_parser = clap::value_parser!(u64).range(1..=MAX_PROGRAM_SECONDS))]
     pub(crate) code_mode_timeout: Option<u64>,
     /// With --code-mode, the most bytes kept of a program's stdout, and of its stderr, e.g.
     /// 64KiB (default: run_command's, 64KiB).
