@@ -26,7 +26,7 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     let workspace = workspace(&args.workspace, args.audit_log.as_deref())?;
     let code_mode = args
         .code_mode
-        .bounds(args.timeout.map(Duration::from_secs))
+        .bounds(args.timeout.map(Duration::from_secs), None)
         .map_err(UsageError)?;
     let config = args
         .config

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use toolwright_core::SafetyLevel;
 use toolwright_runtime::{ExecutorBuilder, ToolRegistry};
 use toolwright_std::code_mode::{CodeMode, PYTHON_CANDIDATES};
 
@@ -75,17 +76,26 @@ fn interpreter(text: &str) -> Result<PathBuf, String> {
 impl CodeModeArgs {
     /// The bounds, when code mode is on; checked against the executor's timeout for each
     /// call (`call_timeout`, which bounds `run_code`'s own call): a program bound past it
-    /// would be cut short by it, so it is refused, naming both.
+    /// would be cut short by it, so it is refused, naming both. Likewise a ceiling
+    /// (`max_safety`) under which `run_code`, a dangerous tool, could never be called.
     ///
     /// # Errors
     ///
-    /// A program timeout longer than `call_timeout`, or no Python 3 where it is looked for.
+    /// A ceiling below dangerous, a program timeout longer than `call_timeout`, or no
+    /// Python 3 where it is looked for.
     pub(crate) fn bounds(
         &self,
         call_timeout: Option<Duration>,
+        max_safety: Option<SafetyLevel>,
     ) -> Result<Option<CodeMode>, String> {
         if !self.code_mode {
             return Ok(None);
+        }
+        if let Some(level) = max_safety.filter(|level| *level < SafetyLevel::Dangerous) {
+            return Err(format!(
+                "--code-mode offers run_code, a dangerous tool, and --max-safety {level} \
+                 serves no dangerous tool: drop one of them"
+            ));
         }
         let mut bounds = CodeMode::new();
         if let Some(calls) = self.code_mode_max_calls {

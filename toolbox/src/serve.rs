@@ -43,7 +43,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     let workspace = workspace(&args.workspace, args.audit_log.as_deref())?;
     let code_mode = args
         .code_mode
-        .bounds(Some(Duration::from_secs(args.timeout)))
+        .bounds(Some(Duration::from_secs(args.timeout)), args.max_safety)
         .map_err(UsageError)?;
     // The files that decide who may call: out of the tools' reach, and out of every
     // confined upstream's.

@@ -479,6 +479,10 @@ fn a_bad_bound_is_refused_at_load_with_its_key_and_line() {
             ":3: `[serve]` `code_mode.max_calls`: invalid value '0'",
         ),
         (
+            "[serve]\nmax_safety = \"cautious\"\ncode_mode = true\n",
+            "--max-safety cautious serves no dangerous tool",
+        ),
+        (
             "[serve.code_mode]\ntimeout = 301\n",
             ":2: `[serve]` `code_mode.timeout`: invalid value '301'",
         ),
