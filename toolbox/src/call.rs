@@ -24,6 +24,10 @@ use crate::workspace::workspace;
 pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     let arguments = read_arguments(args.arguments.as_deref())?;
     let workspace = workspace(&args.workspace, args.audit_log.as_deref())?;
+    let code_mode = args
+        .code_mode
+        .bounds(args.timeout.map(Duration::from_secs), None)
+        .map_err(UsageError)?;
     let config = args
         .config
         .as_deref()
@@ -37,13 +41,14 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
         .transpose()?;
     // Opened before any upstream starts.
     let audit = crate::audit::open(args.audit_log.as_deref())?;
-    let (registry, _mounts) = crate::gateway::registry_of(config.as_ref()).await?;
+    let (registry, _mounts) =
+        crate::gateway::registry_of(config.as_ref(), code_mode.is_some()).await?;
     let stdin_taken = args.arguments.as_deref() == Some("-");
     // While the user is asked, the spinner keeps quiet.
     let asking = Arc::new(AtomicBool::new(false));
     let asking_flag = Arc::clone(&asking);
     let yes = args.yes;
-    let mut executor = Executor::builder(registry);
+    let mut executor = crate::code_mode::enable(Executor::builder(registry), code_mode);
     if let Some(audit) = audit {
         executor = executor.hook(audit);
     }
@@ -86,8 +91,10 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     let result = report.result;
     if report.outcome == toolwright_runtime::executor::Outcome::UnknownTool {
         // A name that is not a tool is the user's mistake, not the tool's: a usage error.
+        let hint = crate::code_mode::off_hint(&args.name, args.code_mode.code_mode)
+            .unwrap_or_else(|| "`toolwright list` shows them all".to_owned());
         return Err(Stop::Usage(
-            result.error.unwrap_or(result.content) + "; `toolwright list` shows them all",
+            result.error.unwrap_or(result.content) + "; " + &hint,
         ));
     }
 

@@ -38,7 +38,7 @@ pub(crate) enum Command {
     /// Print the tools' schemas in a model API's format.
     Schema(SchemaArgs),
     /// Call one tool with JSON arguments, through the executor's safety policy.
-    Call(CallArgs),
+    Call(Box<CallArgs>),
     /// Serve the tools over MCP (stdio by default, or streamable HTTP).
     Serve(Box<ServeArgs>),
     /// Print a shell's completion script for toolwright (see the book, "Installing").
@@ -84,6 +84,9 @@ pub(crate) struct ListArgs {
     /// set), and is not cut when stdout is not a terminal.
     #[arg(long, conflicts_with = "json")]
     pub(crate) wide: bool,
+    /// List run_code too, as `serve --code-mode` offers it.
+    #[arg(long)]
+    pub(crate) code_mode: bool,
 }
 
 #[derive(Debug, Args)]
@@ -105,6 +108,9 @@ pub(crate) struct SchemaArgs {
     /// Only tools at or below this safety level.
     #[arg(long, value_name = "LEVEL")]
     pub(crate) max_safety: Option<SafetyLevel>,
+    /// Export run_code too, as `serve --code-mode` offers it.
+    #[arg(long)]
+    pub(crate) code_mode: bool,
 }
 
 /// Where the file and command tools work, and what they may do.
@@ -200,6 +206,8 @@ pub(crate) struct CallArgs {
     /// tool, its arguments, the approval, the outcome and the error.
     #[arg(long, value_name = "FILE")]
     pub(crate) audit_log: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) code_mode: crate::code_mode::CodeModeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -259,6 +267,8 @@ pub(crate) struct ServeArgs {
     /// --session-store, tasks are kept in the same Redis, so every replica answers for them.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) task_ttl: u64,
+    #[command(flatten)]
+    pub(crate) code_mode: crate::code_mode::CodeModeArgs,
     #[command(flatten)]
     pub(crate) http_options: HttpArgs,
 }

@@ -56,7 +56,10 @@ pub(crate) fn print(
         .map_err(Stop::writing_stdout)
 }
 
-/// The registry of every linked tool, or a usage-level error.
-pub(crate) fn registry() -> Result<toolwright_runtime::ToolRegistry, UsageError> {
-    toolwright_std::registry().map_err(|error| UsageError(error.to_string()))
+/// The registry of every linked tool (`run_code` only with `code_mode`: see
+/// [`crate::code_mode::offer`]), or a usage-level error.
+pub(crate) fn registry(code_mode: bool) -> Result<toolwright_runtime::ToolRegistry, UsageError> {
+    let registry = toolwright_std::registry().map_err(|error| UsageError(error.to_string()))?;
+    crate::code_mode::offer(&registry, code_mode);
+    Ok(registry)
 }

@@ -129,24 +129,26 @@ fn tell(namespace: &str, report: &MountReport) {
     }
 }
 
-/// The standard tools, and with `config` every upstream it names mounted beside them (the
-/// configuration is read and checked before anything connects). The mounts are returned so
-/// a command can keep them.
+/// The standard tools (`run_code` with `code_mode`), and with `config` every upstream it
+/// names mounted beside them (the configuration is read and checked before anything
+/// connects). The mounts are returned so a command can keep them.
 pub(crate) async fn registry(
     config: Option<&Path>,
+    code_mode: bool,
 ) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
     let config = config
         .map(|path| load(Checks::new(), path, None))
         .transpose()?;
-    registry_of(config.as_ref()).await
+    registry_of(config.as_ref(), code_mode).await
 }
 
-/// The standard tools, and with `config` (loaded) every upstream it names mounted beside
-/// them.
+/// The standard tools (`run_code` with `code_mode`), and with `config` (loaded) every
+/// upstream it names mounted beside them.
 pub(crate) async fn registry_of(
     config: Option<&GatewayConfig>,
+    code_mode: bool,
 ) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
-    let registry = Arc::new(crate::ending::registry()?);
+    let registry = Arc::new(crate::ending::registry(code_mode)?);
     let mounts = match config {
         Some(config) => mount_all(config, &registry).await?,
         None => Vec::new(),

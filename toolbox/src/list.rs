@@ -11,7 +11,8 @@ use crate::cli::{ListArgs, SchemaArgs};
 use crate::ending::{Outcome, Stop, print};
 
 pub(crate) async fn list(args: ListArgs) -> Result<Outcome, Stop> {
-    let (registry, _mounts) = crate::gateway::registry(args.config.as_deref()).await?;
+    let (registry, _mounts) =
+        crate::gateway::registry(args.config.as_deref(), args.code_mode).await?;
     let mut filter = ToolFilter::new();
     if let Some(level) = args.max_safety {
         filter = filter.max_safety(level);
@@ -152,7 +153,8 @@ fn one_line(description: &str) -> String {
 }
 
 pub(crate) async fn schema(args: SchemaArgs) -> Result<Outcome, Stop> {
-    let (registry, _mounts) = crate::gateway::registry(args.config.as_deref()).await?;
+    let (registry, _mounts) =
+        crate::gateway::registry(args.config.as_deref(), args.code_mode).await?;
     let mut filter = ToolFilter::new();
     if let Some(level) = args.max_safety {
         filter = filter.max_safety(level);
@@ -161,7 +163,10 @@ pub(crate) async fn schema(args: SchemaArgs) -> Result<Outcome, Stop> {
         let names = registry.names();
         for wanted in &args.tools {
             if !names.contains(wanted) {
-                return Err(Stop::Usage(unknown_tool_message(wanted, &names)));
+                return Err(Stop::Usage(
+                    crate::code_mode::off_hint(wanted, args.code_mode)
+                        .unwrap_or_else(|| unknown_tool_message(wanted, &names)),
+                ));
             }
         }
         filter = filter.names(args.tools.clone());

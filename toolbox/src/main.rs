@@ -1,11 +1,12 @@
 #![doc = include_str!("../README.md")]
 
-// The layers, lowest first (no module imports one listed after it): serve_discovery, cli,
-// ending, audit, docs, gateway, list, serve_config, shown, prompt, spinner, workspace, call,
-// serve.
+// The layers, lowest first (no module imports one listed after it): serve_discovery,
+// code_mode, cli, ending, audit, docs, gateway, list, serve_config, shown, prompt, spinner,
+// workspace, call, serve.
 mod audit;
 mod call;
 mod cli;
+mod code_mode;
 mod docs;
 mod ending;
 mod gateway;
@@ -60,7 +61,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::List(args) => list::list(args).await,
             Command::Schema(args) => list::schema(args).await,
-            Command::Call(args) => call::call(args).await,
+            Command::Call(args) => call::call(*args).await,
             Command::Serve(args) => serve::serve(*args).await.map_err(Stop::from),
             Command::Completions(args) => docs::completions(&args),
             Command::Man(args) => docs::man(&args),

@@ -41,6 +41,10 @@ fn load_skills(registry: &toolwright_runtime::ToolRegistry, dir: &Path) -> Resul
 pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     // Options first: a deployment mistake is reported before anything starts.
     let workspace = workspace(&args.workspace, args.audit_log.as_deref())?;
+    let code_mode = args
+        .code_mode
+        .bounds(Some(Duration::from_secs(args.timeout)), args.max_safety)
+        .map_err(UsageError)?;
     // The files that decide who may call: out of the tools' reach, and out of every
     // confined upstream's.
     // A copy the SIGHUP reloads check against for as long as the program serves (one
@@ -104,7 +108,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     }
     // Opened before any upstream starts.
     let audit = crate::audit::open(args.audit_log.as_deref())?;
-    let registry = Arc::new(registry()?);
+    let registry = Arc::new(registry(code_mode.is_some())?);
     // The workspace's files as resources, their paths completed from this workspace.
     toolwright_std::register_resources(&registry, Some(&workspace))
         .map_err(|error| UsageError(error.to_string()))?;
@@ -130,7 +134,10 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     let metrics = Arc::new(PrometheusMetrics::new());
     let discovery =
         crate::serve_discovery::discovery(args.discovery, &args.core).map_err(UsageError)?;
-    let mut executor = Executor::builder(Arc::clone(&registry)).discovery(discovery);
+    let mut executor = crate::code_mode::enable(
+        Executor::builder(Arc::clone(&registry)).discovery(discovery),
+        code_mode,
+    );
     if let Some(audit) = audit {
         executor = executor.hook(audit);
     }

@@ -8,6 +8,9 @@
 //! max_safety = "cautious"
 //! allow_origin = ["https://app.example.com"]   # repeated options take lists
 //! insecure_no_auth = false                     # flags are true or false
+//!
+//! [serve.code_mode]                            # a switch with its options:
+//! max_calls = 20                               # --code-mode --code-mode-max-calls 20
 //! ```
 //!
 //! The file's options become command-line arguments, checked by the same parser; a mistake
@@ -30,6 +33,26 @@ use crate::ending::UsageError;
 struct ServeSection {
     #[serde(default)]
     serve: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+}
+
+/// The tables in `[serve]`, each key with its place (the other values are skipped).
+#[derive(Deserialize)]
+struct ServeTables {
+    #[serde(default)]
+    serve: BTreeMap<String, TableKeys>,
+}
+
+/// The keys of a table, with their places; empty for a value that is not a table.
+#[derive(Default)]
+struct TableKeys(Vec<Spanned<String>>);
+
+impl<'de> Deserialize<'de> for TableKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let keys = BTreeMap::<Spanned<String>, serde::de::IgnoredAny>::deserialize(deserializer)
+            .map(|table| table.into_keys().collect())
+            .unwrap_or_default();
+        Ok(TableKeys(keys))
+    }
 }
 
 /// One option of the file, as arguments, with the line of its key.
@@ -66,84 +89,84 @@ pub(crate) fn reparse(argv: &[OsString], config: &Path) -> Result<Option<Cli>, U
     let Some(serve) = command.find_subcommand("serve") else {
         return Ok(None);
     };
+    // The keys of each table in `[serve]` (`[serve.code_mode]`), with their places.
+    let tables = toml::from_str::<ServeTables>(&text)
+        .map(|tables| tables.serve)
+        .unwrap_or_default();
     let mut options = Vec::new();
     for (key, value) in &section.serve {
         let line = line_of(&text, key.span().start);
-        let at = format!("{}:{line}", config.display());
         let name = key.get_ref().replace('-', "_");
-        let long = name.replace('_', "-");
         if name == "config" {
             return Err(UsageError(format!(
-                "{at}: `[serve]` cannot name another configuration (`config`)"
+                "{}:{line}: `[serve]` cannot name another configuration (`config`)",
+                config.display()
             )));
         }
-        let Some(arg) = serve
+        let toml::Value::Table(_) = value.get_ref() else {
+            options.push(file_option(
+                serve,
+                config,
+                &name,
+                None,
+                value.get_ref(),
+                line,
+            )?);
+            continue;
+        };
+        // A table of a switch's options (`[serve.code_mode]`): the switch on, each key the
+        // option `SWITCH_KEY`. Only a switch that has such options takes a table.
+        let long = name.replace('_', "-");
+        let prefix = format!("{long}-");
+        let switch = serve
             .get_arguments()
-            .find(|arg| arg.get_long() == Some(long.as_str()))
-        else {
-            let known: Vec<String> = serve
-                .get_arguments()
-                .filter_map(|arg| arg.get_long())
-                .filter(|long| *long != "config" && *long != "help")
-                .map(|long| long.replace('-', "_"))
-                .collect();
-            let hint = toolwright_names::did_you_mean(&name, known.iter().map(String::as_str))
-                .map(|close| format!("; did you mean `{close}`?"))
-                .unwrap_or_default();
-            return Err(UsageError(format!(
-                "{at}: `serve` has no option `{name}`{hint} (see `toolwright serve --help`)"
-            )));
-        };
-        let takes_value = arg.get_action().takes_values();
-        let repeated = matches!(arg.get_action(), clap::ArgAction::Append);
-        let flag = format!("--{long}");
-        let wrong = |expected: &str| {
-            UsageError(format!(
-                "{at}: `{name}` takes {expected}, not {}",
-                describe(value.get_ref())
-            ))
-        };
-        let scalar = |value: &toml::Value| match value {
-            toml::Value::String(text) => Some(OsString::from(text)),
-            toml::Value::Integer(n) => Some(OsString::from(n.to_string())),
-            toml::Value::Float(x) => Some(OsString::from(x.to_string())),
-            _ => None,
-        };
-        let args = match (value.get_ref(), takes_value) {
-            (toml::Value::Boolean(on), false) => {
-                if *on {
-                    vec![OsString::from(&flag)]
-                } else {
-                    Vec::new()
-                }
+            .find(|arg| arg.get_long() == Some(long.as_str()));
+        let has_options = serve
+            .get_arguments()
+            .any(|arg| arg.get_long().is_some_and(|long| long.starts_with(&prefix)));
+        match switch {
+            Some(arg) if !arg.get_action().takes_values() && has_options => {}
+            other => {
+                let takes = match other {
+                    Some(arg) if !arg.get_action().takes_values() => "true or false",
+                    Some(_) => "a value",
+                    None => {
+                        return Err(UsageError(format!(
+                            "{}:{line}: `serve` has no option `{name}` (see `toolwright serve \
+                             --help`)",
+                            config.display()
+                        )));
+                    }
+                };
+                return Err(UsageError(format!(
+                    "{}:{line}: `{name}` takes {takes}, not a table",
+                    config.display()
+                )));
             }
-            (_, false) => return Err(wrong("true or false")),
-            (toml::Value::Array(items), true) if repeated => {
-                let mut args = Vec::new();
-                for item in items {
-                    let item = scalar(item).ok_or_else(|| wrong("a list of values"))?;
-                    args.push(OsString::from(&flag));
-                    args.push(item);
-                }
-                args
-            }
-            (value, true) => {
-                let single = scalar(value).ok_or_else(|| {
-                    wrong(if repeated {
-                        "a value or a list of values"
-                    } else {
-                        "one value"
-                    })
-                })?;
-                vec![OsString::from(&flag), single]
-            }
-        };
+        }
         options.push(FileOption {
-            key: name,
-            long,
+            key: name.clone(),
+            long: long.clone(),
             line,
-            args,
+            args: vec![OsString::from(format!("--{long}"))],
         });
+        let keys = tables.get(key.get_ref()).map(|table| &table.0);
+        let toml::Value::Table(table) = value.get_ref() else {
+            continue;
+        };
+        for (inner, inner_value) in table {
+            let inner_line = keys
+                .and_then(|keys| keys.iter().find(|spanned| spanned.get_ref() == inner))
+                .map_or(line, |spanned| line_of(&text, spanned.span().start));
+            options.push(file_option(
+                serve,
+                config,
+                &name,
+                Some(&inner.replace('-', "_")),
+                inner_value,
+                inner_line,
+            )?);
+        }
     }
     let Some(at) = argv.iter().skip(1).position(|arg| arg == "serve") else {
         return Ok(None);
@@ -181,9 +204,17 @@ pub(crate) fn reparse(argv: &[OsString], config: &Path) -> Result<Option<Cli>, U
                 .and_then(|arg| arg.split(' ').next())
                 .unwrap_or_default()
                 .to_owned();
+            // Or the option that needs a missing switch (`code_mode_max_calls` without
+            // `code_mode`).
             let culprit = options
                 .iter()
-                .find(|option| named == format!("--{}", option.long));
+                .find(|option| named == format!("--{}", option.long))
+                .or_else(|| {
+                    options.iter().find(|option| {
+                        !named.is_empty()
+                            && format!("--{}", option.long).starts_with(&format!("{named}-"))
+                    })
+                });
             Err(UsageError(match culprit {
                 Some(option) => format!(
                     "{}:{}: `[serve]` `{}`: {message}",
@@ -195,6 +226,102 @@ pub(crate) fn reparse(argv: &[OsString], config: &Path) -> Result<Option<Cli>, U
             }))
         }
     }
+}
+
+/// The arguments of one option of `[serve]`: `name = value`, or `inner = value` in the
+/// table `[serve.name]` (the option `name_inner`); a mistake names the file and `line`.
+fn file_option(
+    serve: &clap::Command,
+    config: &Path,
+    name: &str,
+    inner: Option<&str>,
+    value: &toml::Value,
+    line: usize,
+) -> Result<FileOption, UsageError> {
+    let at = format!("{}:{line}", config.display());
+    let (key, option) = match inner {
+        Some(inner) => (format!("{name}.{inner}"), format!("{name}_{inner}")),
+        None => (name.to_owned(), name.to_owned()),
+    };
+    let long = option.replace('_', "-");
+    let Some(arg) = serve
+        .get_arguments()
+        .find(|arg| arg.get_long() == Some(long.as_str()))
+    else {
+        // Within a table, its own options (`max_calls` of `[serve.code_mode]`).
+        let prefix = inner.map(|_| format!("{}-", name.replace('_', "-")));
+        let known: Vec<String> = serve
+            .get_arguments()
+            .filter_map(|arg| arg.get_long())
+            .filter(|long| *long != "config" && *long != "help")
+            .filter_map(|long| match &prefix {
+                Some(prefix) => long.strip_prefix(prefix.as_str()),
+                None => Some(long),
+            })
+            .map(|long| long.replace('-', "_"))
+            .collect();
+        let asked = inner.unwrap_or(name);
+        let hint = toolwright_names::did_you_mean(asked, known.iter().map(String::as_str))
+            .map(|close| format!("; did you mean `{close}`?"))
+            .unwrap_or_default();
+        let table = match inner {
+            Some(_) => format!("`[serve.{name}]`"),
+            None => "`serve`".to_owned(),
+        };
+        return Err(UsageError(format!(
+            "{at}: {table} has no option `{asked}`{hint} (see `toolwright serve --help`)"
+        )));
+    };
+    let takes_value = arg.get_action().takes_values();
+    let repeated = matches!(arg.get_action(), clap::ArgAction::Append);
+    let flag = format!("--{long}");
+    let wrong = |expected: &str| {
+        UsageError(format!(
+            "{at}: `{key}` takes {expected}, not {}",
+            describe(value)
+        ))
+    };
+    let scalar = |value: &toml::Value| match value {
+        toml::Value::String(text) => Some(OsString::from(text)),
+        toml::Value::Integer(n) => Some(OsString::from(n.to_string())),
+        toml::Value::Float(x) => Some(OsString::from(x.to_string())),
+        _ => None,
+    };
+    let args = match (value, takes_value) {
+        (toml::Value::Boolean(on), false) => {
+            if *on {
+                vec![OsString::from(&flag)]
+            } else {
+                Vec::new()
+            }
+        }
+        (_, false) => return Err(wrong("true or false")),
+        (toml::Value::Array(items), true) if repeated => {
+            let mut args = Vec::new();
+            for item in items {
+                let item = scalar(item).ok_or_else(|| wrong("a list of values"))?;
+                args.push(OsString::from(&flag));
+                args.push(item);
+            }
+            args
+        }
+        (value, true) => {
+            let single = scalar(value).ok_or_else(|| {
+                wrong(if repeated {
+                    "a value or a list of values"
+                } else {
+                    "one value"
+                })
+            })?;
+            vec![OsString::from(&flag), single]
+        }
+    };
+    Ok(FileOption {
+        key,
+        long,
+        line,
+        args,
+    })
 }
 
 /// A TOML value's kind, for messages.

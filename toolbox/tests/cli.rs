@@ -51,7 +51,9 @@ fn list_prints_a_table() {
         text.lines()
             .any(|l| l.starts_with("write_file") && l.contains("dangerous"))
     );
-    assert_eq!(text.lines().count(), 1 + toolwright_std::TOOL_NAMES.len());
+    // The header and every standard tool but run_code (listed with --code-mode).
+    assert_eq!(text.lines().count(), toolwright_std::TOOL_NAMES.len());
+    assert!(!text.contains("run_code"));
 }
 
 #[test]
@@ -115,7 +117,7 @@ fn schema_in_every_format() {
         let exported: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
         assert_eq!(exported.len(), 2, "{format}");
     }
-    let output = toolwright(&["schema", "--format", "openai", "--strict"]);
+    let output = toolwright(&["schema", "--format", "openai", "--strict", "--code-mode"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let exported: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(exported.len(), toolwright_std::TOOL_NAMES.len());
@@ -484,7 +486,8 @@ fn list_piped(columns: Option<&str>, extra: &[&str]) -> String {
 fn names_and_descriptions() -> Vec<(String, String)> {
     let tools: Vec<Value> =
         serde_json::from_str(&stdout(&toolwright(&["list", "--json"]))).unwrap();
-    assert_eq!(tools.len(), toolwright_std::TOOL_NAMES.len());
+    // Every standard tool but run_code (listed with --code-mode).
+    assert_eq!(tools.len(), toolwright_std::TOOL_NAMES.len() - 1);
     tools
         .iter()
         .map(|tool| {
@@ -523,7 +526,7 @@ fn list_into_a_pipe_prints_whole_descriptions() {
 
 #[test]
 fn list_fits_columns_when_set() {
-    let table = list_piped(Some("60"), &[]);
+    let table = list_piped(Some("60"), &["--code-mode"]);
     assert_eq!(table.lines().count(), 1 + toolwright_std::TOOL_NAMES.len());
     for line in table.lines() {
         assert!(line.chars().count() <= 60, "wider than 60 columns: {line}");
@@ -675,7 +678,7 @@ fn list_in_a_terminal_fits_its_width() {
     let output = Command::new("script")
         .args(["--quiet", "--return", "--command"])
         .arg(format!(
-            "stty rows 24 cols 70 && exec '{}' list",
+            "stty rows 24 cols 70 && exec '{}' list --code-mode",
             env!("CARGO_BIN_EXE_toolwright")
         ))
         .arg("/dev/null")

@@ -17,7 +17,8 @@ async fn exercise<S: rmcp::Service<rmcp::RoleClient>>(
     root: &std::path::Path,
 ) {
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), toolwright_std::TOOL_NAMES.len());
+    // Every standard tool but run_code (offered with --code-mode).
+    assert_eq!(tools.len(), toolwright_std::TOOL_NAMES.len() - 1);
     let read = tools.iter().find(|t| t.name == "read_file").unwrap();
     assert_eq!(
         read.annotations.as_ref().unwrap().read_only_hint,

@@ -27,9 +27,10 @@ from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, ty
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
+# run_code is offered only with `serve --code-mode` (toolbox/tests/code_mode.rs).
 EXPECTED_TOOLS = {
     "read_file", "list_directory", "file_info", "search_files", "find_files", "write_file",
-    "edit_file", "create_directory", "delete_path", "run_command", "run_code", "calculate",
+    "edit_file", "create_directory", "delete_path", "run_command", "calculate",
     "json_query",
     "current_time", "list_tools", "describe_tool", "search_tools",
 }
