@@ -4,6 +4,8 @@
 //! schema) or our own `McpServer`, in process over `tokio::io::duplex`. No sleeps: every
 //! wait has a generous deadline that fails the test.
 
+// The layers, lowest first: support; then calls, hostile_lists, list_changes,
+// mount_errors, names_and_safety (each uses only support).
 mod calls;
 mod hostile_lists;
 mod list_changes;

@@ -2,6 +2,8 @@
 //! against the test JWKS in `tests/data/`, the RFC 9728 metadata, what each scope lets a
 //! caller see and do.
 
+// The layers, lowest first: common, support; then challenges, jwks_url, jwts,
+// scopes, session_owners (each uses only those two).
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -4,6 +4,8 @@
 //! Without `redis-server` installed these tests say so and pass, unless
 //! `TOOLWRIGHT_REQUIRE_SERVICES=1` (as in CI), where they fail.
 
+// The layers, lowest first: support; then replicas, store, used_states (each uses
+// only support).
 mod replicas;
 mod store;
 mod support;

@@ -6,6 +6,8 @@
 //! No test waits for a time: each waits for an event (a tool that signals, a task status
 //! that `tasks/get` shows) under a generous deadline that fails it.
 
+// The layers, lowest first: redis_server, support; then approvals, capabilities,
+// lifecycle, redis_store, sharing (each uses only those two).
 mod approvals;
 mod capabilities;
 mod lifecycle;
