@@ -2,10 +2,13 @@
 //! running in parallel do not share counters.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
+use toolwright::model::{BoxFuture, ToolOutput};
+use toolwright::runtime::executor::{CallVerdict, GuardedCall, Guardrail, OutputVerdict};
 use toolwright::runtime::{ApprovalDecision, ApprovalRequest, ExecutorBuilder};
 use toolwright::{
     Executor, SafetyLevel, ToolCall, ToolContext, ToolError, ToolRegistry, register_all_tools, tool,
@@ -173,4 +176,52 @@ pub fn approve_all()
 
 pub fn call(id: &str, name: &str, arguments: Value) -> ToolCall {
     ToolCall::new(id, name, arguments)
+}
+
+/// A guardrail built from closures, recording what it saw (for the guardrail tests and the
+/// deferred approvals that meet one).
+pub struct Rule<C, O> {
+    call: C,
+    output: O,
+    /// How many calls it checked.
+    pub seen: Arc<AtomicUsize>,
+}
+
+/// A guardrail that judges calls with `call` and keeps every output.
+pub fn guard(
+    call: impl Fn(&GuardedCall) -> CallVerdict + Send + Sync + 'static,
+) -> Rule<impl Fn(&GuardedCall) -> CallVerdict, impl Fn(&ToolOutput) -> OutputVerdict> {
+    Rule {
+        call,
+        output: |_: &ToolOutput| OutputVerdict::Keep,
+        seen: Arc::default(),
+    }
+}
+
+/// A guardrail that allows every call and judges outputs with `output`.
+pub fn guard_output(
+    output: impl Fn(&ToolOutput) -> OutputVerdict + Send + Sync + 'static,
+) -> Rule<impl Fn(&GuardedCall) -> CallVerdict, impl Fn(&ToolOutput) -> OutputVerdict> {
+    Rule {
+        call: |_: &GuardedCall| CallVerdict::Allow,
+        output,
+        seen: Arc::default(),
+    }
+}
+
+impl<C, O> Guardrail for Rule<C, O>
+where
+    C: Fn(&GuardedCall) -> CallVerdict + Send + Sync + 'static,
+    O: Fn(&ToolOutput) -> OutputVerdict + Send + Sync + 'static,
+{
+    fn check_call(&self, call: GuardedCall) -> BoxFuture<CallVerdict> {
+        self.seen.fetch_add(1, Ordering::SeqCst);
+        let verdict = (self.call)(&call);
+        Box::pin(async move { verdict })
+    }
+
+    fn check_output(&self, _call: GuardedCall, output: ToolOutput) -> BoxFuture<OutputVerdict> {
+        let verdict = (self.output)(&output);
+        Box::pin(async move { verdict })
+    }
 }
