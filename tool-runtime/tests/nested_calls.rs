@@ -192,3 +192,31 @@ async fn cancelling_the_outer_call_cancels_its_nested_call() {
     let nested = seen.lock().unwrap().clone().expect("the nested call ran");
     assert!(nested.is_cancelled());
 }
+
+/// A nested call is never left waiting: an approver that defers (a person decides later)
+/// or asks between requests (a client of MCP 2026-07-28) gets the nested call refused,
+/// with what to do instead, and no deferred call is left behind to run outside the
+/// program once someone approves it.
+#[tokio::test]
+async fn a_nested_call_cannot_wait_for_a_later_approval() {
+    for decision in [ApprovalDecision::Defer, ApprovalDecision::InputRequired] {
+        let executor = executor(registry([]), true);
+        let answer = decision.clone();
+        let options = CallOptions::new()
+            .max_safety(SafetyLevel::Dangerous)
+            .approval(move |_: ApprovalRequest| {
+                let answer = answer.clone();
+                async move { answer }
+            });
+        let lines = call_outer(&executor, json!(["danger"]), options).await;
+        assert!(
+            lines.starts_with("danger: tool `danger` was not run: it waits for an approval")
+                && lines.contains("Call `danger` directly"),
+            "{decision:?}: {lines}"
+        );
+        assert!(
+            executor.pending_approvals().is_empty(),
+            "{decision:?}: a deferred nested call was left behind"
+        );
+    }
+}

@@ -11,6 +11,19 @@ use toolwright_core::{NestedCalls, ToolCall, ToolResult};
 
 use super::handle::Executor;
 use super::options::CallOptions;
+use super::outcome::Outcome;
+
+/// Why a nested call stopped at something only a later request can answer (`what`), and
+/// what the caller can do instead.
+pub(super) fn cannot_wait(name: &str, what: &str) -> String {
+    format!(
+        "tool `{name}` was not run: it waits for {what}, which a call made from inside a \
+         program cannot: the program would have to stop until a later request (a client of \
+         MCP 2026-07-28 answers between requests; a deferred approval comes later still). \
+         Call `{name}` directly, or use a client that answers during the call (MCP \
+         elicitation in a session)"
+    )
+}
 
 /// The nested calls of one outer call: the executor, and the options every nested call
 /// inherits (who approves, the offered set, the ceiling, the owner, the call counts, the
@@ -37,6 +50,7 @@ impl NestedCaller {
         options.cancellation = Some(token.child_token());
         // The outer call's preview was about the outer call.
         options.previewed = None;
+        options.nested = true;
         Arc::new(NestedCaller {
             executor: executor.clone(),
             options,
@@ -52,10 +66,16 @@ impl NestedCalls for NestedCaller {
         let n = self.made.fetch_add(1, Ordering::Relaxed) + 1;
         call.id = format!("{}.{n}", self.outer_id);
         Box::pin(async move {
-            self.executor
-                .execute_with(call, self.options.clone())
-                .await
-                .result
+            let name = call.name.clone();
+            let mut report = self.executor.execute_with(call, self.options.clone()).await;
+            // A nested tool that stopped at a question for its caller: the program cannot be
+            // paused until the caller's next request brings the answer.
+            if report.outcome == Outcome::InputRequired {
+                let message = cannot_wait(&name, "a question for its caller");
+                report.result.content.clone_from(&message);
+                report.result.error = Some(message);
+            }
+            report.result
         })
     }
 }

@@ -44,6 +44,9 @@ pub struct CallOptions {
     pub(super) owner: Option<Arc<str>>,
     /// Who made the call (`CallOptions::caller`).
     pub(super) caller: Option<toolwright_core::Caller>,
+    /// A call a running tool makes (code mode): it cannot wait for an approval or an
+    /// answer given after it returns (a deferred approval, a multi round-trip request).
+    pub(super) nested: bool,
 }
 
 impl std::fmt::Debug for CallOptions {

@@ -528,6 +528,11 @@ impl Executor {
                     ))),
                 }
             }
+            // A nested call is never left waiting: nothing would resume it inside its
+            // program, and a deferred one would run later, outside the program.
+            Ok(ApprovalDecision::Defer | ApprovalDecision::InputRequired) if options.nested => Err(
+                Stopped::denied(super::nested::cannot_wait(name, "an approval given later")),
+            ),
             Ok(ApprovalDecision::Defer) => {
                 let call = ToolCall::new(id, name, sent);
                 let owner = options.owner.as_deref().unwrap_or("");
