@@ -16,13 +16,15 @@ use super::status::{Cell, UpstreamState};
 /// Where a runner says what a mount did not do (`namespace`, report).
 pub(crate) type Reporter = Arc<dyn Fn(&str, &MountReport) + Send + Sync>;
 
-/// Runs `config`'s upstream until `cell.stop`; whether its calls in flight finished within
-/// its drain bound when it was stopped while up.
+/// Runs `config`'s upstream until `cell.stop` (or, without `restart`, until its first
+/// start fails or its connection ends: it is then `Stopped` with its last error); whether
+/// its calls in flight finished within its drain bound when it was stopped while up.
 pub(crate) async fn run(
     cell: Arc<Cell>,
     config: Arc<UpstreamConfig>,
     registry: Arc<ToolRegistry>,
     reporter: Reporter,
+    restart: bool,
 ) -> bool {
     let supervision = cell.supervision;
     // Failures in a row: the backoff doubles with each.
@@ -105,6 +107,10 @@ pub(crate) async fn run(
                 supervision.handshake_timeout.as_secs_f64()
             ),
         };
+        if !restart {
+            cell.failed(UpstreamState::Stopped, &error);
+            return true;
+        }
         failures = failures.saturating_add(1);
         cell.failed(UpstreamState::Restarting, &error);
         tokio::select! {

@@ -77,15 +77,20 @@ pub(crate) fn mcp_error(error: PrimitiveError) -> McpError {
 
 impl McpServer {
     /// The options of one prompt get, resource read or completion: the caller's ceiling,
-    /// the request's cancellation.
+    /// the request's cancellation, the caller.
     fn primitive_options(
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallOptions, McpError> {
         let ceiling = ceiling(principal(&context.extensions))?;
-        Ok(CallOptions::new()
+        let options = CallOptions::new()
             .max_safety(ceiling)
-            .cancellation(context.ct.clone()))
+            .cancellation(context.ct.clone());
+        // Who asks: a mounted server's limits count each caller's share of its reads.
+        Ok(match crate::caller::caller(&context.extensions) {
+            Some(caller) => options.caller(caller),
+            None => options,
+        })
     }
 
     /// `prompts/list`: the prompts this caller may see, by name, one page.
@@ -495,6 +500,8 @@ impl McpServer {
                 .unwrap_or_default()
                 .into_iter()
                 .collect(),
+            // The executor sets it from the options.
+            caller: None,
         };
         let completions = self
             .executor
