@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, CompletionInfo, ContentBlock, ErrorData, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    CompletionInfo, ContentBlock, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, Prompt as McpPrompt, PromptArgument as McpPromptArgument,
     PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
     Resource as McpResource, ResourceContents, Role, ServerCapabilities, ServerConfig,
@@ -73,8 +73,7 @@ impl ServerHandler for Hold {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let serde_json::Value::Object(schema) = json!({"type": "object", "properties": {}})
-        else {
+        let serde_json::Value::Object(schema) = json!({"type": "object", "properties": {}}) else {
             unreachable!()
         };
         Ok(ListToolsResult::with_all_items(vec![McpTool::new(
@@ -120,7 +119,8 @@ impl ServerHandler for Hold {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         Ok(ListResourcesResult::with_all_items(vec![McpResource::new(
-            "doc://big", "big",
+            "doc://big",
+            "big",
         )]))
     }
 
@@ -308,13 +308,24 @@ async fn reads_and_prompts_take_places_in_the_upstreams_pool_and_a_callers_share
     assert_eq!(bench.arrived(2).await, ["prompt", "prompt"]);
     // The pool is full (2 reads, 2 prompts): Carol's read and her tool call are refused
     // by the upstream's own limit; reads and calls are one pool.
-    refused(bench.read(Some("carol")), "`max_concurrent` = 4 calls at once").await;
-    refused(bench.call(Some("carol")), "`max_concurrent` = 4 calls at once").await;
+    refused(
+        bench.read(Some("carol")),
+        "`max_concurrent` = 4 calls at once",
+    )
+    .await;
+    refused(
+        bench.call(Some("carol")),
+        "`max_concurrent` = 4 calls at once",
+    )
+    .await;
     refused(bench.prompt(None), "`max_concurrent` = 4 calls at once").await;
     assert_eq!(bench.requests.load(Ordering::SeqCst), 4);
     bench.release.add_permits(4);
     for _ in 0..2 {
-        let text = within("alice's reads", alice.recv()).await.unwrap().unwrap();
+        let text = within("alice's reads", alice.recv())
+            .await
+            .unwrap()
+            .unwrap();
         assert!(text.contains("released"), "{text}");
     }
     for handle in bob {
@@ -345,8 +356,18 @@ async fn a_rate_counts_reads_and_says_when_to_retry() {
     assert!(error.contains("try again in"), "{error}");
     // Bob's prompt and tool call take the upstream's last two; then even the local user
     // is refused by the upstream's own rate.
-    assert!(within("a prompt", bench.prompt(Some("bob"))).await.unwrap().is_ok());
-    assert!(within("a call", bench.call(Some("bob"))).await.unwrap().is_ok());
+    assert!(
+        within("a prompt", bench.prompt(Some("bob")))
+            .await
+            .unwrap()
+            .is_ok()
+    );
+    assert!(
+        within("a call", bench.call(Some("bob")))
+            .await
+            .unwrap()
+            .is_ok()
+    );
     refused(bench.read(None), "`rate` = 4/h").await;
     assert_eq!(bench.arrived(4).await.len(), 4);
     assert_eq!(bench.requests.load(Ordering::SeqCst), 4);

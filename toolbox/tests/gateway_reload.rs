@@ -324,9 +324,12 @@ async fn run_to_end(args: &[&str], root: &Path) -> (Option<i32>, String, String)
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let output = within(&format!("toolwright {}", args.join(" ")), child.wait_with_output())
-        .await
-        .unwrap();
+    let output = within(
+        &format!("toolwright {}", args.join(" ")),
+        child.wait_with_output(),
+    )
+    .await
+    .unwrap();
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stdout).into_owned(),

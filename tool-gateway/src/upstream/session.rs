@@ -293,14 +293,7 @@ impl Upstream {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        Upstream::connect_keeping(
-            label.into(),
-            transport,
-            None,
-            Protocol::Handshake,
-            HANDSHAKE,
-        )
-        .await
+        Upstream::connect_transport_as(label, transport, Protocol::Handshake).await
     }
 
     /// Connects over any rmcp client transport, opening the session as `protocol` says.
