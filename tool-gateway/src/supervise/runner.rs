@@ -13,6 +13,10 @@ use crate::upstream::MountReport;
 
 use super::status::{Cell, UpstreamState};
 
+/// The longest a `ping` after a failed call is waited for: a live server answers it at
+/// once, however long its start may take (`handshake_timeout` goes up to an hour).
+const PING_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Where a runner says what a mount did not do (`namespace`, report).
 pub(crate) type Reporter = Arc<dyn Fn(&str, &MountReport) + Send + Sync>;
 
@@ -72,7 +76,7 @@ pub(crate) async fn run(
                         () = cell.suspect.notified() => {
                             let alive = tokio::select! {
                                 () = cell.stop.cancelled() => break true,
-                                alive = upstream.answers_ping(supervision.handshake_timeout) => alive,
+                                alive = upstream.answers_ping(supervision.handshake_timeout.min(PING_WAIT)) => alive,
                             };
                             if !alive {
                                 ended = "it stopped answering (a call failed, then `ping` did too)";
