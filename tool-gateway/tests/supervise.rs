@@ -471,8 +471,9 @@ async fn the_configured_handshake_timeout_bounds_the_session_itself() {
         .await
         .expect_err("a mute server");
     let error = error.to_string();
+    // Not waited for in the log: on a busy machine the bound may end before the server
+    // even reads its `initialize`.
     assert!(error.contains("within 0.3 seconds"), "{error}");
-    logged(&mute_log, "initialize").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
