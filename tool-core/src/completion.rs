@@ -25,6 +25,11 @@ pub struct CompletionRequest {
     pub value: String,
     /// The values of the other arguments already resolved.
     pub context: BTreeMap<String, String>,
+    /// The authenticated subject asking, when there is one: set by the executor from
+    /// its call options (a client's own value is replaced), so a completion that spends
+    /// a shared resource (a mounted server's limits) can count it against the caller's
+    /// share. `None` for the local user.
+    pub caller: Option<String>,
 }
 
 impl CompletionRequest {
@@ -34,6 +39,7 @@ impl CompletionRequest {
             argument: argument.into(),
             value: value.into(),
             context: BTreeMap::new(),
+            caller: None,
         }
     }
 

@@ -255,6 +255,7 @@ async fn hostile_prompt_names_and_completion_floods_are_tamed() {
         argument: "x".into(),
         value: String::new(),
         context: Default::default(),
+        caller: None,
     };
     let completions = tokio::time::timeout(DEADLINE, ok.complete(&request).unwrap())
         .await

@@ -453,3 +453,50 @@ async fn a_bad_reload_keeps_the_old_configuration() {
     assert_eq!(setup.status("a").starts, 1);
     within("shutdown", setup.gateway.shutdown()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_configured_handshake_timeout_bounds_the_session_itself() {
+    // The session used to give up after its own 60 s, whatever the file said: a longer
+    // value never took effect, a shorter one only through the runner's timer around it.
+    let setup = Setup::new();
+    let mute_log = setup.path("mute.log");
+    let config = setup.load(&upstream(
+        "mute",
+        &["--mute", "--log", mute_log.to_str().unwrap()],
+        "supervise = { handshake_timeout = 0.3 }",
+    ));
+    let upstream = config.upstreams().next().unwrap();
+    // Connected directly, with no runner's timer: only the session's own bound ends it.
+    let error = within("the session's handshake bound", upstream.connect())
+        .await
+        .expect_err("a mute server");
+    let error = error.to_string();
+    // Not waited for in the log: on a busy machine the bound may end before the server
+    // even reads its `initialize`.
+    assert!(error.contains("within 0.3 seconds"), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_an_upstream_that_fails_is_stopped_with_why_and_the_others_come_up() {
+    let setup = Setup::new();
+    let gateway = setup.gateway.clone().once();
+    // A command that does not exist, with a backoff that would restart it at once.
+    let text = format!(
+        "[[upstream]]\nnamespace = \"ghost\"\ncommand = \"/nonexistent/mcp-server\"\n\
+         unconfined = true\nsupervise = {{ backoff_initial = 0.01, backoff_max = 0.01 }}\n\n{}",
+        upstream("talker", &[], "")
+    );
+    let config = setup.load(&text);
+    within("start", gateway.start(config)).await.unwrap();
+    within("first starts", gateway.first_starts()).await;
+    setup.until("talker up", up("talker")).await;
+    let ghost = setup.status("ghost");
+    // Stopped, not restarting: a one-shot command never starts it again.
+    assert_eq!(ghost.state, UpstreamState::Stopped, "{ghost:?}");
+    assert_eq!((ghost.starts, ghost.restarts), (1, 0));
+    let why = ghost.last_error.unwrap_or_default();
+    assert!(why.contains("the upstream `ghost` did not start"), "{why}");
+    let answer = within("call", setup.call("1", "talker_echo", "still here")).await;
+    assert!(answer.unwrap().contains("still here"));
+    within("shutdown", gateway.shutdown()).await;
+}

@@ -293,6 +293,7 @@ async fn completions_are_the_upstreams() {
         argument: "style".into(),
         value: "f".into(),
         context: Default::default(),
+        caller: None,
     };
     let completions = within("the completion", greet.complete(&request).unwrap()).await;
     assert_eq!(completions.values, ["formal", "friendly"]);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::Notify;
-use toolwright_core::{SafetyLevel, prompt, resource};
+use toolwright_core::{SafetyLevel, ToolContext, prompt, resource};
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, McpServer};
 use toolwright_runtime::{Executor, register_all_tools};
 
@@ -50,6 +50,23 @@ async fn held(id: String) -> String {
     HOLD_ENTERED.notify_one();
     HOLD_RELEASE.notified().await;
     format!("held {id}")
+}
+
+/// Who reads: the caller's subject, and whether its token came along
+#[resource(uri = "whoami://{id}", mime_type = "text/plain")]
+async fn whoami(ctx: &ToolContext, id: String) -> String {
+    match ctx.caller() {
+        Some(caller) => format!(
+            "{id}: {} {}",
+            caller.subject(),
+            if caller.token().is_some() {
+                "with its token"
+            } else {
+                "without its token"
+            }
+        ),
+        None => format!("{id}: nobody"),
+    }
 }
 
 fn auth() -> AuthConfig {
@@ -294,5 +311,26 @@ async fn a_listener_hears_no_update_of_a_resource_above_its_ceiling() {
     assert!(registry.notify_resource_updated("docs://public"));
     let updated = next_message(&mut stream, &mut pending).await;
     assert_eq!(updated["params"]["uri"], "docs://public", "{updated}");
+    http.shutdown();
+}
+
+#[tokio::test]
+async fn a_read_knows_its_caller_and_never_holds_its_token() {
+    // A shared pool behind a resource (a mounted server's limits) counts each caller's
+    // share: the read must know who asks, and no resource needs the bearer token.
+    let http = start(HttpOptions::new()).await;
+    let mut seen = Vec::new();
+    for token in [MALLORY, ALICE] {
+        let read = send(&http, token, "resources/read", json!({"uri": "whoami://1"})).await;
+        let text = read["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(text.ends_with("without its token"), "{read}");
+        assert!(!text.contains("nobody"), "{read}");
+        assert!(!text.contains(token), "{read}");
+        seen.push(text);
+    }
+    assert_ne!(seen[0], seen[1], "two tokens, two callers");
     http.shutdown();
 }

@@ -100,3 +100,73 @@ async fn only_a_tool_that_asked_holds_the_callers_token() {
     // the audit line never do.
     assert!(!log.contains(TOKEN), "{log}");
 }
+
+#[tokio::test]
+async fn prompts_resources_and_completions_know_the_caller_but_not_its_token() {
+    use toolwright_core::{
+        Completions, Prompt, PromptOutput, Resource, ResourceBody, ResourceContents,
+        ResourceRequest, ToolContext, ToolError,
+    };
+    use toolwright_runtime::executor::CompletionReference;
+
+    let registry = Arc::new(ToolRegistry::new());
+    let prompt = Prompt::builder("brief")
+        .argument(toolwright_core::PromptArgument::new("topic"))
+        .completion_async(
+            "topic",
+            |request: toolwright_core::CompletionRequest| async move {
+                Completions {
+                    values: vec![request.caller.unwrap_or_else(|| "nobody".to_owned())],
+                    total: None,
+                    has_more: false,
+                }
+            },
+        )
+        .handler(|_, ctx: ToolContext| async move {
+            Ok::<_, ToolError>(PromptOutput {
+                description: Some(seen(&ctx)),
+                messages: Vec::new(),
+            })
+        })
+        .build()
+        .unwrap();
+    registry.register_prompt(prompt).unwrap();
+    let resource = Resource::builder("who", "who://me")
+        .handler(|request: ResourceRequest, ctx: ToolContext| async move {
+            Ok::<_, ToolError>(vec![ResourceContents {
+                uri: request.uri,
+                mime_type: None,
+                body: ResourceBody::Text(seen(&ctx)),
+            }])
+        })
+        .build()
+        .unwrap();
+    registry.register_resource(resource).unwrap();
+    let executor = Executor::builder(registry).build();
+    let alice = CallOptions::new().caller(Caller::new("alice").with_token(CallerToken::new(TOKEN)));
+
+    let got = executor
+        .get_prompt("brief", Default::default(), &alice)
+        .await
+        .unwrap();
+    assert_eq!(got.description.as_deref(), Some("alice|-"));
+    let read = executor.read_resource("who://me", &alice).await.unwrap();
+    assert!(
+        matches!(&read[0].body, ResourceBody::Text(text) if text == "alice|-"),
+        "{read:?}"
+    );
+    // What a client claims in the request is replaced by the options' caller.
+    let mut request = toolwright_core::CompletionRequest::new("topic", "");
+    request.caller = Some("mallory".to_owned());
+    let reference = CompletionReference::Prompt("brief".to_owned());
+    let completed = executor
+        .complete(&reference, &request, &alice)
+        .await
+        .unwrap();
+    assert_eq!(completed.values, ["alice"]);
+    let local = executor
+        .complete(&reference, &request, &CallOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(local.values, ["nobody"]);
+}

@@ -41,8 +41,11 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
         .transpose()?;
     // Opened before any upstream starts.
     let audit = crate::audit::open(args.audit_log.as_deref())?;
-    let (registry, _mounts) =
-        crate::gateway::registry_of(config.as_ref(), code_mode.is_some()).await?;
+    // Upstreams start concurrently; the call goes as soon as its tool is mounted (with code
+    // mode, once every first start ended: a program may call any of their tools).
+    let wanted = code_mode.is_none().then_some(args.name.as_str());
+    let (registry, mounted) =
+        crate::gateway::registry_of(config, code_mode.is_some(), wanted).await?;
     let stdin_taken = args.arguments.as_deref() == Some("-");
     // While the user is asked, the spinner keeps quiet.
     let asking = Arc::new(AtomicBool::new(false));
@@ -90,6 +93,8 @@ pub(crate) async fn call(args: CallArgs) -> Result<Outcome, Stop> {
     spinner.stop().await;
     let result = report.result;
     if report.outcome == toolwright_runtime::executor::Outcome::UnknownTool {
+        // Perhaps the tool of an upstream that did not start: say which did not, and why.
+        mounted.tell_down();
         // A name that is not a tool is the user's mistake, not the tool's: a usage error.
         let hint = crate::code_mode::off_hint(&args.name, args.code_mode.code_mode)
             .unwrap_or_else(|| "`toolwright list` shows them all".to_owned());

@@ -2,15 +2,19 @@
 //! its own policy, each mounted into the registry under a namespace. The file, its checks
 //! and the mounting are `toolwright_gateway`'s (`config`: the file's keys are documented
 //! there); here the CLI names the file by its flag and says on stderr what a mount did
-//! not do. Every mistake is reported before anything starts, with the file and line.
+//! not do. Every mistake is reported before anything starts, with the file and line. Every
+//! command starts the upstreams through one [`Gateway`]: concurrently, so one that never
+//! answers delays no other.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use toolwright_gateway::{Checks, Gateway, GatewayConfig, Mount, MountReport};
+use toolwright_gateway::{
+    Checks, Gateway, GatewayConfig, MountReport, UpstreamState, UpstreamStatus,
+};
 use toolwright_runtime::ToolRegistry;
 
-use crate::ending::UsageError;
+use crate::ending::{Outcome, Stop, UsageError};
 
 /// How the messages name the configuration: by its flag.
 pub(crate) const FLAG: &str = "--config";
@@ -30,29 +34,6 @@ pub(crate) fn load(
         config.on_egress_refusal(sink);
     }
     Ok(config)
-}
-
-/// Connects to every upstream of `config` and mounts its tools into `registry`; what could
-/// not be mounted is said on stderr as each mount ends (for one command; `serve`
-/// [`supervise`]s them instead).
-pub(crate) async fn mount_all(
-    config: &GatewayConfig,
-    registry: &Arc<ToolRegistry>,
-) -> Result<Vec<Arc<Mount>>, UsageError> {
-    // The file's own resources and prompts first: an upstream's cannot take their places.
-    config
-        .register_declared(registry)
-        .map_err(|error| UsageError(error.to_string()))?;
-    let mut mounts = Vec::new();
-    for upstream in config.upstreams() {
-        let mount = upstream
-            .mount(registry)
-            .await
-            .map_err(|error| UsageError(error.to_string()))?;
-        tell(upstream.namespace(), mount.report());
-        mounts.push(Arc::new(mount));
-    }
-    Ok(mounts)
 }
 
 /// Starts every upstream of `config` under a [`Gateway`] (each on its own, restarted with
@@ -129,29 +110,92 @@ fn tell(namespace: &str, report: &MountReport) {
     }
 }
 
+/// The upstreams of a one-shot command (`list`, `schema`, `call`), started concurrently
+/// by the same [`Gateway`] as `serve`'s, each once, within its own `handshake_timeout`.
+pub(crate) struct Mounted(Option<Gateway>);
+
+impl Mounted {
+    /// The upstreams not up now: namespace and why.
+    fn down(&self) -> Vec<(String, String)> {
+        let Some(gateway) = &self.0 else {
+            return Vec::new();
+        };
+        gateway
+            .upstreams()
+            .into_iter()
+            .filter(|upstream| upstream.state != UpstreamState::Up)
+            .map(|upstream| {
+                let why = upstream.last_error.unwrap_or_else(|| {
+                    "it is still starting (connecting, or in its handshake)".to_owned()
+                });
+                (upstream.namespace, why)
+            })
+            .collect()
+    }
+
+    /// Says on stderr, one line each, the upstreams whose tools are missing and why.
+    pub(crate) fn tell_down(&self) {
+        for (namespace, why) in self.down() {
+            eprintln!("upstream `{namespace}` is not mounted: {why}");
+        }
+    }
+
+    /// `outcome`, unless an upstream did not come up: then a usage error (status 2) that
+    /// says so, after the output of the others' tools (said on stderr by `tell_down`).
+    pub(crate) fn finish(&self, outcome: Result<Outcome, Stop>) -> Result<Outcome, Stop> {
+        let outcome = outcome?;
+        let down = self.down().len();
+        if down == 0 {
+            return Ok(outcome);
+        }
+        Err(Stop::Usage(format!(
+            "{down} upstream(s) of {FLAG} did not start (named above): their tools are not \
+             shown; fix them or remove them from the configuration"
+        )))
+    }
+}
+
 /// The standard tools (`run_code` with `code_mode`), and with `config` every upstream it
 /// names mounted beside them (the configuration is read and checked before anything
-/// connects). The mounts are returned so a command can keep them.
+/// connects); returns once every upstream's first start ended, up or not, each said on
+/// stderr if not.
 pub(crate) async fn registry(
     config: Option<&Path>,
     code_mode: bool,
-) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
+) -> Result<(Arc<ToolRegistry>, Mounted), UsageError> {
     let config = config
         .map(|path| load(Checks::new(), path, None))
         .transpose()?;
-    registry_of(config.as_ref(), code_mode).await
+    let (registry, mounted) = registry_of(config, code_mode, None).await?;
+    mounted.tell_down();
+    Ok((registry, mounted))
 }
 
 /// The standard tools (`run_code` with `code_mode`), and with `config` (loaded) every
-/// upstream it names mounted beside them.
+/// upstream it names started beside them; returns once the tool `wanted` is in the
+/// registry (its upstream is up), or else once every upstream's first start ended. With no
+/// `wanted`, it waits for all.
 pub(crate) async fn registry_of(
-    config: Option<&GatewayConfig>,
+    config: Option<GatewayConfig>,
     code_mode: bool,
-) -> Result<(Arc<ToolRegistry>, Vec<Arc<Mount>>), UsageError> {
+    wanted: Option<&str>,
+) -> Result<(Arc<ToolRegistry>, Mounted), UsageError> {
     let registry = Arc::new(crate::ending::registry(code_mode)?);
-    let mounts = match config {
-        Some(config) => mount_all(config, &registry).await?,
-        None => Vec::new(),
+    let Some(config) = config else {
+        return Ok((registry, Mounted(None)));
     };
-    Ok((registry, mounts))
+    let gateway = Gateway::new(Arc::clone(&registry)).once().on_report(tell);
+    gateway
+        .start(config)
+        .await
+        .map_err(|error| UsageError(error.to_string()))?;
+    // Each change of an upstream's life wakes this: an upstream is up (its tools mounted
+    // before its state says so) or its start ended.
+    gateway
+        .wait_for(|upstreams| {
+            wanted.is_some_and(|name| registry.get(name).is_some())
+                || upstreams.iter().all(UpstreamStatus::tried)
+        })
+        .await;
+    Ok((registry, Mounted(Some(gateway))))
 }

@@ -5,14 +5,19 @@ use std::io::IsTerminal;
 use serde_json::{Value, json};
 use toolwright_core::Tool;
 use toolwright_formats::schema::{SchemaOptions, tools_to_schema_with};
-use toolwright_runtime::ToolFilter;
+use toolwright_runtime::{ToolFilter, ToolRegistry};
 
 use crate::cli::{ListArgs, SchemaArgs};
 use crate::ending::{Outcome, Stop, print};
 
 pub(crate) async fn list(args: ListArgs) -> Result<Outcome, Stop> {
-    let (registry, _mounts) =
+    let (registry, mounted) =
         crate::gateway::registry(args.config.as_deref(), args.code_mode).await?;
+    // The tools of the upstreams that came up; status 2 if one did not.
+    mounted.finish(list_in(&registry, &args))
+}
+
+fn list_in(registry: &ToolRegistry, args: &ListArgs) -> Result<Outcome, Stop> {
     let mut filter = ToolFilter::new();
     if let Some(level) = args.max_safety {
         filter = filter.max_safety(level);
@@ -153,8 +158,12 @@ fn one_line(description: &str) -> String {
 }
 
 pub(crate) async fn schema(args: SchemaArgs) -> Result<Outcome, Stop> {
-    let (registry, _mounts) =
+    let (registry, mounted) =
         crate::gateway::registry(args.config.as_deref(), args.code_mode).await?;
+    mounted.finish(schema_in(&registry, &args))
+}
+
+fn schema_in(registry: &ToolRegistry, args: &SchemaArgs) -> Result<Outcome, Stop> {
     let mut filter = ToolFilter::new();
     if let Some(level) = args.max_safety {
         filter = filter.max_safety(level);

@@ -312,3 +312,111 @@ async fn serve_http_answers_for_the_others_while_one_upstream_is_mute() {
     drop(client);
     server.kill().await.unwrap();
 }
+
+/// Runs `toolwright ARGS` to its end within the deadline: status, stdout, stderr.
+async fn run_to_end(args: &[&str], root: &Path) -> (Option<i32>, String, String) {
+    let child = tokio::process::Command::new(BIN)
+        .args(args)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let output = within(
+        &format!("toolwright {}", args.join(" ")),
+        child.wait_with_output(),
+    )
+    .await
+    .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn call_and_list_mount_concurrently_past_a_mute_and_a_broken_upstream() {
+    let (config_dir, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let config = config_dir.path().join("gateway.toml");
+    let mute_log = config_dir.path().join("mute.log");
+    // The mute one first, with a handshake of ten minutes: mounting in the file's order
+    // (as `call` did) waits for it far past this test's deadline.
+    let mute = format!(
+        "[[upstream]]\nnamespace = \"mute\"\ncommand = \"python3\"\n\
+         args = [\"{SERVER}\", \"--mute\", \"--log\", \"{}\"]\nunconfined = true\n\
+         supervise = {{ handshake_timeout = 600 }}\n\n",
+        mute_log.display()
+    );
+    let ghost = "[[upstream]]\nnamespace = \"ghost\"\ncommand = \"/nonexistent/mcp-server\"\n\
+                 unconfined = true\n\n";
+    // The talker's `wait` answers once `gate` exists; the test makes it only when the
+    // mute one has its `initialize`.
+    let gate = config_dir.path().join("gate");
+    let talker = format!(
+        "[[upstream]]\nnamespace = \"talker\"\ncommand = \"python3\"\n\
+         args = [\"{SERVER}\", \"--gate\", \"{}\"]\nunconfined = true\n\
+         tools = {{ \"*\" = \"safe\" }}\n",
+        gate.display()
+    );
+    std::fs::write(&config, format!("{mute}{ghost}{talker}")).unwrap();
+    let config_arg = config.to_str().unwrap();
+    let call = {
+        let (config_arg, root) = (config_arg.to_owned(), root.path().to_owned());
+        tokio::spawn(async move {
+            run_to_end(
+                &["call", "talker_wait", "{}", "--config", &config_arg],
+                &root,
+            )
+            .await
+        })
+    };
+    // The mute one got its `initialize` (it never answers it)...
+    within("the mute one's initialize", async {
+        // The server's log is a file: read again soon.
+        while !std::fs::read_to_string(&mute_log)
+            .unwrap_or_default()
+            .contains("initialize")
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    // ...and while it is in that handshake, the talker's call completes. Mounted in the
+    // file's order, the talker would not start before the mute one's ten minutes.
+    std::fs::write(&gate, "").unwrap();
+    let (status, stdout, stderr) = within("the call", call).await.unwrap();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(stdout.contains("opened"), "{stdout}");
+
+    let talker = upstream("talker");
+    // `list` waits for every first start: the broken one fails at once; the talker's
+    // tools are listed, the ghost is named on stderr with why, and the status says not
+    // everything is there.
+    std::fs::write(&config, format!("{ghost}{talker}")).unwrap();
+    let (status, stdout, stderr) = run_to_end(&["list", "--config", config_arg], root.path()).await;
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stdout.contains("talker_echo"), "{stdout}");
+    assert!(!stdout.contains("ghost_"), "{stdout}");
+    let named: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("upstream `ghost` is not mounted:"))
+        .collect();
+    assert_eq!(named.len(), 1, "{stderr}");
+    assert!(named[0].contains("did not start"), "{stderr}");
+    assert!(!stderr.contains("upstream `talker`"), "{stderr}");
+
+    // `call` of the broken one's tool: unknown, and the reason is said.
+    let (status, _, stderr) = run_to_end(
+        &["call", "ghost_echo", "{}", "--config", config_arg],
+        root.path(),
+    )
+    .await;
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("upstream `ghost` is not mounted:"),
+        "{stderr}"
+    );
+}

@@ -81,7 +81,11 @@ impl UpstreamConfig {
             return self.connect_http(url).await?.map_err(failed);
         }
         let command = self.command.clone().unwrap_or_default();
-        let mut upstream = Upstream::stdio(command, self.args.clone()).protocol(self.era);
+        // The session's own bound is the configured one: the runner's timeout around
+        // the whole start would otherwise never be reached past the library's default.
+        let mut upstream = Upstream::stdio(command, self.args.clone())
+            .protocol(self.era)
+            .handshake_timeout(self.supervision().handshake_timeout);
         for (key, value) in &self.env {
             upstream = upstream.env(key, value);
         }
@@ -94,7 +98,9 @@ impl UpstreamConfig {
     /// Connects over HTTP: `Err` when this build cannot, else the connection's outcome.
     #[cfg(feature = "http")]
     async fn connect_http(&self, url: &str) -> Result<Result<Upstream, UpstreamError>, StartError> {
-        let mut upstream = Upstream::http(url).protocol(self.era);
+        let mut upstream = Upstream::http(url)
+            .protocol(self.era)
+            .handshake_timeout(self.supervision().handshake_timeout);
         if let Some(max) = self.max_message_bytes {
             upstream = upstream.max_message_bytes(max);
         }

@@ -32,7 +32,8 @@ pub(crate) struct SuperviseConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Supervision {
     /// How long starting may take: spawning or connecting, `initialize`, and listing its
-    /// tools (default 60 s, at most 60 s: the library's own handshake limit).
+    /// tools (default 60 s, at most 3600 s: a server that installs itself first, `npx` or
+    /// `uvx` on a cold cache, may take minutes).
     pub handshake_timeout: Duration,
     /// How long one call of its tools may take (default: none of its own, the serving
     /// program's `--timeout`).
@@ -51,8 +52,11 @@ pub struct Supervision {
     pub required: bool,
 }
 
-/// The most `handshake_timeout` may be: the upstream library's own limit on `initialize`.
-const MAX_HANDSHAKE: f64 = 60.0;
+/// The most `handshake_timeout` may be: an hour. The session's own bound follows the
+/// configured value (`StdioUpstream::handshake_timeout`); the cap only catches a value
+/// that is surely a mistake (minutes for milliseconds), since a start that long holds
+/// `list`, `call` and a stdio `serve` waiting.
+const MAX_HANDSHAKE: f64 = 3600.0;
 
 /// The most any duration of `supervise` may be: a day.
 const MAX_SECONDS: f64 = 86_400.0;
@@ -106,7 +110,8 @@ pub(crate) fn resolve(
         };
         if !value.is_finite() || value <= 0.0 || value > max {
             return Err(format!(
-                "`supervise.{key}` is {value}; give seconds above 0 and at most {max}"
+                "`supervise.{key}` is {value}; give seconds above 0 and at most {max} \
+                 (fractions allowed)"
             ));
         }
         Ok(Some(Duration::from_secs_f64(value)))
@@ -174,7 +179,7 @@ mod tests {
         for (config, key) in [
             (
                 SuperviseConfig {
-                    handshake_timeout: Some(61.0),
+                    handshake_timeout: Some(3601.0),
                     ..SuperviseConfig::default()
                 },
                 "handshake_timeout",
@@ -205,6 +210,29 @@ mod tests {
             let error = resolve(None, Some(&config)).expect_err(key);
             assert!(error.contains(key), "{error}");
         }
+    }
+
+    #[test]
+    fn a_slow_installers_handshake_is_allowed_and_the_refusal_says_the_range() {
+        // `npx -y` on a cold cache: ten minutes is an operator's value, not a mistake.
+        let slow = SuperviseConfig {
+            handshake_timeout: Some(600.0),
+            ..SuperviseConfig::default()
+        };
+        let resolved = resolve(Some(&slow), None).expect("ten minutes is allowed");
+        assert_eq!(resolved.handshake_timeout, Duration::from_secs(600));
+        let refused = resolve(
+            None,
+            Some(&SuperviseConfig {
+                handshake_timeout: Some(0.0),
+                ..SuperviseConfig::default()
+            }),
+        )
+        .expect_err("zero");
+        assert!(
+            refused.contains("above 0 and at most 3600"),
+            "the refusal says the allowed range: {refused}"
+        );
     }
 
     #[test]

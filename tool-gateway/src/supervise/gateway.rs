@@ -61,6 +61,8 @@ impl std::fmt::Debug for Gateway {
 struct Shared {
     registry: Arc<ToolRegistry>,
     reporter: Mutex<Reporter>,
+    /// Whether a failed or ended upstream is started again ([`Gateway::once`] says no).
+    restart: std::sync::atomic::AtomicBool,
     /// Bumped at every change of an upstream's life.
     events: Arc<watch::Sender<u64>>,
     /// The running configuration; held across a reload, so two do not interleave.
@@ -109,6 +111,7 @@ impl Gateway {
             shared: Arc::new(Shared {
                 registry,
                 reporter: Mutex::new(reporter),
+                restart: std::sync::atomic::AtomicBool::new(true),
                 events: Arc::new(events),
                 current: tokio::sync::Mutex::new(Current::default()),
                 cells: Mutex::new(BTreeMap::new()),
@@ -126,6 +129,36 @@ impl Gateway {
             .reporter
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(report);
+        self
+    }
+
+    /// Each upstream is started once, not again: one whose start fails (or whose
+    /// connection ends) is [`Stopped`](UpstreamState::Stopped) with its last error. For a
+    /// command that runs once (`toolwright list`, `call`): its upstreams still start
+    /// concurrently, each within its own `handshake_timeout`, so one that never answers
+    /// delays no other, and [`first_starts`](Self::first_starts) says when all are tried.
+    /// Applies to the upstreams started after this call.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::sync::Arc;
+    /// use toolwright_gateway::{Gateway, GatewayConfig, UpstreamState};
+    /// use toolwright_runtime::ToolRegistry;
+    ///
+    /// let gateway = Gateway::new(Arc::new(ToolRegistry::new())).once();
+    /// gateway.start(GatewayConfig::load("gateway.toml".as_ref())?).await?;
+    /// gateway.first_starts().await;
+    /// for down in gateway.upstreams().iter().filter(|u| u.state != UpstreamState::Up) {
+    ///     eprintln!("{}: {:?}", down.namespace, down.last_error);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn once(self) -> Self {
+        self.shared
+            .restart
+            .store(false, std::sync::atomic::Ordering::SeqCst);
         self
     }
 
@@ -304,6 +337,9 @@ impl Gateway {
                 Arc::new(upstream),
                 Arc::clone(&self.shared.registry),
                 reporter.clone(),
+                self.shared
+                    .restart
+                    .load(std::sync::atomic::Ordering::SeqCst),
             ));
             current.upstreams.insert(
                 namespace,

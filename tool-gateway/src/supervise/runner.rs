@@ -13,16 +13,22 @@ use crate::upstream::MountReport;
 
 use super::status::{Cell, UpstreamState};
 
+/// The longest a `ping` after a failed call is waited for: a live server answers it at
+/// once, however long its start may take (`handshake_timeout` goes up to an hour).
+const PING_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Where a runner says what a mount did not do (`namespace`, report).
 pub(crate) type Reporter = Arc<dyn Fn(&str, &MountReport) + Send + Sync>;
 
-/// Runs `config`'s upstream until `cell.stop`; whether its calls in flight finished within
-/// its drain bound when it was stopped while up.
+/// Runs `config`'s upstream until `cell.stop` (or, without `restart`, until its first
+/// start fails or its connection ends: it is then `Stopped` with its last error); whether
+/// its calls in flight finished within its drain bound when it was stopped while up.
 pub(crate) async fn run(
     cell: Arc<Cell>,
     config: Arc<UpstreamConfig>,
     registry: Arc<ToolRegistry>,
     reporter: Reporter,
+    restart: bool,
 ) -> bool {
     let supervision = cell.supervision;
     // Failures in a row: the backoff doubles with each.
@@ -70,7 +76,7 @@ pub(crate) async fn run(
                         () = cell.suspect.notified() => {
                             let alive = tokio::select! {
                                 () = cell.stop.cancelled() => break true,
-                                alive = upstream.answers_ping(supervision.handshake_timeout) => alive,
+                                alive = upstream.answers_ping(supervision.handshake_timeout.min(PING_WAIT)) => alive,
                             };
                             if !alive {
                                 ended = "it stopped answering (a call failed, then `ping` did too)";
@@ -105,6 +111,10 @@ pub(crate) async fn run(
                 supervision.handshake_timeout.as_secs_f64()
             ),
         };
+        if !restart {
+            cell.failed(UpstreamState::Stopped, &error);
+            return true;
+        }
         failures = failures.saturating_add(1);
         cell.failed(UpstreamState::Restarting, &error);
         tokio::select! {

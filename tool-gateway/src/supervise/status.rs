@@ -29,7 +29,8 @@ pub enum UpstreamState {
     /// Removed or replaced by a reload: its tools are withdrawn and its calls in flight
     /// finishing.
     Stopping,
-    /// Stopped for good.
+    /// Stopped for good (with [`Gateway::once`](super::Gateway::once), also an upstream
+    /// whose start failed or whose connection ended: its last error says why).
     Stopped,
 }
 

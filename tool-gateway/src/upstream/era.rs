@@ -40,6 +40,10 @@ pub enum Protocol {
     Auto,
 }
 
+/// How long an upstream has to open its session (`initialize`, or `server/discover`)
+/// unless its builder says otherwise (`handshake_timeout`).
+pub(crate) const HANDSHAKE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// The values `protocol` takes, as written in a configuration.
 const VALUES: &str = "\"handshake\" (the default), \"2026-07-28\" or \"auto\"";
 

@@ -27,6 +27,8 @@ pub struct HttpUpstream {
     per_caller: PerCallerConfig,
     /// How the session (and each caller's) is opened.
     protocol: Protocol,
+    /// How long the gateway's own session has to open.
+    handshake: std::time::Duration,
 }
 
 /// How an upstream is called as each caller (`callers`); nothing set: as the gateway.
@@ -226,6 +228,23 @@ impl HttpUpstream {
         self
     }
 
+    /// How long the server has to answer `initialize` (or `server/discover`) when the
+    /// gateway connects (default 60 s). Each caller's own session
+    /// ([`token_exchange`](Self::token_exchange) and the like) keeps the default.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolwright_gateway::Upstream;
+    ///
+    /// let upstream = Upstream::http("https://mcp.example.com/mcp")
+    ///     .handshake_timeout(Duration::from_secs(300));
+    /// # let _ = upstream;
+    /// ```
+    pub fn handshake_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.handshake = timeout;
+        self
+    }
+
     /// Reads the token, if any, and opens the MCP session ([`protocol`](Self::protocol)).
     ///
     /// # Errors
@@ -331,7 +350,14 @@ impl HttpUpstream {
         if let Some(credentials) = &self.credentials {
             let client = super::oauth::authorise(&self.url, &label, credentials).await?;
             let transport = StreamableHttpClientTransport::with_client(client, config);
-            return Upstream::connect_transport_as(label, transport, self.protocol).await;
+            return Upstream::connect_keeping(
+                label,
+                transport,
+                None,
+                self.protocol,
+                self.handshake,
+            )
+            .await;
         }
         if let Some(source) = &self.token {
             let token = source.read().map_err(|error| UpstreamError::Token {
@@ -350,7 +376,7 @@ impl HttpUpstream {
             }
         })?;
         let transport = StreamableHttpClientTransport::with_client(http, config);
-        Upstream::connect_transport_as(label, transport, self.protocol).await
+        Upstream::connect_keeping(label, transport, None, self.protocol, self.handshake).await
     }
 }
 
@@ -373,6 +399,7 @@ impl Upstream {
                 max_sessions: super::callers::DEFAULT_MAX_CALLER_SESSIONS,
             },
             protocol: Protocol::Handshake,
+            handshake: super::era::HANDSHAKE,
         }
     }
 }

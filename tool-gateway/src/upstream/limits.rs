@@ -4,6 +4,12 @@
 //! anything is sent upstream, with a message that names the upstream, the limit and its
 //! value (and, for a rate, when to try again), so a model can retry later.
 //!
+//! What a caller reads of the upstream takes a place in the same pool: a mounted prompt's
+//! `prompts/get`, a mounted resource's `resources/read` and a completion of either
+//! (`mountable`), so reads cannot flood an upstream the calls are limited on. A refused
+//! read gets the same error; a refused completion completes to nothing (it has no error
+//! to give).
+//!
 //! The caller is the authenticated subject of the call
 //! ([`ToolContext::caller`](toolwright_core::ToolContext::caller)); calls without one (the
 //! local user: stdio, the CLI) count only against the upstream's own limits.

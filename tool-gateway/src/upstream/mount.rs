@@ -264,6 +264,7 @@ impl Mount {
                 options: &self.options,
                 declared: self.upstream.declared(),
                 forward_subscription: &self.forward_subscription,
+                limiter: &self.limiter,
             };
             report.primitives = Shelf::refresh(&self.shelf, &cx, self.options.limits()).await;
         }

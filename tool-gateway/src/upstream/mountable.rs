@@ -18,6 +18,7 @@ use toolwright_core::{
 use toolwright_runtime::ToolRegistry;
 
 use super::content::{from_block, rewrite_uris};
+use super::limits::Limiter;
 use super::list::Listed;
 use super::names::mounted_name;
 use super::options::MountOptions;
@@ -38,6 +39,9 @@ pub(super) struct Context<'a> {
     pub(super) declared: Declared,
     /// What a mounted resource's subscription hook forwards to (the mount's counting).
     pub(super) forward_subscription: &'a ForwardSubscription,
+    /// The upstream's limits, shared with its tools: a `prompts/get`, `resources/read` or
+    /// `completion/complete` takes a place as a call does.
+    pub(super) limiter: &'a Arc<Limiter>,
 }
 
 /// Forwards one subscription of our URI more (`true`) or less, counted by the mount: the
@@ -92,6 +96,7 @@ impl Mountable for McpPrompt {
         let upstream = cx.upstream.clone();
         let namespace = cx.namespace().to_owned();
         let name: Arc<str> = Arc::from(self.name.as_str());
+        let limiter = Arc::clone(cx.limiter);
         let mut builder = Prompt::builder(key.to_owned())
             .description(cx.describe(Self::KIND, &self.name, self.description.as_deref()))
             .safety(cx.safety());
@@ -114,19 +119,24 @@ impl Mountable for McpPrompt {
                 continue;
             }
             // Completions of the argument are the upstream's.
-            let (upstream, name) = (upstream.clone(), name.clone());
+            let (upstream, name, limiter) = (upstream.clone(), name.clone(), limiter.clone());
             builder = builder.completion_async(argument.name.clone(), move |request| {
                 let (upstream, name) = (upstream.clone(), name.clone());
-                async move {
-                    complete(&upstream, Reference::for_prompt(name.to_string()), request).await
-                }
+                let reference = Reference::for_prompt(name.to_string());
+                let admitted = admit_completion(&limiter, &request);
+                async move { complete(&upstream, reference, request, admitted).await }
             });
         }
         let prompt = builder
             .handler(move |arguments: PromptArguments, ctx: ToolContext| {
                 let (upstream, name, namespace) =
                     (upstream.clone(), name.clone(), namespace.clone());
-                async move { get_prompt(&upstream, &namespace, &ctx, &name, arguments).await }
+                // Admitted before anything is sent; the place is held until it ends.
+                let admitted = limiter.admit(ctx.caller().map(toolwright_core::Caller::subject));
+                async move {
+                    let _permit = admitted?;
+                    get_prompt(&upstream, &namespace, &ctx, &name, arguments).await
+                }
             })
             .build()
             .map_err(|e| SkipReason::InvalidDefinition(e.to_string()))?;
@@ -313,6 +323,7 @@ fn resource(cx: &Context<'_>, key: &str, shape: Shape<'_>) -> Result<Resource, S
         verified,
     } = shape;
     let upstream = cx.upstream.clone();
+    let limiter = Arc::clone(cx.limiter);
     let namespace: Arc<str> = Arc::from(cx.namespace());
     let mut builder = Resource::builder(super::forward::bounded(name, 200), key.to_owned())
         .description(description)
@@ -333,17 +344,13 @@ fn resource(cx: &Context<'_>, key: &str, shape: Shape<'_>) -> Result<Resource, S
             .map(|t| t.variables().map(|v| v.name.clone()).collect())
             .unwrap_or_default();
         for variable in variables {
-            let (upstream, template) = (upstream.clone(), template.clone());
+            let (upstream, template, limiter) =
+                (upstream.clone(), template.clone(), limiter.clone());
             builder = builder.completion_async(variable, move |request| {
-                let (upstream, template) = (upstream.clone(), template.clone());
-                async move {
-                    complete(
-                        &upstream,
-                        Reference::for_resource(template.to_string()),
-                        request,
-                    )
-                    .await
-                }
+                let upstream = upstream.clone();
+                let reference = Reference::for_resource(template.to_string());
+                let admitted = admit_completion(&limiter, &request);
+                async move { complete(&upstream, reference, request, admitted).await }
             });
         }
     }
@@ -358,7 +365,10 @@ fn resource(cx: &Context<'_>, key: &str, shape: Shape<'_>) -> Result<Resource, S
         .handler(move |request: ResourceRequest, ctx: ToolContext| {
             let (upstream, namespace, verified) =
                 (upstream.clone(), namespace.clone(), verified.clone());
+            // Admitted before anything is sent; the place is held until it ends.
+            let admitted = limiter.admit(ctx.caller().map(toolwright_core::Caller::subject));
             async move {
+                let _permit = admitted?;
                 read(
                     &upstream,
                     &namespace,
@@ -494,12 +504,30 @@ async fn read(
     Ok(contents)
 }
 
-/// A completion asked of the upstream; none (an empty list) when it fails.
+/// A completion's place under the upstream's limits (its caller's share too): the
+/// permit, or why not.
+type Admitted = Result<Option<super::limits::Permit>, ToolError>;
+
+fn admit_completion(limiter: &Arc<Limiter>, request: &CompletionRequest) -> Admitted {
+    limiter.admit(request.caller.as_deref())
+}
+
+/// A completion asked of the upstream; none (an empty list) when it fails or is over the
+/// upstream's limits (a completion cannot answer with an error: MCP's answer for "nothing
+/// to offer" is the empty list).
 async fn complete(
     upstream: &Upstream,
     reference: Reference,
     request: CompletionRequest,
+    admitted: Admitted,
 ) -> Completions {
+    let _permit = match admitted {
+        Ok(permit) => permit,
+        Err(refused) => {
+            tracing::debug!(upstream = upstream.server_name(), "{refused}");
+            return Completions::default();
+        }
+    };
     let context = (!request.context.is_empty()).then(|| request.context.into_iter().collect());
     match upstream
         .complete(reference, &request.argument, &request.value, context)

@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
 use toolwright_core::{ToolContext, ToolError, ToolOutput};
 
-use super::era::Protocol;
+use super::era::{HANDSHAKE, Protocol};
 use super::error::UpstreamError;
 use super::forward::{self, Calls};
 
@@ -281,9 +281,6 @@ impl ToolListChanges {
 /// What a connection keeps for as long as it is open (a confinement's guard).
 pub(super) type Kept = Box<dyn std::any::Any + Send + Sync>;
 
-/// How long an upstream has to open its session (`initialize`, or `server/discover`).
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
-
 impl Upstream {
     /// Connects over any rmcp client transport (an in-process duplex stream in tests).
     /// `label` names the upstream in errors. Not part of the API.
@@ -296,7 +293,7 @@ impl Upstream {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        Upstream::connect_keeping(label.into(), transport, None, Protocol::Handshake).await
+        Upstream::connect_transport_as(label, transport, Protocol::Handshake).await
     }
 
     /// Connects over any rmcp client transport, opening the session as `protocol` says.
@@ -311,15 +308,17 @@ impl Upstream {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        Upstream::connect_keeping(label.into(), transport, None, protocol).await
+        Upstream::connect_keeping(label.into(), transport, None, protocol, HANDSHAKE).await
     }
 
-    /// Connects over `transport`, keeping `kept` for as long as the connection is open.
+    /// Connects over `transport`, keeping `kept` for as long as the connection is open;
+    /// the session must open `within` that long.
     pub(super) async fn connect_keeping<T, E, A>(
         label: String,
         transport: T,
         kept: Option<Kept>,
         protocol: Protocol,
+        within: Duration,
     ) -> Result<Upstream, UpstreamError>
     where
         T: IntoTransport<RoleClient, E, A>,
@@ -338,14 +337,14 @@ impl Upstream {
         // A server that never answers must not keep us from starting (the gateway starts
         // its upstreams before it serves).
         let opening = handler.serve_with_lifecycle(transport, protocol.lifecycle());
-        let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, opening)
+        let service = tokio::time::timeout(within, opening)
             .await
             .map_err(|_| UpstreamError::Handshake {
                 upstream: label.clone(),
                 reason: format!(
                     "no answer to {} within {} seconds ({})",
                     protocol.opening(),
-                    HANDSHAKE_TIMEOUT.as_secs(),
+                    within.as_secs_f64(),
                     protocol.hint()
                 ),
             })?

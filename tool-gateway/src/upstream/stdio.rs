@@ -5,6 +5,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::era::Protocol;
 use super::error::UpstreamError;
@@ -22,6 +23,8 @@ pub struct StdioUpstream {
     cwd: Option<PathBuf>,
     prepare: Option<Prepare>,
     protocol: Protocol,
+    /// How long it has to open its session.
+    handshake: Duration,
 }
 
 /// A step run on an upstream's command just before it starts.
@@ -101,6 +104,23 @@ impl StdioUpstream {
         self
     }
 
+    /// How long the server has to answer `initialize` (or `server/discover`) after it
+    /// started (default 60 s): longer for a server that first installs itself (`npx`,
+    /// `uvx` on a cold cache).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolwright_gateway::Upstream;
+    ///
+    /// let upstream = Upstream::stdio("npx", ["-y", "@modelcontextprotocol/server-everything"])
+    ///     .handshake_timeout(Duration::from_secs(600));
+    /// # let _ = upstream;
+    /// ```
+    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.handshake = timeout;
+        self
+    }
+
     /// Starts the command and opens the MCP session ([`protocol`](Self::protocol)).
     ///
     /// # Errors
@@ -108,7 +128,8 @@ impl StdioUpstream {
     /// [`UpstreamError::Spawn`] when the command does not start (or the
     /// [`prepare`](Self::prepare) step fails),
     /// [`UpstreamError::Handshake`] when it does not answer `initialize` (or `server/discover`,
-    /// as [`protocol`](Self::protocol) says) within a minute.
+    /// as [`protocol`](Self::protocol) says) within its
+    /// [`handshake_timeout`](Self::handshake_timeout).
     pub async fn connect(self) -> Result<Upstream, UpstreamError> {
         let label = std::iter::once(&self.command)
             .chain(&self.args)
@@ -139,7 +160,7 @@ impl StdioUpstream {
         if let Some(stderr) = stderr {
             tokio::spawn(relay_stderr(label.clone(), stderr));
         }
-        Upstream::connect_keeping(label, transport, kept, self.protocol).await
+        Upstream::connect_keeping(label, transport, kept, self.protocol, self.handshake).await
     }
 }
 
@@ -164,6 +185,7 @@ impl Upstream {
             cwd: None,
             prepare: None,
             protocol: Protocol::Handshake,
+            handshake: super::era::HANDSHAKE,
         }
     }
 }

@@ -75,17 +75,27 @@ pub(crate) fn mcp_error(error: PrimitiveError) -> McpError {
     }
 }
 
+/// `options` with who asks: a mounted server's limits count each caller's share of its
+/// reads (the executor gives a handler the subject, never the token).
+fn with_caller(options: CallOptions, context: &RequestContext<RoleServer>) -> CallOptions {
+    match crate::caller::caller(&context.extensions) {
+        Some(caller) => options.caller(caller),
+        None => options,
+    }
+}
+
 impl McpServer {
     /// The options of one prompt get, resource read or completion: the caller's ceiling,
-    /// the request's cancellation.
+    /// the request's cancellation, the caller.
     fn primitive_options(
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallOptions, McpError> {
         let ceiling = ceiling(principal(&context.extensions))?;
-        Ok(CallOptions::new()
+        let options = CallOptions::new()
             .max_safety(ceiling)
-            .cancellation(context.ct.clone()))
+            .cancellation(context.ct.clone());
+        Ok(with_caller(options, context))
     }
 
     /// `prompts/list`: the prompts this caller may see, by name, one page.
@@ -194,9 +204,12 @@ impl McpServer {
             _ => self.approval_for(context, principal, None),
         };
         let options = match approval {
-            Some(approval) => approval
-                .max_safety(ceiling(principal)?)
-                .cancellation(context.ct.clone()),
+            Some(approval) => with_caller(
+                approval
+                    .max_safety(ceiling(principal)?)
+                    .cancellation(context.ct.clone()),
+                context,
+            ),
             None => options,
         };
         Ok(Running {
@@ -495,6 +508,8 @@ impl McpServer {
                 .unwrap_or_default()
                 .into_iter()
                 .collect(),
+            // The executor sets it from the options.
+            caller: None,
         };
         let completions = self
             .executor

@@ -281,6 +281,14 @@ impl Executor {
         request: &CompletionRequest,
         options: &CallOptions,
     ) -> Result<Completions, PrimitiveError> {
+        // Whose completion it is: the options', never what the request says.
+        let request = &CompletionRequest {
+            caller: options
+                .caller
+                .as_ref()
+                .map(|caller| caller.subject().to_owned()),
+            ..request.clone()
+        };
         let (kind, name, starting) = match reference {
             CompletionReference::Prompt(name) => {
                 let Some(prompt) = self.available_prompt(name, options) else {
@@ -448,6 +456,11 @@ impl Executor {
             .with_state(std::sync::Arc::clone(&self.inner.state))
             .with_cancellation(token)
             .with_max_safety(self.ceiling(options));
+        // Who asks (never their token: a prompt or a resource does not ask for it), so a
+        // shared resource behind it can count the caller's share.
+        if let Some(caller) = &options.caller {
+            context = context.with_caller(caller.without_token());
+        }
         let asked = options.client.is_some().then(CancellationToken::new);
         if let Some(client) = &options.client {
             context = context.with_client_limit(
