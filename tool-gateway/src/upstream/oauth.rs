@@ -2,28 +2,22 @@
 //! read from a file or an environment variable, the authorization server found from the MCP
 //! server's metadata by rmcp (or a token URL given), the token fetched by rmcp's
 //! `AuthorizationManager`, and [`CredentialsHttpClient`], rmcp's HTTP client with the token on
-//! every request, fetched again when it has expired or the server rejects it.
+//! every request (`bearer`), fetched again when it has expired or the server rejects it.
 //!
 //! rmcp's own `AuthClient` refreshes with a refresh token only, which a client credentials
 //! grant does not give: once its token expired it would send requests without one. Here a
 //! new token is asked for with the same credentials instead.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use http::{HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationMetadataSource,
     ClientCredentialsConfig,
 };
-use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
-};
 use tokio::sync::Mutex;
 
+use super::bearer::{Authorised, BearerHttpClient, BearerSource};
 use super::error::UpstreamError;
 use toolwright_mcp::secret::SecretSource;
 
@@ -219,13 +213,13 @@ pub(crate) async fn authorise(
     // connections kept alive, with `TCP_NODELAY` (`client`).
     let http = super::client::pooled(reqwest::redirect::Policy::none())
         .map_err(|e| oauth_error(label, e))?;
-    Ok(CredentialsHttpClient {
+    Ok(BearerHttpClient::new(
         http,
-        tokens: Arc::new(Tokens {
+        Arc::new(Tokens {
             manager: Mutex::new(manager),
             config,
         }),
-    })
+    ))
 }
 
 /// The authorization server's metadata for the upstream at `url`: its token endpoint is
@@ -350,14 +344,10 @@ fn check_endpoint_trusted(
 
 /// rmcp's reqwest client for streamable HTTP, with a client credentials token on every
 /// request. Not part of the API.
-#[derive(Clone)]
-pub(crate) struct CredentialsHttpClient {
-    http: reqwest::Client,
-    tokens: Arc<Tokens>,
-}
+pub(crate) type CredentialsHttpClient = BearerHttpClient<Tokens>;
 
 /// The token, held by rmcp's manager, and the credentials to ask for a new one.
-struct Tokens {
+pub(crate) struct Tokens {
     manager: Mutex<AuthorizationManager>,
     config: ClientCredentialsConfig,
 }
@@ -378,7 +368,7 @@ impl Tokens {
 
     /// A token other than `rejected`, which the server refused: the one another request
     /// already fetched, or a new one.
-    async fn instead_of(&self, rejected: &str) -> Result<String, AuthError> {
+    async fn other_than(&self, rejected: &str) -> Result<String, AuthError> {
         let manager = self.manager.lock().await;
         if let Ok(token) = manager.get_access_token().await
             && token != rejected
@@ -399,156 +389,16 @@ impl Tokens {
     }
 }
 
-impl CredentialsHttpClient {
-    /// Runs `call` with the token; when the server answers 401, once more with a new one.
-    async fn authorised<T, F, Fut>(&self, call: F) -> Result<T, StreamableHttpError<reqwest::Error>>
-    where
-        F: Fn(Option<String>) -> Fut,
-        Fut: Future<Output = Result<T, StreamableHttpError<reqwest::Error>>>,
-    {
-        let token = self.tokens.current().await?;
-        match call(Some(token.clone())).await {
-            Err(StreamableHttpError::AuthRequired(challenge)) => {
-                let fresh = self.tokens.instead_of(&token).await?;
-                if fresh == token {
-                    Err(StreamableHttpError::AuthRequired(challenge))
-                } else {
-                    call(Some(fresh)).await
-                }
-            }
-            result => result,
-        }
-    }
-}
+/// The gateway's token, the same whoever the request is for.
+impl BearerSource for Tokens {
+    type Holder = ();
 
-type SseStream = futures_core::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
-
-/// Each method is reqwest's, with our token instead of the transport's (it has none).
-impl StreamableHttpClient for CredentialsHttpClient {
-    type Error = reqwest::Error;
-
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.post_message(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
+    async fn token(&self) -> Authorised<((), Option<String>)> {
+        Ok(((), Some(self.current().await?)))
     }
 
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.post_message_with_max_sse_event_size(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.post_message_with_response_limits(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-                limits,
-            )
-        })
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.delete_session(
-                uri.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.get_stream(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.get_stream_with_max_sse_event_size(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
+    async fn instead_of(&self, _: &(), rejected: &str) -> Authorised<Option<String>> {
+        Ok(Some(self.other_than(rejected).await?))
     }
 }
 
