@@ -15,11 +15,9 @@
 //!
 //! Every wait has a generous deadline that fails the test.
 
-use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use toolwright_core::client::{ClientFuture, ClientPowers, ElicitationRequest};
@@ -33,14 +31,9 @@ use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
 mod switch_proxy;
 use switch_proxy::SwitchProxy;
 
-const DEADLINE: Duration = Duration::from_secs(60);
-
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{raw_upstream, within};
 
 /// A registry with one tool, `count`, that counts its runs.
 fn counting() -> (Arc<ToolRegistry>, Arc<AtomicUsize>) {
@@ -193,71 +186,46 @@ struct Rounds {
 }
 
 async fn connect_rounds() -> (Upstream, Rounds) {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
     let requests = Arc::new(AtomicUsize::new(0));
     let runs = Arc::new(AtomicUsize::new(0));
     let counted = Rounds {
         requests: requests.clone(),
         runs: runs.clone(),
     };
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        let (read, mut write) = tokio::io::split(server_io);
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let message: Value = serde_json::from_str(&line).unwrap();
-            let Some(id) = message.get("id").cloned() else {
-                continue;
-            };
-            let params = &message["params"];
-            let result = match message["method"].as_str().unwrap_or_default() {
-                "initialize" => json!({
-                    "protocolVersion": params["protocolVersion"],
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "rounds", "version": "1"}
-                }),
-                "tools/list" => json!({"tools": [
-                    {"name": "book", "inputSchema": {"type": "object"}}
-                ]}),
-                "tools/call" => {
-                    requests.fetch_add(1, Ordering::SeqCst);
-                    match params.get("inputResponses") {
-                        Some(responses) => {
-                            runs.fetch_add(1, Ordering::SeqCst);
-                            let name = &responses["who"]["content"]["name"];
-                            json!({"content": [{"type": "text", "text": format!(
-                                "booked for {}", name.as_str().unwrap_or("?")
-                            )}]})
-                        }
-                        None => json!({
-                            "resultType": "input_required",
-                            "inputRequests": {"who": {
-                                "method": "elicitation/create",
-                                "params": {"mode": "form", "message": "Name?",
-                                           "requestedSchema": {"type": "object",
-                                               "properties": {"name": {"type": "string"}}}}
-                            }},
-                            "requestState": "s1"
-                        }),
-                    }
+    let upstream = raw_upstream("rounds", move |method, params| match method {
+        "initialize" => json!({
+            "protocolVersion": params["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "rounds", "version": "1"}
+        }),
+        "tools/list" => json!({"tools": [
+            {"name": "book", "inputSchema": {"type": "object"}}
+        ]}),
+        "tools/call" => {
+            requests.fetch_add(1, Ordering::SeqCst);
+            match params.get("inputResponses") {
+                Some(responses) => {
+                    runs.fetch_add(1, Ordering::SeqCst);
+                    let name = &responses["who"]["content"]["name"];
+                    json!({"content": [{"type": "text", "text": format!(
+                        "booked for {}", name.as_str().unwrap_or("?")
+                    )}]})
                 }
-                _ => json!({}),
-            };
-            let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
-            let mut bytes = serde_json::to_vec(&reply).unwrap();
-            bytes.push(b'\n');
-            if write.write_all(&bytes).await.is_err() {
-                break;
+                None => json!({
+                    "resultType": "input_required",
+                    "inputRequests": {"who": {
+                        "method": "elicitation/create",
+                        "params": {"mode": "form", "message": "Name?",
+                                   "requestedSchema": {"type": "object",
+                                       "properties": {"name": {"type": "string"}}}}
+                    }},
+                    "requestState": "s1"
+                }),
             }
         }
-    });
-    let upstream = within(
-        "the handshake",
-        Upstream::connect_transport("rounds", tokio::io::split(client_io)),
-    )
-    .await
-    .unwrap();
+        _ => json!({}),
+    })
+    .await;
     (upstream, counted)
 }
 

@@ -7,10 +7,8 @@
 
 #![allow(deprecated)] // rmcp marks sampling and logging deprecated (SEP-2577).
 
-use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ContentBlock,
@@ -31,14 +29,9 @@ use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
 use toolwright_runtime::executor::Outcome;
 use toolwright_runtime::{ApprovalDecision, CallOptions, Executor, ToolRegistry};
 
-const DEADLINE: Duration = Duration::from_secs(60);
-
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{raw_upstream, within};
 
 fn object(value: Value) -> Map<String, Value> {
     match value {
@@ -435,62 +428,35 @@ async fn upstream_log_messages_reach_the_callers_client_escaped() {
 /// revision): `book` asks for a name once, then answers with what it got; `again` asks for
 /// ever.
 async fn connect_rounds() -> Upstream {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        let (read, mut write) = tokio::io::split(server_io);
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let message: Value = serde_json::from_str(&line).unwrap();
-            let Some(id) = message.get("id").cloned() else {
-                continue;
-            };
-            let params = &message["params"];
-            let result = match message["method"].as_str().unwrap_or_default() {
-                "initialize" => json!({
-                    "protocolVersion": params["protocolVersion"],
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "rounds", "version": "1"}
-                }),
-                "tools/list" => json!({"tools": [
-                    {"name": "book", "inputSchema": {"type": "object"}},
-                    {"name": "again", "inputSchema": {"type": "object"}}
-                ]}),
-                "tools/call"
-                    if params["name"] == "book" && params.get("inputResponses").is_some() =>
-                {
-                    json!({"content": [{"type": "text", "text": json!({
-                        "state": params["requestState"],
-                        "responses": params["inputResponses"]
-                    }).to_string()}]})
-                }
-                "tools/call" => json!({
-                    "resultType": "input_required",
-                    "inputRequests": {"who": {
-                        "method": "elicitation/create",
-                        "params": {"mode": "form", "message": "Name?\u{1b}[2K",
-                                   "requestedSchema": {"type": "object",
-                                       "properties": {"name": {"type": "string"}}}}
-                    }},
-                    "requestState": "s1"
-                }),
-                _ => json!({}),
-            };
-            let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
-            let mut bytes = serde_json::to_vec(&reply).unwrap();
-            bytes.push(b'\n');
-            if write.write_all(&bytes).await.is_err() {
-                break;
-            }
+    raw_upstream("in-process", |method, params| match method {
+        "initialize" => json!({
+            "protocolVersion": params["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "rounds", "version": "1"}
+        }),
+        "tools/list" => json!({"tools": [
+            {"name": "book", "inputSchema": {"type": "object"}},
+            {"name": "again", "inputSchema": {"type": "object"}}
+        ]}),
+        "tools/call" if params["name"] == "book" && params.get("inputResponses").is_some() => {
+            json!({"content": [{"type": "text", "text": json!({
+                "state": params["requestState"],
+                "responses": params["inputResponses"]
+            }).to_string()}]})
         }
-    });
-    within(
-        "the handshake",
-        Upstream::connect_transport("in-process", tokio::io::split(client_io)),
-    )
+        "tools/call" => json!({
+            "resultType": "input_required",
+            "inputRequests": {"who": {
+                "method": "elicitation/create",
+                "params": {"mode": "form", "message": "Name?\u{1b}[2K",
+                           "requestedSchema": {"type": "object",
+                               "properties": {"name": {"type": "string"}}}}
+            }},
+            "requestState": "s1"
+        }),
+        _ => json!({}),
+    })
     .await
-    .unwrap()
 }
 
 #[tokio::test]

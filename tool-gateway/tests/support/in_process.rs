@@ -1,0 +1,87 @@
+//! What the tests of upstreams in process share: the deadline every wait has, an rmcp
+//! `ServerHandler` served over `tokio::io::duplex` (an upstream, or our gateway's own
+//! `McpServer`), and a raw upstream over newline-delimited JSON-RPC for what rmcp's server
+//! would not send (MCP 2026-07-28's input requests to a handshake-era client).
+
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::time::Duration;
+
+use rmcp::{RoleServer, Service, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
+use toolwright_gateway::upstream::Upstream;
+
+/// How long any wait may take before it fails the test: generous, never a measure.
+pub const DEADLINE: Duration = Duration::from_secs(60);
+
+/// `future`, or a panic naming `what` when it is not done within [`DEADLINE`].
+pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(DEADLINE, future).await {
+        Ok(value) => value,
+        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
+    }
+}
+
+/// Serves `server` on a task over an in-process pipe; the client's end of the pipe.
+pub fn serve<S: Service<RoleServer>>(
+    server: S,
+) -> (ReadHalf<DuplexStream>, WriteHalf<DuplexStream>) {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(tokio::io::split(server_io)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    tokio::io::split(client_io)
+}
+
+/// `server` served in process, connected as the upstream `name` (the handshake within
+/// [`DEADLINE`]).
+pub async fn upstream_of<S: Service<RoleServer>>(name: &str, server: S) -> Upstream {
+    within(
+        "the upstream handshake",
+        Upstream::connect_transport(name, serve(server)),
+    )
+    .await
+    .unwrap()
+}
+
+/// A raw upstream over newline-delimited JSON-RPC, in process, connected as the upstream
+/// `name`: `answer` gives the result of each request from its method and params (a
+/// notification is not answered).
+pub async fn raw_upstream(
+    name: &str,
+    mut answer: impl FnMut(&str, &Value) -> Value + Send + 'static,
+) -> Upstream {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_io);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: Value = serde_json::from_str(&line).unwrap();
+            let Some(id) = message.get("id").cloned() else {
+                continue;
+            };
+            let result = answer(
+                message["method"].as_str().unwrap_or_default(),
+                &message["params"],
+            );
+            let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
+            let mut bytes = serde_json::to_vec(&reply).unwrap();
+            bytes.push(b'\n');
+            if write.write_all(&bytes).await.is_err() {
+                break;
+            }
+        }
+    });
+    within(
+        "the handshake",
+        Upstream::connect_transport(name, tokio::io::split(client_io)),
+    )
+    .await
+    .unwrap()
+}
