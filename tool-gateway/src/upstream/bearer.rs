@@ -215,3 +215,103 @@ impl<S: BearerSource> StreamableHttpClient for BearerHttpClient<S> {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use rmcp::transport::streamable_http_client::AuthRequiredError;
+
+    use super::*;
+
+    /// A source whose first token and replacement are given; it records what it was told.
+    struct Script {
+        first: Option<&'static str>,
+        instead: Option<&'static str>,
+        refused: Mutex<Vec<(u32, String)>>,
+    }
+
+    impl BearerSource for Script {
+        type Holder = u32;
+
+        async fn token(&self) -> Authorised<(u32, Option<String>)> {
+            Ok((7, self.first.map(str::to_owned)))
+        }
+
+        async fn instead_of(&self, holder: &u32, rejected: &str) -> Authorised<Option<String>> {
+            self.refused
+                .lock()
+                .unwrap()
+                .push((*holder, rejected.to_owned()));
+            Ok(self.instead.map(str::to_owned))
+        }
+    }
+
+    /// Runs one request through the client, against a server that takes only `accepted`:
+    /// the tokens it was sent, whether it succeeded, what the source was told.
+    async fn request(
+        first: Option<&'static str>,
+        instead: Option<&'static str>,
+        accepted: &'static str,
+    ) -> (Vec<Option<String>>, bool, Vec<(u32, String)>) {
+        let source = Arc::new(Script {
+            first,
+            instead,
+            refused: Mutex::default(),
+        });
+        let client = BearerHttpClient::new(reqwest::Client::new(), source.clone());
+        let sent = Mutex::new(Vec::new());
+        let result = client
+            .authorised(|token| {
+                sent.lock().unwrap().push(token.clone());
+                async move {
+                    if token.as_deref() == Some(accepted) {
+                        Ok(())
+                    } else {
+                        Err(StreamableHttpError::AuthRequired(AuthRequiredError::new(
+                            "Bearer".to_owned(),
+                        )))
+                    }
+                }
+            })
+            .await;
+        if let Err(error) = &result {
+            assert!(
+                matches!(error, StreamableHttpError::AuthRequired(_)),
+                "{error}"
+            );
+        }
+        let refused = source.refused.lock().unwrap().clone();
+        (sent.into_inner().unwrap(), result.is_ok(), refused)
+    }
+
+    #[tokio::test]
+    async fn a_refused_token_is_replaced_once_for_the_same_holder() {
+        let (sent, ok, refused) = request(Some("old"), Some("new"), "new").await;
+        assert_eq!(sent, [Some("old".to_owned()), Some("new".to_owned())]);
+        assert!(ok);
+        assert_eq!(refused, [(7, "old".to_owned())]);
+        // The replacement refused too: the 401 is the answer, not a third try.
+        let (sent, ok, _) = request(Some("old"), Some("new"), "other").await;
+        assert_eq!(sent.len(), 2);
+        assert!(!ok);
+    }
+
+    #[tokio::test]
+    async fn the_refused_token_or_none_is_never_sent_again() {
+        let (sent, ok, refused) = request(Some("old"), Some("old"), "new").await;
+        assert_eq!(sent, [Some("old".to_owned())]);
+        assert!(!ok);
+        assert_eq!(refused.len(), 1);
+        // Without a token there is nothing to replace: the source is not asked.
+        let (sent, ok, refused) = request(None, Some("new"), "new").await;
+        assert_eq!(sent, [None]);
+        assert!(!ok);
+        assert!(refused.is_empty());
+        // An accepted token is sent once, the source never told of a refusal.
+        let (sent, ok, refused) = request(Some("good"), None, "good").await;
+        assert_eq!(sent, [Some("good".to_owned())]);
+        assert!(ok);
+        assert!(refused.is_empty());
+    }
+}
