@@ -192,12 +192,7 @@ async fn connect_rounds() -> (Upstream, Rounds) {
         requests: requests.clone(),
         runs: runs.clone(),
     };
-    let upstream = raw_upstream("rounds", move |method, params| match method {
-        "initialize" => json!({
-            "protocolVersion": params["protocolVersion"],
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "rounds", "version": "1"}
-        }),
+    let upstream = raw_upstream("rounds", "rounds", move |method, params| match method {
         "tools/list" => json!({"tools": [
             {"name": "book", "inputSchema": {"type": "object"}}
         ]}),

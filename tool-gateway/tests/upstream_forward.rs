@@ -428,12 +428,7 @@ async fn upstream_log_messages_reach_the_callers_client_escaped() {
 /// revision): `book` asks for a name once, then answers with what it got; `again` asks for
 /// ever.
 async fn connect_rounds() -> Upstream {
-    raw_upstream("in-process", |method, params| match method {
-        "initialize" => json!({
-            "protocolVersion": params["protocolVersion"],
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "rounds", "version": "1"}
-        }),
+    raw_upstream("in-process", "rounds", |method, params| match method {
         "tools/list" => json!({"tools": [
             {"name": "book", "inputSchema": {"type": "object"}},
             {"name": "again", "inputSchema": {"type": "object"}}

@@ -49,10 +49,12 @@ pub async fn upstream_of<S: Service<RoleServer>>(name: &str, server: S) -> Upstr
 }
 
 /// A raw upstream over newline-delimited JSON-RPC, in process, connected as the upstream
-/// `name`: `answer` gives the result of each request from its method and params (a
+/// `name`: it says it is the server `server` with tools, in the protocol version asked
+/// for; `answer` gives the result of every other request from its method and params (a
 /// notification is not answered).
 pub async fn raw_upstream(
     name: &str,
+    server: &'static str,
     mut answer: impl FnMut(&str, &Value) -> Value + Send + 'static,
 ) -> Upstream {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -66,10 +68,18 @@ pub async fn raw_upstream(
             let Some(id) = message.get("id").cloned() else {
                 continue;
             };
-            let result = answer(
+            let (method, params) = (
                 message["method"].as_str().unwrap_or_default(),
                 &message["params"],
             );
+            let result = match method {
+                "initialize" => json!({
+                    "protocolVersion": params["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": server, "version": "1"}
+                }),
+                _ => answer(method, params),
+            };
             let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
             let mut bytes = serde_json::to_vec(&reply).unwrap();
             bytes.push(b'\n');
