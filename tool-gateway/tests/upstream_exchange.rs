@@ -15,15 +15,12 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::response::Response;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -34,24 +31,14 @@ use toolwright_gateway::upstream::{
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
 use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
 
-const CLIENT_ID: &str = "toolwright-gateway";
-const SECRET: &str = "client-secret-0123456789abcdef";
-const AUDIENCE: &str = "https://tools.example.test";
-const DEADLINE: Duration = Duration::from_secs(60);
 const EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tool-mcp/tests/data")
-        .join(name)
-}
+#[path = "support/auth_server.rs"]
+mod auth_server;
+#[path = "support/in_process.rs"]
+mod in_process;
+use auth_server::{AUDIENCE, CLIENT_ID, SECRET, data, json_response, parse_form, secret_file};
+use in_process::within;
 
 /// A caller's token as the authorization server issued it to the caller (for the
 /// gateway, not the upstream): `caller.<subject>.<n>`.
@@ -89,21 +76,17 @@ struct AuthServer {
 
 impl AuthServer {
     async fn start(expires_in: u64) -> AuthServer {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .unwrap();
-        let issuer = format!("http://{}", listener.local_addr().unwrap());
-        let state = AuthState {
-            issuer: issuer.clone(),
-            expires_in,
-            requests: Arc::default(),
-            issued: Arc::default(),
-        };
-        let app = axum::Router::new()
-            .route("/.well-known/oauth-authorization-server", get(metadata))
-            .route("/token", post(token))
-            .with_state(state.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let (issuer, state) = auth_server::start(
+            |issuer| AuthState {
+                issuer: issuer.to_owned(),
+                expires_in,
+                requests: Arc::default(),
+                issued: Arc::default(),
+            },
+            metadata,
+            token,
+        )
+        .await;
         AuthServer { issuer, state }
     }
 
@@ -126,15 +109,6 @@ impl AuthServer {
             .filter(|form| form["subject_token"] == subject_token)
             .count()
     }
-}
-
-fn json_response(status: StatusCode, body: &Value) -> Response {
-    (
-        status,
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
 }
 
 async fn metadata(State(state): State<AuthState>) -> Response {
@@ -194,35 +168,6 @@ async fn token(State(state): State<AuthState>, body: String) -> Response {
             "expires_in": expires_in,
         }),
     )
-}
-
-/// `application/x-www-form-urlencoded`, decoded.
-fn parse_form(body: &str) -> HashMap<String, String> {
-    fn decode(text: &str) -> String {
-        let bytes = text.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'+' => out.push(b' '),
-                b'%' if i + 2 < bytes.len() => {
-                    let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
-                    out.push(u8::from_str_radix(hex, 16).unwrap());
-                    i += 2;
-                }
-                byte => out.push(byte),
-            }
-            i += 1;
-        }
-        String::from_utf8(out).unwrap()
-    }
-    body.split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decode(name), decode(value))
-        })
-        .collect()
 }
 
 /// What the upstream's `hold` tool waits for.
@@ -341,12 +286,6 @@ impl RecordingProxy {
     }
 }
 
-fn secret_file(dir: &Path) -> PathBuf {
-    let path = dir.join("client-secret");
-    std::fs::write(&path, format!("{SECRET}\n")).unwrap();
-    path
-}
-
 /// A gateway's registry with `upstream` mounted as `web`, and its executor.
 async fn gateway(upstream: &Upstream) -> Executor {
     let registry = Arc::new(ToolRegistry::new());
@@ -416,11 +355,11 @@ async fn setup_with(
         more(
             Upstream::http(proxy.url())
                 .client_credentials(
-                    ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path()))
+                    ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                         .token_url(&token_url),
                 )
                 .token_exchange(configure(
-                    TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path()))
+                    TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                         .token_url(&token_url)
                         .scopes(["tools:safe"]),
                 )),
@@ -562,7 +501,7 @@ async fn an_authorization_server_the_configuration_does_not_name_never_gets_a_to
         "connect",
         Upstream::http(server.url())
             .token_exchange(
-                TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path()))
+                TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                     .authorization_server(&named.issuer),
             )
             .connect(),
@@ -585,11 +524,11 @@ async fn an_authorization_server_the_configuration_does_not_name_never_gets_a_to
         "connect",
         Upstream::http(server.url())
             .client_credentials(
-                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path()))
+                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                     .authorization_server(&hostile.issuer),
             )
             .token_exchange(
-                TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path()))
+                TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                     .authorization_server(&hostile.issuer),
             )
             .connect(),
@@ -652,7 +591,7 @@ async fn a_file_of_tokens_by_principal_refuses_a_principal_without_one_and_is_re
         "connect",
         Upstream::http(proxy.url())
             .client_credentials(
-                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path()))
+                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                     .token_url(format!("{}/token", auth.issuer)),
             )
             .principal_tokens(&tokens)

@@ -10,15 +10,12 @@
 mod counting_proxy;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::response::Response;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Map, Value, json};
 use toolwright_core::{Tool, ToolCall};
@@ -28,23 +25,12 @@ use toolwright_gateway::upstream::{
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
 use toolwright_runtime::{Executor, ToolRegistry};
 
-const CLIENT_ID: &str = "toolwright-gateway";
-const SECRET: &str = "client-secret-0123456789abcdef";
-const AUDIENCE: &str = "https://tools.example.test";
-const DEADLINE: Duration = Duration::from_secs(60);
-
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tool-mcp/tests/data")
-        .join(name)
-}
+#[path = "support/auth_server.rs"]
+mod auth_server;
+#[path = "support/in_process.rs"]
+mod in_process;
+use auth_server::{AUDIENCE, CLIENT_ID, SECRET, data, json_response, parse_form, secret_file};
+use in_process::within;
 
 /// How the authorization server answers.
 #[derive(Clone, Copy, Default)]
@@ -71,37 +57,23 @@ struct AuthServer {
 
 impl AuthServer {
     async fn start(behaviour: Behaviour) -> AuthServer {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .unwrap();
-        let issuer = format!("http://{}", listener.local_addr().unwrap());
-        let state = AuthServerState {
-            issuer: issuer.clone(),
-            behaviour,
-            requests: Arc::default(),
-            issued: Arc::default(),
-        };
-        let app = axum::Router::new()
-            .route("/.well-known/oauth-authorization-server", get(metadata))
-            .route("/token", post(token))
-            .with_state(state.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let (issuer, state) = auth_server::start(
+            |issuer| AuthServerState {
+                issuer: issuer.to_owned(),
+                behaviour,
+                requests: Arc::default(),
+                issued: Arc::default(),
+            },
+            metadata,
+            token,
+        )
+        .await;
         AuthServer { issuer, state }
     }
 
     fn token_requests(&self) -> Vec<HashMap<String, String>> {
         self.state.requests.lock().unwrap().clone()
     }
-}
-
-/// A JSON answer (axum's `json` feature is not on).
-fn json_response(status: StatusCode, body: &Value) -> Response {
-    (
-        status,
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
 }
 
 async fn metadata(State(state): State<AuthServerState>) -> Response {
@@ -166,35 +138,6 @@ async fn token(State(state): State<AuthServerState>, body: String) -> Response {
     )
 }
 
-/// `application/x-www-form-urlencoded`, decoded.
-fn parse_form(body: &str) -> HashMap<String, String> {
-    fn decode(text: &str) -> String {
-        let bytes = text.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'+' => out.push(b' '),
-                b'%' if i + 2 < bytes.len() => {
-                    let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
-                    out.push(u8::from_str_radix(hex, 16).unwrap());
-                    i += 2;
-                }
-                byte => out.push(byte),
-            }
-            i += 1;
-        }
-        String::from_utf8(out).unwrap()
-    }
-    body.split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decode(name), decode(value))
-        })
-        .collect()
-}
-
 fn registry() -> Arc<ToolRegistry> {
     let registry = Arc::new(ToolRegistry::new());
     registry
@@ -223,12 +166,6 @@ async fn mcp_server(issuer: &str) -> HttpServer {
         )
         .await
         .unwrap()
-}
-
-fn secret_file(dir: &Path, secret: &str) -> PathBuf {
-    let path = dir.join("client-secret");
-    std::fs::write(&path, format!("{secret}\n")).unwrap();
-    path
 }
 
 /// Mounts the upstream and calls its `echo`.
