@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::State;
@@ -38,6 +38,9 @@ mod auth_server;
 #[path = "support/in_process.rs"]
 mod in_process;
 use auth_server::{AUDIENCE, CLIENT_ID, SECRET, data, json_response, parse_form, secret_file};
+
+type AuthState = auth_server::AuthState<Behaviour>;
+type AuthServer = auth_server::AuthServer<Behaviour>;
 use in_process::within;
 
 /// A caller's token as the authorization server issued it to the caller (for the
@@ -59,41 +62,25 @@ fn upstream_jwt(issuer: &str, subject: &str, jti: &str) -> String {
     jsonwebtoken::encode(&header, &claims, &key).unwrap()
 }
 
-#[derive(Clone)]
-struct AuthState {
-    issuer: String,
+/// How the authorization server answers.
+#[derive(Clone, Copy)]
+struct Behaviour {
     /// `expires_in` of exchanged tokens.
     expires_in: u64,
-    /// The form of each token request.
-    requests: Arc<Mutex<Vec<HashMap<String, String>>>>,
-    issued: Arc<AtomicUsize>,
 }
 
-struct AuthServer {
-    issuer: String,
-    state: AuthState,
+/// An authorization server of the client credentials and token exchange grants, whose
+/// exchanged tokens expire in `expires_in` seconds.
+async fn start_auth(expires_in: u64) -> AuthServer {
+    AuthServer::start(
+        Behaviour { expires_in },
+        &["client_credentials", EXCHANGE],
+        token,
+    )
+    .await
 }
 
 impl AuthServer {
-    async fn start(expires_in: u64) -> AuthServer {
-        let (issuer, state) = auth_server::start(
-            |issuer| AuthState {
-                issuer: issuer.to_owned(),
-                expires_in,
-                requests: Arc::default(),
-                issued: Arc::default(),
-            },
-            metadata,
-            token,
-        )
-        .await;
-        AuthServer { issuer, state }
-    }
-
-    fn requests(&self) -> Vec<HashMap<String, String>> {
-        self.state.requests.lock().unwrap().clone()
-    }
-
     /// The token exchanges asked for.
     fn exchanges(&self) -> Vec<HashMap<String, String>> {
         self.requests()
@@ -109,19 +96,6 @@ impl AuthServer {
             .filter(|form| form["subject_token"] == subject_token)
             .count()
     }
-}
-
-async fn metadata(State(state): State<AuthState>) -> Response {
-    json_response(
-        StatusCode::OK,
-        &json!({
-            "issuer": state.issuer,
-            "authorization_endpoint": format!("{}/authorize", state.issuer),
-            "token_endpoint": format!("{}/token", state.issuer),
-            "grant_types_supported": ["client_credentials", EXCHANGE],
-            "token_endpoint_auth_methods_supported": ["client_secret_post"],
-        }),
-    )
 }
 
 async fn token(State(state): State<AuthState>, body: String) -> Response {
@@ -150,7 +124,7 @@ async fn token(State(state): State<AuthState>, body: String) -> Response {
                 );
             };
             assert_eq!(kind, "urn:ietf:params:oauth:token-type:access_token");
-            (subject.to_owned(), state.expires_in)
+            (subject.to_owned(), state.behaviour.expires_in)
         }
         _ => {
             return json_response(
@@ -342,7 +316,7 @@ async fn setup_with(
         toolwright_gateway::upstream::HttpUpstream,
     ) -> toolwright_gateway::upstream::HttpUpstream,
 ) -> Setup {
-    let auth = AuthServer::start(expires_in).await;
+    let auth = start_auth(expires_in).await;
     let hold = Arc::new(Hold::default());
     let server = upstream_server(&auth.issuer, hold.clone()).await;
     let proxy = RecordingProxy::start(&server.url()).await;
@@ -493,8 +467,8 @@ async fn a_caller_flooding_exchanges_cannot_evict_another_callers_token() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_authorization_server_the_configuration_does_not_name_never_gets_a_token() {
     // The upstream's metadata names the hostile server; the configuration names another.
-    let hostile = AuthServer::start(3600).await;
-    let named = AuthServer::start(3600).await;
+    let hostile = start_auth(3600).await;
+    let named = start_auth(3600).await;
     let server = upstream_server(&hostile.issuer, Arc::default()).await;
     let dir = tempfile::tempdir().unwrap();
     let error = within(
@@ -580,7 +554,7 @@ async fn the_callers_sessions_are_a_bounded_pool() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_of_tokens_by_principal_refuses_a_principal_without_one_and_is_read_again() {
-    let auth = AuthServer::start(3600).await;
+    let auth = start_auth(3600).await;
     let server = upstream_server(&auth.issuer, Arc::default()).await;
     let proxy = RecordingProxy::start(&server.url()).await;
     let dir = tempfile::tempdir().unwrap();

@@ -9,9 +9,8 @@
 #[path = "support/counting_proxy.rs"]
 mod counting_proxy;
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -30,6 +29,9 @@ mod auth_server;
 #[path = "support/in_process.rs"]
 mod in_process;
 use auth_server::{AUDIENCE, CLIENT_ID, SECRET, data, json_response, parse_form, secret_file};
+
+type AuthState = auth_server::AuthState<Behaviour>;
+type AuthServer = auth_server::AuthServer<Behaviour>;
 use in_process::within;
 
 /// How the authorization server answers.
@@ -41,55 +43,12 @@ struct Behaviour {
     expires_in: Option<u64>,
 }
 
-#[derive(Clone)]
-struct AuthServerState {
-    issuer: String,
-    behaviour: Behaviour,
-    /// The form of each token request.
-    requests: Arc<Mutex<Vec<HashMap<String, String>>>>,
-    issued: Arc<AtomicUsize>,
+/// An authorization server of the client credentials grant answering as `behaviour` says.
+async fn start_auth(behaviour: Behaviour) -> AuthServer {
+    AuthServer::start(behaviour, &["client_credentials"], token).await
 }
 
-struct AuthServer {
-    issuer: String,
-    state: AuthServerState,
-}
-
-impl AuthServer {
-    async fn start(behaviour: Behaviour) -> AuthServer {
-        let (issuer, state) = auth_server::start(
-            |issuer| AuthServerState {
-                issuer: issuer.to_owned(),
-                behaviour,
-                requests: Arc::default(),
-                issued: Arc::default(),
-            },
-            metadata,
-            token,
-        )
-        .await;
-        AuthServer { issuer, state }
-    }
-
-    fn token_requests(&self) -> Vec<HashMap<String, String>> {
-        self.state.requests.lock().unwrap().clone()
-    }
-}
-
-async fn metadata(State(state): State<AuthServerState>) -> Response {
-    json_response(
-        StatusCode::OK,
-        &json!({
-            "issuer": state.issuer,
-            "authorization_endpoint": format!("{}/authorize", state.issuer),
-            "token_endpoint": format!("{}/token", state.issuer),
-            "grant_types_supported": ["client_credentials"],
-            "token_endpoint_auth_methods_supported": ["client_secret_post"],
-        }),
-    )
-}
-
-async fn token(State(state): State<AuthServerState>, body: String) -> Response {
+async fn token(State(state): State<AuthState>, body: String) -> Response {
     let form = parse_form(&body);
     state.requests.lock().unwrap().push(form.clone());
     if form.get("grant_type").map(String::as_str) != Some("client_credentials") {
@@ -197,7 +156,7 @@ async fn mount_and_call(upstream: &Upstream) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounts_with_client_credentials_found_from_the_metadata() {
-    let auth = AuthServer::start(Behaviour::default()).await;
+    let auth = start_auth(Behaviour::default()).await;
     let http = mcp_server(&auth.issuer).await;
     let dir = tempfile::tempdir().unwrap();
     let credentials = ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
@@ -218,7 +177,7 @@ async fn mounts_with_client_credentials_found_from_the_metadata() {
     mount_and_call(&upstream).await;
     upstream.close().await;
 
-    let requests = auth.token_requests();
+    let requests = auth.requests();
     assert_eq!(requests.len(), 1, "{requests:?}");
     let request = &requests[0];
     assert_eq!(request["grant_type"], "client_credentials");
@@ -229,7 +188,7 @@ async fn mounts_with_client_credentials_found_from_the_metadata() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_the_server_refuses_is_replaced_once() {
-    let auth = AuthServer::start(Behaviour {
+    let auth = start_auth(Behaviour {
         first_token_refused: true,
         ..Behaviour::default()
     })
@@ -248,15 +207,15 @@ async fn a_token_the_server_refuses_is_replaced_once() {
     .await
     .unwrap();
     // The handshake's first request was refused (401) and sent again with a new token.
-    assert_eq!(auth.token_requests().len(), 2);
+    assert_eq!(auth.requests().len(), 2);
     mount_and_call(&upstream).await;
-    assert_eq!(auth.token_requests().len(), 2, "the second token is kept");
+    assert_eq!(auth.requests().len(), 2, "the second token is kept");
     upstream.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_token_is_not_sent_again() {
-    let auth = AuthServer::start(Behaviour {
+    let auth = start_auth(Behaviour {
         expires_in: Some(0),
         ..Behaviour::default()
     })
@@ -274,17 +233,17 @@ async fn an_expired_token_is_not_sent_again() {
     )
     .await
     .unwrap();
-    let after_connect = auth.token_requests().len();
+    let after_connect = auth.requests().len();
     assert!(after_connect >= 2, "{after_connect} token requests");
     mount_and_call(&upstream).await;
-    let after_call = auth.token_requests().len();
+    let after_call = auth.requests().len();
     assert!(after_call > after_connect, "{after_call} token requests");
     upstream.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_or_missing_credentials_are_refused_without_the_secret() {
-    let auth = AuthServer::start(Behaviour::default()).await;
+    let auth = start_auth(Behaviour::default()).await;
     let http = mcp_server(&auth.issuer).await;
     let dir = tempfile::tempdir().unwrap();
     let wrong = "wrong-secret-9876543210";
@@ -304,7 +263,7 @@ async fn wrong_or_missing_credentials_are_refused_without_the_secret() {
     assert!(message.contains(&http.url()), "{message}");
     assert!(message.contains("invalid_client"), "{message}");
     assert!(!message.contains(wrong), "{message}");
-    assert_eq!(auth.token_requests().len(), 1);
+    assert_eq!(auth.requests().len(), 1);
 
     // A variable that is not set: said so, before any request.
     let error = Upstream::http(http.url())
@@ -325,12 +284,12 @@ async fn wrong_or_missing_credentials_are_refused_without_the_secret() {
             .contains("the environment variable TOOLWRIGHT_UPSTREAM_TEST_NO_SUCH_SECRET"),
         "{error}"
     );
-    assert_eq!(auth.token_requests().len(), 1);
+    assert_eq!(auth.requests().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_url_is_used_and_needed_without_metadata() {
-    let auth = AuthServer::start(Behaviour::default()).await;
+    let auth = start_auth(Behaviour::default()).await;
     // A server that takes static tokens only names no authorization server.
     let http = McpServer::new(Executor::builder(registry()).build())
         .serve_http_with(
@@ -355,7 +314,7 @@ async fn a_token_url_is_used_and_needed_without_metadata() {
     .unwrap_err();
     assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
     assert!(error.to_string().contains("token_url"), "{error}");
-    assert_eq!(auth.token_requests().len(), 0, "no secret sent to a guess");
+    assert_eq!(auth.requests().len(), 0, "no secret sent to a guess");
 
     // A token URL the secret would cross the network to in clear: refused, unasked.
     let error = Upstream::http(http.url())
@@ -382,7 +341,7 @@ async fn a_token_url_is_used_and_needed_without_metadata() {
     .await
     .unwrap();
     mount_and_call(&upstream).await;
-    assert_eq!(auth.token_requests().len(), 1);
+    assert_eq!(auth.requests().len(), 1);
     upstream.close().await;
 }
 
@@ -391,7 +350,7 @@ async fn a_token_url_is_used_and_needed_without_metadata() {
 /// client secret there; now it refuses before sending anything.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_secret_never_goes_to_an_authorization_server_the_upstream_chooses() {
-    let attacker = AuthServer::start(Behaviour::default()).await;
+    let attacker = start_auth(Behaviour::default()).await;
     let hostile = mcp_server(&attacker.issuer).await;
     let dir = tempfile::tempdir().unwrap();
     let error = within(
@@ -410,7 +369,7 @@ async fn the_secret_never_goes_to_an_authorization_server_the_upstream_chooses()
     assert!(message.contains("authorization_server"), "{message}");
     assert!(!message.contains(SECRET), "{message}");
     assert_eq!(
-        attacker.token_requests().len(),
+        attacker.requests().len(),
         0,
         "the attacker's authorization server received the client secret"
     );
@@ -428,7 +387,7 @@ async fn the_secret_never_goes_to_an_authorization_server_the_upstream_chooses()
     .await
     .unwrap_err();
     assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
-    assert_eq!(attacker.token_requests().len(), 0);
+    assert_eq!(attacker.requests().len(), 0);
 }
 
 /// The OAuth upstream's hop keeps its connections too, with `TCP_NODELAY`: 100 calls
@@ -437,7 +396,7 @@ async fn the_secret_never_goes_to_an_authorization_server_the_upstream_chooses()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_reuse_a_few_connections_with_nodelay() {
     const CALLS: usize = 100;
-    let auth = AuthServer::start(Behaviour::default()).await;
+    let auth = start_auth(Behaviour::default()).await;
     let http = mcp_server(&auth.issuer).await;
     let proxy = counting_proxy::CountingProxy::start(&http.url()).await;
     let dir = tempfile::tempdir().unwrap();
@@ -493,6 +452,6 @@ async fn calls_reuse_a_few_connections_with_nodelay() {
         "no open socket of ours to the upstream"
     );
     assert!(nodelay.iter().all(|&set| set), "{nodelay:?}");
-    assert_eq!(auth.token_requests().len(), 1);
+    assert_eq!(auth.requests().len(), 1);
     upstream.close().await;
 }

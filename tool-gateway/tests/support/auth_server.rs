@@ -1,19 +1,22 @@
 //! What the tests with an OAuth authorization server in process share (`upstream_oauth`,
 //! `upstream_exchange`): the gateway's client and secret, the test keys of
 //! `tool-mcp/tests/data`, a JSON answer, the decoding of a token request's form, and the
-//! server itself on a loopback port (its RFC 8414 metadata and token endpoint are each
-//! test's own handlers).
+//! server itself on a loopback port with its RFC 8414 metadata (the token endpoint is each
+//! test's own handler).
 
 #![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
 
+use axum::extract::State;
 use axum::handler::Handler;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The gateway's client id at the authorization server.
 pub const CLIENT_ID: &str = "toolwright-gateway";
@@ -75,30 +78,76 @@ pub fn parse_form(body: &str) -> HashMap<String, String> {
         .collect()
 }
 
-/// An authorization server on a loopback port, serving `metadata` at
-/// `/.well-known/oauth-authorization-server` and `token` at `/token` with the state `state`
-/// makes from the issuer URL: the issuer URL and that state.
-pub async fn start<S, M, MA, T, TA>(
-    state: impl FnOnce(&str) -> S,
-    metadata: M,
-    token: T,
-) -> (String, S)
-where
-    S: Clone + Send + Sync + 'static,
-    M: Handler<MA, S>,
-    MA: 'static,
-    T: Handler<TA, S>,
-    TA: 'static,
-{
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-        .await
-        .unwrap();
-    let issuer = format!("http://{}", listener.local_addr().unwrap());
-    let state = state(&issuer);
-    let app = axum::Router::new()
-        .route("/.well-known/oauth-authorization-server", get(metadata))
-        .route("/token", post(token))
-        .with_state(state.clone());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (issuer, state)
+/// The state of an authorization server: how it answers (`behaviour`, each test's own),
+/// and what it was asked.
+#[derive(Clone)]
+pub struct AuthState<B> {
+    pub issuer: String,
+    /// The grant types its metadata names.
+    pub grant_types: &'static [&'static str],
+    pub behaviour: B,
+    /// The form of each token request.
+    pub requests: Arc<Mutex<Vec<HashMap<String, String>>>>,
+    /// How many tokens it issued.
+    pub issued: Arc<AtomicUsize>,
+}
+
+/// An authorization server on a loopback port: its RFC 8414 metadata, and each test's own
+/// token endpoint.
+pub struct AuthServer<B> {
+    pub issuer: String,
+    pub state: AuthState<B>,
+}
+
+impl<B: Clone + Send + Sync + 'static> AuthServer<B> {
+    /// Serves the metadata (naming `grant_types`, and `client_secret_post`) at
+    /// `/.well-known/oauth-authorization-server` and `token` at `/token`.
+    pub async fn start<T, TA>(
+        behaviour: B,
+        grant_types: &'static [&'static str],
+        token: T,
+    ) -> AuthServer<B>
+    where
+        T: Handler<TA, AuthState<B>>,
+        TA: 'static,
+    {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .unwrap();
+        let issuer = format!("http://{}", listener.local_addr().unwrap());
+        let state = AuthState {
+            issuer: issuer.clone(),
+            grant_types,
+            behaviour,
+            requests: Arc::default(),
+            issued: Arc::default(),
+        };
+        let app = axum::Router::new()
+            .route(
+                "/.well-known/oauth-authorization-server",
+                get(metadata::<B>),
+            )
+            .route("/token", post(token))
+            .with_state(state.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        AuthServer { issuer, state }
+    }
+
+    /// The form of each token request so far.
+    pub fn requests(&self) -> Vec<HashMap<String, String>> {
+        self.state.requests.lock().unwrap().clone()
+    }
+}
+
+async fn metadata<B>(State(state): State<AuthState<B>>) -> Response {
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "issuer": state.issuer,
+            "authorization_endpoint": format!("{}/authorize", state.issuer),
+            "token_endpoint": format!("{}/token", state.issuer),
+            "grant_types_supported": state.grant_types,
+            "token_endpoint_auth_methods_supported": ["client_secret_post"],
+        }),
+    )
 }
