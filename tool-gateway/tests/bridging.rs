@@ -16,12 +16,11 @@
 //! Every wait has a generous deadline that fails the test.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
-use toolwright_core::client::{ClientFuture, ClientPowers, ElicitationRequest};
-use toolwright_core::{ClientError, Elicitation, SafetyLevel, Tool, ToolCall};
+use toolwright_core::{SafetyLevel, Tool, ToolCall};
 use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
 use toolwright_mcp::{HttpServer, McpServer};
 use toolwright_runtime::executor::Outcome;
@@ -34,6 +33,10 @@ use switch_proxy::SwitchProxy;
 #[path = "support/in_process.rs"]
 mod in_process;
 use in_process::{raw_upstream, within};
+
+#[path = "support/person.rs"]
+mod person;
+use person::Person;
 
 /// A registry with one tool, `count`, that counts its runs.
 fn counting() -> (Arc<ToolRegistry>, Arc<AtomicUsize>) {
@@ -222,29 +225,6 @@ async fn connect_rounds() -> (Upstream, Rounds) {
     })
     .await;
     (upstream, counted)
-}
-
-/// A person's client: answers in the call (the handshake era) or only by the call's next
-/// request (2026-07-28, `in_rounds`); records the questions.
-#[derive(Clone, Default)]
-struct Person {
-    answer: Option<Value>,
-    in_rounds: bool,
-    questions: Arc<Mutex<Vec<String>>>,
-}
-
-impl ClientPowers for Person {
-    fn elicit(
-        &self,
-        request: ElicitationRequest,
-    ) -> ClientFuture<Result<Elicitation<Value>, ClientError>> {
-        self.questions.lock().unwrap().push(request.message.clone());
-        if self.in_rounds || self.answer.is_none() {
-            return Box::pin(async { Err(ClientError::InputRequired) });
-        }
-        let answer = self.answer.clone().unwrap_or_default();
-        Box::pin(async move { Ok(Elicitation::Accepted(answer)) })
-    }
 }
 
 #[tokio::test]
