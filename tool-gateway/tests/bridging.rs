@@ -32,7 +32,7 @@ use switch_proxy::SwitchProxy;
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::{raw_upstream, within};
+use in_process::{raw_upstream, registry_with, within};
 
 #[path = "support/person.rs"]
 mod person;
@@ -230,16 +230,11 @@ async fn connect_rounds() -> (Upstream, Rounds) {
 #[tokio::test]
 async fn a_2026_client_answers_an_upstreams_rounds_and_the_upstream_runs_once() {
     let (upstream, counted) = connect_rounds().await;
-    let registry = Arc::new(ToolRegistry::new());
-    let _mount = within(
-        "mount",
-        registry.mount(
-            &upstream,
-            MountOptions::new("r").default_safety(SafetyLevel::Safe),
-        ),
+    let (registry, _mount) = registry_with(
+        &upstream,
+        MountOptions::new("r").default_safety(SafetyLevel::Safe),
     )
-    .await
-    .unwrap();
+    .await;
     let executor = Executor::builder(registry).build();
     let book = ToolCall::new("1", "r_book", json!({}));
 
@@ -348,16 +343,11 @@ async fn modern_call(server: &HttpServer, tool: &str, round: Option<(&str, Value
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_a_2026_client_answers_an_upstreams_rounds() {
     let (upstream, counted) = connect_rounds().await;
-    let registry = Arc::new(ToolRegistry::new());
-    let _mount = within(
-        "mount",
-        registry.mount(
-            &upstream,
-            MountOptions::new("r").default_safety(SafetyLevel::Safe),
-        ),
+    let (registry, _mount) = registry_with(
+        &upstream,
+        MountOptions::new("r").default_safety(SafetyLevel::Safe),
     )
-    .await
-    .unwrap();
+    .await;
     let gateway = McpServer::new(Executor::builder(registry).build())
         .serve_http(([127, 0, 0, 1], 0).into())
         .await

@@ -17,13 +17,13 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use toolwright_core::{SafetyLevel, ToolCall};
-use toolwright_gateway::upstream::{MountOptions, MountUpstream};
+use toolwright_gateway::upstream::MountOptions;
 use toolwright_mcp::McpServer;
-use toolwright_runtime::{Executor, ToolRegistry};
+use toolwright_runtime::Executor;
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::{serve, upstream_of, within};
+use in_process::{registry_with, serve, upstream_of, within};
 
 /// An upstream with one tool `t` of a given input schema, recording the arguments of each
 /// call it runs.
@@ -84,16 +84,11 @@ async fn bench(schema: &Value) -> Bench {
     };
     let calls = upstream_server.calls.clone();
     let upstream = upstream_of("one-tool", upstream_server).await;
-    let registry = Arc::new(ToolRegistry::new());
-    let mount = within(
-        "mount",
-        registry.mount(
-            &upstream,
-            MountOptions::new("up").default_safety(SafetyLevel::Safe),
-        ),
+    let (registry, mount) = registry_with(
+        &upstream,
+        MountOptions::new("up").default_safety(SafetyLevel::Safe),
     )
-    .await
-    .unwrap();
+    .await;
     let skipped = mount
         .report()
         .skipped

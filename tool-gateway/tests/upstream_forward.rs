@@ -25,13 +25,13 @@ use toolwright_core::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };
 use toolwright_core::{ClientError, Elicitation, LogLevel, ToolCall, ToolResult};
-use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
+use toolwright_gateway::upstream::{MountOptions, Upstream};
 use toolwright_runtime::executor::Outcome;
-use toolwright_runtime::{ApprovalDecision, CallOptions, Executor, ToolRegistry};
+use toolwright_runtime::{ApprovalDecision, CallOptions, Executor};
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::{raw_upstream, within};
+use in_process::{raw_upstream, registry_with, within};
 
 fn object(value: Value) -> Map<String, Value> {
     match value {
@@ -175,10 +175,7 @@ async fn mounted() -> (Executor, Peer<RoleServer>, Asker) {
         asked: Arc::default(),
     };
     let (upstream, peer) = connect(asker.clone()).await;
-    let registry = Arc::new(ToolRegistry::new());
-    within("mount", registry.mount(&upstream, MountOptions::new("up")))
-        .await
-        .unwrap();
+    let (registry, _) = registry_with(&upstream, MountOptions::new("up")).await;
     let executor = Executor::builder(registry)
         .approval(|_| async { ApprovalDecision::Approved })
         .build();
@@ -457,10 +454,7 @@ async fn connect_rounds() -> Upstream {
 #[tokio::test]
 async fn input_requests_are_answered_by_the_callers_person_and_the_call_repeated() {
     let upstream = connect_rounds().await;
-    let registry = Arc::new(ToolRegistry::new());
-    within("mount", registry.mount(&upstream, MountOptions::new("r")))
-        .await
-        .unwrap();
+    let (registry, _) = registry_with(&upstream, MountOptions::new("r")).await;
     let executor = Executor::builder(registry)
         .approval(|_| async { ApprovalDecision::Approved })
         .build();

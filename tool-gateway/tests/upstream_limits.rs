@@ -17,12 +17,12 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, json};
 use tokio::sync::{Semaphore, mpsc};
 use toolwright_core::{Caller, SafetyLevel, ToolCall, ToolResult};
-use toolwright_gateway::upstream::{MountOptions, MountUpstream, Rate};
-use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
+use toolwright_gateway::upstream::{MountOptions, Rate};
+use toolwright_runtime::{CallOptions, Executor};
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::{upstream_of, within};
+use in_process::{registry_with, upstream_of, within};
 
 /// An upstream whose one tool `hold` waits for a permit the test gives.
 #[derive(Clone)]
@@ -84,13 +84,8 @@ async fn bench(options: MountOptions) -> Bench {
     };
     let (release, calls) = (hold.release.clone(), hold.calls.clone());
     let upstream = upstream_of("hold", hold).await;
-    let registry = Arc::new(ToolRegistry::new());
-    let mount = within(
-        "mount",
-        registry.mount(&upstream, options.default_safety(SafetyLevel::Safe)),
-    )
-    .await
-    .unwrap();
+    let (registry, mount) =
+        registry_with(&upstream, options.default_safety(SafetyLevel::Safe)).await;
     assert_eq!(mount.tools().len(), 1);
     Bench {
         _mount: mount,

@@ -1,7 +1,8 @@
 //! What the tests of upstreams in process share: the deadline every wait has, an rmcp
 //! `ServerHandler` served over `tokio::io::duplex` (an upstream, or our gateway's own
-//! `McpServer`), and a raw upstream over newline-delimited JSON-RPC for what rmcp's server
-//! would not send (MCP 2026-07-28's input requests to a handshake-era client).
+//! `McpServer`), an upstream mounted in a registry of its own, and a raw upstream over
+//! newline-delimited JSON-RPC for what rmcp's server would not send (MCP 2026-07-28's
+//! input requests to a handshake-era client).
 
 #![allow(dead_code)]
 
@@ -10,8 +11,11 @@ use std::time::Duration;
 
 use rmcp::{RoleServer, Service, ServiceExt};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
-use toolwright_gateway::upstream::Upstream;
+
+use toolwright_gateway::upstream::{Mount, MountOptions, MountUpstream, Upstream};
+use toolwright_runtime::ToolRegistry;
 
 /// How long any wait may take before it fails the test: generous, never a measure.
 pub const DEADLINE: Duration = Duration::from_secs(60);
@@ -46,6 +50,19 @@ pub async fn upstream_of<S: Service<RoleServer>>(name: &str, server: S) -> Upstr
     )
     .await
     .unwrap()
+}
+
+/// A new registry with `upstream` mounted in it as `options` say (the mount within
+/// [`DEADLINE`]), and the mount.
+pub async fn registry_with(
+    upstream: &Upstream,
+    options: MountOptions,
+) -> (Arc<ToolRegistry>, Mount) {
+    let registry = Arc::new(ToolRegistry::new());
+    let mount = within("mount", registry.mount(upstream, options))
+        .await
+        .unwrap();
+    (registry, mount)
 }
 
 /// A raw upstream over newline-delimited JSON-RPC, in process, connected as the upstream
