@@ -15,15 +15,12 @@
 //!
 //! Every wait has a generous deadline that fails the test.
 
-use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use toolwright_core::client::{ClientFuture, ClientPowers, ElicitationRequest};
-use toolwright_core::{ClientError, Elicitation, SafetyLevel, Tool, ToolCall};
+use toolwright_core::{SafetyLevel, Tool, ToolCall};
 use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
 use toolwright_mcp::{HttpServer, McpServer};
 use toolwright_runtime::executor::Outcome;
@@ -33,14 +30,13 @@ use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
 mod switch_proxy;
 use switch_proxy::SwitchProxy;
 
-const DEADLINE: Duration = Duration::from_secs(60);
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{raw_upstream, registry_with, within};
 
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
+#[path = "support/person.rs"]
+mod person;
+use person::Person;
 
 /// A registry with one tool, `count`, that counts its runs.
 fn counting() -> (Arc<ToolRegistry>, Arc<AtomicUsize>) {
@@ -193,110 +189,52 @@ struct Rounds {
 }
 
 async fn connect_rounds() -> (Upstream, Rounds) {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
     let requests = Arc::new(AtomicUsize::new(0));
     let runs = Arc::new(AtomicUsize::new(0));
     let counted = Rounds {
         requests: requests.clone(),
         runs: runs.clone(),
     };
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        let (read, mut write) = tokio::io::split(server_io);
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let message: Value = serde_json::from_str(&line).unwrap();
-            let Some(id) = message.get("id").cloned() else {
-                continue;
-            };
-            let params = &message["params"];
-            let result = match message["method"].as_str().unwrap_or_default() {
-                "initialize" => json!({
-                    "protocolVersion": params["protocolVersion"],
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "rounds", "version": "1"}
-                }),
-                "tools/list" => json!({"tools": [
-                    {"name": "book", "inputSchema": {"type": "object"}}
-                ]}),
-                "tools/call" => {
-                    requests.fetch_add(1, Ordering::SeqCst);
-                    match params.get("inputResponses") {
-                        Some(responses) => {
-                            runs.fetch_add(1, Ordering::SeqCst);
-                            let name = &responses["who"]["content"]["name"];
-                            json!({"content": [{"type": "text", "text": format!(
-                                "booked for {}", name.as_str().unwrap_or("?")
-                            )}]})
-                        }
-                        None => json!({
-                            "resultType": "input_required",
-                            "inputRequests": {"who": {
-                                "method": "elicitation/create",
-                                "params": {"mode": "form", "message": "Name?",
-                                           "requestedSchema": {"type": "object",
-                                               "properties": {"name": {"type": "string"}}}}
-                            }},
-                            "requestState": "s1"
-                        }),
-                    }
+    let upstream = raw_upstream("rounds", "rounds", move |method, params| match method {
+        "tools/list" => json!({"tools": [
+            {"name": "book", "inputSchema": {"type": "object"}}
+        ]}),
+        "tools/call" => {
+            requests.fetch_add(1, Ordering::SeqCst);
+            match params.get("inputResponses") {
+                Some(responses) => {
+                    runs.fetch_add(1, Ordering::SeqCst);
+                    let name = &responses["who"]["content"]["name"];
+                    json!({"content": [{"type": "text", "text": format!(
+                        "booked for {}", name.as_str().unwrap_or("?")
+                    )}]})
                 }
-                _ => json!({}),
-            };
-            let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
-            let mut bytes = serde_json::to_vec(&reply).unwrap();
-            bytes.push(b'\n');
-            if write.write_all(&bytes).await.is_err() {
-                break;
+                None => json!({
+                    "resultType": "input_required",
+                    "inputRequests": {"who": {
+                        "method": "elicitation/create",
+                        "params": {"mode": "form", "message": "Name?",
+                                   "requestedSchema": {"type": "object",
+                                       "properties": {"name": {"type": "string"}}}}
+                    }},
+                    "requestState": "s1"
+                }),
             }
         }
-    });
-    let upstream = within(
-        "the handshake",
-        Upstream::connect_transport("rounds", tokio::io::split(client_io)),
-    )
-    .await
-    .unwrap();
+        _ => json!({}),
+    })
+    .await;
     (upstream, counted)
-}
-
-/// A person's client: answers in the call (the handshake era) or only by the call's next
-/// request (2026-07-28, `in_rounds`); records the questions.
-#[derive(Clone, Default)]
-struct Person {
-    answer: Option<Value>,
-    in_rounds: bool,
-    questions: Arc<Mutex<Vec<String>>>,
-}
-
-impl ClientPowers for Person {
-    fn elicit(
-        &self,
-        request: ElicitationRequest,
-    ) -> ClientFuture<Result<Elicitation<Value>, ClientError>> {
-        self.questions.lock().unwrap().push(request.message.clone());
-        if self.in_rounds || self.answer.is_none() {
-            return Box::pin(async { Err(ClientError::InputRequired) });
-        }
-        let answer = self.answer.clone().unwrap_or_default();
-        Box::pin(async move { Ok(Elicitation::Accepted(answer)) })
-    }
 }
 
 #[tokio::test]
 async fn a_2026_client_answers_an_upstreams_rounds_and_the_upstream_runs_once() {
     let (upstream, counted) = connect_rounds().await;
-    let registry = Arc::new(ToolRegistry::new());
-    let _mount = within(
-        "mount",
-        registry.mount(
-            &upstream,
-            MountOptions::new("r").default_safety(SafetyLevel::Safe),
-        ),
+    let (registry, _mount) = registry_with(
+        &upstream,
+        MountOptions::new("r").default_safety(SafetyLevel::Safe),
     )
-    .await
-    .unwrap();
+    .await;
     let executor = Executor::builder(registry).build();
     let book = ToolCall::new("1", "r_book", json!({}));
 
@@ -405,16 +343,11 @@ async fn modern_call(server: &HttpServer, tool: &str, round: Option<(&str, Value
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_a_2026_client_answers_an_upstreams_rounds() {
     let (upstream, counted) = connect_rounds().await;
-    let registry = Arc::new(ToolRegistry::new());
-    let _mount = within(
-        "mount",
-        registry.mount(
-            &upstream,
-            MountOptions::new("r").default_safety(SafetyLevel::Safe),
-        ),
+    let (registry, _mount) = registry_with(
+        &upstream,
+        MountOptions::new("r").default_safety(SafetyLevel::Safe),
     )
-    .await
-    .unwrap();
+    .await;
     let gateway = McpServer::new(Executor::builder(registry).build())
         .serve_http(([127, 0, 0, 1], 0).into())
         .await

@@ -6,9 +6,7 @@
 //! validated by an independent engine (the `jsonschema` crate). The client is a real MCP
 //! client listing the gateway's tools in process; no sleeps, every wait has a deadline.
 
-use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use proptest::prelude::*;
 use rmcp::model::{
@@ -19,18 +17,13 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 use toolwright_core::{SafetyLevel, ToolCall};
-use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
+use toolwright_gateway::upstream::MountOptions;
 use toolwright_mcp::McpServer;
-use toolwright_runtime::{Executor, ToolRegistry};
+use toolwright_runtime::Executor;
 
-const DEADLINE: Duration = Duration::from_secs(60);
-
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{registry_with, serve, upstream_of, within};
 
 /// An upstream with one tool `t` of a given input schema, recording the arguments of each
 /// call it runs.
@@ -90,28 +83,12 @@ async fn bench(schema: &Value) -> Bench {
         calls: Arc::default(),
     };
     let calls = upstream_server.calls.clone();
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = upstream_server.serve(tokio::io::split(server_io)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let upstream = within(
-        "the upstream handshake",
-        Upstream::connect_transport("one-tool", tokio::io::split(client_io)),
+    let upstream = upstream_of("one-tool", upstream_server).await;
+    let (registry, mount) = registry_with(
+        &upstream,
+        MountOptions::new("up").default_safety(SafetyLevel::Safe),
     )
-    .await
-    .unwrap();
-    let registry = Arc::new(ToolRegistry::new());
-    let mount = within(
-        "mount",
-        registry.mount(
-            &upstream,
-            MountOptions::new("up").default_safety(SafetyLevel::Safe),
-        ),
-    )
-    .await
-    .unwrap();
+    .await;
     let skipped = mount
         .report()
         .skipped
@@ -119,16 +96,9 @@ async fn bench(schema: &Value) -> Bench {
         .map(|skipped| format!("{:?}", skipped.reason));
     let executor = Executor::builder(registry.clone()).build();
     // The gateway as its clients see it: our MCP server over the registry, a client of it.
-    let gateway = McpServer::new(executor.clone());
-    let (gateway_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = gateway.serve(tokio::io::split(gateway_io)).await {
-            let _ = running.waiting().await;
-        }
-    });
     let client = within(
         "the gateway handshake",
-        ().serve(tokio::io::split(client_io)),
+        ().serve(serve(McpServer::new(executor.clone()))),
     )
     .await
     .unwrap();

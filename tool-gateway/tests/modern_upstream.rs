@@ -9,18 +9,21 @@
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use serde_json::{Value, json};
-use toolwright_core::client::{ClientFuture, ClientPowers, ElicitationRequest};
-use toolwright_core::{ClientError, Elicitation, ToolCall};
+use serde_json::json;
+use toolwright_core::ToolCall;
 use toolwright_gateway::{Checks, Gateway, GatewayConfig, UpstreamState, UpstreamStatus};
 use toolwright_mcp::McpServer;
 use toolwright_runtime::executor::Outcome;
 use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
+
+#[path = "support/person.rs"]
+mod person;
+use person::Person;
 
 const DEADLINE: Duration = Duration::from_secs(120);
 
@@ -202,29 +205,6 @@ async fn a_crashed_2026_upstream_is_started_again_the_same_way() {
     assert_eq!(setup.logged("initialize"), 0, "no start fell back");
     assert_eq!(setup.logged("call echo"), 2);
     within("shutdown", setup.gateway.shutdown()).await;
-}
-
-/// A person's client: answers in the call (the handshake era) or only by the call's next
-/// request (2026-07-28, `in_rounds`); records the questions.
-#[derive(Clone, Default)]
-struct Person {
-    answer: Option<Value>,
-    in_rounds: bool,
-    questions: Arc<Mutex<Vec<String>>>,
-}
-
-impl ClientPowers for Person {
-    fn elicit(
-        &self,
-        request: ElicitationRequest,
-    ) -> ClientFuture<Result<Elicitation<Value>, ClientError>> {
-        self.questions.lock().unwrap().push(request.message.clone());
-        if self.in_rounds || self.answer.is_none() {
-            return Box::pin(async { Err(ClientError::InputRequired) });
-        }
-        let answer = self.answer.clone().unwrap_or_default();
-        Box::pin(async move { Ok(Elicitation::Accepted(answer)) })
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

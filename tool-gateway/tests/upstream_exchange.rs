@@ -15,15 +15,12 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::response::Response;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -34,24 +31,17 @@ use toolwright_gateway::upstream::{
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
 use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
 
-const CLIENT_ID: &str = "toolwright-gateway";
-const SECRET: &str = "client-secret-0123456789abcdef";
-const AUDIENCE: &str = "https://tools.example.test";
-const DEADLINE: Duration = Duration::from_secs(60);
 const EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
+#[path = "support/auth_server.rs"]
+mod auth_server;
+#[path = "support/in_process.rs"]
+mod in_process;
+use auth_server::{AUDIENCE, CLIENT_ID, SECRET, data, json_response, parse_form, secret_file};
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tool-mcp/tests/data")
-        .join(name)
-}
+type AuthState = auth_server::AuthState<Behaviour>;
+type AuthServer = auth_server::AuthServer<Behaviour>;
+use in_process::within;
 
 /// A caller's token as the authorization server issued it to the caller (for the
 /// gateway, not the upstream): `caller.<subject>.<n>`.
@@ -72,45 +62,25 @@ fn upstream_jwt(issuer: &str, subject: &str, jti: &str) -> String {
     jsonwebtoken::encode(&header, &claims, &key).unwrap()
 }
 
-#[derive(Clone)]
-struct AuthState {
-    issuer: String,
+/// How the authorization server answers.
+#[derive(Clone, Copy)]
+struct Behaviour {
     /// `expires_in` of exchanged tokens.
     expires_in: u64,
-    /// The form of each token request.
-    requests: Arc<Mutex<Vec<HashMap<String, String>>>>,
-    issued: Arc<AtomicUsize>,
 }
 
-struct AuthServer {
-    issuer: String,
-    state: AuthState,
+/// An authorization server of the client credentials and token exchange grants, whose
+/// exchanged tokens expire in `expires_in` seconds.
+async fn start_auth(expires_in: u64) -> AuthServer {
+    AuthServer::start(
+        Behaviour { expires_in },
+        &["client_credentials", EXCHANGE],
+        token,
+    )
+    .await
 }
 
 impl AuthServer {
-    async fn start(expires_in: u64) -> AuthServer {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .unwrap();
-        let issuer = format!("http://{}", listener.local_addr().unwrap());
-        let state = AuthState {
-            issuer: issuer.clone(),
-            expires_in,
-            requests: Arc::default(),
-            issued: Arc::default(),
-        };
-        let app = axum::Router::new()
-            .route("/.well-known/oauth-authorization-server", get(metadata))
-            .route("/token", post(token))
-            .with_state(state.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        AuthServer { issuer, state }
-    }
-
-    fn requests(&self) -> Vec<HashMap<String, String>> {
-        self.state.requests.lock().unwrap().clone()
-    }
-
     /// The token exchanges asked for.
     fn exchanges(&self) -> Vec<HashMap<String, String>> {
         self.requests()
@@ -126,28 +96,6 @@ impl AuthServer {
             .filter(|form| form["subject_token"] == subject_token)
             .count()
     }
-}
-
-fn json_response(status: StatusCode, body: &Value) -> Response {
-    (
-        status,
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
-}
-
-async fn metadata(State(state): State<AuthState>) -> Response {
-    json_response(
-        StatusCode::OK,
-        &json!({
-            "issuer": state.issuer,
-            "authorization_endpoint": format!("{}/authorize", state.issuer),
-            "token_endpoint": format!("{}/token", state.issuer),
-            "grant_types_supported": ["client_credentials", EXCHANGE],
-            "token_endpoint_auth_methods_supported": ["client_secret_post"],
-        }),
-    )
 }
 
 async fn token(State(state): State<AuthState>, body: String) -> Response {
@@ -176,7 +124,7 @@ async fn token(State(state): State<AuthState>, body: String) -> Response {
                 );
             };
             assert_eq!(kind, "urn:ietf:params:oauth:token-type:access_token");
-            (subject.to_owned(), state.expires_in)
+            (subject.to_owned(), state.behaviour.expires_in)
         }
         _ => {
             return json_response(
@@ -194,35 +142,6 @@ async fn token(State(state): State<AuthState>, body: String) -> Response {
             "expires_in": expires_in,
         }),
     )
-}
-
-/// `application/x-www-form-urlencoded`, decoded.
-fn parse_form(body: &str) -> HashMap<String, String> {
-    fn decode(text: &str) -> String {
-        let bytes = text.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'+' => out.push(b' '),
-                b'%' if i + 2 < bytes.len() => {
-                    let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
-                    out.push(u8::from_str_radix(hex, 16).unwrap());
-                    i += 2;
-                }
-                byte => out.push(byte),
-            }
-            i += 1;
-        }
-        String::from_utf8(out).unwrap()
-    }
-    body.split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decode(name), decode(value))
-        })
-        .collect()
 }
 
 /// What the upstream's `hold` tool waits for.
@@ -341,12 +260,6 @@ impl RecordingProxy {
     }
 }
 
-fn secret_file(dir: &Path) -> PathBuf {
-    let path = dir.join("client-secret");
-    std::fs::write(&path, format!("{SECRET}\n")).unwrap();
-    path
-}
-
 /// A gateway's registry with `upstream` mounted as `web`, and its executor.
 async fn gateway(upstream: &Upstream) -> Executor {
     let registry = Arc::new(ToolRegistry::new());
@@ -403,7 +316,7 @@ async fn setup_with(
         toolwright_gateway::upstream::HttpUpstream,
     ) -> toolwright_gateway::upstream::HttpUpstream,
 ) -> Setup {
-    let auth = AuthServer::start(expires_in).await;
+    let auth = start_auth(expires_in).await;
     let hold = Arc::new(Hold::default());
     let server = upstream_server(&auth.issuer, hold.clone()).await;
     let proxy = RecordingProxy::start(&server.url()).await;
@@ -416,11 +329,11 @@ async fn setup_with(
         more(
             Upstream::http(proxy.url())
                 .client_credentials(
-                    ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path()))
+                    ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                         .token_url(&token_url),
                 )
                 .token_exchange(configure(
-                    TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path()))
+                    TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                         .token_url(&token_url)
                         .scopes(["tools:safe"]),
                 )),
@@ -554,15 +467,15 @@ async fn a_caller_flooding_exchanges_cannot_evict_another_callers_token() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_authorization_server_the_configuration_does_not_name_never_gets_a_token() {
     // The upstream's metadata names the hostile server; the configuration names another.
-    let hostile = AuthServer::start(3600).await;
-    let named = AuthServer::start(3600).await;
+    let hostile = start_auth(3600).await;
+    let named = start_auth(3600).await;
     let server = upstream_server(&hostile.issuer, Arc::default()).await;
     let dir = tempfile::tempdir().unwrap();
     let error = within(
         "connect",
         Upstream::http(server.url())
             .token_exchange(
-                TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path()))
+                TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                     .authorization_server(&named.issuer),
             )
             .connect(),
@@ -585,11 +498,11 @@ async fn an_authorization_server_the_configuration_does_not_name_never_gets_a_to
         "connect",
         Upstream::http(server.url())
             .client_credentials(
-                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path()))
+                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                     .authorization_server(&hostile.issuer),
             )
             .token_exchange(
-                TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path()))
+                TokenExchange::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                     .authorization_server(&hostile.issuer),
             )
             .connect(),
@@ -641,7 +554,7 @@ async fn the_callers_sessions_are_a_bounded_pool() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_of_tokens_by_principal_refuses_a_principal_without_one_and_is_read_again() {
-    let auth = AuthServer::start(3600).await;
+    let auth = start_auth(3600).await;
     let server = upstream_server(&auth.issuer, Arc::default()).await;
     let proxy = RecordingProxy::start(&server.url()).await;
     let dir = tempfile::tempdir().unwrap();
@@ -652,7 +565,7 @@ async fn a_file_of_tokens_by_principal_refuses_a_principal_without_one_and_is_re
         "connect",
         Upstream::http(proxy.url())
             .client_credentials(
-                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path()))
+                ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
                     .token_url(format!("{}/token", auth.issuer)),
             )
             .principal_tokens(&tokens)

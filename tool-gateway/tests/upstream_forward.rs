@@ -7,10 +7,8 @@
 
 #![allow(deprecated)] // rmcp marks sampling and logging deprecated (SEP-2577).
 
-use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ContentBlock,
@@ -27,18 +25,13 @@ use toolwright_core::client::{
     ClientFuture, ClientPowers, ElicitationRequest, SampledMessage, SamplingRequest,
 };
 use toolwright_core::{ClientError, Elicitation, LogLevel, ToolCall, ToolResult};
-use toolwright_gateway::upstream::{MountOptions, MountUpstream, Upstream};
+use toolwright_gateway::upstream::{MountOptions, Upstream};
 use toolwright_runtime::executor::Outcome;
-use toolwright_runtime::{ApprovalDecision, CallOptions, Executor, ToolRegistry};
+use toolwright_runtime::{ApprovalDecision, CallOptions, Executor};
 
-const DEADLINE: Duration = Duration::from_secs(60);
-
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{raw_upstream, registry_with, within};
 
 fn object(value: Value) -> Map<String, Value> {
     match value {
@@ -182,10 +175,7 @@ async fn mounted() -> (Executor, Peer<RoleServer>, Asker) {
         asked: Arc::default(),
     };
     let (upstream, peer) = connect(asker.clone()).await;
-    let registry = Arc::new(ToolRegistry::new());
-    within("mount", registry.mount(&upstream, MountOptions::new("up")))
-        .await
-        .unwrap();
+    let (registry, _) = registry_with(&upstream, MountOptions::new("up")).await;
     let executor = Executor::builder(registry)
         .approval(|_| async { ApprovalDecision::Approved })
         .build();
@@ -435,71 +425,36 @@ async fn upstream_log_messages_reach_the_callers_client_escaped() {
 /// revision): `book` asks for a name once, then answers with what it got; `again` asks for
 /// ever.
 async fn connect_rounds() -> Upstream {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        let (read, mut write) = tokio::io::split(server_io);
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let message: Value = serde_json::from_str(&line).unwrap();
-            let Some(id) = message.get("id").cloned() else {
-                continue;
-            };
-            let params = &message["params"];
-            let result = match message["method"].as_str().unwrap_or_default() {
-                "initialize" => json!({
-                    "protocolVersion": params["protocolVersion"],
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "rounds", "version": "1"}
-                }),
-                "tools/list" => json!({"tools": [
-                    {"name": "book", "inputSchema": {"type": "object"}},
-                    {"name": "again", "inputSchema": {"type": "object"}}
-                ]}),
-                "tools/call"
-                    if params["name"] == "book" && params.get("inputResponses").is_some() =>
-                {
-                    json!({"content": [{"type": "text", "text": json!({
-                        "state": params["requestState"],
-                        "responses": params["inputResponses"]
-                    }).to_string()}]})
-                }
-                "tools/call" => json!({
-                    "resultType": "input_required",
-                    "inputRequests": {"who": {
-                        "method": "elicitation/create",
-                        "params": {"mode": "form", "message": "Name?\u{1b}[2K",
-                                   "requestedSchema": {"type": "object",
-                                       "properties": {"name": {"type": "string"}}}}
-                    }},
-                    "requestState": "s1"
-                }),
-                _ => json!({}),
-            };
-            let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
-            let mut bytes = serde_json::to_vec(&reply).unwrap();
-            bytes.push(b'\n');
-            if write.write_all(&bytes).await.is_err() {
-                break;
-            }
+    raw_upstream("in-process", "rounds", |method, params| match method {
+        "tools/list" => json!({"tools": [
+            {"name": "book", "inputSchema": {"type": "object"}},
+            {"name": "again", "inputSchema": {"type": "object"}}
+        ]}),
+        "tools/call" if params["name"] == "book" && params.get("inputResponses").is_some() => {
+            json!({"content": [{"type": "text", "text": json!({
+                "state": params["requestState"],
+                "responses": params["inputResponses"]
+            }).to_string()}]})
         }
-    });
-    within(
-        "the handshake",
-        Upstream::connect_transport("in-process", tokio::io::split(client_io)),
-    )
+        "tools/call" => json!({
+            "resultType": "input_required",
+            "inputRequests": {"who": {
+                "method": "elicitation/create",
+                "params": {"mode": "form", "message": "Name?\u{1b}[2K",
+                           "requestedSchema": {"type": "object",
+                               "properties": {"name": {"type": "string"}}}}
+            }},
+            "requestState": "s1"
+        }),
+        _ => json!({}),
+    })
     .await
-    .unwrap()
 }
 
 #[tokio::test]
 async fn input_requests_are_answered_by_the_callers_person_and_the_call_repeated() {
     let upstream = connect_rounds().await;
-    let registry = Arc::new(ToolRegistry::new());
-    within("mount", registry.mount(&upstream, MountOptions::new("r")))
-        .await
-        .unwrap();
+    let (registry, _) = registry_with(&upstream, MountOptions::new("r")).await;
     let executor = Executor::builder(registry)
         .approval(|_| async { ApprovalDecision::Approved })
         .build();

@@ -5,31 +5,24 @@
 //! without reaching the upstream; one caller flooding leaves another its share. Every wait
 //! has a generous deadline that fails the test.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
+use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, json};
 use tokio::sync::{Semaphore, mpsc};
 use toolwright_core::{Caller, SafetyLevel, ToolCall, ToolResult};
-use toolwright_gateway::upstream::{MountOptions, MountUpstream, Rate, Upstream};
-use toolwright_runtime::{CallOptions, Executor, ToolRegistry};
+use toolwright_gateway::upstream::{MountOptions, Rate};
+use toolwright_runtime::{CallOptions, Executor};
 
-const DEADLINE: Duration = Duration::from_secs(60);
-
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{registry_with, upstream_of, within};
 
 /// An upstream whose one tool `hold` waits for a permit the test gives.
 #[derive(Clone)]
@@ -90,25 +83,9 @@ async fn bench(options: MountOptions) -> Bench {
         calls: Arc::default(),
     };
     let (release, calls) = (hold.release.clone(), hold.calls.clone());
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = hold.serve(tokio::io::split(server_io)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let upstream = within(
-        "handshake",
-        Upstream::connect_transport("hold", tokio::io::split(client_io)),
-    )
-    .await
-    .unwrap();
-    let registry = Arc::new(ToolRegistry::new());
-    let mount = within(
-        "mount",
-        registry.mount(&upstream, options.default_safety(SafetyLevel::Safe)),
-    )
-    .await
-    .unwrap();
+    let upstream = upstream_of("hold", hold).await;
+    let (registry, mount) =
+        registry_with(&upstream, options.default_safety(SafetyLevel::Safe)).await;
     assert_eq!(mount.tools().len(), 1);
     Bench {
         _mount: mount,

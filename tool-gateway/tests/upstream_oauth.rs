@@ -9,16 +9,12 @@
 #[path = "support/counting_proxy.rs"]
 mod counting_proxy;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::response::Response;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Map, Value, json};
 use toolwright_core::{Tool, ToolCall};
@@ -28,23 +24,15 @@ use toolwright_gateway::upstream::{
 use toolwright_mcp::{AuthConfig, HttpOptions, HttpServer, JwtConfig, McpServer};
 use toolwright_runtime::{Executor, ToolRegistry};
 
-const CLIENT_ID: &str = "toolwright-gateway";
-const SECRET: &str = "client-secret-0123456789abcdef";
-const AUDIENCE: &str = "https://tools.example.test";
-const DEADLINE: Duration = Duration::from_secs(60);
+#[path = "support/auth_server.rs"]
+mod auth_server;
+#[path = "support/in_process.rs"]
+mod in_process;
+use auth_server::{AUDIENCE, CLIENT_ID, SECRET, data, json_response, parse_form, secret_file};
 
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(DEADLINE, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("{what}: not done within {DEADLINE:?}"),
-    }
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tool-mcp/tests/data")
-        .join(name)
-}
+type AuthState = auth_server::AuthState<Behaviour>;
+type AuthServer = auth_server::AuthServer<Behaviour>;
+use in_process::within;
 
 /// How the authorization server answers.
 #[derive(Clone, Copy, Default)]
@@ -55,69 +43,12 @@ struct Behaviour {
     expires_in: Option<u64>,
 }
 
-#[derive(Clone)]
-struct AuthServerState {
-    issuer: String,
-    behaviour: Behaviour,
-    /// The form of each token request.
-    requests: Arc<Mutex<Vec<HashMap<String, String>>>>,
-    issued: Arc<AtomicUsize>,
+/// An authorization server of the client credentials grant answering as `behaviour` says.
+async fn start_auth(behaviour: Behaviour) -> AuthServer {
+    AuthServer::start(behaviour, &["client_credentials"], token).await
 }
 
-struct AuthServer {
-    issuer: String,
-    state: AuthServerState,
-}
-
-impl AuthServer {
-    async fn start(behaviour: Behaviour) -> AuthServer {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .unwrap();
-        let issuer = format!("http://{}", listener.local_addr().unwrap());
-        let state = AuthServerState {
-            issuer: issuer.clone(),
-            behaviour,
-            requests: Arc::default(),
-            issued: Arc::default(),
-        };
-        let app = axum::Router::new()
-            .route("/.well-known/oauth-authorization-server", get(metadata))
-            .route("/token", post(token))
-            .with_state(state.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        AuthServer { issuer, state }
-    }
-
-    fn token_requests(&self) -> Vec<HashMap<String, String>> {
-        self.state.requests.lock().unwrap().clone()
-    }
-}
-
-/// A JSON answer (axum's `json` feature is not on).
-fn json_response(status: StatusCode, body: &Value) -> Response {
-    (
-        status,
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
-}
-
-async fn metadata(State(state): State<AuthServerState>) -> Response {
-    json_response(
-        StatusCode::OK,
-        &json!({
-            "issuer": state.issuer,
-            "authorization_endpoint": format!("{}/authorize", state.issuer),
-            "token_endpoint": format!("{}/token", state.issuer),
-            "grant_types_supported": ["client_credentials"],
-            "token_endpoint_auth_methods_supported": ["client_secret_post"],
-        }),
-    )
-}
-
-async fn token(State(state): State<AuthServerState>, body: String) -> Response {
+async fn token(State(state): State<AuthState>, body: String) -> Response {
     let form = parse_form(&body);
     state.requests.lock().unwrap().push(form.clone());
     if form.get("grant_type").map(String::as_str) != Some("client_credentials") {
@@ -166,35 +97,6 @@ async fn token(State(state): State<AuthServerState>, body: String) -> Response {
     )
 }
 
-/// `application/x-www-form-urlencoded`, decoded.
-fn parse_form(body: &str) -> HashMap<String, String> {
-    fn decode(text: &str) -> String {
-        let bytes = text.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'+' => out.push(b' '),
-                b'%' if i + 2 < bytes.len() => {
-                    let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
-                    out.push(u8::from_str_radix(hex, 16).unwrap());
-                    i += 2;
-                }
-                byte => out.push(byte),
-            }
-            i += 1;
-        }
-        String::from_utf8(out).unwrap()
-    }
-    body.split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decode(name), decode(value))
-        })
-        .collect()
-}
-
 fn registry() -> Arc<ToolRegistry> {
     let registry = Arc::new(ToolRegistry::new());
     registry
@@ -223,12 +125,6 @@ async fn mcp_server(issuer: &str) -> HttpServer {
         )
         .await
         .unwrap()
-}
-
-fn secret_file(dir: &Path, secret: &str) -> PathBuf {
-    let path = dir.join("client-secret");
-    std::fs::write(&path, format!("{secret}\n")).unwrap();
-    path
 }
 
 /// Mounts the upstream and calls its `echo`.
@@ -260,7 +156,7 @@ async fn mount_and_call(upstream: &Upstream) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounts_with_client_credentials_found_from_the_metadata() {
-    let auth = AuthServer::start(Behaviour::default()).await;
+    let auth = start_auth(Behaviour::default()).await;
     let http = mcp_server(&auth.issuer).await;
     let dir = tempfile::tempdir().unwrap();
     let credentials = ClientCredentials::secret_file(CLIENT_ID, secret_file(dir.path(), SECRET))
@@ -281,7 +177,7 @@ async fn mounts_with_client_credentials_found_from_the_metadata() {
     mount_and_call(&upstream).await;
     upstream.close().await;
 
-    let requests = auth.token_requests();
+    let requests = auth.requests();
     assert_eq!(requests.len(), 1, "{requests:?}");
     let request = &requests[0];
     assert_eq!(request["grant_type"], "client_credentials");
@@ -292,7 +188,7 @@ async fn mounts_with_client_credentials_found_from_the_metadata() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_the_server_refuses_is_replaced_once() {
-    let auth = AuthServer::start(Behaviour {
+    let auth = start_auth(Behaviour {
         first_token_refused: true,
         ..Behaviour::default()
     })
@@ -311,15 +207,15 @@ async fn a_token_the_server_refuses_is_replaced_once() {
     .await
     .unwrap();
     // The handshake's first request was refused (401) and sent again with a new token.
-    assert_eq!(auth.token_requests().len(), 2);
+    assert_eq!(auth.requests().len(), 2);
     mount_and_call(&upstream).await;
-    assert_eq!(auth.token_requests().len(), 2, "the second token is kept");
+    assert_eq!(auth.requests().len(), 2, "the second token is kept");
     upstream.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_token_is_not_sent_again() {
-    let auth = AuthServer::start(Behaviour {
+    let auth = start_auth(Behaviour {
         expires_in: Some(0),
         ..Behaviour::default()
     })
@@ -337,17 +233,17 @@ async fn an_expired_token_is_not_sent_again() {
     )
     .await
     .unwrap();
-    let after_connect = auth.token_requests().len();
+    let after_connect = auth.requests().len();
     assert!(after_connect >= 2, "{after_connect} token requests");
     mount_and_call(&upstream).await;
-    let after_call = auth.token_requests().len();
+    let after_call = auth.requests().len();
     assert!(after_call > after_connect, "{after_call} token requests");
     upstream.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_or_missing_credentials_are_refused_without_the_secret() {
-    let auth = AuthServer::start(Behaviour::default()).await;
+    let auth = start_auth(Behaviour::default()).await;
     let http = mcp_server(&auth.issuer).await;
     let dir = tempfile::tempdir().unwrap();
     let wrong = "wrong-secret-9876543210";
@@ -367,7 +263,7 @@ async fn wrong_or_missing_credentials_are_refused_without_the_secret() {
     assert!(message.contains(&http.url()), "{message}");
     assert!(message.contains("invalid_client"), "{message}");
     assert!(!message.contains(wrong), "{message}");
-    assert_eq!(auth.token_requests().len(), 1);
+    assert_eq!(auth.requests().len(), 1);
 
     // A variable that is not set: said so, before any request.
     let error = Upstream::http(http.url())
@@ -388,12 +284,12 @@ async fn wrong_or_missing_credentials_are_refused_without_the_secret() {
             .contains("the environment variable TOOLWRIGHT_UPSTREAM_TEST_NO_SUCH_SECRET"),
         "{error}"
     );
-    assert_eq!(auth.token_requests().len(), 1);
+    assert_eq!(auth.requests().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_url_is_used_and_needed_without_metadata() {
-    let auth = AuthServer::start(Behaviour::default()).await;
+    let auth = start_auth(Behaviour::default()).await;
     // A server that takes static tokens only names no authorization server.
     let http = McpServer::new(Executor::builder(registry()).build())
         .serve_http_with(
@@ -418,7 +314,7 @@ async fn a_token_url_is_used_and_needed_without_metadata() {
     .unwrap_err();
     assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
     assert!(error.to_string().contains("token_url"), "{error}");
-    assert_eq!(auth.token_requests().len(), 0, "no secret sent to a guess");
+    assert_eq!(auth.requests().len(), 0, "no secret sent to a guess");
 
     // A token URL the secret would cross the network to in clear: refused, unasked.
     let error = Upstream::http(http.url())
@@ -445,7 +341,7 @@ async fn a_token_url_is_used_and_needed_without_metadata() {
     .await
     .unwrap();
     mount_and_call(&upstream).await;
-    assert_eq!(auth.token_requests().len(), 1);
+    assert_eq!(auth.requests().len(), 1);
     upstream.close().await;
 }
 
@@ -454,7 +350,7 @@ async fn a_token_url_is_used_and_needed_without_metadata() {
 /// client secret there; now it refuses before sending anything.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_secret_never_goes_to_an_authorization_server_the_upstream_chooses() {
-    let attacker = AuthServer::start(Behaviour::default()).await;
+    let attacker = start_auth(Behaviour::default()).await;
     let hostile = mcp_server(&attacker.issuer).await;
     let dir = tempfile::tempdir().unwrap();
     let error = within(
@@ -473,7 +369,7 @@ async fn the_secret_never_goes_to_an_authorization_server_the_upstream_chooses()
     assert!(message.contains("authorization_server"), "{message}");
     assert!(!message.contains(SECRET), "{message}");
     assert_eq!(
-        attacker.token_requests().len(),
+        attacker.requests().len(),
         0,
         "the attacker's authorization server received the client secret"
     );
@@ -491,7 +387,7 @@ async fn the_secret_never_goes_to_an_authorization_server_the_upstream_chooses()
     .await
     .unwrap_err();
     assert!(matches!(error, UpstreamError::OAuth { .. }), "{error}");
-    assert_eq!(attacker.token_requests().len(), 0);
+    assert_eq!(attacker.requests().len(), 0);
 }
 
 /// The OAuth upstream's hop keeps its connections too, with `TCP_NODELAY`: 100 calls
@@ -500,7 +396,7 @@ async fn the_secret_never_goes_to_an_authorization_server_the_upstream_chooses()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_reuse_a_few_connections_with_nodelay() {
     const CALLS: usize = 100;
-    let auth = AuthServer::start(Behaviour::default()).await;
+    let auth = start_auth(Behaviour::default()).await;
     let http = mcp_server(&auth.issuer).await;
     let proxy = counting_proxy::CountingProxy::start(&http.url()).await;
     let dir = tempfile::tempdir().unwrap();
@@ -556,6 +452,6 @@ async fn calls_reuse_a_few_connections_with_nodelay() {
         "no open socket of ours to the upstream"
     );
     assert!(nodelay.iter().all(|&set| set), "{nodelay:?}");
-    assert_eq!(auth.token_requests().len(), 1);
+    assert_eq!(auth.requests().len(), 1);
     upstream.close().await;
 }

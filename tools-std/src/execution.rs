@@ -21,7 +21,7 @@ use crate::workspace::workspace;
 const STOP_GRACE: Duration = Duration::from_millis(500);
 /// How long the output pipes may stay open once the command has exited; then what they hold
 /// is read without waiting, and they are dropped.
-pub(crate) const PIPE_GRACE: Duration = Duration::from_millis(250);
+const PIPE_GRACE: Duration = Duration::from_millis(250);
 /// The most bytes read from a pipe, without waiting, after [`PIPE_GRACE`].
 const DRAIN_LIMIT: usize = 4 * 1024 * 1024;
 
@@ -292,18 +292,7 @@ pub async fn run_command(
         }))),
         _ => None,
     };
-    let limit = ws.output_limit();
-    let (stop_reading, reading) = watch::channel(false);
-    let mut stdout = Task(tokio::spawn(read_capped(
-        child.0.stdout.take(),
-        limit,
-        reading.clone(),
-    )));
-    let mut stderr = Task(tokio::spawn(read_capped(
-        child.0.stderr.take(),
-        limit,
-        reading,
-    )));
+    let output = Output::read(&mut child, ws.output_limit());
 
     let mut timed_out = false;
     let status = tokio::select! {
@@ -317,26 +306,15 @@ pub async fn run_command(
             return Err(ToolError::new(format!("`{program}` was cancelled and killed")));
         }
     };
-    // Everything the command started is gone (but without a PID namespace, a descendant
-    // that left its process group): what holds the pipes now is read without waiting.
-    let readers = async { ((&mut stdout.0).await, (&mut stderr.0).await) };
-    tokio::pin!(readers);
-    let (stdout, stderr) = match tokio::time::timeout(PIPE_GRACE, &mut readers).await {
-        Ok(read) => read,
-        Err(_) => {
-            let _ = stop_reading.send(true);
-            readers.await
-        }
-    };
-    let (stdout, stdout_truncated) = stdout.unwrap_or_default();
-    let (stderr, stderr_truncated) = stderr.unwrap_or_default();
-    let exit_code = status.and_then(|s| s.code());
-    let confined = confinement.confined();
-    // Removes the command's temporary directory.
-    drop(confinement);
-    let quarantined = git_before
-        .map(|before| before.sweep(ws.root(), &ws.quarantine()))
-        .unwrap_or_default();
+    let Ended {
+        stdout,
+        stdout_truncated,
+        stderr,
+        stderr_truncated,
+        exit_code,
+        confined,
+        quarantined,
+    } = output.end(status, confinement, git_before, ws).await;
     Ok(Json(CommandOutput {
         command: if shell {
             format!("sh -c {program:?}")
@@ -357,6 +335,88 @@ pub async fn run_command(
         confined,
         quarantined,
     }))
+}
+
+/// A command's output pipes, each read on its own task (aborted when dropped) and kept to
+/// a limit. Shared by `run_command` and code mode's `run_code`.
+pub(crate) struct Output {
+    stdout: Task<(String, bool)>,
+    stderr: Task<(String, bool)>,
+    stop_reading: watch::Sender<bool>,
+}
+
+/// What a command left once it ended: its output, how it exited, and what was done after.
+pub(crate) struct Ended {
+    pub(crate) stdout: String,
+    pub(crate) stdout_truncated: bool,
+    pub(crate) stderr: String,
+    pub(crate) stderr_truncated: bool,
+    pub(crate) exit_code: Option<i32>,
+    /// Whether the command ran confined.
+    pub(crate) confined: bool,
+    /// The `.git` entries it left, moved into quarantine.
+    pub(crate) quarantined: Vec<crate::quarantine::Quarantined>,
+}
+
+impl Output {
+    /// Starts reading `child`'s standard output and error, at most `limit` bytes of each.
+    pub(crate) fn read(child: &mut Running, limit: usize) -> Output {
+        let (stop_reading, reading) = watch::channel(false);
+        Output {
+            stdout: Task(tokio::spawn(read_capped(
+                child.0.stdout.take(),
+                limit,
+                reading.clone(),
+            ))),
+            stderr: Task(tokio::spawn(read_capped(
+                child.0.stderr.take(),
+                limit,
+                reading,
+            ))),
+            stop_reading,
+        }
+    }
+
+    /// Once the command exited (`status`, if it did) or was stopped: its output, then its
+    /// temporary directory removed (with `confinement`), then the `.git` entries it left
+    /// beside `git_before` moved into quarantine.
+    pub(crate) async fn end(
+        mut self,
+        status: Option<ExitStatus>,
+        confinement: Confinement,
+        git_before: Option<GitEntries>,
+        ws: &crate::workspace::Workspace,
+    ) -> Ended {
+        // Everything the command started is gone (but without a PID namespace, a
+        // descendant that left its process group): what holds the pipes now is read
+        // without waiting.
+        let readers = async { ((&mut self.stdout.0).await, (&mut self.stderr.0).await) };
+        tokio::pin!(readers);
+        let (stdout, stderr) = match tokio::time::timeout(PIPE_GRACE, &mut readers).await {
+            Ok(read) => read,
+            Err(_) => {
+                let _ = self.stop_reading.send(true);
+                readers.await
+            }
+        };
+        let (stdout, stdout_truncated) = stdout.unwrap_or_default();
+        let (stderr, stderr_truncated) = stderr.unwrap_or_default();
+        let confined = confinement.confined();
+        // Removes the command's temporary directory.
+        drop(confinement);
+        let quarantined = git_before
+            .map(|before| before.sweep(ws.root(), &ws.quarantine()))
+            .unwrap_or_default();
+        Ended {
+            stdout,
+            stdout_truncated,
+            stderr,
+            stderr_truncated,
+            exit_code: status.and_then(|s| s.code()),
+            confined,
+            quarantined,
+        }
+    }
 }
 
 /// A task aborted when dropped.
@@ -403,7 +463,7 @@ impl Drop for Running {
 /// Reads a stream to its end, keeping at most `limit` bytes (the rest is drained so the
 /// command never blocks on a full pipe). When `stop` turns true, reads what the pipe holds
 /// without waiting, and returns.
-pub(crate) async fn read_capped(
+async fn read_capped(
     stream: Option<impl Pipe>,
     limit: usize,
     mut stop: watch::Receiver<bool>,

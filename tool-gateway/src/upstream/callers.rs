@@ -21,13 +21,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use http::{HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
-use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
-};
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 use toolwright_core::{Caller, ToolContext, ToolError};
 
+use super::bearer::{Authorised, BearerHttpClient, BearerSource};
 use super::session::{CallerLease, PerCaller, Upstream};
 
 /// The default of [`HttpUpstream::max_caller_sessions`](super::HttpUpstream::max_caller_sessions):
@@ -372,7 +369,7 @@ impl CallerSessions {
         let http = super::client::pooled(reqwest::redirect::Policy::none())
             .map_err(|e| format!("could not make its HTTP client: {e}"))?;
         let transport =
-            StreamableHttpClientTransport::with_client(CallerHttpClient { http, auth }, config);
+            StreamableHttpClientTransport::with_client(BearerHttpClient::new(http, auth), config);
         let upstream = Upstream::connect_transport_as(self.label.clone(), transport, self.protocol)
             .await
             .map_err(|e| e.to_string())?;
@@ -435,182 +432,32 @@ impl PerCaller for CallerSessions {
     }
 }
 
-/// rmcp's reqwest client for streamable HTTP, with a caller's token on every request.
-#[derive(Clone)]
-struct CallerHttpClient {
-    http: reqwest::Client,
-    auth: Arc<SessionAuth>,
-}
+/// A caller's token: a request is made as the caller its session last saw, and retried
+/// after a 401 as that same caller (an exchanged token it no longer takes is exchanged
+/// again).
+impl BearerSource for SessionAuth {
+    type Holder = Caller;
 
-impl CallerHttpClient {
-    /// Runs `call` with the caller's token; when the server answers 401, once more with a
-    /// new one (an exchanged token it no longer takes is exchanged again).
-    async fn authorised<T, F, Fut>(&self, call: F) -> Result<T, StreamableHttpError<reqwest::Error>>
-    where
-        F: Fn(Option<String>) -> Fut,
-        Fut: Future<Output = Result<T, StreamableHttpError<reqwest::Error>>>,
-    {
-        let caller = self.auth.caller();
-        let token = self.token(&caller).await?;
-        match call(token.clone()).await {
-            Err(StreamableHttpError::AuthRequired(challenge)) => {
-                let Some(rejected) = token else {
-                    return Err(StreamableHttpError::AuthRequired(challenge));
-                };
-                self.auth.tokens.rejected(&caller, &rejected);
-                let fresh = self.token(&caller).await?;
-                if fresh.as_deref() == Some(rejected.as_str()) {
-                    Err(StreamableHttpError::AuthRequired(challenge))
-                } else {
-                    call(fresh).await
-                }
-            }
-            result => result,
-        }
+    async fn token(&self) -> Authorised<(Caller, Option<String>)> {
+        let caller = self.caller();
+        let token = self.token_for(&caller).await?;
+        Ok((caller, token))
     }
 
-    async fn token(
-        &self,
-        caller: &Caller,
-    ) -> Result<Option<String>, StreamableHttpError<reqwest::Error>> {
+    async fn instead_of(&self, caller: &Caller, rejected: &str) -> Authorised<Option<String>> {
+        self.tokens.rejected(caller, rejected);
+        self.token_for(caller).await
+    }
+}
+
+impl SessionAuth {
+    async fn token_for(&self, caller: &Caller) -> Authorised<Option<String>> {
         // Said as an I/O error: the transport has no variant of its own without rmcp's
         // `auth`, and the reason is what matters.
-        self.auth
-            .tokens
+        self.tokens
             .token_for(caller)
             .await
             .map_err(|reason| StreamableHttpError::Io(std::io::Error::other(reason)))
-    }
-}
-
-type SseStream = futures_core::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
-
-/// Each method is reqwest's, with the caller's token instead of the transport's (none).
-impl StreamableHttpClient for CallerHttpClient {
-    type Error = reqwest::Error;
-
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.post_message(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.post_message_with_max_sse_event_size(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.post_message_with_response_limits(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-                limits,
-            )
-        })
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.delete_session(
-                uri.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.get_stream(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.get_stream_with_max_sse_event_size(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
     }
 }
 

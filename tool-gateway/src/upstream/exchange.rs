@@ -1,7 +1,7 @@
 //! OAuth 2.0 Token Exchange (RFC 8693) for an HTTP upstream that acts as each caller
 //! (feature `oauth`): the bearer token a caller presented to us is exchanged, at the
 //! authorization server the upstream names (found under the rules of the client credentials
-//! grant, `oauth::token_endpoint`), for a token whose resource (RFC 8707) is the upstream;
+//! grant, `oauth::OAuthClient::prepare`), for a token whose resource (RFC 8707) is the upstream;
 //! the gateway authenticates as a client. The exchanged tokens are cached per caller until
 //! shortly before they expire, in a bounded cache where each caller has one entry.
 //!
@@ -20,7 +20,7 @@ use toolwright_core::Caller;
 use toolwright_mcp::secret::SecretSource;
 
 use super::error::UpstreamError;
-use super::oauth::oauth_error;
+use super::oauth::{OAuthClient, oauth_error};
 
 /// The default of [`TokenExchange::max_cached_tokens`]: 1024 callers.
 pub const DEFAULT_MAX_CACHED_TOKENS: usize = 1024;
@@ -72,29 +72,16 @@ const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
 /// ```
 #[derive(Clone)]
 pub struct TokenExchange {
-    client_id: String,
-    secret: SecretSource,
+    client: OAuthClient,
     audience: Option<String>,
-    scopes: Vec<String>,
-    resource: Option<String>,
-    token_url: Option<String>,
-    authorization_servers: Vec<String>,
     max_cached_tokens: usize,
 }
 
 impl std::fmt::Debug for TokenExchange {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenExchange")
-            .field("client_id", &self.client_id)
-            .field(
-                "client_secret",
-                &format_args!("<{}>", self.secret.describe()),
-            )
+        self.client
+            .debug_struct(f, "TokenExchange")
             .field("audience", &self.audience)
-            .field("scopes", &self.scopes)
-            .field("resource", &self.resource)
-            .field("token_url", &self.token_url)
-            .field("authorization_servers", &self.authorization_servers)
             .field("max_cached_tokens", &self.max_cached_tokens)
             .finish()
     }
@@ -115,13 +102,8 @@ impl TokenExchange {
 
     fn with_secret(client_id: String, secret: SecretSource) -> Self {
         TokenExchange {
-            client_id,
-            secret,
+            client: OAuthClient::new(client_id, secret),
             audience: None,
-            scopes: Vec::new(),
-            resource: None,
-            token_url: None,
-            authorization_servers: Vec::new(),
             max_cached_tokens: DEFAULT_MAX_CACHED_TOKENS,
         }
     }
@@ -137,7 +119,7 @@ impl TokenExchange {
     /// assert!(format!("{exchange:?}").contains("login.example.com"));
     /// ```
     pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
-        self.authorization_servers.push(issuer.into());
+        self.client.authorization_servers.push(issuer.into());
         self
     }
 
@@ -155,20 +137,20 @@ impl TokenExchange {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self.client.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 
     /// The resource indicator (RFC 8707) asked for; by default the upstream's URL.
     pub fn resource(mut self, resource: impl Into<String>) -> Self {
-        self.resource = Some(resource.into());
+        self.client.resource = Some(resource.into());
         self
     }
 
     /// The authorization server's token endpoint, for an upstream that publishes no
     /// metadata. `https://` (`http://` only on this machine).
     pub fn token_url(mut self, url: impl Into<String>) -> Self {
-        self.token_url = Some(url.into());
+        self.client.token_url = Some(url.into());
         self
     }
 
@@ -221,21 +203,8 @@ pub(crate) async fn prepare(
     label: &str,
     exchange: &TokenExchange,
 ) -> Result<Exchanger, UpstreamError> {
-    let secret = exchange
-        .secret
-        .read()
-        .map_err(|error| UpstreamError::ClientSecret {
-            upstream: label.to_owned(),
-            from: toolwright_names::escape::escape(&error.from).into_owned(),
-            reason: error.reason,
-        })?;
-    let metadata = super::oauth::token_endpoint(
-        url,
-        label,
-        exchange.token_url.as_deref(),
-        &exchange.authorization_servers,
-    )
-    .await?;
+    let client = &exchange.client;
+    let (secret, metadata) = client.prepare(url, label).await?;
     let methods: Vec<String> = metadata
         .additional_fields
         .get("token_endpoint_auth_methods_supported")
@@ -251,11 +220,11 @@ pub(crate) async fn prepare(
         label: label.to_owned(),
         endpoint: metadata.token_endpoint,
         basic_auth,
-        client_id: exchange.client_id.clone(),
+        client_id: client.client_id.clone(),
         secret,
-        resource: exchange.resource.clone().unwrap_or_else(|| url.to_owned()),
+        resource: client.resource_for(url),
         audience: exchange.audience.clone(),
-        scope: (!exchange.scopes.is_empty()).then(|| exchange.scopes.join(" ")),
+        scope: (!client.scopes.is_empty()).then(|| client.scopes.join(" ")),
         max_cached: exchange.max_cached_tokens,
         http,
         cache: Mutex::default(),

@@ -86,7 +86,9 @@
 
 // The layers, lowest first (no module imports one listed after it): error, names, uris,
 // fingerprint, content, forward, ending, era, session, list, requests, stderr, stdio, client,
-// oauth, exchange, callers, http, limits, options, report, mountable, shelf, mount.
+// bearer, oauth, exchange, callers, http, limits, options, report, mountable, shelf, mount.
+#[cfg(feature = "http")]
+mod bearer;
 #[cfg(feature = "http")]
 mod callers;
 #[cfg(feature = "http")]

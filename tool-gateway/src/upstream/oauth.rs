@@ -2,28 +2,22 @@
 //! read from a file or an environment variable, the authorization server found from the MCP
 //! server's metadata by rmcp (or a token URL given), the token fetched by rmcp's
 //! `AuthorizationManager`, and [`CredentialsHttpClient`], rmcp's HTTP client with the token on
-//! every request, fetched again when it has expired or the server rejects it.
+//! every request (`bearer`), fetched again when it has expired or the server rejects it.
 //!
 //! rmcp's own `AuthClient` refreshes with a refresh token only, which a client credentials
 //! grant does not give: once its token expired it would send requests without one. Here a
 //! new token is asked for with the same credentials instead.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use http::{HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationMetadataSource,
     ClientCredentialsConfig,
 };
-use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
-};
 use tokio::sync::Mutex;
 
+use super::bearer::{Authorised, BearerHttpClient, BearerSource};
 use super::error::UpstreamError;
 use toolwright_mcp::secret::SecretSource;
 
@@ -58,17 +52,57 @@ use toolwright_mcp::secret::SecretSource;
 /// ```
 #[derive(Clone)]
 pub struct ClientCredentials {
-    client_id: String,
-    secret: SecretSource,
-    scopes: Vec<String>,
-    resource: Option<String>,
-    token_url: Option<String>,
-    authorization_servers: Vec<String>,
+    client: OAuthClient,
 }
 
 impl std::fmt::Debug for ClientCredentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientCredentials")
+        self.client.debug_struct(f, "ClientCredentials").finish()
+    }
+}
+
+/// The gateway as a client of an authorization server, and where that server may be: what
+/// the client credentials grant ([`ClientCredentials`]) and the token exchange
+/// (`exchange::TokenExchange`) both are, read and checked the same way ([`Self::prepare`]).
+#[derive(Clone)]
+pub(super) struct OAuthClient {
+    pub(super) client_id: String,
+    secret: SecretSource,
+    pub(super) scopes: Vec<String>,
+    pub(super) resource: Option<String>,
+    pub(super) token_url: Option<String>,
+    pub(super) authorization_servers: Vec<String>,
+}
+
+impl OAuthClient {
+    /// The client `client_id` whose secret is read from `secret`; no scope, resource, token
+    /// URL or authorization server yet.
+    pub(super) fn new(client_id: String, secret: SecretSource) -> Self {
+        OAuthClient {
+            client_id,
+            secret,
+            scopes: Vec::new(),
+            resource: None,
+            token_url: None,
+            authorization_servers: Vec::new(),
+        }
+    }
+
+    /// The resource indicator (RFC 8707) asked for at the upstream `url`: the one given, by
+    /// default the upstream's URL, as the MCP authorization specification asks.
+    pub(super) fn resource_for(&self, url: &str) -> String {
+        self.resource.clone().unwrap_or_else(|| url.to_owned())
+    }
+
+    /// `f.debug_struct(name)` with its fields: the secret by where it comes from, never
+    /// what it is.
+    pub(super) fn debug_struct<'a, 'b: 'a>(
+        &self,
+        f: &'a mut std::fmt::Formatter<'b>,
+        name: &str,
+    ) -> std::fmt::DebugStruct<'a, 'b> {
+        let mut debug = f.debug_struct(name);
+        debug
             .field("client_id", &self.client_id)
             .field(
                 "client_secret",
@@ -77,8 +111,34 @@ impl std::fmt::Debug for ClientCredentials {
             .field("scopes", &self.scopes)
             .field("resource", &self.resource)
             .field("token_url", &self.token_url)
-            .field("authorization_servers", &self.authorization_servers)
-            .finish()
+            .field("authorization_servers", &self.authorization_servers);
+        debug
+    }
+
+    /// For the upstream at `url` (`label` escaped): the secret, read now, and the metadata of
+    /// the one authorization server it may be sent to ([`token_endpoint`]), refused before
+    /// anything is sent when the configuration does not trust it.
+    pub(super) async fn prepare(
+        &self,
+        url: &str,
+        label: &str,
+    ) -> Result<(String, AuthorizationMetadata), UpstreamError> {
+        let secret = self
+            .secret
+            .read()
+            .map_err(|error| UpstreamError::ClientSecret {
+                upstream: label.to_owned(),
+                from: toolwright_names::escape::escape(&error.from).into_owned(),
+                reason: error.reason,
+            })?;
+        let metadata = token_endpoint(
+            url,
+            label,
+            self.token_url.as_deref(),
+            &self.authorization_servers,
+        )
+        .await?;
+        Ok((secret, metadata))
     }
 }
 
@@ -97,12 +157,7 @@ impl ClientCredentials {
 
     fn with_secret(client_id: String, secret: SecretSource) -> Self {
         ClientCredentials {
-            client_id,
-            secret,
-            scopes: Vec::new(),
-            resource: None,
-            token_url: None,
-            authorization_servers: Vec::new(),
+            client: OAuthClient::new(client_id, secret),
         }
     }
 
@@ -121,7 +176,7 @@ impl ClientCredentials {
     /// assert!(format!("{credentials:?}").contains("login.example.com"));
     /// ```
     pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
-        self.authorization_servers.push(issuer.into());
+        self.client.authorization_servers.push(issuer.into());
         self
     }
 
@@ -131,14 +186,14 @@ impl ClientCredentials {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self.client.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 
     /// The resource indicator (RFC 8707) of the token request; by default the upstream's
     /// URL, as the MCP authorization specification asks.
     pub fn resource(mut self, resource: impl Into<String>) -> Self {
-        self.resource = Some(resource.into());
+        self.client.resource = Some(resource.into());
         self
     }
 
@@ -148,13 +203,13 @@ impl ClientCredentials {
     /// Whichever it is, the token endpoint must be `https://` (`http://` only on this
     /// machine: `localhost` or a loopback address).
     pub fn token_url(mut self, url: impl Into<String>) -> Self {
-        self.token_url = Some(url.into());
+        self.client.token_url = Some(url.into());
         self
     }
 
     /// The client id.
     pub fn client_id(&self) -> &str {
-        &self.client_id
+        &self.client.client_id
     }
 }
 
@@ -173,33 +228,14 @@ pub(crate) async fn authorise(
     label: &str,
     credentials: &ClientCredentials,
 ) -> Result<CredentialsHttpClient, UpstreamError> {
-    let secret = credentials
-        .secret
-        .read()
-        .map_err(|error| UpstreamError::ClientSecret {
-            upstream: label.to_owned(),
-            from: toolwright_names::escape::escape(&error.from).into_owned(),
-            reason: error.reason,
-        })?;
+    let client = &credentials.client;
+    let (secret, metadata) = client.prepare(url, label).await?;
     let config = ClientCredentialsConfig::ClientSecret {
-        client_id: credentials.client_id.clone(),
+        client_id: client.client_id.clone(),
         client_secret: secret,
-        scopes: credentials.scopes.clone(),
-        resource: Some(
-            credentials
-                .resource
-                .clone()
-                .unwrap_or_else(|| url.to_owned()),
-        ),
+        scopes: client.scopes.clone(),
+        resource: Some(client.resource_for(url)),
     };
-
-    let metadata = token_endpoint(
-        url,
-        label,
-        credentials.token_url.as_deref(),
-        &credentials.authorization_servers,
-    )
-    .await?;
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| oauth_error(label, e))?;
@@ -219,22 +255,22 @@ pub(crate) async fn authorise(
     // connections kept alive, with `TCP_NODELAY` (`client`).
     let http = super::client::pooled(reqwest::redirect::Policy::none())
         .map_err(|e| oauth_error(label, e))?;
-    Ok(CredentialsHttpClient {
+    Ok(BearerHttpClient::new(
         http,
-        tokens: Arc::new(Tokens {
+        Arc::new(Tokens {
             manager: Mutex::new(manager),
             config,
         }),
-    })
+    ))
 }
 
 /// The authorization server's metadata for the upstream at `url`: its token endpoint is
 /// `token_url` when given, else the one the upstream's metadata names (RFC 9728, then RFC
 /// 8414), which must be on one of `authorization_servers`' origins or, with none named, on
 /// the upstream's own; `https://` either way (`http://` on this machine only). Shared by
-/// the client credentials grant and the token exchange (`exchange`): a secret or a
-/// caller's token goes nowhere else.
-pub(super) async fn token_endpoint(
+/// the client credentials grant and the token exchange (`exchange`), through
+/// [`OAuthClient::prepare`]: a secret or a caller's token goes nowhere else.
+async fn token_endpoint(
     url: &str,
     label: &str,
     token_url: Option<&str>,
@@ -350,14 +386,10 @@ fn check_endpoint_trusted(
 
 /// rmcp's reqwest client for streamable HTTP, with a client credentials token on every
 /// request. Not part of the API.
-#[derive(Clone)]
-pub(crate) struct CredentialsHttpClient {
-    http: reqwest::Client,
-    tokens: Arc<Tokens>,
-}
+pub(crate) type CredentialsHttpClient = BearerHttpClient<Tokens>;
 
 /// The token, held by rmcp's manager, and the credentials to ask for a new one.
-struct Tokens {
+pub(crate) struct Tokens {
     manager: Mutex<AuthorizationManager>,
     config: ClientCredentialsConfig,
 }
@@ -378,7 +410,7 @@ impl Tokens {
 
     /// A token other than `rejected`, which the server refused: the one another request
     /// already fetched, or a new one.
-    async fn instead_of(&self, rejected: &str) -> Result<String, AuthError> {
+    async fn other_than(&self, rejected: &str) -> Result<String, AuthError> {
         let manager = self.manager.lock().await;
         if let Ok(token) = manager.get_access_token().await
             && token != rejected
@@ -399,156 +431,16 @@ impl Tokens {
     }
 }
 
-impl CredentialsHttpClient {
-    /// Runs `call` with the token; when the server answers 401, once more with a new one.
-    async fn authorised<T, F, Fut>(&self, call: F) -> Result<T, StreamableHttpError<reqwest::Error>>
-    where
-        F: Fn(Option<String>) -> Fut,
-        Fut: Future<Output = Result<T, StreamableHttpError<reqwest::Error>>>,
-    {
-        let token = self.tokens.current().await?;
-        match call(Some(token.clone())).await {
-            Err(StreamableHttpError::AuthRequired(challenge)) => {
-                let fresh = self.tokens.instead_of(&token).await?;
-                if fresh == token {
-                    Err(StreamableHttpError::AuthRequired(challenge))
-                } else {
-                    call(Some(fresh)).await
-                }
-            }
-            result => result,
-        }
-    }
-}
+/// The gateway's token, the same whoever the request is for.
+impl BearerSource for Tokens {
+    type Holder = ();
 
-type SseStream = futures_core::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
-
-/// Each method is reqwest's, with our token instead of the transport's (it has none).
-impl StreamableHttpClient for CredentialsHttpClient {
-    type Error = reqwest::Error;
-
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.post_message(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
+    async fn token(&self) -> Authorised<((), Option<String>)> {
+        Ok(((), Some(self.current().await?)))
     }
 
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.post_message_with_max_sse_event_size(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.post_message_with_response_limits(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-                limits,
-            )
-        })
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.delete_session(
-                uri.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.get_stream(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
-        self.authorised(|token| {
-            self.http.get_stream_with_max_sse_event_size(
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                token,
-                custom_headers.clone(),
-                max_sse_event_size,
-            )
-        })
-        .await
+    async fn instead_of(&self, _: &(), rejected: &str) -> Authorised<Option<String>> {
+        Ok(Some(self.other_than(rejected).await?))
     }
 }
 

@@ -42,13 +42,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
-use tokio::sync::watch;
 use toolwright_core::{Json, ToolContext, ToolError, tool};
 
 pub use channel::ProgramCall;
 
 use crate::confine::Confinement;
-use crate::execution::{PIPE_GRACE, Running, Task, read_capped};
+use crate::execution::{Ended, Output, Running};
 use crate::quarantine::GitEntries;
 use crate::workspace::workspace;
 
@@ -338,17 +337,7 @@ pub async fn run_code(
         spawned.map_err(|e| ToolError::new(format!("cannot start `{}`: {e}", python.display())))?,
     );
     let limit = bounds.max_output_bytes.unwrap_or_else(|| ws.output_limit());
-    let (stop_reading, reading) = watch::channel(false);
-    let mut stdout = Task(tokio::spawn(read_capped(
-        child.0.stdout.take(),
-        limit,
-        reading.clone(),
-    )));
-    let mut stderr = Task(tokio::spawn(read_capped(
-        child.0.stderr.take(),
-        limit,
-        reading,
-    )));
+    let output = Output::read(&mut child, limit);
 
     let host = channel::Host {
         offered: offered
@@ -385,23 +374,15 @@ pub async fn run_code(
             }
         }
     };
-    let readers = async { ((&mut stdout.0).await, (&mut stderr.0).await) };
-    tokio::pin!(readers);
-    let (stdout, stderr) = match tokio::time::timeout(PIPE_GRACE, &mut readers).await {
-        Ok(read) => read,
-        Err(_) => {
-            let _ = stop_reading.send(true);
-            readers.await
-        }
-    };
-    let (stdout, stdout_truncated) = stdout.unwrap_or_default();
-    let (stderr, stderr_truncated) = stderr.unwrap_or_default();
-    let exit_code = status.and_then(|s| s.code());
-    let confined = confinement.confined();
-    drop(confinement);
-    let quarantined = git_before
-        .map(|before| before.sweep(ws.root(), &ws.quarantine()))
-        .unwrap_or_default();
+    let Ended {
+        stdout,
+        stdout_truncated,
+        stderr,
+        stderr_truncated,
+        exit_code,
+        confined,
+        quarantined,
+    } = output.end(status, confinement, git_before, ws).await;
     Ok(Json(CodeOutput {
         result: transcript.result,
         stdout,

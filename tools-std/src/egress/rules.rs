@@ -55,23 +55,32 @@ impl Net {
         }
     }
 
+    /// `addr/prefix` (`prefix` none: the address alone); `None` when the prefix is longer
+    /// than the address has bits.
+    fn new(addr: IpAddr, prefix: Option<u8>) -> Option<Net> {
+        let (_, width) = bits(addr);
+        let prefix = prefix.unwrap_or(width);
+        (prefix <= width).then_some(Net { addr, prefix })
+    }
+
     /// Whether `ip` is in the range (an IPv4 range holds no IPv6 address, and back).
     pub(crate) fn contains(&self, ip: IpAddr) -> bool {
-        match (self.addr, ip) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                masked(u128::from(net.to_bits()), 32, self.prefix)
-                    == masked(u128::from(ip.to_bits()), 32, self.prefix)
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                masked(net.to_bits(), 128, self.prefix) == masked(ip.to_bits(), 128, self.prefix)
-            }
-            _ => false,
-        }
+        let ((net, width), (ip, ip_width)) = (bits(self.addr), bits(ip));
+        width == ip_width && masked(net, width, self.prefix) == masked(ip, width, self.prefix)
     }
 
     /// Whether every address of `self` is in `outer`.
     fn within(&self, outer: &Net) -> bool {
         self.prefix >= outer.prefix && outer.contains(self.addr)
+    }
+}
+
+/// An address as a number and how many bits it has: IPv4 and IPv6 ranges are the same
+/// arithmetic on them.
+fn bits(addr: IpAddr) -> (u128, u8) {
+    match addr {
+        IpAddr::V4(v4) => (u128::from(v4.to_bits()), 32),
+        IpAddr::V6(v6) => (v6.to_bits(), 128),
     }
 }
 
@@ -249,23 +258,28 @@ impl FromStr for HostRule {
 
 fn parse_host(host: &str, entry: &str) -> Result<Host, RuleError> {
     let bad = || RuleError::BadHost(entry.to_owned());
-    if let Some((addr, prefix)) = host.split_once('/') {
-        let addr: IpAddr = addr.parse().map_err(|_| bad())?;
-        let prefix: u8 = prefix.parse().map_err(|_| bad())?;
-        let width = if addr.is_ipv4() { 32 } else { 128 };
-        if prefix > width {
-            return Err(RuleError::BadPrefix(entry.to_owned()));
+    // A range of either family, or one address: the range of its every bit.
+    let (addr, prefix) = match host.split_once('/') {
+        Some((addr, prefix)) => {
+            let addr: IpAddr = addr.parse().map_err(|_| bad())?;
+            (addr, Some(prefix.parse::<u8>().map_err(|_| bad())?))
         }
-        return Ok(Host::Range(Net { addr, prefix }));
+        None => match host.parse::<IpAddr>() {
+            Ok(addr) => (addr, None),
+            Err(_) => return parse_name(host).ok_or_else(bad),
+        },
+    };
+    Net::new(addr, prefix)
+        .map(Host::Range)
+        .ok_or_else(|| RuleError::BadPrefix(entry.to_owned()))
+}
+
+/// A name, or `*.domain`.
+fn parse_name(host: &str) -> Option<Host> {
+    match host.strip_prefix("*.") {
+        Some(domain) => normal_name(domain).map(Host::Below),
+        None => normal_name(host).map(Host::Name),
     }
-    if let Ok(addr) = host.parse::<IpAddr>() {
-        let prefix = if addr.is_ipv4() { 32 } else { 128 };
-        return Ok(Host::Range(Net { addr, prefix }));
-    }
-    if let Some(domain) = host.strip_prefix("*.") {
-        return normal_name(domain).map(Host::Below).ok_or_else(bad);
-    }
-    normal_name(host).map(Host::Name).ok_or_else(bad)
 }
 
 /// A host name in the one form names are compared in: lower case, no trailing dot; `None`
@@ -465,6 +479,25 @@ mod tests {
         }
         let long = format!("{}.com:443", "a".repeat(64));
         assert!(long.parse::<HostRule>().is_err());
+    }
+
+    #[test]
+    fn a_range_holds_addresses_of_its_own_family_only() {
+        // `/0` masks every bit away: only the family tells these apart.
+        let list = AllowList::parse(["0.0.0.0/0:443"]).unwrap();
+        assert!(list.allows_address(ip("93.184.216.34"), 443));
+        assert!(!list.allows_address(ip("2606:2800:220:1::1"), 443));
+        let list = AllowList::parse(["[::/0]:443"]).unwrap();
+        assert!(list.allows_address(ip("2606:2800:220:1::1"), 443));
+        assert!(!list.allows_address(ip("93.184.216.34"), 443));
+        // The address alone is the range of its every bit.
+        let list = AllowList::parse(["192.0.2.7:443", "[2001:db8::7]:443"]).unwrap();
+        assert!(list.allows_address(ip("192.0.2.7"), 443));
+        assert!(!list.allows_address(ip("192.0.2.6"), 443));
+        assert!(list.allows_address(ip("2001:db8::7"), 443));
+        assert!(!list.allows_address(ip("2001:db8::6"), 443));
+        assert!("[::/128]:443".parse::<HostRule>().is_ok());
+        assert!("0.0.0.0/32:443".parse::<HostRule>().is_ok());
     }
 
     #[test]
