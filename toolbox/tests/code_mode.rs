@@ -4,10 +4,13 @@
 //! name, the caller's ceiling, the configured bounds), mounted tools included. Needs
 //! /usr/bin/python3, which CI has.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
+
+#[path = "support/served.rs"]
+mod served;
+use served::Served;
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
@@ -275,55 +278,9 @@ async fn a_dangerous_tool_called_from_a_program_asks_under_its_own_name() {
     client.cancel().await.unwrap();
 }
 
-/// A `toolwright serve --http` on a free port with `args`; killed when dropped.
-struct Served {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// `toolwright serve --http` with `args` (tests/support/served.rs).
 fn serve_http(root: &Path, args: &[&str]) -> Served {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = Command::new(BIN)
-        .args(["serve", "--http", &format!("127.0.0.1:{port}"), "--root"])
-        .arg(root)
-        .args(args)
-        .env("HOME", root)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    // Waits for "listening on ..." (an event, not a delay); the rest is relayed.
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut seen = String::new();
-    loop {
-        let mut line = String::new();
-        if stderr.read_line(&mut line).unwrap() == 0 {
-            panic!("the server ended before listening: {seen}");
-        }
-        seen.push_str(&line);
-        if line.contains(&format!("listening on {url}")) {
-            break;
-        }
-    }
-    std::thread::spawn(move || {
-        for line in stderr.lines() {
-            let Ok(line) = line else { break };
-            eprintln!("[served] {line}");
-        }
-    });
-    Served { child, url }
+    served::serve_http(BIN, root, args)
 }
 
 async fn connect(url: &str, token: &str, approver: Approver) -> Client {

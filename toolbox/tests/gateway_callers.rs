@@ -5,10 +5,13 @@
 //! principals in the upstream's audit log (and in the gateway's); a caller without an entry
 //! is refused, saying so, and the upstream never sees its call.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
+
+#[path = "support/served.rs"]
+mod served;
+use served::Served;
 
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
@@ -19,55 +22,9 @@ use serde_json::{Value, json};
 const BIN: &str = env!("CARGO_BIN_EXE_toolwright");
 const DEADLINE: Duration = Duration::from_secs(120);
 
-/// A `toolwright serve --http` on a free port with `args`; killed when dropped.
-struct Served {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// `toolwright serve --http` with `args` (tests/support/served.rs).
 fn serve(root: &Path, args: &[&str]) -> Served {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = Command::new(BIN)
-        .args(["serve", "--http", &format!("127.0.0.1:{port}"), "--root"])
-        .arg(root)
-        .args(args)
-        .env("HOME", root)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    // Waits for "listening on ..." (the mount's report comes first), the rest relayed.
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut seen = String::new();
-    loop {
-        let mut line = String::new();
-        if stderr.read_line(&mut line).unwrap() == 0 {
-            panic!("the server ended before listening: {seen}");
-        }
-        seen.push_str(&line);
-        if line.contains(&format!("listening on {url}")) {
-            break;
-        }
-    }
-    std::thread::spawn(move || {
-        for line in stderr.lines() {
-            let Ok(line) = line else { break };
-            eprintln!("[served] {line}");
-        }
-    });
-    Served { child, url }
+    served::serve_http(BIN, root, args)
 }
 
 fn toml_string(text: &str) -> String {
