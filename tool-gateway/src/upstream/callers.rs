@@ -220,6 +220,8 @@ pub(crate) struct CallerSessions {
     closed: std::sync::atomic::AtomicBool,
     /// How each caller's session is opened: as the gateway's own is.
     protocol: super::era::Protocol,
+    /// How long a caller's session may take to open: the gateway's own bound.
+    handshake: std::time::Duration,
 }
 
 /// One caller's session: its credentials, the connection once made, its use.
@@ -276,7 +278,21 @@ impl CallerSessions {
             clock: AtomicU64::new(0),
             closed: std::sync::atomic::AtomicBool::new(false),
             protocol: super::era::Protocol::Handshake,
+            handshake: super::era::HANDSHAKE,
         }
+    }
+
+    /// Each caller's session must open within `within` (the upstream's
+    /// `handshake_timeout`, as its own session).
+    pub(crate) fn handshake(mut self, within: std::time::Duration) -> Self {
+        self.handshake = within;
+        self
+    }
+
+    /// The bound each caller's session opens within (for tests of the plumbing).
+    #[cfg(test)]
+    pub(crate) fn handshake_bound(&self) -> std::time::Duration {
+        self.handshake
     }
 
     /// Opens each caller's session as `protocol` says (the gateway's own session's choice).
@@ -370,9 +386,15 @@ impl CallerSessions {
             .map_err(|e| format!("could not make its HTTP client: {e}"))?;
         let transport =
             StreamableHttpClientTransport::with_client(BearerHttpClient::new(http, auth), config);
-        let upstream = Upstream::connect_transport_as(self.label.clone(), transport, self.protocol)
-            .await
-            .map_err(|e| e.to_string())?;
+        let upstream = Upstream::connect_keeping(
+            self.label.clone(),
+            transport,
+            None,
+            self.protocol,
+            self.handshake,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
         upstream.set_message_limit(self.max_message_bytes);
         Ok(upstream)
     }

@@ -229,8 +229,8 @@ impl HttpUpstream {
     }
 
     /// How long the server has to answer `initialize` (or `server/discover`) when the
-    /// gateway connects (default 60 s). Each caller's own session
-    /// ([`token_exchange`](Self::token_exchange) and the like) keeps the default.
+    /// gateway connects (default 60 s), and each caller's own session
+    /// ([`token_exchange`](Self::token_exchange) and the like) when it opens.
     ///
     /// ```
     /// use std::time::Duration;
@@ -328,7 +328,8 @@ impl HttpUpstream {
                 identity_header,
                 config.max_sessions,
             )
-            .protocol(self.protocol),
+            .protocol(self.protocol)
+            .handshake(self.handshake),
         ))
     }
 
@@ -400,6 +401,32 @@ impl Upstream {
             },
             protocol: Protocol::Handshake,
             handshake: super::era::HANDSHAKE,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::Upstream;
+
+    /// Each caller's own session opens within the upstream's `handshake_timeout`, as the
+    /// gateway's own session does (it was 60 s whatever the configuration said).
+    #[tokio::test]
+    async fn each_callers_session_opens_within_the_upstreams_handshake_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let tokens = dir.path().join("tokens.toml");
+        std::fs::write(&tokens, "alice = \"a\"\n").unwrap();
+        for within in [Duration::from_secs(600), Duration::from_millis(1500)] {
+            let sessions = Upstream::http("http://127.0.0.1:9/mcp")
+                .principal_tokens(&tokens)
+                .handshake_timeout(within)
+                .per_caller_sessions()
+                .await
+                .unwrap()
+                .expect("called as each caller");
+            assert_eq!(sessions.handshake_bound(), within);
         }
     }
 }
