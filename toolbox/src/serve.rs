@@ -134,6 +134,9 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
     let metrics = Arc::new(PrometheusMetrics::new());
     let discovery =
         crate::serve_discovery::discovery(args.discovery, &args.core).map_err(UsageError)?;
+    // Told in the instructions: a model that sees `run_code` among many tools learns when
+    // to reach for it.
+    let offers_code = code_mode.is_some();
     let mut executor = crate::code_mode::enable(
         Executor::builder(Arc::clone(&registry)).discovery(discovery),
         code_mode,
@@ -159,7 +162,14 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<Outcome, UsageError> {
         .name("toolwright", env!("CARGO_PKG_VERSION"))
         .instructions(format!(
             "Tools for working in the project directory {root}: files (read, search, edit), \
-             commands, maths, time. Paths are relative to that directory."
+             commands, maths, time. Paths are relative to that directory.{}",
+            if offers_code {
+                " run_code runs a short Python program in which each of your tools is a \
+                 function: for a task of many tool calls, write one program that makes them \
+                 and returns only what matters."
+            } else {
+                ""
+            }
         ))
         .allow_dangerous(args.allow_dangerous)
         // Refusals name the flag, not the library option, to whoever started the CLI.

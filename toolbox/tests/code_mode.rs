@@ -156,12 +156,26 @@ async fn without_the_switch_run_code_is_neither_listed_nor_callable() {
     // Nor can a search find it.
     let (_, found) = call(&client, "search_tools", json!({"query": "run python code"})).await;
     assert!(!found.contains("run_code"), "{found}");
+    let instructions = client
+        .peer_info()
+        .and_then(|info| info.instructions.clone());
+    let instructions = instructions.unwrap_or_default();
+    assert!(!instructions.contains("run_code"), "{instructions}");
     client.cancel().await.unwrap();
 
     let client = serve(dir.path(), &["--code-mode"], Approver::default()).await;
     let tools = listed(&client).await;
     assert!(tools.iter().any(|tool| tool == "run_code"), "{tools:?}");
     assert_eq!(tools.len(), toolwright_std::TOOL_NAMES.len(), "{tools:?}");
+    // The instructions tell the model what run_code is for.
+    let instructions = client
+        .peer_info()
+        .and_then(|info| info.instructions.clone());
+    let instructions = instructions.unwrap_or_default();
+    assert!(
+        instructions.contains("run_code runs a short Python program"),
+        "{instructions}"
+    );
     client.cancel().await.unwrap();
 
     // `list`, `schema` and `call` say the same.
