@@ -16,7 +16,7 @@ pub(crate) const RUN_CODE: &str = "run_code";
 /// The longest a program may run: the workspace's maximum command timeout (the CLI keeps
 /// `Workspace`'s default), which `run_code` never passes; a longer bound is refused rather
 /// than silently cut.
-const MAX_PROGRAM_SECONDS: u64 = 300;
+const MAX_PROGRAM_SECONDS: u64 = toolwright_std::DEFAULT_MAX_COMMAND_TIMEOUT.as_secs();
 
 /// Code mode's switch and bounds, as `serve` and `call` take them.
 #[derive(Debug, Args)]

@@ -26,7 +26,7 @@ mod walk;
 mod workspace;
 
 pub use quarantine::Quarantined;
-pub use workspace::{GlobError, PathError, Workspace, WorkspaceError};
+pub use workspace::{DEFAULT_MAX_COMMAND_TIMEOUT, GlobError, PathError, Workspace, WorkspaceError};
 
 use toolwright_runtime::{RegistryError, ToolRegistry};
 

@@ -24,6 +24,17 @@ const MAX_PATH_BYTES: usize = 4096;
 const MAX_COMPONENT_BYTES: usize = 255;
 
 /// Environment variables a command keeps by default; everything else is cleared.
+/// The longest a command may run unless [`Workspace::command_timeout`] says otherwise:
+/// a model's own `timeout` argument is cut to it. Front ends that offer a bound of their
+/// own (the CLI's `--code-mode-timeout`) check against it rather than repeat it.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// assert_eq!(toolwright_std::DEFAULT_MAX_COMMAND_TIMEOUT, Duration::from_secs(300));
+/// ```
+pub const DEFAULT_MAX_COMMAND_TIMEOUT: Duration = Duration::from_secs(300);
+
 const DEFAULT_ENV: &[&str] = &[
     "PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "USER", "TMPDIR",
 ];
@@ -178,7 +189,7 @@ impl Workspace {
             max_matches: 200,
             max_output_bytes: 64 * 1024,
             command_timeout: Duration::from_secs(30),
-            max_command_timeout: Duration::from_secs(300),
+            max_command_timeout: DEFAULT_MAX_COMMAND_TIMEOUT,
             allowed_commands: BTreeSet::new(),
             allow_shell: false,
             env: DEFAULT_ENV.iter().map(|name| (*name).to_owned()).collect(),
